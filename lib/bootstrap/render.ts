@@ -1,0 +1,81 @@
+import { Token, Tokenization } from 'aws-cdk-lib';
+import { USER_DATA_LIMIT_BYTES } from '../private/constants';
+import { readAsset } from '../private/assets';
+
+/**
+ * How many bytes one unresolved token (a file system id, a DNS name, an address, a CIDR) is taken to need when the
+ * rendered user data is measured at synth time. EFS DNS names, the longest values rendered, stay under this.
+ */
+export const TOKEN_SIZE_ESTIMATE = 96;
+
+/** A rendered script and its measured size. */
+export interface RenderedScript {
+  /** The user data: header, parameters, library and script. May hold tokens. */
+  readonly text: string;
+  /** Size in bytes with every token counted as TOKEN_SIZE_ESTIMATE bytes. */
+  readonly estimatedBytes: number;
+}
+
+/** Options of `renderScript`. */
+export interface RenderScriptOptions {
+  /** Script under assets/, for example `client/bootstrap.sh`. */
+  readonly script: string;
+  /** `EFSC_*` parameters; values may hold tokens. */
+  readonly parameters: Record<string, string>;
+  /** Libraries under assets/ inlined before the script. @default ['lib/common.sh'] */
+  readonly libraries?: string[];
+  /** What the user data is, for the size error. */
+  readonly description: string;
+}
+
+/**
+ * Renders a script from assets/ into user data: `#!/bin/bash`, `set -euo pipefail`, one `export` line per
+ * parameter (values single-quoted, tokens become `Fn::Join` parts), then the libraries and the script with comment
+ * lines and blank lines dropped. Throws when the result would exceed EC2's 16 KB user-data limit.
+ */
+export function renderScript(options: RenderScriptOptions): RenderedScript {
+  const lines: string[] = ['#!/bin/bash', 'set -euo pipefail'];
+  for (const name of Object.keys(options.parameters).sort()) {
+    if (!/^EFSC_[A-Z0-9_]+$/.test(name)) throw new Error(`cdk-efs-cache: parameter name ${name} is not EFSC_[A-Z0-9_]+`);
+    lines.push(`export ${name}=${shellQuote(options.parameters[name])}`);
+  }
+  for (const lib of options.libraries ?? ['lib/common.sh']) {
+    lines.push(...compactScript(readAsset(lib)));
+  }
+  lines.push(...compactScript(readAsset(options.script)));
+  const text = lines.join('\n') + '\n';
+  const estimatedBytes = estimateBytes(text);
+  if (estimatedBytes > USER_DATA_LIMIT_BYTES) {
+    throw new Error(
+      `cdk-efs-cache: the user data of ${options.description} would be about ${estimatedBytes} bytes, over EC2's ` +
+        `${USER_DATA_LIMIT_BYTES}-byte limit. Shorten long props (paths, mount options) or split the configuration.`,
+    );
+  }
+  return { text, estimatedBytes };
+}
+
+/**
+ * Single-quotes a value for bash; a literal single quote becomes '"'"'. A token's string form holds no quote, so
+ * tokens pass through unchanged (their resolved values are ids, names and addresses, which hold none either).
+ */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'"'"'`)}'`;
+}
+
+/** Drops the shebang, `set -euo pipefail`, comment lines and blank lines; keeps everything else as it is. */
+export function compactScript(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line, i) => !(i === 0 && line.startsWith('#!')))
+    .filter((line) => line.trim() !== '' && !/^\s*#(?!!)/.test(line))
+    .filter((line) => line.trim() !== 'set -euo pipefail');
+}
+
+function estimateBytes(text: string): number {
+  if (!Token.isUnresolved(text)) return Buffer.byteLength(text, 'utf8');
+  const placeholder = 'x'.repeat(TOKEN_SIZE_ESTIMATE);
+  const flat = Tokenization.reverseString(text)
+    .mapTokens({ mapToken: () => placeholder })
+    .join({ join: (a: unknown, b: unknown) => `${a}${b}` });
+  return Buffer.byteLength(String(flat), 'utf8');
+}

@@ -1,0 +1,2 @@
+export * from './origin/origin-file-system';
+export * from './cached-file-system';
