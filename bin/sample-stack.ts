@@ -23,6 +23,9 @@ export class SampleStack extends Stack {
       ],
       flowLogs: { all: { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup) } },
     });
-    this.cachedFileSystem = new CachedFileSystem(this, 'SharedData', { vpc: this.vpc });
+    this.cachedFileSystem = new CachedFileSystem(this, 'SharedData', {
+      vpc: this.vpc,
+      cacheFleet: { nodeCount: 2 },
+    });
   }
 }

@@ -1,5 +1,6 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
+import { CacheFleet, CacheFleetOptions } from './cache-fleet/cache-fleet';
 import { OriginFileSystem, OriginOptions } from './origin/origin-file-system';
 
 /**
@@ -22,6 +23,13 @@ export interface CachedFileSystemProps {
    * @default - a new encrypted EFS file system with the defaults of `OriginOptions`
    */
   readonly origin?: OriginOptions;
+
+  /**
+   * A RAM cache tier in front of the origin: nodes that re-export it read-only from their page cache.
+   *
+   * @default - no cache fleet
+   */
+  readonly cacheFleet?: CacheFleetOptions;
 }
 
 /**
@@ -29,6 +37,7 @@ export interface CachedFileSystemProps {
  *
  * ## Resources Deployed
  * - The origin: an encrypted EFS file system with a TLS-only policy (see `OriginFileSystem`), or an imported one.
+ * - With `cacheFleet`: the RAM cache tier (see `CacheFleet`), allowed to the origin on TCP 2049.
  *
  * ## Security Considerations
  * Every tier has its own security group; NFS (TCP 2049) is opened only between the tiers that talk to each other,
@@ -41,6 +50,9 @@ export class CachedFileSystem extends Construct {
   /** The VPC of every tier. */
   public readonly vpc: ec2.IVpc;
 
+  /** The RAM cache tier, when `cacheFleet` is given. */
+  public readonly cacheFleet?: CacheFleet;
+
   constructor(scope: Construct, id: string, props: CachedFileSystemProps) {
     super(scope, id);
     this.vpc = props.vpc;
@@ -49,5 +61,15 @@ export class CachedFileSystem extends Construct {
       vpc: props.vpc,
       vpcSubnets: props.vpcSubnets,
     });
+    if (props.cacheFleet) {
+      const fleetSubnets = props.cacheFleet.vpcSubnets ?? props.vpcSubnets;
+      this.cacheFleet = new CacheFleet(this, 'CacheFleet', {
+        ...props.cacheFleet,
+        vpcSubnets: fleetSubnets,
+        vpc: props.vpc,
+        fileSystem: this.origin.fileSystem,
+      });
+      this.origin.checkMountTargetsCover(this.cacheFleet.nodes.map((n) => n.subnet), 'cacheFleet.vpcSubnets');
+    }
   }
 }

@@ -1,2 +1,5 @@
 export * from './origin/origin-file-system';
 export * from './cached-file-system';
+export * from './cache-fleet/cache-fleet';
+export * from './cache-fleet/fan-out';
+export { MountHelper } from './private/mount';

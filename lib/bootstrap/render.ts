@@ -62,13 +62,28 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'"'"'`)}'`;
 }
 
-/** Drops the shebang, `set -euo pipefail`, comment lines and blank lines; keeps everything else as it is. */
+/**
+ * Drops the shebang, `set -euo pipefail`, comment lines, blank lines and leading indentation, outside heredocs;
+ * heredoc bodies are kept byte for byte (they are files the script writes).
+ */
 export function compactScript(text: string): string[] {
-  return text
-    .split('\n')
-    .filter((line, i) => !(i === 0 && line.startsWith('#!')))
-    .filter((line) => line.trim() !== '' && !/^\s*#(?!!)/.test(line))
-    .filter((line) => line.trim() !== 'set -euo pipefail');
+  const out: string[] = [];
+  let terminator: { word: string; tabs: boolean } | undefined;
+  text.split('\n').forEach((line, i) => {
+    if (terminator) {
+      out.push(line);
+      if ((terminator.tabs ? line.replace(/^\t+/, '') : line) === terminator.word) terminator = undefined;
+      return;
+    }
+    const trimmed = line.trim();
+    if (i === 0 && trimmed.startsWith('#!')) return;
+    if (trimmed === '' || trimmed.startsWith('#') || trimmed === 'set -euo pipefail') return;
+    out.push(trimmed);
+    const heredoc = /(?:^|[^<])<<(-?)\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\2/.exec(trimmed);
+    if (heredoc) terminator = { word: heredoc[3], tabs: heredoc[1] === '-' };
+  });
+  if (terminator) throw new Error(`cdk-efs-cache: unterminated heredoc ${terminator.word} in a script`);
+  return out;
 }
 
 function estimateBytes(text: string): number {

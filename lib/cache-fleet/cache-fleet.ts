@@ -1,0 +1,515 @@
+import * as crypto from 'crypto';
+import { Annotations, Duration, Lazy, Size, SizeRoundingBehavior, Stack, Tags, Token, Validations } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { renderScript } from '../bootstrap/render';
+import { propError } from '../private/errors';
+import { instanceTypeFacts } from '../private/instance-types';
+import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
+import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
+
+/**
+ * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
+ */
+export interface CacheFleetOptions extends FanOutOptions {
+  /**
+   * Number of cache nodes. Each node is its own Auto Scaling group of one, spread round robin over the subnets.
+   *
+   * @default 2
+   */
+  readonly nodeCount?: number;
+
+  /**
+   * Instance type of the nodes. Memory is the cache; network bandwidth is the throughput. arm64 or x86_64 follows
+   * the type.
+   *
+   * @default c7gn.16xlarge (Graviton3, 64 vCPU, 128 GiB, 200 Gbps)
+   */
+  readonly instanceType?: ec2.InstanceType;
+
+  /**
+   * The nodes' image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu.
+   *
+   * @default - Amazon Linux 2023 with its default kernel, for the instance type's architecture, via SSM parameter
+   */
+  readonly machineImage?: ec2.IMachineImage;
+
+  /**
+   * Subnets of the nodes (round robin). Every AZ needs an origin mount target.
+   *
+   * @default - the VPC's private subnets with egress (or isolated, if it has none)
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+
+  /**
+   * Path in the origin file system that the nodes mount and re-export.
+   *
+   * @default '/'
+   */
+  readonly originPath?: string;
+
+  /**
+   * Where nodes mount the origin, which is also the path clients mount from a node (`node:/efs`).
+   *
+   * @default '/efs'
+   */
+  readonly exportPath?: string;
+
+  /**
+   * Addresses allowed to mount the export (NFS export access list). Network access is governed separately by the
+   * security groups (`connections`).
+   *
+   * @default - the VPC's CIDR block
+   */
+  readonly clientCidrs?: string[];
+
+  /**
+   * How nodes mount the origin.
+   *
+   * @default MountHelper.EFS_UTILS (TLS, IAM), which a file system created by this library requires
+   */
+  readonly originMountHelper?: MountHelper;
+
+  /**
+   * How long nodes cache file attributes of the origin (acregmin = acregmax). Long timers suit read-mostly data:
+   * a change on EFS shows through a node after at most this long.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly attributeCacheTimeout?: Duration;
+
+  /**
+   * How long nodes cache directory attributes and listings of the origin (acdirmin = acdirmax).
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly directoryCacheTimeout?: Duration;
+
+  /**
+   * Whether nodes revalidate a file with the origin on every open (close-to-open consistency). Off (`nocto`) suits
+   * read-only or rarely changing data, which is what a cache tier is for.
+   *
+   * @default false
+   */
+  readonly closeToOpenConsistency?: boolean;
+
+  /**
+   * nfsd threads per node.
+   *
+   * @default - 2 per vCPU, at least 8 (128 on a c7gn.16xlarge); 64 when the type's vCPU count is not known
+   */
+  readonly nfsdThreads?: number;
+
+  /**
+   * Read-ahead of the origin mount on the nodes.
+   *
+   * @default Size.mebibytes(8)
+   */
+  readonly readAhead?: Size;
+
+  /**
+   * sunrpc TCP slot table entries (concurrent RPCs per connection to the origin).
+   *
+   * @default 128
+   */
+  readonly sunrpcSlotTableEntries?: number;
+
+  /**
+   * vm.vfs_cache_pressure: low values keep inodes and dentries cached, which metadata-heavy work wants.
+   *
+   * @default 1
+   */
+  readonly vfsCachePressure?: number;
+
+  /**
+   * Paths under `exportPath` read in parallel before a node starts serving, so the first client read hits RAM.
+   *
+   * @default - no warming
+   */
+  readonly warmPaths?: string[];
+
+  /**
+   * Parallel readers when warming.
+   *
+   * @default 16
+   */
+  readonly warmWorkers?: number;
+
+  /**
+   * How often a node reads the warm paths again, bringing back what the page cache evicted. Whole minutes.
+   *
+   * @default Duration.hours(6) when warmPaths are given
+   */
+  readonly rewarmInterval?: Duration;
+
+  /**
+   * The data a node is expected to hold in RAM. A node type with less memory gets a synth-time warning.
+   *
+   * @default - not checked
+   */
+  readonly workingSetSize?: Size;
+
+  /**
+   * Longest time the first mount of the origin may take before the node gives up (and does not serve).
+   *
+   * @default Duration.minutes(3)
+   */
+  readonly originMountTimeout?: Duration;
+
+  /**
+   * How long CloudFormation waits for each node to report that it serves.
+   *
+   * @default Duration.minutes(20)
+   */
+  readonly bootstrapTimeout?: Duration;
+
+  /**
+   * Root volume size of the nodes (encrypted gp3).
+   *
+   * @default Size.gibibytes(16)
+   */
+  readonly rootVolumeSize?: Size;
+}
+
+/**
+ * Properties of `CacheFleet`.
+ */
+export interface CacheFleetProps extends CacheFleetOptions {
+  /** The VPC of the nodes. */
+  readonly vpc: ec2.IVpc;
+
+  /** The origin: an EFS file system, created anywhere or imported. */
+  readonly fileSystem: efs.IFileSystem;
+}
+
+/** One cache node: an Auto Scaling group of one instance, with a stable address in Route 53 mode. */
+export interface CacheNode {
+  /** The node's Auto Scaling group (min = max = 1): a terminated or unhealthy instance is replaced. */
+  readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+  /** The node's launch template. */
+  readonly launchTemplate: ec2.LaunchTemplate;
+  /** The subnet the node runs in. */
+  readonly subnet: ec2.ISubnet;
+  /**
+   * The network interface that carries the node's stable address (Route 53 mode): each instance that the group
+   * launches attaches it at boot, as its last step, once it serves.
+   */
+  readonly networkInterface?: ec2.CfnNetworkInterface;
+  /** The node's stable private address (Route 53 mode). */
+  readonly address?: string;
+  /** Estimated size of the node's user data in bytes (tokens counted generously). */
+  readonly userDataBytes: number;
+}
+
+const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
+const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
+
+/**
+ * A RAM cache tier: EC2 nodes that mount EFS and re-export it read-only over NFSv4.1, so their page cache serves
+ * hot reads, reached through Route 53 names or an internal Network Load Balancer.
+ *
+ * ## Resources Deployed
+ * - Per node: a launch template (IMDSv2 required, encrypted gp3 root volume, the bootstrap as user data) and an
+ *   Auto Scaling group of one that replaces a failed instance; in Route 53 mode also a network interface whose
+ *   address the node keeps across replacements.
+ * - One security group for all nodes (no inbound rule until peers are allowed through `connections`; outbound
+ *   HTTPS for packages, SSM and CloudFormation, and NFS to the origin), and one IAM role (SSM Session Manager,
+ *   read-only EFS client access, attaching the nodes' own interfaces, signalling its own stack).
+ * - The fan-out (see `FanOut`).
+ *
+ * ## Security Considerations
+ * The export is read-only, NFSv4.1 only, `root_squash`, limited to `clientCidrs`, with the same `fsid` on every
+ * node. There is no SSH: use Session Manager. Writes go to EFS directly, never through the cache tier.
+ */
+export class CacheFleet extends Construct implements ec2.IConnectable {
+  /** Where clients connect: the nodes' security group (Route 53) or the load balancer's (NLB), port 2049. */
+  public readonly connections: ec2.Connections;
+  /** The nodes' security group. */
+  public readonly securityGroup: ec2.SecurityGroup;
+  /** The nodes' IAM role. */
+  public readonly role: iam.Role;
+  /** The nodes. */
+  public readonly nodes: CacheNode[];
+  /** The fan-out in front of the nodes. */
+  public readonly fanOut: FanOut;
+  /** The name clients mount: every node (Route 53 round robin) or the load balancer. */
+  public readonly endpoint: string;
+  /** The path clients mount from the fleet. */
+  public readonly exportPath: string;
+  /** The export's fsid: derived from this construct's path, identical on every node. */
+  public readonly fsid: string;
+  /** nfsd threads per node. */
+  public readonly nfsdThreads: number;
+  /** The nodes' instance type. */
+  public readonly instanceType: ec2.InstanceType;
+
+  constructor(scope: Construct, id: string, props: CacheFleetProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    this.instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
+    const facts = instanceTypeFacts(this.instanceType);
+    validateCacheFleetOptions(this, props, facts);
+
+    const nodeCount = props.nodeCount ?? 2;
+    this.exportPath = props.exportPath ?? '/efs';
+    this.nfsdThreads = props.nfsdThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
+    this.fsid = fsidFor(this.node.path, props.originPath ?? '/');
+    const mode = props.fanOut ?? FanOutMode.ROUTE53;
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: 'EFS cache nodes: NFS (TCP 2049) from allowed clients only',
+      allowAllOutbound: false,
+    });
+    this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, SSM, CloudFormation signal');
+    props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from the EFS cache nodes');
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: 'EFS cache nodes: SSM Session Manager, read-only EFS client, own interface and stack signal',
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      reason: 'Session Manager replaces SSH on the nodes; this AWS managed policy is the documented minimum for it.',
+    });
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess'],
+      resources: [props.fileSystem.fileSystemArn],
+    }));
+
+    const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
+    if (subnets.length === 0) throw propError('vpcSubnets', 'selects no subnet of the VPC.');
+    const clientCidrs = props.clientCidrs ?? [props.vpc.vpcCidrBlock];
+    const rewarm = props.warmPaths?.length ? (props.rewarmInterval ?? Duration.hours(6)) : undefined;
+    const machineImage = props.machineImage ?? amazonLinux2023(this.instanceType.architecture);
+    const mountHelper = props.originMountHelper ?? MountHelper.EFS_UTILS;
+
+    const common: Record<string, string> = {
+      EFSC_ORIGIN_SERVER: efsDnsName(props.fileSystem),
+      EFSC_ORIGIN_PATH: props.originPath ?? '/',
+      EFSC_ORIGIN_MOUNT_TYPE: mountHelper,
+      EFSC_ORIGIN_MOUNT_OPTIONS: originMountOptions(props, mountHelper).join(','),
+      EFSC_MOUNT_TIMEOUT_SEC: seconds(props.originMountTimeout ?? Duration.minutes(3)),
+      EFSC_EXPORT_PATH: this.exportPath,
+      EFSC_EXPORT_FSID: this.fsid,
+      EFSC_EXPORT_CLIENTS: clientCidrs.join(' '),
+      EFSC_NFSD_THREADS: String(this.nfsdThreads),
+      EFSC_READ_AHEAD_KB: String((props.readAhead ?? Size.mebibytes(8)).toKibibytes()),
+      EFSC_SUNRPC_SLOTS: String(props.sunrpcSlotTableEntries ?? 128),
+      EFSC_VFS_CACHE_PRESSURE: String(props.vfsCachePressure ?? 1),
+      EFSC_WARM_PATHS: (props.warmPaths ?? []).join(' '),
+      EFSC_WARM_WORKERS: String(props.warmWorkers ?? 16),
+      EFSC_REWARM_INTERVAL: rewarm ? systemdTimeSpan(rewarm) : '',
+    };
+
+    const interfaces: ec2.CfnNetworkInterface[] = [];
+    this.nodes = [];
+    for (let i = 0; i < nodeCount; i++) {
+      const nodeScope = new Construct(this, `Node${i + 1}`);
+      const subnet = subnets[i % subnets.length];
+      let networkInterface: ec2.CfnNetworkInterface | undefined;
+      if (mode === FanOutMode.ROUTE53) {
+        networkInterface = new ec2.CfnNetworkInterface(nodeScope, 'StableAddress', {
+          subnetId: subnet.subnetId,
+          groupSet: [this.securityGroup.securityGroupId],
+          description: `EFS cache node ${i + 1}: the address clients mount, kept across instance replacements`,
+        });
+        interfaces.push(networkInterface);
+      }
+      let userData = '';
+      const launchTemplate = new ec2.LaunchTemplate(nodeScope, 'LaunchTemplate', {
+        instanceType: this.instanceType,
+        machineImage,
+        role: this.role,
+        securityGroup: this.securityGroup,
+        requireImdsv2: true,
+        httpPutResponseHopLimit: 1,
+        blockDevices: [{
+          deviceName: '/dev/xvda',
+          volume: ec2.BlockDeviceVolume.ebs((props.rootVolumeSize ?? Size.gibibytes(16)).toGibibytes(), {
+            encrypted: true,
+            volumeType: ec2.EbsDeviceVolumeType.GP3,
+            deleteOnTermination: true,
+          }),
+        }],
+        userData: ec2.UserData.custom(Lazy.string({ produce: () => userData })),
+      });
+      const asg = new autoscaling.AutoScalingGroup(nodeScope, 'Group', {
+        vpc: props.vpc,
+        vpcSubnets: { subnets: [subnet] },
+        launchTemplate,
+        minCapacity: 1,
+        maxCapacity: 1,
+        healthChecks: mode === FanOutMode.NETWORK_LOAD_BALANCER
+          ? autoscaling.HealthChecks.withAdditionalChecks({
+            additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
+            gracePeriod: props.bootstrapTimeout ?? Duration.minutes(20),
+          })
+          : autoscaling.HealthChecks.ec2(),
+        signals: autoscaling.Signals.waitForMinCapacity({ timeout: props.bootstrapTimeout ?? Duration.minutes(20) }),
+        updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: 0 }),
+      });
+      Validations.of(asg).acknowledge({
+        id: 'AwsSolutions-AS3',
+        reason: 'A cache node group always holds one instance; replacements are reported by the fleet dashboard and ' +
+          'CloudFormation events, so no scaling notification topic is created.',
+      });
+      const cfnAsg = asg.node.defaultChild as autoscaling.CfnAutoScalingGroup;
+      const rendered = renderScript({
+        script: 'cache-node/bootstrap.sh',
+        libraries: ['lib/common.sh', 'lib/aws-signal.sh'],
+        description: `cache node ${i + 1} of ${this.node.path}`,
+        parameters: {
+          ...common,
+          EFSC_STABLE_ENI_ID: networkInterface ? networkInterface.ref : '',
+          EFSC_SIGNAL_STACK: stack.stackName,
+          EFSC_SIGNAL_RESOURCE: cfnAsg.logicalId,
+          EFSC_SIGNAL_REGION: stack.region,
+        },
+      });
+      userData = rendered.text;
+      this.nodes.push({
+        autoScalingGroup: asg,
+        launchTemplate,
+        subnet,
+        networkInterface,
+        address: networkInterface?.attrPrimaryPrivateIpAddress,
+        userDataBytes: rendered.estimatedBytes,
+      });
+    }
+
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['cloudformation:SignalResource'],
+      resources: [stack.formatArn({ service: 'cloudformation', resource: 'stack', resourceName: `${stack.stackName}/*` })],
+    }));
+    if (interfaces.length > 0) {
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({
+        actions: ['ec2:AttachNetworkInterface'],
+        resources: interfaces.map((eni) => stack.formatArn({ service: 'ec2', resource: 'network-interface', resourceName: eni.ref })),
+      }));
+      const instanceArn = stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' });
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({
+        actions: ['ec2:AttachNetworkInterface'],
+        resources: [instanceArn],
+        conditions: { StringEquals: { 'aws:ResourceTag/cdk-efs-cache:fleet': this.node.addr } },
+      }));
+      Validations.of(this.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]',
+        reason: 'Instance ids exist only after launch; the statement is limited to instances tagged with this fleet.',
+      });
+    }
+    const stackNameInArn = Token.isUnresolved(stack.stackName) ? '<AWS::StackName>' : stack.stackName;
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/${stackNameInArn}/*]`,
+      reason: 'The stack id suffix is not known at synth time; the statement names this stack and SignalResource only.',
+    });
+    // The tag that scopes the attach permission; groups copy it onto the instances they launch.
+    for (const n of this.nodes) Tags.of(n.autoScalingGroup).add('cdk-efs-cache:fleet', this.node.addr);
+
+    this.fanOut = new FanOut(this, 'FanOut', {
+      ...props,
+      vpc: props.vpc,
+      nodes: this.nodes,
+      nodeSecurityGroup: this.securityGroup,
+    });
+    this.endpoint = this.fanOut.endpoint;
+    this.connections = this.fanOut.connections;
+  }
+
+  /** Largest estimated user-data size of the nodes, in bytes. */
+  public get userDataBytes(): number {
+    return Math.max(...this.nodes.map((n) => n.userDataBytes));
+  }
+}
+
+function defaultSubnets(vpc: ec2.IVpc): ec2.SubnetSelection {
+  return vpc.privateSubnets.length > 0
+    ? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS }
+    : { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
+}
+
+/**
+ * The export's fsid: a UUID derived from the fleet's construct path and the re-exported origin path, so every node
+ * of the fleet gets the same one without a database, and it stays the same across deployments.
+ */
+export function fsidFor(constructPath: string, originPath: string): string {
+  const h = crypto.createHash('sha256').update(`cdk-efs-cache:fsid:${constructPath}:${originPath}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+function originMountOptions(props: CacheFleetOptions, helper: MountHelper): string[] {
+  const ac = seconds(props.attributeCacheTimeout ?? Duration.minutes(10));
+  const acdir = seconds(props.directoryCacheTimeout ?? Duration.minutes(10));
+  return [
+    ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam'] : []),
+    ...RECOMMENDED_NFS_OPTIONS,
+    'ro',
+    props.closeToOpenConsistency ? 'cto' : 'nocto',
+    'ac',
+    'lookupcache=all',
+    `acregmin=${ac}`, `acregmax=${ac}`, `acdirmin=${acdir}`, `acdirmax=${acdir}`,
+  ];
+}
+
+/** Checks fleet options; throws `Invalid <prop>` for contradictions, warns for what may be intended. */
+export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions, facts = instanceTypeFacts(o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE))): void {
+  const int = (name: keyof CacheFleetOptions, v: number | undefined, min: number, max: number) => {
+    if (v === undefined || Token.isUnresolved(v)) return;
+    if (!Number.isInteger(v) || v < min || v > max) throw propError(name, `must be a whole number from ${min} to ${max}, got ${v}.`);
+  };
+  if (o.nodeCount !== undefined && o.nodeCount < 1) {
+    throw propError('nodeCount', `a cache fleet needs at least one node, got ${o.nodeCount}.`);
+  }
+  int('nodeCount', o.nodeCount, 1, 64);
+  int('nfsdThreads', o.nfsdThreads, 1, 4096);
+  int('sunrpcSlotTableEntries', o.sunrpcSlotTableEntries, 2, 65536);
+  int('vfsCachePressure', o.vfsCachePressure, 0, 1000);
+  int('warmWorkers', o.warmWorkers, 1, 512);
+  const exportPath = o.exportPath ?? '/efs';
+  if (!PATH_RE.test(exportPath) || exportPath === '/' || exportPath.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(exportPath)) {
+    throw propError('exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
+  }
+  if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || /(^|\/)\.\.?(\/|$)/.test(o.originPath))) {
+    throw propError('originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
+  }
+  for (const p of o.warmPaths ?? []) {
+    if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError('warmPaths', `'${p}' is not an absolute path.`);
+    if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {
+      throw propError('warmPaths', `'${p}' is outside the export (exportPath '${exportPath}'); warm paths are node paths under it, e.g. '${exportPath}/data'.`);
+    }
+  }
+  if (o.rewarmInterval && !o.warmPaths?.length) {
+    throw propError('rewarmInterval', 'needs warmPaths: there is nothing to re-warm.');
+  }
+  if (o.warmWorkers !== undefined && !o.warmPaths?.length) {
+    throw propError('warmWorkers', 'needs warmPaths: there is nothing to warm.');
+  }
+  if (o.rewarmInterval) {
+    const minutes = o.rewarmInterval.toMinutes({ integral: false });
+    if (!Number.isInteger(minutes) || minutes < 5) throw propError('rewarmInterval', `must be whole minutes, at least 5, got ${o.rewarmInterval.toHumanString()}.`);
+  }
+  for (const [name, d] of [['attributeCacheTimeout', o.attributeCacheTimeout], ['directoryCacheTimeout', o.directoryCacheTimeout]] as const) {
+    if (d && (d.toSeconds() < 0 || d.toSeconds() > 3600)) throw propError(name, `must be between 0 and 60 minutes, got ${d.toHumanString()}.`);
+  }
+  if (o.originMountTimeout && (o.originMountTimeout.toSeconds() < 10 || o.originMountTimeout.toSeconds() > 3600)) {
+    throw propError('originMountTimeout', `must be between 10 seconds and 60 minutes, got ${o.originMountTimeout.toHumanString()}.`);
+  }
+  for (const c of o.clientCidrs ?? []) {
+    if (Token.isUnresolved(c)) continue;
+    if (c === '0.0.0.0/0' || c === '::/0') throw propError('clientCidrs', `${c} would export to everyone; name the clients' networks.`);
+    if (!/^[0-9.]+\/\d{1,2}$|^[0-9a-fA-F:]+\/\d{1,3}$/.test(c)) throw propError('clientCidrs', `'${c}' is not a CIDR block.`);
+  }
+  if (o.clientCidrs && o.clientCidrs.length === 0) throw propError('clientCidrs', 'is empty: no client could mount the export.');
+  if (o.workingSetSize && facts.memoryGiB !== undefined) {
+    const ws = o.workingSetSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE });
+    if (ws > facts.memoryGiB) {
+      Annotations.of(scope).addWarningV2('cdk-efs-cache:workingSetExceedsMemory',
+        `workingSetSize: ${ws} GiB does not fit in the page cache of ${o.instanceType ?? DEFAULT_INSTANCE_TYPE} ` +
+        `(${facts.memoryGiB} GiB): reads beyond it go to EFS. Choose a larger instanceType or more memory-heavy family.`);
+    }
+  }
+}

@@ -1,0 +1,260 @@
+import { Duration, Token, Validations } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import { Construct } from 'constructs';
+import { NFS_PORT } from '../private/constants';
+import { propError } from '../private/errors';
+
+/** How clients reach the cache nodes. */
+export enum FanOutMode {
+  /**
+   * Route 53 private hosted zone: one name with every node's stable address (DNS round robin), one name per AZ so
+   * clients can stay in their AZ, and one name per node. No per-GB charge and no extra hop; clients resolve the
+   * name when they mount, and nodes keep their addresses across replacement.
+   */
+  ROUTE53 = 'route53',
+  /**
+   * Internal Network Load Balancer: TCP 2049, health checks, source-IP stickiness, cross-zone off. Unhealthy nodes
+   * leave rotation by themselves, at the price of per-GB processing charges, an extra hop and the NLB's flow idle
+   * timeout on long-lived NFS connections.
+   */
+  NETWORK_LOAD_BALANCER = 'nlb',
+}
+
+/** Fan-out options (part of `CacheFleetOptions`). */
+export interface FanOutOptions {
+  /**
+   * How clients reach the nodes.
+   *
+   * @default FanOutMode.ROUTE53
+   */
+  readonly fanOut?: FanOutMode;
+
+  /**
+   * Route 53 only: an existing private hosted zone for the records.
+   *
+   * @default - a new private hosted zone named `zoneName`, associated with the VPC
+   */
+  readonly hostedZone?: route53.IPrivateHostedZone;
+
+  /**
+   * Route 53 only: name of the new private hosted zone.
+   *
+   * @default 'efs-cache.internal'
+   */
+  readonly zoneName?: string;
+
+  /**
+   * Route 53 only: the record name clients mount, relative to the zone.
+   *
+   * @default 'cache'
+   */
+  readonly recordName?: string;
+
+  /**
+   * Route 53 only: TTL of the records.
+   *
+   * @default Duration.minutes(1)
+   */
+  readonly recordTtl?: Duration;
+
+  /**
+   * NLB only: how long an idle NFS connection is kept (60 seconds to 6000 seconds).
+   *
+   * @default Duration.seconds(350)
+   */
+  readonly loadBalancerIdleTimeout?: Duration;
+
+  /**
+   * NLB only: whether the load balancer sends a client to nodes in other AZs. Off keeps traffic in the AZ (no
+   * cross-AZ charges), and needs a node in each AZ that has clients.
+   *
+   * @default false
+   */
+  readonly crossZone?: boolean;
+}
+
+/** Properties of `FanOut`. */
+export interface FanOutProps extends FanOutOptions {
+  /** The VPC. */
+  readonly vpc: ec2.IVpc;
+  /** The nodes behind the fan-out. */
+  readonly nodes: Array<{ autoScalingGroup: autoscaling.AutoScalingGroup; subnet: ec2.ISubnet; address?: string }>;
+  /** The nodes' security group (NLB mode lets the load balancer in on 2049). */
+  readonly nodeSecurityGroup: ec2.ISecurityGroup;
+}
+
+const LABEL_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * The way clients reach a cache fleet: Route 53 records over the nodes' stable addresses, or an internal NLB.
+ */
+export class FanOut extends Construct implements ec2.IConnectable {
+  /** The mode in use. */
+  public readonly mode: FanOutMode;
+  /** The name clients mount. */
+  public readonly endpoint: string;
+  /** Where clients connect, port 2049. */
+  public readonly connections: ec2.Connections;
+  /** The private hosted zone (Route 53 mode). */
+  public readonly hostedZone?: route53.IPrivateHostedZone;
+  /** The load balancer (NLB mode). */
+  public readonly loadBalancer?: elbv2.NetworkLoadBalancer;
+  /** The target group of the nodes (NLB mode). */
+  public readonly targetGroup?: elbv2.NetworkTargetGroup;
+  /** Per-node names (Route 53 mode), in node order. */
+  public readonly nodeEndpoints: string[] = [];
+  private readonly zonal: Array<{ az: string; name: string }> = [];
+
+  constructor(scope: Construct, id: string, props: FanOutProps) {
+    super(scope, id);
+    validateFanOutOptions(props);
+    this.mode = props.fanOut ?? FanOutMode.ROUTE53;
+
+    if (this.mode === FanOutMode.ROUTE53) {
+      const zone = props.hostedZone ?? new route53.PrivateHostedZone(this, 'Zone', {
+        zoneName: props.zoneName ?? 'efs-cache.internal',
+        vpc: props.vpc,
+        comment: 'cdk-efs-cache: names of the cache nodes',
+      });
+      this.hostedZone = zone;
+      const recordName = props.recordName ?? 'cache';
+      const ttl = props.recordTtl ?? Duration.minutes(1);
+      const addresses = props.nodes.map((n) => n.address!);
+      new route53.ARecord(this, 'All', {
+        zone,
+        recordName,
+        target: route53.RecordTarget.fromIpAddresses(...addresses),
+        ttl,
+        comment: 'every cache node (DNS round robin)',
+      });
+      this.endpoint = `${recordName}.${zone.zoneName}`;
+
+      const byAz: Array<{ az: string; addresses: string[] }> = [];
+      for (const n of props.nodes) {
+        const az = n.subnet.availabilityZone;
+        const group = byAz.find((g) => g.az === az);
+        if (group) group.addresses.push(n.address!);
+        else byAz.push({ az, addresses: [n.address!] });
+      }
+      byAz.forEach((g, i) => {
+        new route53.ARecord(this, `Zone${i + 1}`, {
+          zone,
+          recordName: `${g.az}.${recordName}`,
+          target: route53.RecordTarget.fromIpAddresses(...g.addresses),
+          ttl,
+          comment: 'the cache nodes of one AZ',
+        });
+        this.zonal.push({ az: g.az, name: `${g.az}.${recordName}.${zone.zoneName}` });
+      });
+      props.nodes.forEach((n, i) => {
+        new route53.ARecord(this, `Node${i + 1}`, {
+          zone,
+          recordName: `node${i + 1}.${recordName}`,
+          target: route53.RecordTarget.fromIpAddresses(n.address!),
+          ttl,
+          comment: `cache node ${i + 1}`,
+        });
+        this.nodeEndpoints.push(`node${i + 1}.${recordName}.${zone.zoneName}`);
+      });
+      this.connections = new ec2.Connections({
+        securityGroups: [props.nodeSecurityGroup],
+        defaultPort: ec2.Port.tcp(NFS_PORT),
+      });
+    } else {
+      const securityGroup = new ec2.SecurityGroup(this, 'LoadBalancerSecurityGroup', {
+        vpc: props.vpc,
+        description: 'EFS cache load balancer: NFS (TCP 2049) from allowed clients only',
+        allowAllOutbound: false,
+      });
+      const subnets = uniqueBy(props.nodes.map((n) => n.subnet), (s) => s.availabilityZone);
+      const nlb = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
+        vpc: props.vpc,
+        internetFacing: false,
+        vpcSubnets: { subnets },
+        crossZoneEnabled: props.crossZone ?? false,
+        securityGroups: [securityGroup],
+      });
+      Validations.of(nlb).acknowledge({
+        id: 'AwsSolutions-ELB2',
+        reason: 'Network Load Balancers write access logs only for TLS listeners; this one forwards plain TCP 2049 ' +
+          '(NFS), so there is nothing to log. Flows show in VPC flow logs.',
+      });
+      const targetGroup = new elbv2.NetworkTargetGroup(this, 'Nodes', {
+        vpc: props.vpc,
+        port: NFS_PORT,
+        protocol: elbv2.Protocol.TCP,
+        targetType: elbv2.TargetType.INSTANCE,
+        preserveClientIp: true,
+        targets: props.nodes.map((n) => n.autoScalingGroup),
+        healthCheck: {
+          protocol: elbv2.Protocol.TCP,
+          port: String(NFS_PORT),
+          interval: Duration.seconds(10),
+          healthyThresholdCount: 2,
+          unhealthyThresholdCount: 2,
+        },
+        deregistrationDelay: Duration.seconds(30),
+      });
+      targetGroup.setAttribute('stickiness.enabled', 'true');
+      targetGroup.setAttribute('stickiness.type', 'source_ip');
+      nlb.addListener('Nfs', {
+        port: NFS_PORT,
+        protocol: elbv2.Protocol.TCP,
+        defaultTargetGroups: [targetGroup],
+        tcpIdleTimeout: props.loadBalancerIdleTimeout ?? Duration.seconds(350),
+      });
+      props.nodeSecurityGroup.connections.allowFrom(securityGroup, ec2.Port.tcp(NFS_PORT), 'NFS and health checks from the cache load balancer');
+      this.loadBalancer = nlb;
+      this.targetGroup = targetGroup;
+      this.endpoint = nlb.loadBalancerDnsName;
+      this.connections = new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
+    }
+  }
+
+  /**
+   * The name of the nodes in one AZ (Route 53 mode), so clients can stay in their AZ; the fleet-wide name for an
+   * AZ without nodes, and always in NLB mode (cross-zone off already keeps flows in the AZ).
+   */
+  public endpointForAvailabilityZone(az: string): string {
+    return this.zonal.find((z) => z.az === az)?.name ?? this.endpoint;
+  }
+}
+
+function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((i) => (seen.has(key(i)) ? false : (seen.add(key(i)), true)));
+}
+
+/** Throws `Invalid <prop>` when fan-out options contradict the chosen mode or each other. */
+export function validateFanOutOptions(o: FanOutOptions): void {
+  const mode = o.fanOut ?? FanOutMode.ROUTE53;
+  const route53Only: Array<keyof FanOutOptions> = ['hostedZone', 'zoneName', 'recordName', 'recordTtl'];
+  const nlbOnly: Array<keyof FanOutOptions> = ['loadBalancerIdleTimeout', 'crossZone'];
+  const wrong = mode === FanOutMode.ROUTE53 ? nlbOnly : route53Only;
+  for (const k of wrong) {
+    if (o[k] !== undefined) {
+      throw propError(k, `applies only with fanOut: FanOutMode.${mode === FanOutMode.ROUTE53 ? 'NETWORK_LOAD_BALANCER' : 'ROUTE53'}, but fanOut is FanOutMode.${mode === FanOutMode.ROUTE53 ? 'ROUTE53' : 'NETWORK_LOAD_BALANCER'}.`);
+    }
+  }
+  if (o.hostedZone && o.zoneName !== undefined) {
+    throw propError('zoneName', 'names a new hosted zone, but hostedZone gives an existing one. Remove one of them.');
+  }
+  if (o.zoneName !== undefined && !Token.isUnresolved(o.zoneName)) {
+    const labels = o.zoneName.replace(/\.$/, '').split('.');
+    if (labels.length < 2 || !labels.every((l) => LABEL_RE.test(l))) {
+      throw propError('zoneName', `'${o.zoneName}' is not a valid DNS zone name (lower-case labels, at least two).`);
+    }
+  }
+  if (o.recordName !== undefined && !Token.isUnresolved(o.recordName) && !o.recordName.split('.').every((l) => LABEL_RE.test(l))) {
+    throw propError('recordName', `'${o.recordName}' is not a valid DNS name relative to the zone.`);
+  }
+  if (o.recordTtl && (o.recordTtl.toSeconds() < 0 || o.recordTtl.toSeconds() > 86400)) {
+    throw propError('recordTtl', `must be between 0 seconds and 1 day, got ${o.recordTtl.toHumanString()}.`);
+  }
+  if (o.loadBalancerIdleTimeout && (o.loadBalancerIdleTimeout.toSeconds() < 60 || o.loadBalancerIdleTimeout.toSeconds() > 6000)) {
+    throw propError('loadBalancerIdleTimeout', `must be between 60 and 6000 seconds, got ${o.loadBalancerIdleTimeout.toSeconds()}.`);
+  }
+}

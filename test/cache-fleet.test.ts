@@ -1,0 +1,320 @@
+import { Duration, Size, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, FanOutMode, fsidFor, MountHelper } from '../lib';
+import { nagFindings, stackWithVpc } from './util';
+import { launchTemplateUserData, parameters } from './util/user-data';
+
+function importedFs(stack: Stack): efs.IFileSystem {
+  return efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
+    fileSystemId: 'fs-0123456789abcdef0',
+    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
+  });
+}
+
+function fleet(props: Partial<CacheFleetProps> = {}) {
+  const { app, stack, vpc } = stackWithVpc();
+  const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props });
+  const userData = launchTemplateUserData(stack);
+  return { app, stack, vpc, fleet: f, t: Template.fromStack(stack), userData, params: Object.values(userData).map(parameters) };
+}
+
+describe('CacheFleet node configuration', () => {
+  test('renders the expected parameters into every node, with the same fsid', () => {
+    const { params, fleet: f } = fleet();
+    expect(params).toHaveLength(2);
+    for (const p of params) {
+      expect(p).toMatchObject({
+        EFSC_EXPORT_PATH: '/efs',
+        EFSC_EXPORT_FSID: f.fsid,
+        EFSC_EXPORT_CLIENTS: '<Fn::GetAtt:Vpc8378EB38.CidrBlock>',
+        EFSC_NFSD_THREADS: '128',
+        EFSC_READ_AHEAD_KB: '8192',
+        EFSC_SUNRPC_SLOTS: '128',
+        EFSC_VFS_CACHE_PRESSURE: '1',
+        EFSC_ORIGIN_MOUNT_TYPE: 'efs',
+        EFSC_ORIGIN_PATH: '/',
+        EFSC_ORIGIN_SERVER: 'fs-0123456789abcdef0.efs.<Ref:AWS::Region>.<Ref:AWS::URLSuffix>',
+        EFSC_MOUNT_TIMEOUT_SEC: '180',
+        EFSC_WARM_PATHS: '',
+        EFSC_REWARM_INTERVAL: '',
+        EFSC_SIGNAL_STACK: 'TestStack',
+        EFSC_SIGNAL_REGION: '<Ref:AWS::Region>',
+      });
+      expect(p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).toEqual([
+        'tls', 'iam', 'nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport',
+        'ro', 'nocto', 'ac', 'lookupcache=all', 'acregmin=600', 'acregmax=600', 'acdirmin=600', 'acdirmax=600',
+      ]);
+      expect(p.EFSC_STABLE_ENI_ID).toMatch(/^<Ref:FleetNode\dStableAddress[0-9A-F]{8}>$/);
+      expect(p.EFSC_SIGNAL_RESOURCE).toMatch(/^FleetNode\dGroupASG[0-9A-F]{8}$/);
+    }
+    expect(new Set(params.map((p) => p.EFSC_STABLE_ENI_ID)).size).toBe(2);
+    expect(f.fsid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  });
+
+  test('the fsid is deterministic: same path, same fsid; another fleet or origin path, another fsid', () => {
+    expect(fsidFor('S/Fleet', '/')).toBe(fsidFor('S/Fleet', '/'));
+    expect(fsidFor('S/Fleet', '/')).not.toBe(fsidFor('S/Other', '/'));
+    expect(fsidFor('S/Fleet', '/')).not.toBe(fsidFor('S/Fleet', '/data'));
+    expect(fleet().fleet.fsid).toBe(fleet().fleet.fsid);
+  });
+
+  test('user data starts with the shebang and stays under 16 KB (size printed)', () => {
+    const { userData, fleet: f } = fleet({ warmPaths: ['/efs/models', '/efs/datasets'] });
+    for (const [id, text] of Object.entries(userData)) {
+      expect(text.startsWith('#!/bin/bash\nset -euo pipefail\n')).toBe(true);
+      expect(Buffer.byteLength(text)).toBeLessThan(16 * 1024);
+      process.stdout.write(`cache node user data ${id}: ${Buffer.byteLength(text)} bytes (estimate with tokens: ${f.userDataBytes})\n`);
+    }
+    expect(f.userDataBytes).toBeLessThan(16 * 1024);
+  });
+
+  test.each([
+    ['c7gn.16xlarge', 'arm64', '128'],
+    ['c6in.2xlarge', 'x86_64', '16'],
+    ['r7g.large', 'arm64', '8'],
+    ['m7i.metal-48xl', 'x86_64', '64'],
+  ])('%s: %s image, %s nfsd threads by default', (type, arch, threads) => {
+    const { t, params } = fleet({ instanceType: new ec2.InstanceType(type), nodeCount: 1 });
+    expect(params[0].EFSC_NFSD_THREADS).toBe(threads);
+    const p = t.toJSON().Parameters;
+    const ssm = Object.values<any>(p).map((x) => x.Default).filter((d) => String(d).includes('al2023'));
+    expect(ssm).toEqual([`/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${arch}`]);
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', { LaunchTemplateData: { InstanceType: type } });
+  });
+
+  test('timers, threads, tuning and warming follow the props', () => {
+    const { params } = fleet({
+      nodeCount: 1,
+      nfsdThreads: 256,
+      attributeCacheTimeout: Duration.seconds(30),
+      directoryCacheTimeout: Duration.seconds(5),
+      closeToOpenConsistency: true,
+      readAhead: Size.mebibytes(16),
+      sunrpcSlotTableEntries: 64,
+      vfsCachePressure: 50,
+      originMountHelper: MountHelper.NFS,
+      exportPath: '/cache',
+      originPath: '/datasets',
+      warmPaths: ['/cache/a', '/cache/b'],
+      warmWorkers: 4,
+      rewarmInterval: Duration.minutes(90),
+      clientCidrs: ['10.1.0.0/16', '10.2.0.0/16'],
+      originMountTimeout: Duration.seconds(30),
+    });
+    expect(params[0]).toMatchObject({
+      EFSC_NFSD_THREADS: '256',
+      EFSC_READ_AHEAD_KB: '16384',
+      EFSC_SUNRPC_SLOTS: '64',
+      EFSC_VFS_CACHE_PRESSURE: '50',
+      EFSC_ORIGIN_MOUNT_TYPE: 'nfs4',
+      EFSC_EXPORT_PATH: '/cache',
+      EFSC_ORIGIN_PATH: '/datasets',
+      EFSC_WARM_PATHS: '/cache/a /cache/b',
+      EFSC_WARM_WORKERS: '4',
+      EFSC_REWARM_INTERVAL: '90min',
+      EFSC_EXPORT_CLIENTS: '10.1.0.0/16 10.2.0.0/16',
+      EFSC_MOUNT_TIMEOUT_SEC: '30',
+    });
+    expect(params[0].EFSC_ORIGIN_MOUNT_OPTIONS).toBe(
+      'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro,cto,ac,lookupcache=all,acregmin=30,acregmax=30,acdirmin=5,acdirmax=5',
+    );
+  });
+
+  test('re-warming defaults to every 6 hours when warm paths are given', () => {
+    expect(fleet({ warmPaths: ['/efs/x'] }).params[0].EFSC_REWARM_INTERVAL).toBe('6h');
+  });
+
+  test('nodes: IMDSv2 only, encrypted gp3 root, no SSH key, one instance per group, signals awaited', () => {
+    const { t } = fleet();
+    t.resourceCountIs('AWS::EC2::LaunchTemplate', 2);
+    t.resourceCountIs('AWS::AutoScaling::AutoScalingGroup', 2);
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: {
+        MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1 },
+        BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeType: 'gp3', VolumeSize: 16, DeleteOnTermination: true } }],
+        KeyName: Match.absent(),
+      },
+    });
+    t.hasResource('AWS::AutoScaling::AutoScalingGroup', {
+      Properties: { MinSize: '1', MaxSize: '1' },
+      CreationPolicy: { ResourceSignal: { Count: 1, Timeout: 'PT20M' } },
+    });
+  });
+
+  test('nodes spread over the subnets, each group in one subnet', () => {
+    const { t, stack } = fleet({ nodeCount: 3 });
+    const groups = Object.values(t.findResources('AWS::AutoScaling::AutoScalingGroup'));
+    const subnets = groups.map((g) => JSON.stringify(stack.resolve(g.Properties.VPCZoneIdentifier)));
+    expect(groups.every((g) => g.Properties.VPCZoneIdentifier.length === 1)).toBe(true);
+    expect(subnets[0]).toMatch(/PrivateSubnet1/);
+    expect(subnets[1]).toMatch(/PrivateSubnet2/);
+    expect(subnets[2]).toMatch(/PrivateSubnet1/);
+  });
+
+  test('IAM: SSM, read-only EFS client, own interfaces and own stack signal only', () => {
+    const { t } = fleet();
+    t.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess'], Effect: 'Allow' }),
+          Match.objectLike({ Action: 'cloudformation:SignalResource' }),
+          Match.objectLike({ Action: 'ec2:AttachNetworkInterface', Resource: Match.arrayWith([Match.objectLike({ 'Fn::Join': Match.anyValue() })]) }),
+          Match.objectLike({ Action: 'ec2:AttachNetworkInterface', Condition: { StringEquals: { 'aws:ResourceTag/cdk-efs-cache:fleet': Match.stringLikeRegexp('^c8') } } }),
+        ]),
+      },
+    });
+    const policies = JSON.stringify(t.findResources('AWS::IAM::Policy'));
+    expect(policies).not.toMatch(/ClientWrite/);
+    expect(policies).not.toMatch(/"Action":"\*"|"ec2:\*"/);
+  });
+
+  test('security: the nodes accept nothing inbound until clients are allowed, then only 2049', () => {
+    const { t } = fleet();
+    t.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      GroupDescription: Match.stringLikeRegexp('EFS cache nodes'),
+      SecurityGroupIngress: Match.absent(),
+      SecurityGroupEgress: [Match.objectLike({ CidrIp: '0.0.0.0/0', FromPort: 443, ToPort: 443, IpProtocol: 'tcp' })],
+    });
+    // The nodes reach the origin on 2049 through its security group; nothing else is opened.
+    const ingress = Object.values(t.findResources('AWS::EC2::SecurityGroupIngress')).map((r) => r.Properties);
+    expect(ingress).toEqual([expect.objectContaining({ GroupId: 'sg-0123456789abcdef0', IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049 })]);
+
+    const { stack, vpc } = stackWithVpc();
+    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) });
+    f.connections.allowDefaultPortFrom(new ec2.SecurityGroup(stack, 'Clients', { vpc }));
+    Template.fromStack(stack).hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+      IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049,
+      SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Clients'), 'GroupId'] },
+      GroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FleetSecurityGroup'), 'GroupId'] },
+    });
+  });
+
+  test('cdk-nag AwsSolutions: no unacknowledged finding', () => {
+    const { app } = fleet();
+    expect(nagFindings(app)).toEqual([]);
+  });
+});
+
+describe('CacheFleet fan-out', () => {
+  test('Route 53 (default): a private zone, one name over all nodes, one per AZ, one per node, stable addresses', () => {
+    const { t, fleet: f, stack } = fleet({ nodeCount: 3 });
+    t.resourceCountIs('AWS::EC2::NetworkInterface', 3);
+    t.hasResourceProperties('AWS::Route53::HostedZone', { Name: 'efs-cache.internal.', VPCs: [Match.anyValue()] });
+    const records = Object.values(t.findResources('AWS::Route53::RecordSet')).map((r) => r.Properties);
+    const byName = (n: RegExp) => records.filter((r) => n.test(JSON.stringify(stack.resolve(r.Name))));
+    const all = byName(/^"cache\.efs-cache\.internal\."$/);
+    expect(all).toHaveLength(1);
+    expect(all[0].ResourceRecords).toHaveLength(3);
+    expect(all[0].TTL).toBe('60');
+    const zonal = records.filter((r) => JSON.stringify(r.Name).includes('Fn::Select'));
+    expect(zonal).toHaveLength(2);
+    expect(zonal.map((z) => z.ResourceRecords.length).sort()).toEqual([1, 2]);
+    expect(byName(/node[123]\.cache/)).toHaveLength(3);
+    expect(f.endpoint).toBe('cache.efs-cache.internal');
+    expect(stack.resolve(f.fanOut.endpointForAvailabilityZone(f.nodes[0].subnet.availabilityZone)))
+      .toEqual({ 'Fn::Join': ['', [{ 'Fn::Select': [0, { 'Fn::GetAZs': '' }] }, '.cache.efs-cache.internal']] });
+    for (const r of all[0].ResourceRecords) expect(JSON.stringify(r)).toMatch(/StableAddress.*PrimaryPrivateIpAddress/);
+    t.resourceCountIs('AWS::ElasticLoadBalancingV2::LoadBalancer', 0);
+  });
+
+  test('Route 53 with an existing zone and names', () => {
+    const { stack, vpc } = stackWithVpc();
+    const zone = new route53.PrivateHostedZone(stack, 'Z', { zoneName: 'corp.example', vpc });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), hostedZone: zone, recordName: 'efs' });
+    expect(f.endpoint).toBe('efs.corp.example');
+    Template.fromStack(stack).resourceCountIs('AWS::Route53::HostedZone', 1);
+  });
+
+  test('NLB: internal, TCP 2049, health checks, source-IP stickiness, cross-zone off, no stable interfaces', () => {
+    const { t, fleet: f, params } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
+    t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
+      Scheme: 'internal', Type: 'network',
+      LoadBalancerAttributes: Match.arrayWith([{ Key: 'load_balancing.cross_zone.enabled', Value: 'false' }]),
+    });
+    t.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 2049, Protocol: 'TCP' });
+    t.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
+      Port: 2049, Protocol: 'TCP', TargetType: 'instance',
+      HealthCheckProtocol: 'TCP', HealthCheckPort: '2049',
+    });
+    const attrs = Object.values(t.findResources('AWS::ElasticLoadBalancingV2::TargetGroup'))[0].Properties.TargetGroupAttributes;
+    expect(attrs).toEqual(expect.arrayContaining([
+      { Key: 'stickiness.enabled', Value: 'true' },
+      { Key: 'stickiness.type', Value: 'source_ip' },
+      { Key: 'preserve_client_ip.enabled', Value: 'true' },
+    ]));
+    t.resourceCountIs('AWS::EC2::NetworkInterface', 0);
+    t.resourceCountIs('AWS::Route53::HostedZone', 0);
+    expect(params.every((p) => p.EFSC_STABLE_ENI_ID === '')).toBe(true);
+    t.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { HealthCheckType: 'ELB', TargetGroupARNs: [Match.anyValue()] });
+    // The nodes accept 2049 from the load balancer's security group only.
+    t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+      FromPort: 2049, ToPort: 2049,
+      SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('LoadBalancerSecurityGroup'), 'GroupId'] },
+    });
+    expect(f.fanOut.loadBalancer).toBeDefined();
+  });
+
+  test('NLB: cdk-nag AwsSolutions finds nothing unacknowledged', () => {
+    const { app } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
+    expect(nagFindings(app)).toEqual([]);
+  });
+});
+
+describe('CacheFleet bad input names the prop', () => {
+  test.each<[string, Partial<CacheFleetProps>, RegExp]>([
+    ['zero nodes', { nodeCount: 0 }, /Invalid nodeCount: a cache fleet needs at least one node/],
+    ['a fraction of a node', { nodeCount: 1.5 }, /Invalid nodeCount: must be a whole number/],
+    ['a relative export path', { exportPath: 'efs' }, /Invalid exportPath: must be an absolute path/],
+    ['/ as export path', { exportPath: '/' }, /Invalid exportPath/],
+    ['a warm path outside the export', { warmPaths: ['/data/x'] }, /Invalid warmPaths: '\/data\/x' is outside the export/],
+    ['a relative warm path', { warmPaths: ['x'] }, /Invalid warmPaths: 'x' is not an absolute path/],
+    ['re-warming with nothing to warm', { rewarmInterval: Duration.hours(1) }, /Invalid rewarmInterval: needs warmPaths/],
+    ['exporting to everyone', { clientCidrs: ['0.0.0.0/0'] }, /Invalid clientCidrs: 0.0.0.0\/0 would export to everyone/],
+    ['an empty client list', { clientCidrs: [] }, /Invalid clientCidrs: is empty/],
+    ['NLB with a hosted zone', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, recordName: 'x' }, /Invalid recordName: applies only with fanOut: FanOutMode.ROUTE53/],
+    ['Route 53 with an NLB timeout', { loadBalancerIdleTimeout: Duration.minutes(10) }, /Invalid loadBalancerIdleTimeout: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/],
+    ['NLB with cross-zone given under Route 53', { crossZone: true }, /Invalid crossZone: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/],
+    ['an NLB idle timeout out of range', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerIdleTimeout: Duration.seconds(10) }, /Invalid loadBalancerIdleTimeout: must be between 60 and 6000/],
+    ['zero nfsd threads', { nfsdThreads: 0 }, /Invalid nfsdThreads/],
+    ['a bad zone name', { zoneName: 'Not A Zone' }, /Invalid zoneName/],
+  ])('%s', (_name, props, message) => {
+    const { stack, vpc } = stackWithVpc();
+    expect(() => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props })).toThrow(message);
+  });
+
+  test('a working set larger than the node type\'s memory is a warning', () => {
+    const { stack } = fleet({ instanceType: new ec2.InstanceType('c7gn.4xlarge'), workingSetSize: Size.gibibytes(100) });
+    Annotations.fromStack(stack).hasWarning('/TestStack/Fleet', Match.stringLikeRegexp('workingSetSize: 100 GiB does not fit .* \\(32 GiB\\)'));
+  });
+
+  test('a working set that fits is not a warning', () => {
+    const { stack } = fleet({ workingSetSize: Size.gibibytes(100) });
+    Annotations.fromStack(stack).hasNoWarning('/TestStack/Fleet', Match.anyValue());
+  });
+});
+
+describe('CachedFileSystem with a cache fleet', () => {
+  test('composes the fleet over the new origin and lets the nodes in on 2049', () => {
+    const { stack, vpc } = stackWithVpc();
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 2 } });
+    const t = Template.fromStack(stack);
+    t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+      FromPort: 2049, ToPort: 2049,
+      GroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DataOriginSecurityGroup'), 'GroupId'] },
+      SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DataCacheFleetSecurityGroup'), 'GroupId'] },
+    });
+    expect(cfs.cacheFleet?.nodes).toHaveLength(2);
+  });
+
+  test('a fleet subnet in an AZ without a mount target is refused, naming cacheFleet.vpcSubnets', () => {
+    const { stack, vpc } = stackWithVpc();
+    expect(() => new CachedFileSystem(stack, 'Data', {
+      vpc,
+      vpcSubnets: { subnets: [vpc.privateSubnets[0]] },
+      cacheFleet: { vpcSubnets: { subnets: [vpc.privateSubnets[1]] } },
+    })).toThrow(/Invalid cacheFleet.vpcSubnets: subnet .* no mount target/);
+  });
+});

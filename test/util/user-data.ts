@@ -1,0 +1,41 @@
+import { Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+
+/**
+ * Turns a CloudFormation value into text: strings as they are, `Fn::Join` joined, and every other intrinsic
+ * (`Ref`, `Fn::GetAtt`, ...) replaced by `placeholder(key)`, where key is `Ref:Name` or `Fn::GetAtt:Name.Attr`.
+ */
+export function flatten(value: unknown, placeholder: (key: string) => string): string {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') {
+    const v = value as Record<string, any>;
+    if ('Fn::Join' in v) {
+      const [sep, parts] = v['Fn::Join'];
+      return (parts as unknown[]).map((p) => flatten(p, placeholder)).join(sep);
+    }
+    if ('Fn::Base64' in v) return flatten(v['Fn::Base64'], placeholder);
+    if ('Ref' in v) return placeholder(`Ref:${v.Ref}`);
+    if ('Fn::GetAtt' in v) return placeholder(`Fn::GetAtt:${[].concat(v['Fn::GetAtt']).join('.')}`);
+  }
+  throw new Error(`cannot flatten ${JSON.stringify(value)}`);
+}
+
+/** The user data of every launch template in the stack, tokens replaced by `<Ref:Name>` style placeholders. */
+export function launchTemplateUserData(stack: Stack, placeholder = (k: string) => `<${k}>`): Record<string, string> {
+  const out: Record<string, string> = {};
+  const templates = Template.fromStack(stack).findResources('AWS::EC2::LaunchTemplate');
+  for (const [id, lt] of Object.entries(templates)) {
+    const ud = lt.Properties?.LaunchTemplateData?.UserData;
+    if (ud) out[id] = flatten(ud, placeholder);
+  }
+  return out;
+}
+
+/** Values of the `export EFSC_X='...'` header lines of a rendered user data. */
+export function parameters(userData: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of userData.matchAll(/^export (EFSC_[A-Z0-9_]+)='((?:[^']|'"'"')*)'$/gm)) {
+    out[m[1]] = m[2].replace(/'"'"'/g, "'");
+  }
+  return out;
+}
