@@ -1,0 +1,32 @@
+#!/bin/bash
+set -euo pipefail
+# AWS only: tells CloudFormation whether this instance's first bootstrap succeeded, so `cdk deploy` waits for a
+# node that really serves and fails when one cannot (the reason is in the instance's log). Inert unless
+# EFSC_SIGNAL_STACK is set; sends at most one signal per instance (a marker file), so boot-time re-runs stay quiet.
+# Needs: log (common.sh), curl, the AWS CLI, cloudformation:SignalResource on the stack.
+
+signal_cloudformation() {
+  local status="$1" token id marker=/var/lib/efs-cache/signalled
+  [ -n "${EFSC_SIGNAL_STACK:-}" ] && [ ! -e "$marker" ] || return 0
+  token=$(curl -sf -m 5 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' \
+    http://169.254.169.254/latest/api/token) || { log "WARN: no IMDSv2 token, cannot signal $status"; return 0; }
+  id=$(curl -sf -m 5 -H "X-aws-ec2-metadata-token: $token" \
+    http://169.254.169.254/latest/meta-data/instance-id) || { log "WARN: no instance id, cannot signal"; return 0; }
+  if aws cloudformation signal-resource --region "$EFSC_SIGNAL_REGION" --stack-name "$EFSC_SIGNAL_STACK" \
+    --logical-resource-id "$EFSC_SIGNAL_RESOURCE" --unique-id "$id" --status "$status"; then
+    mkdir -p "${marker%/*}" && : >"$marker"
+    log "signalled $status to $EFSC_SIGNAL_STACK/$EFSC_SIGNAL_RESOURCE"
+  else
+    log "WARN: could not signal $status to CloudFormation"
+  fi
+}
+
+signal_on_exit() {
+  local rc=$?
+  if [ "$rc" -eq 0 ]; then signal_cloudformation SUCCESS; else signal_cloudformation FAILURE; fi
+  exit "$rc"
+}
+
+if [ -n "${EFSC_SIGNAL_STACK:-}" ]; then
+  trap signal_on_exit EXIT
+fi
