@@ -1,0 +1,141 @@
+#!/bin/bash
+set -euo pipefail
+# Shared functions of the instance scripts. lib/bootstrap inlines this file into user-data between the EFSC_*
+# parameter header and the script; a script run from a checkout sources it instead. Defines functions only.
+
+# log MESSAGE: one line with the efs-cache: prefix on stderr (cloud-init's log, or the journal under systemd),
+# plus a copy in the journal when stderr is not already connected to it.
+log() {
+  printf 'efs-cache: %s\n' "$*" >&2
+  if [ "$(stat -Lc %d:%i /proc/self/fd/2)" != "${JOURNAL_STREAM:-}" ] && command -v logger >/dev/null; then
+    logger -t efs-cache -- "$*" 2>/dev/null || true
+  fi
+}
+warn() { log "WARN: $*"; }
+# die REASON: the one-line reason a run failed, then exit 1. Never inside $(...) or a pipe: it would end only a subshell.
+die() {
+  log "FATAL: $*"
+  exit 1
+}
+
+# need VAR REGEX WHAT: VAR must match REGEX (an unset or empty VAR fails unless REGEX allows empty).
+need() {
+  [[ "${!1-}" =~ $2 ]] || die "$1='${!1-}' is invalid: expected $3"
+}
+# Formats shared by the scripts' parameter checks: host name or address, absolute path, absolute path other than /,
+# comma-separated mount options, a number from 0 to 99999 without leading zeros.
+# shellcheck disable=SC2034
+RE_HOST='^[A-Za-z0-9][A-Za-z0-9.:-]*$' RE_PATH='^/[A-Za-z0-9._/-]*$' RE_DIR='^/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$' \
+  RE_OPTS='^[A-Za-z0-9,=._:/-]+$' RE_NUM='^(0|[1-9][0-9]{0,4})$'
+
+# detect_os: OS_PKG=dnf (Amazon Linux 2023) or apt (Debian, Ubuntu), from /etc/os-release.
+detect_os() {
+  local ids
+  # shellcheck source=/dev/null
+  ids=$(. /etc/os-release && echo " ${ID:-} ${ID_LIKE:-} ")
+  case "$ids" in
+    *" amzn "* | *" fedora "*) OS_PKG=dnf ;;
+    *" debian "*) OS_PKG=apt ;;
+    *) die "unsupported OS:$ids(need Amazon Linux 2023, Debian or Ubuntu)" ;;
+  esac
+}
+
+pkg_installed() {
+  if [ "$OS_PKG" = apt ]; then
+    [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" = "ii " ]
+  else
+    rpm -q "$1" >/dev/null 2>&1
+  fi
+}
+
+# ensure_packages PKG...: installs the missing ones; calls no package manager when nothing is missing.
+ensure_packages() {
+  local p m=()
+  for p in "$@"; do pkg_installed "$p" || m+=("$p"); done
+  if [ "${#m[@]}" -eq 0 ]; then return 0; fi
+  log "installing ${m[*]}"
+  if [ "$OS_PKG" = apt ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    p="-qy -o DPkg::Lock::Timeout=300"
+    # shellcheck disable=SC2086 # $p holds several options
+    { retry 3 10 apt-get $p update && retry 3 10 apt-get $p -o Dpkg::Options::=--force-confold \
+      install --no-install-recommends "${m[@]}"; } || die "could not install ${m[*]}"
+  else
+    retry 3 10 dnf -qy install "${m[@]}" || die "could not install ${m[*]}"
+  fi
+}
+
+# retry TRIES DELAY CMD...: runs CMD until it succeeds, at most TRIES times, DELAY seconds apart.
+retry() {
+  local n="$1" d="$2" i=1
+  shift 2
+  until "$@"; do
+    if [ "$i" -ge "$n" ]; then return 1; fi
+    log "retry $i/$n: $*"
+    sleep "$d"
+    i=$((i + 1))
+  done
+}
+
+# wait_for SECONDS CMD...: polls CMD every second until it succeeds; returns 1 when SECONDS have passed.
+wait_for() {
+  local end=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    if [ "$SECONDS" -ge "$end" ]; then return 1; fi
+    sleep 1
+  done
+}
+
+# put_file PATH MODE < CONTENT: writes PATH only when CONTENT differs; returns 0 when it changed PATH, 1 when not.
+# Feed it with <<EOF, <<< or < <(...), not with a pipe, so that its die ends the script.
+put_file() {
+  local t
+  { mkdir -p "${1%/*}" && t=$(mktemp "$1.XXXXXX") && cat >"$t"; } || die "cannot write $1"
+  if [ -f "$1" ] && cmp -s "$t" "$1"; then
+    rm -f "$t"
+    return 1
+  fi
+  { chmod "$2" "$t" && mv -f "$t" "$1"; } || die "cannot write $1"
+  log "wrote $1"
+}
+
+# fstab_set MOUNTPOINT LINE: makes LINE the only /etc/fstab entry for MOUNTPOINT, in the place of the first one.
+fstab_set() {
+  if put_file /etc/fstab 0644 < <(awk -v m="$1" -v l="$2" '$2 == m { if (!d) print l; d = 1; next } 1
+    END { if (!d) print l }' /etc/fstab); then
+    systemctl daemon-reload
+  fi
+}
+
+# put_unit NAME < CONTENT: writes /etc/systemd/system/NAME (a unit or a drop-in) and reloads systemd when it changed.
+put_unit() {
+  if put_file "/etc/systemd/system/$1" 0644; then systemctl daemon-reload; fi
+}
+
+# mount_nfs MOUNTPOINT SOURCE TYPE OPTIONS: makes the mount permanent in fstab and mounts it now, within
+# EFSC_MOUNT_TIMEOUT_SEC seconds: a hard mount of an unreachable server would otherwise wait forever.
+mount_nfs() {
+  if [ "$3" = efs ] && ! command -v mount.efs >/dev/null; then die "mount type efs needs amazon-efs-utils"; fi
+  mkdir -p "$1"
+  fstab_set "$1" "$2 $1 $3 $4 0 0"
+  if ! mountpoint -q "$1"; then
+    log "mounting $2 at $1"
+    timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount "$1" || die "could not mount $2 at $1 in ${EFSC_MOUNT_TIMEOUT_SEC}s"
+  fi
+}
+
+# install_self DEST: installs the caller's complete text (parameters, library, script) at DEST for the boot units.
+# As user-data the running file is already complete; run from a checkout, the header and library are added.
+install_self() {
+  local src="${BASH_SOURCE[1]}" v
+  [ -f "$src" ] || die "cannot read my own file ($src) to install it: run me from a file"
+  put_file "$1" 0755 < <(
+    if [ -n "${EFS_CACHE_LIB:-}" ]; then
+      printf '#!/bin/bash\nset -euo pipefail\n'
+      for v in "${!EFSC_@}"; do printf 'export %s=%q\n' "$v" "${!v}"; done
+      cat "$EFS_CACHE_LIB"
+    fi
+    cat "$src"
+  ) || true
+}
