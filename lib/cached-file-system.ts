@@ -1,7 +1,27 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { CacheFleet, CacheFleetOptions } from './cache-fleet/cache-fleet';
+import { FsCacheClientLaunchTemplate, FsCacheClientOptions } from './client/fs-cache-client';
 import { OriginFileSystem, OriginOptions } from './origin/origin-file-system';
+import { propError } from './private/errors';
+
+/** What FS-Cache clients mount. */
+export enum ClientSource {
+  /** The cache fleet (read-only): the default when there is one. */
+  CACHE_FLEET = 'cache-fleet',
+  /** The EFS origin, directly. */
+  ORIGIN = 'origin',
+}
+
+/** Options of `CachedFileSystem.addClientLaunchTemplate`. */
+export interface ClientLaunchTemplateOptions extends FsCacheClientOptions {
+  /**
+   * What the clients mount.
+   *
+   * @default ClientSource.CACHE_FLEET when the construct has a cache fleet, else ClientSource.ORIGIN
+   */
+  readonly source?: ClientSource;
+}
 
 /**
  * Properties of `CachedFileSystem`.
@@ -38,6 +58,7 @@ export interface CachedFileSystemProps {
  * ## Resources Deployed
  * - The origin: an encrypted EFS file system with a TLS-only policy (see `OriginFileSystem`), or an imported one.
  * - With `cacheFleet`: the RAM cache tier (see `CacheFleet`), allowed to the origin on TCP 2049.
+ * - With `addClientLaunchTemplate()`: FS-Cache client launch templates (see `FsCacheClientLaunchTemplate`).
  *
  * ## Security Considerations
  * Every tier has its own security group; NFS (TCP 2049) is opened only between the tiers that talk to each other,
@@ -71,5 +92,23 @@ export class CachedFileSystem extends Construct {
       });
       this.origin.checkMountTargetsCover(this.cacheFleet.nodes.map((n) => n.subnet), 'cacheFleet.vpcSubnets');
     }
+  }
+
+  /**
+   * Adds a launch template for FS-Cache clients that mount the cache fleet (default, when there is one) or the
+   * origin, with TCP 2049 opened from them to it. Use it in an Auto Scaling group or with `ec2.Instance`.
+   */
+  public addClientLaunchTemplate(id: string, options: ClientLaunchTemplateOptions = {}): FsCacheClientLaunchTemplate {
+    const source = options.source ?? (this.cacheFleet ? ClientSource.CACHE_FLEET : ClientSource.ORIGIN);
+    if (source === ClientSource.CACHE_FLEET && !this.cacheFleet) {
+      throw propError('source', 'ClientSource.CACHE_FLEET needs a cache fleet: give the cacheFleet prop, or mount the origin.');
+    }
+    const { source: _source, ...clientOptions } = options;
+    void _source;
+    return new FsCacheClientLaunchTemplate(this, id, {
+      ...clientOptions,
+      vpc: this.vpc,
+      ...(source === ClientSource.CACHE_FLEET ? { cacheFleet: this.cacheFleet } : { fileSystem: this.origin.fileSystem }),
+    });
   }
 }

@@ -3,3 +3,4 @@ export * from './cached-file-system';
 export * from './cache-fleet/cache-fleet';
 export * from './cache-fleet/fan-out';
 export { MountHelper } from './private/mount';
+export * from './client/fs-cache-client';

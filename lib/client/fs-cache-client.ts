@@ -1,0 +1,400 @@
+import { Annotations, Duration, Lazy, Size, Token, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { renderScript } from '../bootstrap/render';
+import { CacheFleet } from '../cache-fleet/cache-fleet';
+import { NFS_PORT } from '../private/constants';
+import { propError } from '../private/errors';
+import { instanceTypeFacts } from '../private/instance-types';
+import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+
+/** Where the FS-Cache disk cache lives. */
+export enum CacheStorage {
+  /** RAID 0 of the instance's NVMe instance store (erased on stop; rebuilt at boot). */
+  INSTANCE_STORE = 'instance-store',
+  /** An EBS volume added to the launch template, for instance types without instance store. */
+  EBS = 'ebs',
+}
+
+/**
+ * cachefilesd's culling limits, in percent of the cache file system's blocks and files: culling starts below
+ * `cull` free, stops at `run` free, and caching stops below `stop` free. 0 <= stop < cull < run < 100.
+ */
+export interface CullLimits {
+  /** @default 10 */
+  readonly blocksRun?: number;
+  /** @default 7 */
+  readonly blocksCull?: number;
+  /** @default 3 */
+  readonly blocksStop?: number;
+  /** @default 10 */
+  readonly filesRun?: number;
+  /** @default 7 */
+  readonly filesCull?: number;
+  /** @default 3 */
+  readonly filesStop?: number;
+}
+
+/** Options of an FS-Cache client launch template, shared with `CachedFileSystem.addClientLaunchTemplate`. */
+export interface FsCacheClientOptions {
+  /**
+   * Instance type. Its instance store holds the cache (or the EBS volume, with `cacheStorage: EBS`).
+   *
+   * @default m6id.xlarge (4 vCPU, 16 GiB, one 237 GB NVMe instance-store volume)
+   */
+  readonly instanceType?: ec2.InstanceType;
+
+  /**
+   * Image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu.
+   *
+   * @default - Amazon Linux 2023 with its default kernel, for the instance type's architecture, via SSM parameter
+   */
+  readonly machineImage?: ec2.IMachineImage;
+
+  /**
+   * Where the disk cache lives.
+   *
+   * @default CacheStorage.INSTANCE_STORE
+   */
+  readonly cacheStorage?: CacheStorage;
+
+  /**
+   * Size of the EBS cache volume (encrypted gp3), with `cacheStorage: EBS` only.
+   *
+   * @default Size.gibibytes(100)
+   */
+  readonly cacheVolumeSize?: Size;
+
+  /**
+   * Model string that identifies cache devices (device names are not stable across boots).
+   *
+   * @default 'Amazon EC2 NVMe Instance Storage', or 'Amazon Elastic Block Store' with `cacheStorage: EBS`
+   */
+  readonly cacheDeviceModel?: string;
+
+  /**
+   * Write every cache device in full once before use (`dd`), for older instance types that need it for full speed.
+   *
+   * @default false
+   */
+  readonly initializeCacheDevices?: boolean;
+
+  /**
+   * Where the cache file system is mounted (cachefilesd's `dir`). Not mounted `noatime`: culling is by atime.
+   *
+   * @default '/var/cache/fscache'
+   */
+  readonly cacheDirectory?: string;
+
+  /**
+   * cachefilesd's cache tag.
+   *
+   * @default 'efscache'
+   */
+  readonly cacheTag?: string;
+
+  /**
+   * cachefilesd's culling limits.
+   *
+   * @default - 10/7/3 percent for blocks and files
+   */
+  readonly cullLimits?: CullLimits;
+
+  /**
+   * Where the file system is mounted on the client.
+   *
+   * @default '/mnt/efs'
+   */
+  readonly mountPoint?: string;
+
+  /**
+   * NFS mount options. `fsc` is what turns FS-Cache on; dropping `hard` risks silent data errors and is warned.
+   *
+   * @default - fsc,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport (plus ro for a
+   * cache fleet, and tls,iam,tlsport for amazon-efs-utils)
+   */
+  readonly mountOptions?: string[];
+
+  /**
+   * How the client mounts EFS directly (a cache fleet is always mounted over plain NFSv4.1).
+   *
+   * @default MountHelper.EFS_UTILS
+   */
+  readonly mountHelper?: MountHelper;
+
+  /**
+   * The local port amazon-efs-utils' TLS proxy listens on. FS-Cache keys its cache on the server address and port,
+   * so a fixed port keeps the disk cache across remounts and reboots. EFS_UTILS only.
+   *
+   * @default 20049
+   */
+  readonly tlsPort?: number;
+
+  /**
+   * Longest time the first mount may take before the bootstrap gives up.
+   *
+   * @default Duration.minutes(3)
+   */
+  readonly mountTimeout?: Duration;
+
+  /**
+   * Mount read-only. Always true over a cache fleet (its export is read-only).
+   *
+   * @default false for EFS, true for a cache fleet
+   */
+  readonly readOnly?: boolean;
+
+  /**
+   * Security group of the instances. Port 2049 to the file system or fleet is opened from it.
+   *
+   * @default - a new security group with all outbound traffic allowed and no inbound rule
+   */
+  readonly securityGroup?: ec2.ISecurityGroup;
+
+  /**
+   * Role of the instances. Granted EFS client access when mounting EFS directly.
+   *
+   * @default - a new role with SSM Session Manager access
+   */
+  readonly role?: iam.IRole;
+
+  /**
+   * Root volume size (encrypted gp3).
+   *
+   * @default Size.gibibytes(16)
+   */
+  readonly rootVolumeSize?: Size;
+}
+
+/** Properties of `FsCacheClientLaunchTemplate`. Give exactly one of `fileSystem` and `cacheFleet`. */
+export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
+  /** The VPC of the instances. */
+  readonly vpc: ec2.IVpc;
+  /**
+   * Mount this EFS file system directly.
+   *
+   * @default - none: `cacheFleet` must be given
+   */
+  readonly fileSystem?: efs.IFileSystem;
+  /**
+   * Mount this cache fleet.
+   *
+   * @default - none: `fileSystem` must be given
+   */
+  readonly cacheFleet?: CacheFleet;
+}
+
+const DEFAULT_INSTANCE_TYPE = 'm6id.xlarge';
+const INSTANCE_STORE_MODEL = 'Amazon EC2 NVMe Instance Storage';
+const EBS_MODEL = 'Amazon Elastic Block Store';
+const DIR_RE = /^\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
+
+/**
+ * A launch template for FS-Cache clients: instances that keep a disk cache of EFS (or of a cache fleet) on a RAID 0
+ * of their instance-store NVMe.
+ *
+ * ## Resources Deployed
+ * A launch template (IMDSv2 required, encrypted root volume, an encrypted EBS cache volume with
+ * `cacheStorage: EBS`), a security group and a role unless given. Its user data builds the RAID 0, mounts it at
+ * the cache directory, runs cachefilesd, mounts the file system with `fsc`, installs a unit that rebuilds the cache
+ * on every boot (the instance store is blank after a stop/start) and a `fscache-status` command.
+ *
+ * ## Security Considerations
+ * The instances reach the file system or fleet on TCP 2049 only, through `connections`. Use Session Manager, not
+ * SSH. Mounting EFS directly uses TLS and IAM (amazon-efs-utils) by default.
+ */
+export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConnectable {
+  /** The launch template. */
+  public readonly launchTemplate: ec2.LaunchTemplate;
+  /** The instances' security group. */
+  public readonly securityGroup: ec2.ISecurityGroup;
+  /** The instances' role. */
+  public readonly role: iam.IRole;
+  /** The instances' connections. */
+  public readonly connections: ec2.Connections;
+  /** The NFS server the instances mount. */
+  public readonly server: string;
+  /** Estimated size of the user data in bytes (tokens counted generously). */
+  public readonly userDataBytes: number;
+
+  constructor(scope: Construct, id: string, props: FsCacheClientLaunchTemplateProps) {
+    super(scope, id);
+    if (!props.fileSystem === !props.cacheFleet) {
+      throw propError(props.fileSystem ? 'cacheFleet' : 'fileSystem',
+        'give exactly one of fileSystem (mount EFS directly) and cacheFleet (mount the cache tier).');
+    }
+    const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
+    validateClientOptions(this, props, instanceType, !!props.cacheFleet);
+    const storage = props.cacheStorage ?? CacheStorage.INSTANCE_STORE;
+    const viaFleet = !!props.cacheFleet;
+    const helper = viaFleet ? MountHelper.NFS : (props.mountHelper ?? MountHelper.EFS_UTILS);
+    const readOnly = viaFleet ? true : (props.readOnly ?? false);
+
+    this.securityGroup = props.securityGroup ?? new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: 'FS-Cache clients: no inbound rule; NFS out to the file system or cache fleet',
+      allowAllOutbound: true,
+    });
+    this.connections = new ec2.Connections({ securityGroups: [this.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
+    this.role = props.role ?? new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: 'FS-Cache clients: SSM Session Manager and EFS client access',
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    if (!props.role) {
+      iamAcknowledgeSsm(this.role);
+    }
+
+    let remotePath: string;
+    if (props.cacheFleet) {
+      this.server = props.cacheFleet.endpoint;
+      remotePath = props.cacheFleet.exportPath;
+      props.cacheFleet.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from FS-Cache clients');
+    } else {
+      const fs = props.fileSystem!;
+      this.server = efsDnsName(fs);
+      remotePath = '/';
+      fs.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from FS-Cache clients');
+      if (helper === MountHelper.EFS_UTILS) {
+        const actions = ['elasticfilesystem:ClientMount', ...(readOnly ? [] : ['elasticfilesystem:ClientWrite'])];
+        iam.Grant.addToPrincipal({ grantee: this.role, actions, resourceArns: [fs.fileSystemArn] });
+      }
+    }
+
+    const options = props.mountOptions ?? [
+      'fsc',
+      ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam', `tlsport=${props.tlsPort ?? 20049}`] : []),
+      ...RECOMMENDED_NFS_OPTIONS,
+      ...(readOnly ? ['ro'] : []),
+    ];
+    const cull = props.cullLimits ?? {};
+    const model = props.cacheDeviceModel ?? (storage === CacheStorage.EBS ? EBS_MODEL : INSTANCE_STORE_MODEL);
+
+    const blockDevices: ec2.BlockDevice[] = [{
+      deviceName: '/dev/xvda',
+      volume: ec2.BlockDeviceVolume.ebs((props.rootVolumeSize ?? Size.gibibytes(16)).toGibibytes(), {
+        encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true,
+      }),
+    }];
+    if (storage === CacheStorage.EBS) {
+      blockDevices.push({
+        deviceName: '/dev/sdf',
+        volume: ec2.BlockDeviceVolume.ebs((props.cacheVolumeSize ?? Size.gibibytes(100)).toGibibytes(), {
+          encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true,
+        }),
+      });
+    }
+
+    const rendered = renderScript({
+      script: 'client/bootstrap.sh',
+      description: `the FS-Cache client launch template ${this.node.path}`,
+      parameters: {
+        EFSC_NFS_SERVER: this.server,
+        EFSC_NFS_PATH: remotePath,
+        EFSC_MOUNT_POINT: props.mountPoint ?? '/mnt/efs',
+        EFSC_MOUNT_TYPE: helper,
+        EFSC_MOUNT_OPTIONS: options.join(','),
+        EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? Duration.minutes(3)),
+        EFSC_CACHE_DIR: props.cacheDirectory ?? '/var/cache/fscache',
+        EFSC_CACHE_LABEL: 'fscache',
+        EFSC_CACHE_TAG: props.cacheTag ?? 'efscache',
+        EFSC_CACHE_SOURCE: storage,
+        EFSC_DEVICE_MODEL: model,
+        EFSC_INITIALIZE_DEVICES: String(props.initializeCacheDevices ?? false),
+        EFSC_CULL_BRUN: String(cull.blocksRun ?? 10),
+        EFSC_CULL_BCULL: String(cull.blocksCull ?? 7),
+        EFSC_CULL_BSTOP: String(cull.blocksStop ?? 3),
+        EFSC_CULL_FRUN: String(cull.filesRun ?? 10),
+        EFSC_CULL_FCULL: String(cull.filesCull ?? 7),
+        EFSC_CULL_FSTOP: String(cull.filesStop ?? 3),
+      },
+    });
+    this.userDataBytes = rendered.estimatedBytes;
+
+    this.launchTemplate = new ec2.LaunchTemplate(this, 'Resource', {
+      instanceType,
+      machineImage: props.machineImage ?? amazonLinux2023(instanceType.architecture),
+      role: this.role,
+      securityGroup: this.securityGroup,
+      requireImdsv2: true,
+      httpPutResponseHopLimit: 1,
+      blockDevices,
+      userData: ec2.UserData.custom(Lazy.string({ produce: () => rendered.text })),
+    });
+  }
+}
+
+function iamAcknowledgeSsm(role: iam.IRole): void {
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+    reason: 'Session Manager replaces SSH on the clients; this AWS managed policy is the documented minimum for it.',
+  });
+}
+
+/** Checks client options: throws `Invalid <prop>` for contradictions, warns for risky choices. */
+export function validateClientOptions(scope: Construct, o: FsCacheClientOptions, instanceType: ec2.InstanceType, viaFleet: boolean): void {
+  const storage = o.cacheStorage ?? CacheStorage.INSTANCE_STORE;
+  const facts = instanceTypeFacts(instanceType);
+  if (storage === CacheStorage.INSTANCE_STORE) {
+    if (facts.instanceStore === false) {
+      throw propError('instanceType', `${instanceType} has no instance store to hold the cache; choose a type with ` +
+        'NVMe instance store (for example m6id, c6gd, i4i) or set cacheStorage: CacheStorage.EBS.');
+    }
+    if (facts.instanceStore === undefined) {
+      Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceStore',
+        `instanceType: whether ${instanceType} has NVMe instance store is not known here; if it has none, the ` +
+        'bootstrap fails. Set cacheStorage: CacheStorage.EBS for types without it.');
+    }
+    if (o.cacheVolumeSize !== undefined) {
+      throw propError('cacheVolumeSize', 'applies only with cacheStorage: CacheStorage.EBS.');
+    }
+  }
+  if (o.cacheDirectory !== undefined && (!DIR_RE.test(o.cacheDirectory) || /(^|\/)\.\.?(\/|$)/.test(o.cacheDirectory))) {
+    throw propError('cacheDirectory', `must be an absolute path other than /, got '${o.cacheDirectory}'.`);
+  }
+  if (o.mountPoint !== undefined && (!DIR_RE.test(o.mountPoint) || /(^|\/)\.\.?(\/|$)/.test(o.mountPoint))) {
+    throw propError('mountPoint', `must be an absolute path other than /, got '${o.mountPoint}'.`);
+  }
+  if ((o.mountPoint ?? '/mnt/efs') === (o.cacheDirectory ?? '/var/cache/fscache')) {
+    throw propError('mountPoint', 'must differ from cacheDirectory.');
+  }
+  if (o.cacheTag !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(o.cacheTag)) {
+    throw propError('cacheTag', `must be 1-32 letters, digits, _ or -, got '${o.cacheTag}'.`);
+  }
+  const c = o.cullLimits ?? {};
+  for (const kind of ['blocks', 'files'] as const) {
+    const run = c[`${kind}Run`] ?? 10;
+    const cull = c[`${kind}Cull`] ?? 7;
+    const stop = c[`${kind}Stop`] ?? 3;
+    for (const [name, v] of [[`${kind}Run`, run], [`${kind}Cull`, cull], [`${kind}Stop`, stop]] as const) {
+      if (!Number.isInteger(v) || v < 0 || v >= 100) throw propError(`cullLimits.${name}`, `must be a whole percentage from 0 to 99, got ${v}.`);
+    }
+    if (!(stop < cull && cull < run)) {
+      throw propError(`cullLimits.${kind}Cull`, `needs 0 <= ${kind}Stop < ${kind}Cull < ${kind}Run < 100, got stop ${stop}, cull ${cull}, run ${run}.`);
+    }
+  }
+  if (o.mountOptions) {
+    for (const opt of o.mountOptions) {
+      if (!/^[A-Za-z0-9=._:/-]+$/.test(opt)) throw propError('mountOptions', `'${opt}' is not a mount option (no spaces or commas inside one).`);
+    }
+    if (!o.mountOptions.includes('fsc')) throw propError('mountOptions', 'must include fsc, which is what turns FS-Cache on.');
+    if (!o.mountOptions.includes('hard')) {
+      Annotations.of(scope).addWarningV2('cdk-efs-cache:softMount',
+        'mountOptions: without hard, a slow or failed server returns I/O errors to applications, which can ' +
+        'corrupt data they write. Keep hard unless the workload handles errors.');
+    }
+  }
+  if (viaFleet && o.mountHelper === MountHelper.EFS_UTILS) {
+    throw propError('mountHelper', 'a cache fleet is mounted over plain NFSv4.1; amazon-efs-utils only mounts EFS.');
+  }
+  if (viaFleet && o.readOnly === false) {
+    throw propError('readOnly', 'a cache fleet exports read-only; write to EFS directly.');
+  }
+  if (viaFleet && o.tlsPort !== undefined) throw propError('tlsPort', 'applies only when mounting EFS with amazon-efs-utils.');
+  if (o.mountHelper === MountHelper.NFS && o.tlsPort !== undefined) throw propError('tlsPort', 'applies only with mountHelper: MountHelper.EFS_UTILS.');
+  if (o.tlsPort !== undefined && !Token.isUnresolved(o.tlsPort) && (!Number.isInteger(o.tlsPort) || o.tlsPort < 1024 || o.tlsPort > 65535)) {
+    throw propError('tlsPort', `must be a port from 1024 to 65535, got ${o.tlsPort}.`);
+  }
+}

@@ -1,0 +1,202 @@
+import { Duration, Size, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import {
+  CachedFileSystem, CacheStorage, ClientSource, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, MountHelper,
+} from '../lib';
+import { nagFindings, stackWithVpc } from './util';
+import { launchTemplateUserData, parameters } from './util/user-data';
+
+function importedFs(stack: Stack): efs.IFileSystem {
+  return efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
+    fileSystemId: 'fs-0123456789abcdef0',
+    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
+  });
+}
+
+function client(props: Partial<FsCacheClientLaunchTemplateProps> = {}) {
+  const { app, stack, vpc } = stackWithVpc();
+  const c = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), ...props });
+  const userData = Object.values(launchTemplateUserData(stack));
+  return { app, stack, vpc, client: c, t: Template.fromStack(stack), userData: userData[0], params: parameters(userData[0]) };
+}
+
+describe('FsCacheClientLaunchTemplate over EFS', () => {
+  test('renders the cache and mount parameters', () => {
+    const { params } = client();
+    expect(params).toEqual({
+      EFSC_NFS_SERVER: 'fs-0123456789abcdef0.efs.<Ref:AWS::Region>.<Ref:AWS::URLSuffix>',
+      EFSC_NFS_PATH: '/',
+      EFSC_MOUNT_POINT: '/mnt/efs',
+      EFSC_MOUNT_TYPE: 'efs',
+      EFSC_MOUNT_OPTIONS: 'fsc,tls,iam,tlsport=20049,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport',
+      EFSC_MOUNT_TIMEOUT_SEC: '180',
+      EFSC_CACHE_DIR: '/var/cache/fscache',
+      EFSC_CACHE_LABEL: 'fscache',
+      EFSC_CACHE_TAG: 'efscache',
+      EFSC_CACHE_SOURCE: 'instance-store',
+      EFSC_DEVICE_MODEL: 'Amazon EC2 NVMe Instance Storage',
+      EFSC_INITIALIZE_DEVICES: 'false',
+      EFSC_CULL_BRUN: '10', EFSC_CULL_BCULL: '7', EFSC_CULL_BSTOP: '3',
+      EFSC_CULL_FRUN: '10', EFSC_CULL_FCULL: '7', EFSC_CULL_FSTOP: '3',
+    });
+  });
+
+  test('user data starts with the shebang and stays under 16 KB (size printed)', () => {
+    const { userData, client: c } = client();
+    expect(userData.startsWith('#!/bin/bash\nset -euo pipefail\n')).toBe(true);
+    process.stdout.write(`client user data: ${Buffer.byteLength(userData)} bytes (estimate with tokens: ${c.userDataBytes})\n`);
+    expect(c.userDataBytes).toBeLessThan(16 * 1024);
+  });
+
+  test('props reach the script: directory, tag, limits, options, EBS fallback, initialization', () => {
+    const { params, t } = client({
+      instanceType: new ec2.InstanceType('c7g.2xlarge'),
+      cacheStorage: CacheStorage.EBS,
+      cacheVolumeSize: Size.gibibytes(500),
+      cacheDirectory: '/scratch/fscache',
+      cacheTag: 'mycache',
+      cullLimits: { blocksRun: 20, blocksCull: 7, blocksStop: 3, filesRun: 30, filesCull: 20, filesStop: 10 },
+      mountPoint: '/data',
+      mountHelper: MountHelper.NFS,
+      readOnly: true,
+      initializeCacheDevices: true,
+      mountTimeout: Duration.seconds(45),
+    });
+    expect(params).toMatchObject({
+      EFSC_CACHE_SOURCE: 'ebs',
+      EFSC_DEVICE_MODEL: 'Amazon Elastic Block Store',
+      EFSC_CACHE_DIR: '/scratch/fscache',
+      EFSC_CACHE_TAG: 'mycache',
+      EFSC_CULL_BRUN: '20', EFSC_CULL_FRUN: '30', EFSC_CULL_FCULL: '20', EFSC_CULL_FSTOP: '10',
+      EFSC_MOUNT_POINT: '/data',
+      EFSC_MOUNT_TYPE: 'nfs4',
+      EFSC_MOUNT_OPTIONS: 'fsc,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro',
+      EFSC_INITIALIZE_DEVICES: 'true',
+      EFSC_MOUNT_TIMEOUT_SEC: '45',
+    });
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: {
+        InstanceType: 'c7g.2xlarge',
+        BlockDeviceMappings: [
+          Match.objectLike({ DeviceName: '/dev/xvda', Ebs: Match.objectLike({ Encrypted: true }) }),
+          { DeviceName: '/dev/sdf', Ebs: { Encrypted: true, VolumeSize: 500, VolumeType: 'gp3', DeleteOnTermination: true } },
+        ],
+      },
+    });
+  });
+
+  test('IMDSv2 only, encrypted root, no key pair; IAM mount and write on the file system', () => {
+    const { t } = client();
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: {
+        MetadataOptions: { HttpTokens: 'required' },
+        BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: Match.objectLike({ Encrypted: true }) }],
+        KeyName: Match.absent(),
+        InstanceType: 'm6id.xlarge',
+      },
+    });
+    t.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: [Match.objectLike({ Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'] })] },
+    });
+  });
+
+  test('read-only clients get ClientMount only', () => {
+    const { t } = client({ readOnly: true });
+    t.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: [Match.objectLike({ Action: 'elasticfilesystem:ClientMount' })] },
+    });
+  });
+
+  test('the file system lets the clients in on 2049, and only that', () => {
+    const { t } = client();
+    const ingress = Object.values(t.findResources('AWS::EC2::SecurityGroupIngress')).map((r) => r.Properties);
+    expect(ingress).toEqual([expect.objectContaining({
+      GroupId: 'sg-0123456789abcdef0', IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049,
+      SourceSecurityGroupId: { 'Fn::GetAtt': [expect.stringMatching(/^ClientSecurityGroup/), 'GroupId'] },
+    })]);
+    t.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      GroupDescription: Match.stringLikeRegexp('FS-Cache clients'), SecurityGroupIngress: Match.absent(),
+    });
+  });
+
+  test('cdk-nag AwsSolutions finds nothing unacknowledged', () => {
+    const { app } = client();
+    expect(nagFindings(app)).toEqual([]);
+  });
+});
+
+describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
+  test('mounts the fleet name and export read-only over NFSv4.1, and the fleet lets it in', () => {
+    const { stack, vpc } = stackWithVpc();
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 2, exportPath: '/cache' } });
+    cfs.addClientLaunchTemplate('Clients');
+    const ud = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('DataClients'))![1];
+    expect(parameters(ud)).toMatchObject({
+      EFSC_NFS_SERVER: 'cache.efs-cache.internal',
+      EFSC_NFS_PATH: '/cache',
+      EFSC_MOUNT_TYPE: 'nfs4',
+      EFSC_MOUNT_OPTIONS: 'fsc,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro',
+    });
+    Template.fromStack(stack).hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+      FromPort: 2049, ToPort: 2049,
+      GroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DataCacheFleetSecurityGroup'), 'GroupId'] },
+      SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DataClientsSecurityGroup'), 'GroupId'] },
+    });
+  });
+
+  test('ClientSource.ORIGIN mounts EFS directly even with a fleet', () => {
+    const { stack, vpc } = stackWithVpc();
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } });
+    cfs.addClientLaunchTemplate('Writers', { source: ClientSource.ORIGIN });
+    const ud = Object.values(launchTemplateUserData(stack)).find((u) => u.includes("EFSC_CACHE_TAG"))!;
+    expect(parameters(ud).EFSC_NFS_SERVER).toMatch(/^<Ref:DataOrigin[0-9A-F]{8}>\.efs\./);
+  });
+
+  test('ClientSource.CACHE_FLEET without a fleet names the prop', () => {
+    const { stack, vpc } = stackWithVpc();
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc });
+    expect(() => cfs.addClientLaunchTemplate('C', { source: ClientSource.CACHE_FLEET })).toThrow(/Invalid source: ClientSource.CACHE_FLEET needs a cache fleet/);
+  });
+});
+
+describe('FsCacheClientLaunchTemplate bad input names the prop', () => {
+  test.each<[string, Partial<FsCacheClientLaunchTemplateProps>, RegExp]>([
+    ['cull limits out of order', { cullLimits: { blocksRun: 5, blocksCull: 7, blocksStop: 3 } }, /Invalid cullLimits.blocksCull: needs 0 <= blocksStop < blocksCull < blocksRun < 100/],
+    ['stop equal to cull', { cullLimits: { filesCull: 3, filesStop: 3 } }, /Invalid cullLimits.filesCull/],
+    ['a limit of 100', { cullLimits: { blocksRun: 100 } }, /Invalid cullLimits.blocksRun: must be a whole percentage from 0 to 99/],
+    ['a type known to have no instance store', { instanceType: new ec2.InstanceType('c7gn.large') }, /Invalid instanceType: c7gn.large has no instance store .*CacheStorage.EBS/],
+    ['a relative cache directory', { cacheDirectory: 'var/cache' }, /Invalid cacheDirectory: must be an absolute path/],
+    ['/ as the cache directory', { cacheDirectory: '/' }, /Invalid cacheDirectory/],
+    ['mount point = cache directory', { mountPoint: '/var/cache/fscache' }, /Invalid mountPoint: must differ from cacheDirectory/],
+    ['options without fsc', { mountOptions: ['hard', 'nfsvers=4.1'] }, /Invalid mountOptions: must include fsc/],
+    ['an option with a space', { mountOptions: ['fsc', 'hard', 'a b'] }, /Invalid mountOptions: 'a b' is not a mount option/],
+    ['an EBS size with instance store', { cacheVolumeSize: Size.gibibytes(10) }, /Invalid cacheVolumeSize: applies only with cacheStorage: CacheStorage.EBS/],
+    ['a TLS port with plain NFS', { mountHelper: MountHelper.NFS, tlsPort: 20100 }, /Invalid tlsPort: applies only with mountHelper: MountHelper.EFS_UTILS/],
+    ['a TLS port out of range', { tlsPort: 80 }, /Invalid tlsPort: must be a port from 1024 to 65535/],
+    ['a bad cache tag', { cacheTag: 'my tag' }, /Invalid cacheTag/],
+  ])('%s', (_name, props, message) => {
+    const { stack, vpc } = stackWithVpc();
+    expect(() => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, fileSystem: importedFs(stack), ...props })).toThrow(message);
+  });
+
+  test('neither or both sources', () => {
+    const { stack, vpc } = stackWithVpc();
+    expect(() => new FsCacheClientLaunchTemplate(stack, 'C', { vpc })).toThrow(/Invalid fileSystem: give exactly one of fileSystem .* and cacheFleet/);
+  });
+
+  test('a fleet client asked to write, or to use amazon-efs-utils', () => {
+    const { stack, vpc } = stackWithVpc();
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } });
+    expect(() => cfs.addClientLaunchTemplate('A', { readOnly: false })).toThrow(/Invalid readOnly: a cache fleet exports read-only/);
+    expect(() => cfs.addClientLaunchTemplate('B', { mountHelper: MountHelper.EFS_UTILS })).toThrow(/Invalid mountHelper/);
+  });
+
+  test('dropping hard is a warning; an unknown instance type too', () => {
+    const { stack } = client({ mountOptions: ['fsc', 'soft', 'nfsvers=4.1'], instanceType: new ec2.InstanceType('p5.48xlarge') });
+    const w = Annotations.fromStack(stack);
+    w.hasWarning('/TestStack/Client', Match.stringLikeRegexp('mountOptions: without hard'));
+    w.hasWarning('/TestStack/Client', Match.stringLikeRegexp('instanceType: whether p5.48xlarge has NVMe instance store is not known'));
+  });
+});
