@@ -1,0 +1,70 @@
+import { Token } from 'aws-cdk-lib';
+import { compactScript, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE } from '../lib/bootstrap/render';
+
+describe('renderScript', () => {
+  test('header, sorted quoted parameters, then library and script without comments', () => {
+    const r = renderScript({ script: 'client/bootstrap.sh', description: 'test', parameters: { EFSC_B: "it's", EFSC_A: 'x y' } });
+    const lines = r.text.split('\n');
+    expect(lines.slice(0, 4)).toEqual(['#!/bin/bash', 'set -euo pipefail', "export EFSC_A='x y'", `export EFSC_B='it'"'"'s'`]);
+    expect(r.text.match(/^#!/gm)).toHaveLength(1);
+    expect(r.text).not.toMatch(/^\s*# /m);
+    expect(r.estimatedBytes).toBe(Buffer.byteLength(r.text));
+  });
+
+  test('rejects parameter names outside EFSC_', () => {
+    expect(() => renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: { PATH: '/' } })).toThrow(/EFSC_/);
+  });
+
+  test('counts each token generously and refuses user data over 16 KB, naming what it was', () => {
+    const token = Token.asString({ Ref: 'X' });
+    const small = renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: { EFSC_T: token } });
+    const plain = renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: { EFSC_T: '' } });
+    expect(small.estimatedBytes - plain.estimatedBytes).toBe(TOKEN_SIZE_ESTIMATE);
+    expect(() => renderScript({
+      script: 'client/bootstrap.sh', description: 'the big one', parameters: { EFSC_BIG: 'x'.repeat(8000) },
+    })).toThrow(/user data of the big one would be about \d+ bytes, over EC2's 16384-byte limit/);
+  });
+});
+
+describe('compactScript', () => {
+  test('drops comments, blank lines and indentation but keeps heredoc bodies byte for byte', () => {
+    const script = [
+      '#!/bin/bash',
+      'set -euo pipefail',
+      '# a comment',
+      '',
+      'f() {',
+      '  echo "# not a comment"',
+      "  cat >/etc/x <<'EOF'",
+      '# kept: a line of the file',
+      '    indented',
+      'EOF',
+      '  cat <<-END',
+      '\t# kept too',
+      '\tEND',
+      '  x=$(cat <<< "here-string")',
+      '}',
+    ].join('\n');
+    expect(compactScript(script)).toEqual([
+      'f() {',
+      'echo "# not a comment"',
+      "cat >/etc/x <<'EOF'",
+      '# kept: a line of the file',
+      '    indented',
+      'EOF',
+      'cat <<-END',
+      '\t# kept too',
+      '\tEND',
+      'x=$(cat <<< "here-string")',
+      '}',
+    ]);
+  });
+
+  test('an unterminated heredoc is an error, not a silently broken script', () => {
+    expect(() => compactScript('cat <<EOF\nno end')).toThrow(/unterminated heredoc EOF/);
+  });
+});
+
+test('shellQuote survives quotes', () => {
+  expect(shellQuote("a'b")).toBe(`'a'"'"'b'`);
+});
