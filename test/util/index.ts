@@ -54,10 +54,13 @@ export function nagFindings(app: App, packs: Array<'AwsSolutions' | 'NIST'> = ['
   return findings.sort();
 }
 
-/** Replaces asset hashes and other volatile values so snapshots change only when the template does. */
+/**
+ * Replaces asset hashes, and the user data (scripts, asserted by their own tests and run in the lab), so snapshots
+ * change only when the template's resources do.
+ */
 export function stripVolatile(template: unknown): unknown {
   return JSON.parse(
-    JSON.stringify(template)
-      .replace(/[0-9a-f]{64}(\.zip|\.json)?/g, '[HASH]$1'),
+    JSON.stringify(template).replace(/[0-9a-f]{64}(\.zip|\.json)?/g, '[HASH]$1'),
+    (key, value) => (key === 'UserData' ? '[user data]' : value),
   );
 }
