@@ -1,0 +1,106 @@
+import { App, Stack } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import { SampleStack } from '../../bin/sample-stack';
+import {
+  CachedFileSystem,
+  CacheFleetOptions,
+  CacheStorage,
+  ClientLaunchTemplateOptions,
+  ClientSource,
+  FanOutMode,
+} from '../../lib';
+
+/** One configuration of the gates: a name and a function that builds its stack in the given App. */
+export interface GateConfig {
+  readonly name: string;
+  readonly build: (app: App) => Stack;
+}
+
+interface Variant {
+  /** The cache fleet, or none. */
+  readonly fleet?: CacheFleetOptions;
+  /** Client launch templates to add (each with its own options). */
+  readonly clients?: ClientLaunchTemplateOptions[];
+  /** Use an imported EFS instead of a new one. */
+  readonly importedOrigin?: boolean;
+}
+
+/** A two-AZ VPC, a CachedFileSystem as described, its clients, and an Auto Scaling group over the first client. */
+function variant(name: string, v: Variant): GateConfig {
+  return {
+    name,
+    build: (app: App) => {
+      const stack = new Stack(app, name);
+      const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+      const origin = v.importedOrigin
+        ? {
+          fileSystem: efs.FileSystem.fromFileSystemAttributes(stack, 'Existing', {
+            fileSystemId: 'fs-0123456789abcdef0',
+            securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'ExistingSg', 'sg-0123456789abcdef0'),
+          }),
+        }
+        : undefined;
+      const cfs = new CachedFileSystem(stack, 'Data', { vpc, origin, cacheFleet: v.fleet });
+      (v.clients ?? []).forEach((options, i) => {
+        const lt = cfs.addClientLaunchTemplate(`Clients${i}`, options);
+        if (i === 0) {
+          new autoscaling.AutoScalingGroup(stack, 'ClientGroup', {
+            vpc,
+            launchTemplate: lt.launchTemplate,
+            minCapacity: 0,
+            maxCapacity: 2,
+          });
+        }
+      });
+      return stack;
+    },
+  };
+}
+
+const x86Node = new ec2.InstanceType('c6in.8xlarge');
+const armNode = new ec2.InstanceType('c7gn.16xlarge');
+const x86Client = new ec2.InstanceType('m6id.xlarge');
+const armClient = new ec2.InstanceType('c6gd.2xlarge');
+const ebsClient = new ec2.InstanceType('c7g.xlarge');
+
+/** About a dozen configurations that together touch every option family once; not a cartesian product. */
+export const MATRIX: GateConfig[] = [
+  { name: 'Sample', build: (app) => new SampleStack(app, 'EfsCacheSample') },
+  variant('OriginOnly', {}),
+  variant('OriginClientX86', { clients: [{ instanceType: x86Client }] }),
+  variant('OriginClientArmEbs', {
+    clients: [{ instanceType: ebsClient, cacheStorage: CacheStorage.EBS }],
+  }),
+  variant('Route53OneNode', { fleet: { nodeCount: 1, fanOut: FanOutMode.ROUTE53 }, clients: [{}] }),
+  variant('Route53ThreeNodesX86', {
+    fleet: { nodeCount: 3, fanOut: FanOutMode.ROUTE53, instanceType: x86Node },
+    clients: [{ instanceType: x86Client, source: ClientSource.CACHE_FLEET }],
+  }),
+  variant('Route53WarmArm', {
+    fleet: { nodeCount: 2, instanceType: armNode, warmPaths: ['/efs/models', '/efs/datasets/train'] },
+    clients: [
+      { instanceType: armClient, source: ClientSource.CACHE_FLEET },
+      { instanceType: x86Client, source: ClientSource.ORIGIN },
+    ],
+  }),
+  variant('NlbOneNode', { fleet: { nodeCount: 1, fanOut: FanOutMode.NETWORK_LOAD_BALANCER }, clients: [{}] }),
+  variant('NlbFourNodesX86Warm', {
+    fleet: { nodeCount: 4, fanOut: FanOutMode.NETWORK_LOAD_BALANCER, instanceType: x86Node, warmPaths: ['/efs'] },
+    clients: [{ instanceType: armClient }],
+  }),
+  variant('NlbEbsClient', {
+    fleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER },
+    clients: [{ instanceType: ebsClient, cacheStorage: CacheStorage.EBS, source: ClientSource.CACHE_FLEET }],
+  }),
+  variant('ImportedOriginClient', { importedOrigin: true, clients: [{ instanceType: x86Client }] }),
+  variant('ImportedOriginFleet', {
+    importedOrigin: true,
+    fleet: { nodeCount: 2, fanOut: FanOutMode.ROUTE53, warmPaths: ['/efs/hot'] },
+    clients: [
+      { instanceType: armClient, source: ClientSource.CACHE_FLEET },
+      { instanceType: ebsClient, cacheStorage: CacheStorage.EBS, source: ClientSource.ORIGIN },
+    ],
+  }),
+];
