@@ -7,7 +7,7 @@ describe('renderScript', () => {
     const lines = r.text.split('\n');
     expect(lines.slice(0, 4)).toEqual(['#!/bin/bash', 'set -euo pipefail', "export EFSC_A='x y'", `export EFSC_B='it'"'"'s'`]);
     expect(r.text.match(/^#!/gm)).toHaveLength(1);
-    expect(r.text).not.toMatch(/^\s*# /m);
+    expect(r.text).not.toMatch(/^\s*# (?!shellcheck )/m);
     expect(r.estimatedBytes).toBe(Buffer.byteLength(r.text));
   });
 
@@ -27,7 +27,7 @@ describe('renderScript', () => {
 });
 
 describe('compactScript', () => {
-  test('drops comments, blank lines and indentation but keeps heredoc bodies byte for byte', () => {
+  test('drops comments (not shellcheck directives), blank lines, indentation and standalone blocks; keeps heredoc bodies', () => {
     const script = [
       '#!/bin/bash',
       'set -euo pipefail',
@@ -43,6 +43,10 @@ describe('compactScript', () => {
       '\t# kept too',
       '\tEND',
       '  x=$(cat <<< "here-string")',
+      '  # shellcheck disable=SC2086 # kept: a directive',
+      '  # efs-cache: standalone begin',
+      '  source ../lib/common.sh',
+      '  # efs-cache: standalone end',
       '}',
     ].join('\n');
     expect(compactScript(script)).toEqual([
@@ -56,8 +60,13 @@ describe('compactScript', () => {
       '\t# kept too',
       '\tEND',
       'x=$(cat <<< "here-string")',
+      '# shellcheck disable=SC2086 # kept: a directive',
       '}',
     ]);
+  });
+
+  test('a standalone block without its end marker is an error', () => {
+    expect(() => compactScript('# efs-cache: standalone begin\nsource x')).toThrow(/no end marker/);
   });
 
   test('an unterminated heredoc is an error, not a silently broken script', () => {

@@ -64,11 +64,15 @@ export function shellQuote(value: string): string {
 
 /**
  * Drops the shebang, `set -euo pipefail`, comment lines, blank lines and leading indentation, outside heredocs;
- * heredoc bodies are kept byte for byte (they are files the script writes).
+ * heredoc bodies are kept byte for byte (they are files the script writes). `# shellcheck` directives stay, so the
+ * rendered user data passes shellcheck as its sources do. Lines between `# efs-cache: standalone begin` and
+ * `# efs-cache: standalone end` (a script's code for running from a checkout, such as sourcing the library that
+ * the user data already inlines) are dropped.
  */
 export function compactScript(text: string): string[] {
   const out: string[] = [];
   let terminator: { word: string; tabs: boolean } | undefined;
+  let standalone = false;
   text.split('\n').forEach((line, i) => {
     if (terminator) {
       out.push(line);
@@ -76,13 +80,20 @@ export function compactScript(text: string): string[] {
       return;
     }
     const trimmed = line.trim();
+    if (/^#\s*efs-cache: standalone begin\b/.test(trimmed)) standalone = true;
+    if (standalone) {
+      if (/^#\s*efs-cache: standalone end\b/.test(trimmed)) standalone = false;
+      return;
+    }
     if (i === 0 && trimmed.startsWith('#!')) return;
-    if (trimmed === '' || trimmed.startsWith('#') || trimmed === 'set -euo pipefail') return;
+    if (trimmed === '' || trimmed === 'set -euo pipefail') return;
+    if (trimmed.startsWith('#') && !/^#\s*shellcheck\s/.test(trimmed)) return;
     out.push(trimmed);
     const heredoc = /(?:^|[^<])<<(-?)\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\2/.exec(trimmed);
     if (heredoc) terminator = { word: heredoc[3], tabs: heredoc[1] === '-' };
   });
   if (terminator) throw new Error(`cdk-efs-cache: unterminated heredoc ${terminator.word} in a script`);
+  if (standalone) throw new Error('cdk-efs-cache: a standalone block in a script has no end marker');
   return out;
 }
 
