@@ -2,6 +2,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { CacheFleet, CacheFleetOptions } from './cache-fleet/cache-fleet';
 import { FsCacheClientLaunchTemplate, FsCacheClientOptions } from './client/fs-cache-client';
+import { CacheDashboard, CacheDashboardOptions } from './monitoring/cache-dashboard';
 import { OriginFileSystem, OriginOptions } from './origin/origin-file-system';
 import { propError } from './private/errors';
 
@@ -50,6 +51,20 @@ export interface CachedFileSystemProps {
    * @default - no cache fleet
    */
   readonly cacheFleet?: CacheFleetOptions;
+
+  /**
+   * Whether to create a CloudWatch dashboard with alarms (see `CacheDashboard`).
+   *
+   * @default true
+   */
+  readonly dashboard?: boolean;
+
+  /**
+   * Options of the dashboard and its alarms (an SNS topic, thresholds).
+   *
+   * @default - the defaults of `CacheDashboardOptions`
+   */
+  readonly monitoring?: CacheDashboardOptions;
 }
 
 /**
@@ -59,6 +74,7 @@ export interface CachedFileSystemProps {
  * - The origin: an encrypted EFS file system with a TLS-only policy (see `OriginFileSystem`), or an imported one.
  * - With `cacheFleet`: the RAM cache tier (see `CacheFleet`), allowed to the origin on TCP 2049.
  * - With `addClientLaunchTemplate()`: FS-Cache client launch templates (see `FsCacheClientLaunchTemplate`).
+ * - Unless `dashboard: false`: a CloudWatch dashboard and alarms (see `CacheDashboard`).
  *
  * ## Security Considerations
  * Every tier has its own security group; NFS (TCP 2049) is opened only between the tiers that talk to each other,
@@ -73,6 +89,9 @@ export class CachedFileSystem extends Construct {
 
   /** The RAM cache tier, when `cacheFleet` is given. */
   public readonly cacheFleet?: CacheFleet;
+
+  /** The dashboard and alarms, unless `dashboard: false`. */
+  public readonly dashboard?: CacheDashboard;
 
   constructor(scope: Construct, id: string, props: CachedFileSystemProps) {
     super(scope, id);
@@ -92,6 +111,12 @@ export class CachedFileSystem extends Construct {
       });
       this.origin.checkMountTargetsCover(this.cacheFleet.nodes.map((n) => n.subnet), 'cacheFleet.vpcSubnets');
     }
+    if (props.dashboard === false && props.monitoring) {
+      throw propError('monitoring', 'configures the dashboard and alarms, but dashboard is false. Remove one of them.');
+    }
+    if (props.dashboard !== false) {
+      this.dashboard = new CacheDashboard(this, 'Dashboard', { ...props.monitoring, origin: this.origin, cacheFleet: this.cacheFleet });
+    }
   }
 
   /**
@@ -105,10 +130,12 @@ export class CachedFileSystem extends Construct {
     }
     const { source: _source, ...clientOptions } = options;
     void _source;
-    return new FsCacheClientLaunchTemplate(this, id, {
+    const clients = new FsCacheClientLaunchTemplate(this, id, {
       ...clientOptions,
       vpc: this.vpc,
       ...(source === ClientSource.CACHE_FLEET ? { cacheFleet: this.cacheFleet } : { fileSystem: this.origin.fileSystem }),
     });
+    this.dashboard?.addClients(clients);
+    return clients;
   }
 }

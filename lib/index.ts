@@ -4,3 +4,5 @@ export * from './cache-fleet/cache-fleet';
 export * from './cache-fleet/fan-out';
 export { MountHelper } from './private/mount';
 export * from './client/fs-cache-client';
+export * from './monitoring/cache-dashboard';
+export { METRIC_NAMESPACE, NODE_METRICS, CLIENT_METRICS } from './monitoring/metrics';

@@ -1,6 +1,7 @@
 import * as crypto from 'crypto';
 import { Annotations, Duration, Lazy, Size, SizeRoundingBehavior, Stack, Tags, Token, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -10,6 +11,7 @@ import { propError } from '../private/errors';
 import { instanceTypeFacts } from '../private/instance-types';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
+import { groupMetric, NODE_METRICS } from '../monitoring/metrics';
 
 /**
  * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
@@ -245,6 +247,8 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
   public readonly nfsdThreads: number;
   /** The nodes' instance type. */
   public readonly instanceType: ec2.InstanceType;
+  /** The `Group` dimension of the metrics the nodes publish (namespace CdkEfsCache): this construct's path. */
+  public readonly metricsGroup: string;
 
   constructor(scope: Construct, id: string, props: CacheFleetProps) {
     super(scope, id);
@@ -257,6 +261,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     this.exportPath = props.exportPath ?? '/efs';
     this.nfsdThreads = props.nfsdThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
     this.fsid = fsidFor(this.node.path, props.originPath ?? '/');
+    this.metricsGroup = this.node.path;
     const mode = props.fanOut ?? FanOutMode.ROUTE53;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -352,6 +357,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
           : autoscaling.HealthChecks.ec2(),
         signals: autoscaling.Signals.waitForMinCapacity({ timeout: props.bootstrapTimeout ?? Duration.minutes(20) }),
         updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: 0 }),
+        groupMetrics: [new autoscaling.GroupMetrics(autoscaling.GroupMetric.IN_SERVICE_INSTANCES)],
       });
       Validations.of(asg).acknowledge({
         id: 'AwsSolutions-AS3',
@@ -418,6 +424,90 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     });
     this.endpoint = this.fanOut.endpoint;
     this.connections = this.fanOut.connections;
+  }
+
+  /** Bytes sent by one node (AWS/EC2 NetworkOut of its group, sum per period); nodes count from 0. */
+  public metricNodeNetworkOut(node: number, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.nodeMetric(node, 'NetworkOut', 'Sum', props);
+  }
+
+  /** CPU utilization of one node (average per period). */
+  public metricNodeCpuUtilization(node: number, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.nodeMetric(node, 'CPUUtilization', 'Average', props);
+  }
+
+  /** Bytes sent by all nodes together (sum per period). */
+  public metricNetworkOut(props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
+    return this.sumOverNodes((i) => this.metricNodeNetworkOut(i), 'Cache tier NetworkOut', props);
+  }
+
+  /** Nodes in service (sum over the node groups' GroupInServiceInstances, minimum per period). */
+  public metricNodesInService(props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
+    return this.sumOverNodes((i) => new cloudwatch.Metric({
+      namespace: 'AWS/AutoScaling',
+      metricName: 'GroupInServiceInstances',
+      dimensionsMap: { AutoScalingGroupName: this.nodes[i].autoScalingGroup.autoScalingGroupName },
+      statistic: 'Minimum',
+      period: Duration.minutes(1),
+    }), 'Cache nodes in service', props);
+  }
+
+  /**
+   * Healthy nodes: the target group's HealthyHostCount (minimum) behind an NLB; nodes in service with Route 53.
+   */
+  public metricHealthyNodes(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
+    const tg = this.fanOut.targetGroup;
+    return tg ? tg.metricHealthyHostCount({ statistic: 'Minimum', period: Duration.minutes(1), ...props }) : this.metricNodesInService(props);
+  }
+
+  /** NFS operations the nodes served (sum per period; published by the nodes). */
+  public metricNfsdOps(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, NODE_METRICS.nfsdOps, 'Sum', props);
+  }
+
+  /** Bytes clients read from the nodes (sum per period): what the cache tier served instead of EFS. */
+  public metricNfsdBytesRead(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, NODE_METRICS.nfsdBytesRead, 'Sum', props);
+  }
+
+  /** Requests that waited for a free nfsd thread (sum per period): more threads would help when nonzero. */
+  public metricNfsdRequestsQueued(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, NODE_METRICS.nfsdRequestsQueued, 'Sum', props);
+  }
+
+  /** nfsd threads running per node (average). */
+  public metricNfsdThreads(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, NODE_METRICS.nfsdThreads, 'Average', props);
+  }
+
+  /** Page cache per node, bytes (average): the RAM cache. */
+  public metricPageCacheBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, NODE_METRICS.pageCacheBytes, 'Average', props);
+  }
+
+  private nodeMetric(node: number, metricName: string, statistic: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    const n = this.nodes[node];
+    if (!n) throw new Error(`cdk-efs-cache: the fleet has ${this.nodes.length} nodes; there is no node ${node}`);
+    return new cloudwatch.Metric({
+      namespace: 'AWS/EC2',
+      metricName,
+      dimensionsMap: { AutoScalingGroupName: n.autoScalingGroup.autoScalingGroupName },
+      statistic,
+      period: Duration.minutes(1),
+      ...props,
+    });
+  }
+
+  private sumOverNodes(metric: (i: number) => cloudwatch.IMetric, label: string, props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
+    const usingMetrics: Record<string, cloudwatch.IMetric> = {};
+    this.nodes.forEach((_n, i) => { usingMetrics[`n${i}`] = metric(i); });
+    return new cloudwatch.MathExpression({
+      expression: Object.keys(usingMetrics).join(' + '),
+      usingMetrics,
+      label,
+      period: Duration.minutes(1),
+      ...props,
+    });
   }
 
   /** Largest estimated user-data size of the nodes, in bytes. */

@@ -1,10 +1,12 @@
 import { Annotations, Duration, Lazy, Size, Token, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
 import { CacheFleet } from '../cache-fleet/cache-fleet';
+import { CLIENT_METRICS, groupMetric } from '../monitoring/metrics';
 import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 import { instanceTypeFacts } from '../private/instance-types';
@@ -218,6 +220,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   public readonly server: string;
   /** Estimated size of the user data in bytes (tokens counted generously). */
   public readonly userDataBytes: number;
+  /** The culling limits in force, defaults filled in. */
+  public readonly cullLimits: Required<CullLimits>;
+  /** The `Group` dimension of the metrics the instances publish (namespace CdkEfsCache): this construct's path. */
+  public readonly metricsGroup: string;
 
   constructor(scope: Construct, id: string, props: FsCacheClientLaunchTemplateProps) {
     super(scope, id);
@@ -228,6 +234,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     validateClientOptions(this, props, instanceType, !!props.cacheFleet);
     const storage = props.cacheStorage ?? CacheStorage.INSTANCE_STORE;
+    this.metricsGroup = this.node.path;
     const viaFleet = !!props.cacheFleet;
     const helper = viaFleet ? MountHelper.NFS : (props.mountHelper ?? MountHelper.EFS_UTILS);
     const readOnly = viaFleet ? true : (props.readOnly ?? false);
@@ -270,6 +277,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       ...(readOnly ? ['ro'] : []),
     ];
     const cull = props.cullLimits ?? {};
+    this.cullLimits = {
+      blocksRun: cull.blocksRun ?? 10, blocksCull: cull.blocksCull ?? 7, blocksStop: cull.blocksStop ?? 3,
+      filesRun: cull.filesRun ?? 10, filesCull: cull.filesCull ?? 7, filesStop: cull.filesStop ?? 3,
+    };
     const model = props.cacheDeviceModel ?? (storage === CacheStorage.EBS ? EBS_MODEL : INSTANCE_STORE_MODEL);
 
     const blockDevices: ec2.BlockDevice[] = [{
@@ -303,12 +314,12 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         EFSC_CACHE_SOURCE: storage,
         EFSC_DEVICE_MODEL: model,
         EFSC_INITIALIZE_DEVICES: String(props.initializeCacheDevices ?? false),
-        EFSC_CULL_BRUN: String(cull.blocksRun ?? 10),
-        EFSC_CULL_BCULL: String(cull.blocksCull ?? 7),
-        EFSC_CULL_BSTOP: String(cull.blocksStop ?? 3),
-        EFSC_CULL_FRUN: String(cull.filesRun ?? 10),
-        EFSC_CULL_FCULL: String(cull.filesCull ?? 7),
-        EFSC_CULL_FSTOP: String(cull.filesStop ?? 3),
+        EFSC_CULL_BRUN: String(this.cullLimits.blocksRun),
+        EFSC_CULL_BCULL: String(this.cullLimits.blocksCull),
+        EFSC_CULL_BSTOP: String(this.cullLimits.blocksStop),
+        EFSC_CULL_FRUN: String(this.cullLimits.filesRun),
+        EFSC_CULL_FCULL: String(this.cullLimits.filesCull),
+        EFSC_CULL_FSTOP: String(this.cullLimits.filesStop),
       },
     });
     this.userDataBytes = rendered.estimatedBytes;
@@ -323,6 +334,26 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       blockDevices,
       userData: ec2.UserData.custom(Lazy.string({ produce: () => rendered.text })),
     });
+  }
+
+  /** Pages the instances read from their disk cache (sum per period): FS-Cache hits. */
+  public metricFscacheReads(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheReads, 'Sum', props);
+  }
+
+  /** Pages the instances wrote to their disk cache (sum per period): misses being filled. */
+  public metricFscacheWrites(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheWrites, 'Sum', props);
+  }
+
+  /** Cache objects culled (sum per period). */
+  public metricFscacheCulled(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheCulled, 'Sum', props);
+  }
+
+  /** Free space of the fullest instance's cache file system, percent (minimum). */
+  public metricCacheDiskFreePercent(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, CLIENT_METRICS.cacheDiskFreePercent, 'Minimum', props);
   }
 }
 

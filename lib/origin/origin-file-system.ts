@@ -124,6 +124,12 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
   /** Whether the file system was created here (and so has the TLS-only policy). */
   public readonly isImported: boolean;
 
+  /** Throughput mode of a file system created here; undefined for an imported one (not known). */
+  public readonly throughputMode?: efs.ThroughputMode;
+
+  /** Performance mode of a file system created here; undefined for an imported one (not known). */
+  public readonly performanceMode?: efs.PerformanceMode;
+
   /**
    * AZs that have a mount target, where known at synth time (new file systems); undefined for imported ones.
    */
@@ -166,6 +172,8 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
         }),
       );
       this.createdFileSystem = fs;
+      this.throughputMode = props.throughputMode ?? efs.ThroughputMode.ELASTIC;
+      this.performanceMode = props.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
       this.fileSystem = fs;
       this.isImported = false;
       this.mountTargetAvailabilityZones = props.vpc

@@ -16,6 +16,8 @@ export function flatten(value: unknown, placeholder: (key: string) => string): s
     if ('Fn::Base64' in v) return flatten(v['Fn::Base64'], placeholder);
     if ('Ref' in v) return placeholder(`Ref:${v.Ref}`);
     if ('Fn::GetAtt' in v) return placeholder(`Fn::GetAtt:${[].concat(v['Fn::GetAtt']).join('.')}`);
+    const keys = Object.keys(v);
+    if (keys.length === 1 && keys[0].startsWith('Fn::')) return placeholder(`${keys[0]}:${JSON.stringify(v[keys[0]])}`);
   }
   throw new Error(`cannot flatten ${JSON.stringify(value)}`);
 }

@@ -1,0 +1,281 @@
+import { Duration, Size, SizeRoundingBehavior } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cwactions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { CacheFleet } from '../cache-fleet/cache-fleet';
+import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
+import { OriginFileSystem } from '../origin/origin-file-system';
+import { propError } from '../private/errors';
+
+/** Options of the dashboard and its alarms, shared with `CachedFileSystem`. */
+export interface CacheDashboardOptions {
+  /**
+   * Name of the dashboard.
+   *
+   * @default - a name CloudFormation generates
+   */
+  readonly dashboardName?: string;
+
+  /**
+   * Topic that every alarm notifies (in alarm and back to OK).
+   *
+   * @default - alarms without actions
+   */
+  readonly alarmTopic?: sns.ITopic;
+
+  /**
+   * PercentIOLimit (General Purpose) above which the I/O-limit alarm fires.
+   *
+   * @default 90
+   */
+  readonly percentIoLimitThreshold?: number;
+
+  /**
+   * Metered throughput, in percent of PermittedThroughput, above which the throughput alarm fires.
+   *
+   * @default 90
+   */
+  readonly throughputUtilizationThreshold?: number;
+
+  /**
+   * BurstCreditBalance below which the burst-credit alarm fires (Bursting throughput only).
+   *
+   * @default Size.tebibytes(1)
+   */
+  readonly burstCreditBalanceThreshold?: Size;
+}
+
+/** Properties of `CacheDashboard`. */
+export interface CacheDashboardProps extends CacheDashboardOptions {
+  /** The origin file system. */
+  readonly origin: OriginFileSystem;
+  /**
+   * The cache fleet.
+   *
+   * @default - no cache tier widgets or alarms
+   */
+  readonly cacheFleet?: CacheFleet;
+}
+
+/**
+ * A CloudWatch dashboard and alarms that show whether the cache pays off: what EFS serves, what the cache tiers
+ * serve instead, and whether anything is near a limit.
+ *
+ * ## Resources Deployed
+ * A dashboard; alarms for PercentIOLimit, throughput near the permitted limit, BurstCreditBalance (Bursting only),
+ * no healthy cache node (with a fleet) and culling stalled on each client group (`addClients`).
+ */
+export class CacheDashboard extends Construct {
+  /** The dashboard. */
+  public readonly dashboard: cloudwatch.Dashboard;
+  /** Every alarm created, in creation order. */
+  public readonly alarms: cloudwatch.Alarm[] = [];
+  private readonly props: CacheDashboardProps;
+  private readonly clientServed: cloudwatch.IMetric[] = [];
+
+  constructor(scope: Construct, id: string, props: CacheDashboardProps) {
+    super(scope, id);
+    validateDashboardOptions(props);
+    this.props = props;
+    const o = props.origin;
+    this.dashboard = new cloudwatch.Dashboard(this, 'Resource', {
+      dashboardName: props.dashboardName,
+      defaultInterval: Duration.hours(3),
+    });
+
+    // The headline: bytes the cache tiers served against bytes read from EFS.
+    // Client groups may be added later (addClients), so the headline widgets are built when the dashboard renders.
+    const headline = new RenderedLater(16, 6, () => new cloudwatch.GraphWidget({
+      title: 'Reads served by the cache tiers vs read from EFS (bytes per minute)',
+      width: 16,
+      left: [o.metricDataReadIoBytes({ label: 'read from EFS (DataReadIOBytes)' }), ...this.served()],
+    }));
+    const offload = new RenderedLater(8, 6, () => new cloudwatch.SingleValueWidget({
+      title: 'Share of reads served by caches (%)',
+      width: 8,
+      height: 6,
+      metrics: [this.offloadShare()],
+    }));
+    this.dashboard.addWidgets(new cloudwatch.TextWidget({
+      markdown: '## EFS cache\nHeadline: bytes served by the cache tiers against bytes read from EFS. The higher the ' +
+        'share served by caches, the less the workload pays EFS for reads.',
+      width: 24, height: 2,
+    }));
+    this.dashboard.addWidgets(headline, offload);
+
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'EFS I/O (bytes per minute)', width: 12,
+        left: [o.metricTotalIoBytes(), o.metricDataReadIoBytes(), o.metricDataWriteIoBytes(), o.metricMetadataIoBytes(), o.metricMeteredIoBytes()],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'EFS throughput: metered vs permitted (bytes per second)', width: 12,
+        left: [this.meteredPerSecond(), o.metricPermittedThroughput({ label: 'PermittedThroughput' })],
+      }),
+    );
+    const limits: cloudwatch.IWidget[] = [
+      new cloudwatch.GraphWidget({ title: 'EFS PercentIOLimit', width: 8, left: [o.metricPercentIoLimit()], leftYAxis: { min: 0, max: 100 } }),
+      new cloudwatch.GraphWidget({ title: 'EFS client connections', width: 8, left: [o.metricClientConnections()] }),
+      new cloudwatch.GraphWidget({ title: 'EFS storage (bytes)', width: 8, left: [o.metricStorageBytes()] }),
+    ];
+    if (o.throughputMode === efs.ThroughputMode.BURSTING || o.throughputMode === undefined) {
+      limits.push(new cloudwatch.GraphWidget({ title: 'EFS burst credits (bytes)', width: 8, left: [o.metricBurstCreditBalance()] }));
+    }
+    this.dashboard.addWidgets(...limits);
+
+    if (o.performanceMode !== efs.PerformanceMode.MAX_IO) {
+      this.alarm('PercentIoLimit', o.metricPercentIoLimit({ period: Duration.minutes(1) }), {
+        threshold: props.percentIoLimitThreshold ?? 90,
+        evaluationPeriods: 5,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        alarmDescription: 'EFS is near its General Purpose I/O limit: more reads through the caches, or fewer clients on EFS.',
+      });
+    }
+    this.alarm('ThroughputNearLimit', new cloudwatch.MathExpression({
+      expression: '100 * (m / 60) / p',
+      usingMetrics: { m: o.metricMeteredIoBytes(), p: o.metricPermittedThroughput() },
+      label: 'metered throughput, % of permitted',
+      period: Duration.minutes(1),
+    }), {
+      threshold: props.throughputUtilizationThreshold ?? 90,
+      evaluationPeriods: 5,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      alarmDescription: 'EFS metered throughput is near its permitted throughput: reads are being throttled or soon will be.',
+    });
+    if (o.throughputMode === efs.ThroughputMode.BURSTING) {
+      const threshold = (props.burstCreditBalanceThreshold ?? Size.tebibytes(1)).toBytes({ rounding: SizeRoundingBehavior.NONE });
+      this.alarm('BurstCreditsLow', o.metricBurstCreditBalance({ period: Duration.minutes(5) }), {
+        threshold,
+        evaluationPeriods: 3,
+        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        alarmDescription: 'EFS burst credits are falling: when they run out, throughput drops to the baseline.',
+      });
+    }
+
+    const f = props.cacheFleet;
+    if (f) {
+      const perNode = f.nodes.map((_n, i) => f.metricNodeNetworkOut(i, { label: `node ${i + 1}` }));
+      this.dashboard.addWidgets(
+        new cloudwatch.GraphWidget({ title: 'Cache nodes: NetworkOut per node and total (bytes per minute)', width: 12, left: [...perNode, f.metricNetworkOut({ label: 'total' })] }),
+        new cloudwatch.GraphWidget({ title: 'Cache nodes: CPU (%)', width: 12, left: f.nodes.map((_n, i) => f.metricNodeCpuUtilization(i, { label: `node ${i + 1}` })) }),
+      );
+      this.dashboard.addWidgets(
+        new cloudwatch.GraphWidget({ title: 'Cache nodes: NFS operations and queued requests', width: 8, left: [f.metricNfsdOps()], right: [f.metricNfsdRequestsQueued()] }),
+        new cloudwatch.GraphWidget({ title: 'Cache nodes: page cache (bytes) and nfsd threads', width: 8, left: [f.metricPageCacheBytes()], right: [f.metricNfsdThreads()] }),
+        new cloudwatch.GraphWidget({ title: 'Cache nodes: healthy', width: 8, left: [f.metricHealthyNodes()], leftYAxis: { min: 0 } }),
+      );
+      const lb = f.fanOut.loadBalancer;
+      if (lb) {
+        this.dashboard.addWidgets(
+          new cloudwatch.GraphWidget({ title: 'NLB: healthy hosts', width: 8, left: [f.fanOut.targetGroup!.metricHealthyHostCount()] }),
+          new cloudwatch.GraphWidget({ title: 'NLB: processed bytes', width: 8, left: [lb.metricProcessedBytes()] }),
+          new cloudwatch.GraphWidget({ title: 'NLB: active flows', width: 8, left: [lb.metricActiveFlowCount()] }),
+        );
+      }
+      this.alarm('NoHealthyCacheNode', f.metricHealthyNodes(), {
+        threshold: 1,
+        evaluationPeriods: 2,
+        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+        alarmDescription: 'No cache node is healthy: clients of the cache fleet cannot read.',
+      });
+    }
+  }
+
+  /**
+   * Adds a group of FS-Cache clients: their hits and misses, cache disk space, and an alarm when culling cannot keep
+   * the cache disk above the cull limit for 15 minutes.
+   */
+  public addClients(clients: FsCacheClientLaunchTemplate): void {
+    const n = this.clientServed.length + 1;
+    this.clientServed.push(new cloudwatch.MathExpression({
+      expression: `hits${n} * 4096`,
+      usingMetrics: { [`hits${n}`]: clients.metricFscacheReads() },
+      label: `FS-Cache hits, ${clients.node.id} (bytes)`,
+      period: Duration.minutes(1),
+    }));
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: `FS-Cache ${clients.node.id}: pages read from cache (hits) and written (misses)`, width: 12,
+        left: [clients.metricFscacheReads({ label: 'read from cache' }), clients.metricFscacheWrites({ label: 'written to cache' })],
+        right: [clients.metricFscacheCulled({ label: 'culled' })],
+      }),
+      new cloudwatch.GraphWidget({
+        title: `FS-Cache ${clients.node.id}: cache disk free (%)`, width: 12,
+        left: [clients.metricCacheDiskFreePercent()], leftYAxis: { min: 0, max: 100 },
+      }),
+    );
+    this.alarm(`CullingStalled${n}`, clients.metricCacheDiskFreePercent({ period: Duration.minutes(5) }), {
+      threshold: clients.cullLimits.blocksCull,
+      evaluationPeriods: 3,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      alarmDescription: `FS-Cache disk of ${clients.node.path} stayed below its cull limit (${clients.cullLimits.blocksCull}% free) for 15 minutes: culling is not keeping up or has stopped.`,
+    });
+  }
+
+  private served(): cloudwatch.IMetric[] {
+    const f = this.props.cacheFleet;
+    return [...(f ? [f.metricNfsdBytesRead({ label: 'served by cache nodes (nfsd reads)' })] : []), ...this.clientServed];
+  }
+
+  /** Percent of read bytes served by the caches: served / (served + read from EFS). */
+  private offloadShare(): cloudwatch.IMetric {
+    const served = this.served();
+    const usingMetrics: Record<string, cloudwatch.IMetric> = { efs: this.props.origin.metricDataReadIoBytes() };
+    served.forEach((m, i) => { usingMetrics[`c${i}`] = m; });
+    const cacheSum = served.map((_m, i) => `FILL(c${i}, 0)`).join(' + ') || '0';
+    return new cloudwatch.MathExpression({
+      expression: `100 * (${cacheSum}) / ((${cacheSum}) + FILL(efs, 0))`,
+      usingMetrics,
+      label: '% of reads served by caches',
+      period: Duration.minutes(5),
+    });
+  }
+
+  private alarm(id: string, metric: cloudwatch.IMetric, props: Omit<cloudwatch.CreateAlarmOptions, 'alarmName'>): cloudwatch.Alarm {
+    const alarm = new cloudwatch.Alarm(this, id, { metric, ...props });
+    if (this.props.alarmTopic) {
+      alarm.addAlarmAction(new cwactions.SnsAction(this.props.alarmTopic));
+      alarm.addOkAction(new cwactions.SnsAction(this.props.alarmTopic));
+    }
+    this.alarms.push(alarm);
+    return alarm;
+  }
+
+  private meteredPerSecond(): cloudwatch.IMetric {
+    return new cloudwatch.MathExpression({
+      expression: 'm / 60',
+      usingMetrics: { m: this.props.origin.metricMeteredIoBytes() },
+      label: 'metered (MeteredIOBytes / 60 s)',
+      period: Duration.minutes(1),
+    });
+  }
+}
+
+/** Throws `Invalid <prop>` for thresholds out of range. */
+export function validateDashboardOptions(o: CacheDashboardOptions): void {
+  for (const [name, v] of [['percentIoLimitThreshold', o.percentIoLimitThreshold], ['throughputUtilizationThreshold', o.throughputUtilizationThreshold]] as const) {
+    if (v !== undefined && !(v > 0 && v <= 100)) throw propError(name, `is a percentage, more than 0 and at most 100, got ${v}.`);
+  }
+  if (o.burstCreditBalanceThreshold && o.burstCreditBalanceThreshold.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
+    throw propError('burstCreditBalanceThreshold', 'must be more than 0 bytes.');
+  }
+}
+
+/** A widget whose content is decided when the dashboard renders (at synthesis), not when it is added. */
+class RenderedLater implements cloudwatch.IWidget {
+  private x?: number;
+  private y?: number;
+  constructor(public readonly width: number, public readonly height: number, private readonly build: () => cloudwatch.IWidget) {}
+  public position(x: number, y: number): void {
+    this.x = x;
+    this.y = y;
+  }
+  public toJson(): any[] {
+    const widget = this.build();
+    if (this.x !== undefined && this.y !== undefined) widget.position(this.x, this.y);
+    return widget.toJson();
+  }
+}

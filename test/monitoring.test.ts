@@ -1,0 +1,128 @@
+import { Size } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { CachedFileSystem, CachedFileSystemProps, FanOutMode } from '../lib';
+import { nagFindings, stackWithVpc } from './util';
+import { flatten } from './util/user-data';
+
+function build(props: Partial<CachedFileSystemProps> = {}, clients = 1) {
+  const { app, stack, vpc } = stackWithVpc();
+  const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 2 }, ...props });
+  for (let i = 0; i < clients; i++) cfs.addClientLaunchTemplate(`Clients${i + 1}`);
+  const t = Template.fromStack(stack);
+  const [dash] = Object.values(t.findResources('AWS::CloudWatch::Dashboard'));
+  const body = dash ? JSON.parse(flatten(dash.Properties.DashboardBody, (k) => `<${k.replace(/"/g, "'")}>`)) : undefined;
+  const widgets: Array<{ type: string; properties: any }> = body?.widgets ?? [];
+  const byTitle = (re: RegExp) => widgets.filter((w) => re.test(w.properties.title ?? ''));
+  const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+  return { app, stack, cfs, t, widgets, byTitle, alarms };
+}
+
+/** The metric arrays of a widget, as [namespace, name, ...dimensions] or [{ expression }]. */
+const metricsOf = (w: { properties: any }) => w.properties.metrics as any[];
+
+describe('CacheDashboard', () => {
+  test('the headline sets bytes served by the caches against bytes read from EFS', () => {
+    const { byTitle } = build();
+    const [headline] = byTitle(/^Reads served by the cache tiers vs read from EFS/);
+    const m = metricsOf(headline);
+    expect(m).toEqual(expect.arrayContaining([
+      expect.arrayContaining(['AWS/EFS', 'DataReadIOBytes', 'FileSystemId']),
+      expect.arrayContaining(['CdkEfsCache', 'NfsdBytesRead', 'Group', 'TestStack/Data/CacheFleet']),
+      [expect.objectContaining({ expression: 'hits1 * 4096', label: 'FS-Cache hits, Clients1 (bytes)' })],
+    ]));
+    const [share] = byTitle(/^Share of reads served by caches/);
+    expect(metricsOf(share)[0][0].expression).toBe('100 * (FILL(c0, 0) + FILL(c1, 0)) / ((FILL(c0, 0) + FILL(c1, 0)) + FILL(efs, 0))');
+  });
+
+  test('EFS widgets cover the metrics users watch', () => {
+    const { widgets } = build();
+    const names = new Set(widgets.flatMap((w) => (metricsOf(w) ?? []).flat()).filter((x) => typeof x === 'string'));
+    for (const n of ['TotalIOBytes', 'DataReadIOBytes', 'MeteredIOBytes', 'PercentIOLimit', 'ClientConnections', 'PermittedThroughput', 'StorageBytes']) {
+      expect(names).toContain(n);
+    }
+    // Elastic throughput: no burst credits to show.
+    expect(names).not.toContain('BurstCreditBalance');
+  });
+
+  test('cache node widgets: NetworkOut per node and total, CPU, nfsd, page cache, health', () => {
+    const { byTitle } = build();
+    const [net] = byTitle(/NetworkOut per node and total/);
+    const m = metricsOf(net);
+    expect(m.filter((x) => x.includes('NetworkOut'))).toHaveLength(2);
+    expect(m.some((x) => x[0]?.expression === 'n0 + n1')).toBe(true);
+    expect(byTitle(/Cache nodes: CPU/)).toHaveLength(1);
+    const nfsd = metricsOf(byTitle(/NFS operations and queued requests/)[0]).flat();
+    expect(nfsd).toEqual(expect.arrayContaining(['NfsdOps', 'NfsdRequestsQueued']));
+    const pc = metricsOf(byTitle(/page cache \(bytes\) and nfsd threads/)[0]).flat();
+    expect(pc).toEqual(expect.arrayContaining(['PageCacheBytes', 'NfsdThreads']));
+  });
+
+  test('FS-Cache client widgets per client group', () => {
+    const { byTitle } = build({}, 2);
+    expect(byTitle(/^FS-Cache Clients\d: pages read from cache/)).toHaveLength(2);
+    const free = metricsOf(byTitle(/^FS-Cache Clients1: cache disk free/)[0]).flat();
+    expect(free).toEqual(expect.arrayContaining(['CdkEfsCache', 'CacheDiskFreePercent', 'Group', 'TestStack/Data/Clients1']));
+  });
+
+  test('NLB widgets appear with an NLB fan-out', () => {
+    const { byTitle } = build({ cacheFleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER } });
+    expect(metricsOf(byTitle(/^NLB: healthy hosts/)[0]).flat()).toContain('HealthyHostCount');
+    expect(metricsOf(byTitle(/^NLB: processed bytes/)[0]).flat()).toContain('ProcessedBytes');
+    expect(metricsOf(byTitle(/^NLB: active flows/)[0]).flat()).toContain('ActiveFlowCount');
+  });
+
+  test('alarms and their thresholds', () => {
+    const { alarms } = build();
+    const by = (re: RegExp) => alarms.filter((a) => re.test(a.AlarmDescription));
+    expect(by(/General Purpose I\/O limit/)[0]).toMatchObject({ MetricName: 'PercentIOLimit', Threshold: 90, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 5 });
+    expect(by(/near its permitted throughput/)[0]).toMatchObject({ Threshold: 90, ComparisonOperator: 'GreaterThanThreshold' });
+    expect(by(/near its permitted throughput/)[0].Metrics.find((m: any) => m.Expression).Expression).toBe('100 * (m / 60) / p');
+    expect(by(/No cache node is healthy/)[0]).toMatchObject({ Threshold: 1, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching' });
+    expect(by(/stayed below its cull limit \(7% free\)/)[0]).toMatchObject({ MetricName: 'CacheDiskFreePercent', Threshold: 7, ComparisonOperator: 'LessThanThreshold', EvaluationPeriods: 3, Period: 300 });
+    expect(by(/burst credits/)).toHaveLength(0);
+    expect(alarms.every((a) => a.AlarmActions === undefined)).toBe(true);
+  });
+
+  test('Bursting throughput adds the burst credit widget and alarm; thresholds and the topic follow the props', () => {
+    const { stack, vpc } = stackWithVpc();
+    const topic = new sns.Topic(stack, 'Alerts', { enforceSSL: true });
+    new CachedFileSystem(stack, 'Data', {
+      vpc,
+      origin: { throughputMode: efs.ThroughputMode.BURSTING },
+      monitoring: { alarmTopic: topic, percentIoLimitThreshold: 75, burstCreditBalanceThreshold: Size.gibibytes(100) },
+    });
+    const t = Template.fromStack(stack);
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'BurstCreditBalance', Threshold: 100 * 1024 ** 3, ComparisonOperator: 'LessThanThreshold',
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('^Alerts') }], OKActions: [{ Ref: Match.stringLikeRegexp('^Alerts') }],
+    });
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'PercentIOLimit', Threshold: 75 });
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+  });
+
+  test('dashboard: false creates none; contradictions name the prop', () => {
+    const { t } = build({ dashboard: false });
+    t.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 0);
+    const { stack, vpc } = stackWithVpc();
+    expect(() => new CachedFileSystem(stack, 'A', { vpc, dashboard: false, monitoring: {} })).toThrow(/Invalid monitoring: .*dashboard is false/);
+    expect(() => new CachedFileSystem(stack, 'B', { vpc, monitoring: { percentIoLimitThreshold: 150 } })).toThrow(/Invalid percentIoLimitThreshold: is a percentage/);
+  });
+
+  test('metric helpers on the tiers return the metrics users alarm on', () => {
+    const { cfs, stack } = build();
+    const f = cfs.cacheFleet!;
+    expect(f.metricNfsdBytesRead().metricName).toBe('NfsdBytesRead');
+    expect(f.metricNfsdBytesRead().namespace).toBe('CdkEfsCache');
+    expect(f.metricNodeNetworkOut(1).metricName).toBe('NetworkOut');
+    expect(stack.resolve(f.metricNodeNetworkOut(1).dimensions?.AutoScalingGroupName)).toEqual({ Ref: expect.stringMatching(/^DataCacheFleetNode2GroupASG/) });
+    expect(() => f.metricNodeNetworkOut(5)).toThrow(/there is no node 5/);
+  });
+
+  test('cdk-nag AwsSolutions finds nothing unacknowledged', () => {
+    const { app } = build();
+    expect(nagFindings(app)).toEqual([]);
+  });
+});
