@@ -75,22 +75,19 @@ release_disk() {
   done
 }
 
-# After a reboot the disks still hold the cache: find it, reassembling the array when udev did not. After a stop/start
-# (or on first boot) they are blank: build the array (or use the one disk) and the file system.
+# After a reboot the disks still hold the cache: find it, reassembling the array when udev did not (auto-assembly
+# also starts arrays of another homehost). After a stop/start (or on first boot) they are blank, and an array that
+# lost a member cannot start: build the array (or use the one disk) and the file system.
 prepare_cache_disk() {
-  local disks=() md=() d dev="/dev/md/$EFSC_CACHE_LABEL"
+  local disks=() d dev="/dev/md/$EFSC_CACHE_LABEL"
   if cache_fs; then return 0; fi
+  mdadm --assemble --scan --run >/dev/null 2>&1 || true
+  if cache_fs; then
+    log "reassembled the cache array"
+    return 0
+  fi
   wait_for 30 test -n "$(cache_disks 2>/dev/null)" || die "no usable cache device of model '$EFSC_DEVICE_MODEL'"
   mapfile -t disks < <(cache_disks)
-  for d in "${disks[@]}"; do
-    if [ "$(blkid -p -s TYPE -o value "/dev/$d")" = linux_raid_member ]; then md+=("/dev/$d"); fi
-  done
-  if [ "${#md[@]}" -gt 0 ]; then
-    log "reassembling the cache array from ${md[*]}"
-    for d in "${md[@]}"; do release_disk "${d#/dev/}"; done
-    mdadm --assemble --run "$dev" "${md[@]}" || warn "reassembly failed: rebuilding"
-    if cache_fs; then return 0; fi
-  fi
   log "building a new cache on ${disks[*]}"
   for d in "${disks[@]}"; do
     release_disk "$d"
@@ -123,6 +120,14 @@ mount_cache() {
     mount "$EFSC_CACHE_DIR" || mountpoint -q "$EFSC_CACHE_DIR" || die "cannot mount the cache at $EFSC_CACHE_DIR"
   fi
   [ "$(findmnt -no LABEL "$EFSC_CACHE_DIR")" = "$EFSC_CACHE_LABEL" ] || die "$EFSC_CACHE_DIR is not LABEL=$EFSC_CACHE_LABEL"
+}
+
+# fstab_set MOUNTPOINT LINE: makes LINE the only /etc/fstab entry for MOUNTPOINT, in the place of the first one.
+fstab_set() {
+  if put_file /etc/fstab 0644 < <(awk -v m="$1" -v l="$2" '$2 == m { if (!d) print l; d = 1; next } 1
+    END { if (!d) print l }' /etc/fstab); then
+    systemctl daemon-reload
+  fi
 }
 
 cache_active() {
@@ -196,9 +201,16 @@ fsc_of() {
   awk -v d="$(mountpoint -d "$1")" '$4 == d { print $NF }' /proc/fs/nfsfs/volumes
 }
 
-mount_cached_nfs() {
-  local mp="$EFSC_MOUNT_POINT"
-  mount_nfs "$mp" "$EFSC_NFS_SERVER:$EFSC_NFS_PATH" "$EFSC_MOUNT_TYPE" "$EFSC_MOUNT_OPTIONS,_netdev,nofail"
+# The mount is bounded by EFSC_MOUNT_TIMEOUT_SEC: a hard mount of an unreachable server would wait forever.
+mount_nfs() {
+  local src="$EFSC_NFS_SERVER:$EFSC_NFS_PATH" mp="$EFSC_MOUNT_POINT"
+  if [ "$EFSC_MOUNT_TYPE" = efs ] && ! command -v mount.efs >/dev/null; then die "mount type efs needs amazon-efs-utils"; fi
+  mkdir -p "$mp"
+  fstab_set "$mp" "$src $mp $EFSC_MOUNT_TYPE $EFSC_MOUNT_OPTIONS,_netdev,nofail 0 0"
+  if ! mountpoint -q "$mp"; then
+    log "mounting $src at $mp"
+    timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount "$mp" || die "could not mount $src at $mp in ${EFSC_MOUNT_TIMEOUT_SEC}s"
+  fi
   [ "$(fsc_of "$mp")" = yes ] || die "$mp is mounted without FS-Cache (/proc/fs/nfsfs/volumes: FSC no)"
   log "$mp is mounted with FS-Cache"
 }
@@ -217,7 +229,6 @@ status() {
 }
 
 main() {
-  : "${EFSC_MOUNT_TIMEOUT_SEC:=120}"
   check_parameters
   case "${1:-}" in
     --status) status ;;
@@ -241,7 +252,7 @@ main() {
     start_cachefilesd
   fi
   if [ -z "${1:-}" ]; then
-    mount_cached_nfs
+    mount_nfs
     log "client ready: $EFSC_MOUNT_POINT, cached on $EFSC_CACHE_DIR (fscache-status)"
   fi
 }

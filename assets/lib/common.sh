@@ -18,9 +18,10 @@ die() {
   exit 1
 }
 
-# need VAR REGEX WHAT: VAR must match REGEX (an unset or empty VAR fails unless REGEX allows empty).
+# need VAR REGEX WHAT: VAR must match REGEX (an unset or empty VAR fails unless REGEX allows empty; unset becomes empty).
 need() {
-  [[ "${!1-}" =~ $2 ]] || die "$1='${!1-}' is invalid: expected $3"
+  printf -v "$1" %s "${!1-}"
+  [[ "${!1}" =~ $2 ]] || die "$1='${!1}' is invalid: expected $3"
 }
 # Formats shared by the scripts' parameter checks: host name or address, absolute path, absolute path other than /,
 # comma-separated mount options, a number from 0 to 99999 without leading zeros.
@@ -100,29 +101,9 @@ put_file() {
   log "wrote $1"
 }
 
-# fstab_set MOUNTPOINT LINE: makes LINE the only /etc/fstab entry for MOUNTPOINT, in the place of the first one.
-fstab_set() {
-  if put_file /etc/fstab 0644 < <(awk -v m="$1" -v l="$2" '$2 == m { if (!d) print l; d = 1; next } 1
-    END { if (!d) print l }' /etc/fstab); then
-    systemctl daemon-reload
-  fi
-}
-
 # put_unit NAME < CONTENT: writes /etc/systemd/system/NAME (a unit or a drop-in) and reloads systemd when it changed.
 put_unit() {
   if put_file "/etc/systemd/system/$1" 0644; then systemctl daemon-reload; fi
-}
-
-# mount_nfs MOUNTPOINT SOURCE TYPE OPTIONS: makes the mount permanent in fstab and mounts it now, within
-# EFSC_MOUNT_TIMEOUT_SEC seconds: a hard mount of an unreachable server would otherwise wait forever.
-mount_nfs() {
-  if [ "$3" = efs ] && ! command -v mount.efs >/dev/null; then die "mount type efs needs amazon-efs-utils"; fi
-  mkdir -p "$1"
-  fstab_set "$1" "$2 $1 $3 $4 0 0"
-  if ! mountpoint -q "$1"; then
-    log "mounting $2 at $1"
-    timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount "$1" || die "could not mount $2 at $1 in ${EFSC_MOUNT_TIMEOUT_SEC}s"
-  fi
 }
 
 # install_self DEST: installs the caller's complete text (parameters, library, script) at DEST for the boot units.

@@ -1,0 +1,261 @@
+#!/bin/bash
+set -euo pipefail
+# RAM cache node (EC2 user-data; parameters in docs/CONTRACT.md): mounts the origin (EFS) and re-exports it read-only
+# over NFSv4.1 only, so that the page cache serves hot reads. In order: check the parameters, install the packages,
+# tune (sysctl, sunrpc slots), configure nfsd (threads, versions), install a copy of itself and the units that gate
+# nfs-server on every boot, mount the origin (bounded by a timeout), apply read-ahead and warm the cache, export,
+# start nfsd (never restarting a live one), verify, start the re-warm timer, attach the stable ENI.
+# A node that cannot mount, warm or export does not serve: its export is withdrawn, nfs-server is stopped, and the
+# script exits 1 after one line "efs-cache: FATAL: <reason>".
+#   bootstrap.sh          everything (first boot, from cloud-init; running it again on a healthy node changes nothing)
+#   bootstrap.sh --warm   read-ahead and warming only (efs-cache-warm.service every boot, the re-warm timer,
+#                         and /usr/local/sbin/efs-cache-warm on demand)
+if ! declare -F die >/dev/null; then
+  EFS_CACHE_LIB="$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+  # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
+  source "$EFS_CACHE_LIB"
+fi
+
+SELF=/usr/local/lib/efs-cache/cache-node.sh
+
+check_parameters() {
+  local p
+  need EFSC_ORIGIN_SERVER "$RE_HOST" 'a host name or address'
+  need EFSC_ORIGIN_PATH "$RE_PATH" 'an absolute path'
+  need EFSC_ORIGIN_MOUNT_TYPE '^(nfs4|efs)$' 'nfs4 or efs'
+  need EFSC_ORIGIN_MOUNT_OPTIONS "$RE_OPTS" 'mount options'
+  need EFSC_EXPORT_PATH "$RE_DIR" 'an absolute path, not /'
+  # Not 0: fsid=0 makes an export the NFSv4 pseudo-root, which changes the path clients mount.
+  need EFSC_EXPORT_FSID '^([1-9][0-9]{0,9}|[0-9a-fA-F]{8}(-?[0-9a-fA-F]{4}){3}-?[0-9a-fA-F]{12})$' 'a UUID or a number > 0'
+  need EFSC_EXPORT_CLIENTS '^[0-9a-f.:/]+( [0-9a-f.:/]+)*$' 'CIDRs'
+  [[ " $EFSC_EXPORT_CLIENTS " != *" 0.0.0.0/0 "* ]] || die "EFSC_EXPORT_CLIENTS must not hold 0.0.0.0/0"
+  for p in MOUNT_TIMEOUT_SEC NFSD_THREADS READ_AHEAD_KB SUNRPC_SLOTS VFS_CACHE_PRESSURE WARM_WORKERS; do
+    need "EFSC_$p" "$RE_NUM" 'a number'
+  done
+  ((EFSC_MOUNT_TIMEOUT_SEC && EFSC_NFSD_THREADS && EFSC_WARM_WORKERS)) || die "timeout, threads and workers must be > 0"
+  ((EFSC_SUNRPC_SLOTS > 1 && EFSC_SUNRPC_SLOTS <= 65536)) || die "EFSC_SUNRPC_SLOTS must be 2-65536"
+  need EFSC_WARM_PATHS '^( ?/[A-Za-z0-9._/-]+)*$' 'absolute paths, or empty'
+  for p in $EFSC_WARM_PATHS; do
+    [[ "$p/" == "$EFSC_EXPORT_PATH"/* && "$p/" != */../* ]] || die "EFSC_WARM_PATHS: $p is not under $EFSC_EXPORT_PATH"
+  done
+  need EFSC_REWARM_INTERVAL '^([1-9][0-9]*(min|h|d|w))?$' 'a time span such as 6h, or empty'
+  need EFSC_STABLE_ENI_ID '^(eni-[0-9a-f]{8,17})?$' 'an ENI id, or empty'
+}
+
+# Before the origin mount: a transport's sunrpc slot table is sized when it connects. modprobe.d covers sunrpc loaded
+# as a module at boot (systemd-sysctl runs before it loads, hence the - that ignores the keys then), sysctl.d a
+# built-in one and vfs_cache_pressure; both are applied now too.
+tune() {
+  local s="$EFSC_SUNRPC_SLOTS"
+  put_file /etc/modprobe.d/efs-cache.conf 0644 <<<"options sunrpc tcp_slot_table_entries=$s tcp_max_slot_table_entries=$s" || true
+  put_file /etc/sysctl.d/90-efs-cache.conf 0644 <<EOF || true
+vm.vfs_cache_pressure = $EFSC_VFS_CACHE_PRESSURE
+-sunrpc.tcp_slot_table_entries = $s
+-sunrpc.tcp_max_slot_table_entries = $s
+EOF
+  modprobe sunrpc || true
+  sysctl -qw "vm.vfs_cache_pressure=$EFSC_VFS_CACHE_PRESSURE" "sunrpc.tcp_slot_table_entries=$s" \
+    "sunrpc.tcp_max_slot_table_entries=$s" || die "could not apply the sysctls"
+}
+
+# Debian 12 and Amazon Linux 2023 both start nfsd with a bare `rpc.nfsd` (nfs-server.service), which takes threads and
+# versions from [nfsd] in nfs.conf. Debian's /etc/default/nfs-kernel-server RPCNFSDCOUNT reaches only its SysV script
+# (seen: ignored under systemd): kept equal, not relied on.
+configure_nfsd() {
+  local kv k v f=/etc/default/nfs-kernel-server
+  for kv in "threads=$EFSC_NFSD_THREADS" vers3=n vers4=y vers4.0=n vers4.1=y vers4.2=n; do
+    k="${kv%%=*}" v="${kv#*=}"
+    if [ "$(nfsconf --get nfsd "$k")" != "$v" ]; then
+      nfsconf --set nfsd "$k" "$v" || die "nfsconf cannot set [nfsd] $k"
+      [ "$(nfsconf --get nfsd "$k")" = "$v" ] || die "[nfsd] $k is overridden in /etc/nfs.conf.d"
+    fi
+  done
+  if [ -f "$f" ] && ! grep -qx "RPCNFSDCOUNT=$EFSC_NFSD_THREADS" "$f"; then
+    sed -i '/^RPCNFSDCOUNT=/d' "$f" && echo "RPCNFSDCOUNT=$EFSC_NFSD_THREADS" >>"$f"
+  fi
+}
+
+# Every boot: origin mount -> efs-cache-warm.service (read-ahead, warming) -> nfs-server, which does not start when
+# either failed. Nothing may restart efs-cache-warm.service: through Requires= that would restart nfsd.
+# The origin mount is a mount unit, not an fstab line: from fstab, nfs-utils' nfs-server-generator orders nfs-server
+# Before= every NFS mount, a cycle with the re-export (seen on Debian 12: systemd then drops the mount at boot).
+# TimeoutSec bounds the mount, at boot and on the first run: a hard mount of an unreachable server waits forever.
+install_units() {
+  local mp="$EFSC_EXPORT_PATH" m
+  m=$(systemd-escape -p --suffix=mount "$mp")
+  install_self "$SELF"
+  put_file /usr/local/sbin/efs-cache-warm 0755 <<<$'#!/bin/sh\nexec '"$SELF --warm" || true
+  put_unit "$m" <<EOF
+[Unit]
+Description=efs-cache: origin of the re-export
+[Mount]
+What=$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH
+Where=$mp
+Type=$EFSC_ORIGIN_MOUNT_TYPE
+Options=$EFSC_ORIGIN_MOUNT_OPTIONS,_netdev
+TimeoutSec=$EFSC_MOUNT_TIMEOUT_SEC
+[Install]
+WantedBy=remote-fs.target
+EOF
+  put_unit efs-cache-warm.service <<EOF
+[Unit]
+Description=efs-cache: read-ahead and warming of $mp before nfs-server
+RequiresMountsFor=$mp
+Before=nfs-server.service
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=$SELF --warm
+[Install]
+WantedBy=multi-user.target
+EOF
+  put_unit nfs-server.service.d/efs-cache.conf <<EOF
+[Unit]
+RequiresMountsFor=$mp
+Requires=efs-cache-warm.service
+After=efs-cache-warm.service
+EOF
+  put_unit efs-cache-rewarm.service <<EOF
+[Unit]
+Description=efs-cache: re-warm $mp
+RequiresMountsFor=$mp
+[Service]
+Type=oneshot
+Nice=10
+ExecStart=$SELF --warm
+EOF
+  systemctl enable -q "$m" efs-cache-warm.service
+  if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ] && ! command -v mount.efs >/dev/null; then die "mount type efs needs amazon-efs-utils"; fi
+  mkdir -p "$mp"
+  if ! mountpoint -q "$mp"; then
+    log "mounting the origin $EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH at $mp"
+    systemctl start "$m" || die "could not mount the origin $EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH in ${EFSC_MOUNT_TIMEOUT_SEC}s"
+  fi
+}
+
+# --warm: read-ahead on the bdi of the origin mount, then every file under EFSC_WARM_PATHS read by parallel readers.
+warm() {
+  local p=() t
+  [[ "$(findmnt -no FSTYPE "$EFSC_EXPORT_PATH")" == nfs* ]] || die "the origin is not mounted at $EFSC_EXPORT_PATH"
+  echo "$EFSC_READ_AHEAD_KB" >"/sys/class/bdi/$(mountpoint -d "$EFSC_EXPORT_PATH")/read_ahead_kb" ||
+    die "cannot set the read-ahead of $EFSC_EXPORT_PATH"
+  read -ra p <<<"$EFSC_WARM_PATHS"
+  for t in "${p[@]}"; do [ -e "$t" ] || die "warm path $t does not exist"; done
+  if [ "${#p[@]}" -eq 0 ]; then return 0; fi
+  t=$SECONDS
+  log "warming ${p[*]} with $EFSC_WARM_WORKERS readers"
+  # A file that vanishes or fails to read while the data set changes is not a reason to stop serving.
+  find "${p[@]}" -type f -print0 | xargs -0r -n 32 -P "$EFSC_WARM_WORKERS" cat >/dev/null || warn "some files failed to read"
+  log "warmed ${p[*]} in $((SECONDS - t))s"
+}
+
+versions_ok() {
+  local v
+  v=" $(cat /proc/fs/nfsd/versions) "
+  [[ "$v" == *" +4.1 "* && "$v" != *" +3 "* && "$v" != *" +4.0 "* && "$v" != *" +4.2 "* ]]
+}
+
+exported() {
+  [[ "$(exportfs -v | tr -s ' \n\t' ' ')" == *"$EFSC_EXPORT_PATH "*"fsid=$EFSC_EXPORT_FSID"* ]]
+}
+
+# Until the node serves, any failure (die or set -e) withdraws the export and stops nfs-server. The EXIT trap set
+# before (aws-signal.sh's CloudFormation signal) still runs afterwards, with the same exit status.
+guard_serving() {
+  local p
+  p=$(trap -p EXIT)
+  p="${p#trap -- }"
+  eval "PREV_EXIT=${p% EXIT}"
+  trap unserve_on_failure EXIT
+}
+unserve_on_failure() {
+  local rc=$?
+  set +e
+  if [ "$rc" != 0 ]; then
+    log "not serving: withdrawing the export, stopping nfs-server"
+    rm -f /etc/exports.d/efs-cache.exports
+    exportfs -ua
+    systemctl stop nfs-server.service
+  fi
+  (exit "$rc")
+  eval "$PREV_EXIT"
+  exit "$rc"
+}
+
+# nfsd is never restarted once something is exported (a known kernel bug hits nfsd restarts): exports change through
+# exportfs -ra, threads through /proc/fs/nfsd/threads. Versions need a restart: done only while nothing is exported
+# (on Debian the package install starts nfsd with the default versions).
+serve() {
+  local c o="ro,no_subtree_check,root_squash,sync,insecure,fsid=$EFSC_EXPORT_FSID" l="$EFSC_EXPORT_PATH" v=ok
+  for c in $EFSC_EXPORT_CLIENTS; do l+=" $c($o)"; done
+  if systemctl is-active -q nfs-server.service && ! versions_ok; then
+    if [ -z "$(exportfs)" ]; then systemctl stop nfs-server.service; else
+      v=live
+      warn "live nfsd serves $(cat /proc/fs/nfsd/versions), not restarting it: reboot to apply"
+    fi
+  fi
+  if put_file /etc/exports.d/efs-cache.exports 0644 <<<"$l" || ! exported; then exportfs -ra || die "exportfs -ra failed"; fi
+  systemctl enable -q --now nfs-server.service || die "nfs-server did not start"
+  if [ "$(cat /proc/fs/nfsd/threads)" != "$EFSC_NFSD_THREADS" ]; then echo "$EFSC_NFSD_THREADS" >/proc/fs/nfsd/threads; fi
+  [ "$(cat /proc/fs/nfsd/threads)" = "$EFSC_NFSD_THREADS" ] || die "nfsd threads: $(cat /proc/fs/nfsd/threads)"
+  versions_ok || [ "$v" = live ] || die "nfsd versions: $(cat /proc/fs/nfsd/versions)"
+  exported || die "$EFSC_EXPORT_PATH is not exported with fsid=$EFSC_EXPORT_FSID"
+  [ -n "$(ss -Hltn 'sport = :2049')" ] || die "nfsd does not listen on port 2049"
+  log "serving $EFSC_EXPORT_PATH: $(cat /proc/fs/nfsd/threads) threads, versions $(cat /proc/fs/nfsd/versions)"
+}
+
+# AWS only: attach the ENI that carries the node's stable address as device 1. Skipped when EFSC_STABLE_ENI_ID is empty.
+attach_stable_eni() {
+  local eni="$EFSC_STABLE_ENI_ID" md=http://169.254.169.254/latest h iid r
+  if [ -z "$eni" ]; then return 0; fi
+  {
+    h="X-aws-ec2-metadata-token: $(curl -fsS -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' "$md/api/token")" &&
+      iid=$(curl -fsS -H "$h" "$md/meta-data/instance-id") && r=$(curl -fsS -H "$h" "$md/meta-data/placement/region")
+  } || die "cannot read the instance metadata (IMDSv2)"
+  eni_mine() {
+    [ "$(aws ec2 describe-network-interfaces --region "$r" --network-interface-ids "$eni" \
+      --query 'NetworkInterfaces[0].Attachment.InstanceId' --output text)" = "$iid" ]
+  }
+  if eni_mine; then return 0; fi
+  # The ENI of a replaced node frees up once the old instance is gone: keep trying for a few minutes.
+  retry 20 15 aws ec2 attach-network-interface --region "$r" --instance-id "$iid" \
+    --network-interface-id "$eni" --device-index 1 >/dev/null || die "could not attach $eni"
+  wait_for 120 eni_mine || die "$eni did not attach"
+  log "attached $eni"
+}
+
+main() {
+  check_parameters
+  case "${1:-}" in
+    --warm) warm ;;
+    "")
+      detect_os
+      if [ "$OS_PKG" = dnf ]; then ensure_packages nfs-utils; else ensure_packages nfs-kernel-server; fi
+      if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_packages amazon-efs-utils; fi
+      guard_serving
+      tune
+      configure_nfsd
+      install_units
+      systemctl start efs-cache-warm.service ||
+        die "$(journalctl -qu efs-cache-warm -o cat -n 9 | sed -n 's/.*FATAL: //p' | tail -1) (efs-cache-warm failed)"
+      serve
+      trap -- "$PREV_EXIT" EXIT
+      # Re-warming brings back what the page cache evicted (EFSC_REWARM_INTERVAL; empty: off).
+      if [ -n "$EFSC_REWARM_INTERVAL" ]; then
+        put_unit efs-cache-rewarm.timer <<EOF
+[Timer]
+OnBootSec=$EFSC_REWARM_INTERVAL
+OnUnitActiveSec=$EFSC_REWARM_INTERVAL
+[Install]
+WantedBy=timers.target
+EOF
+        systemctl enable -q --now efs-cache-rewarm.timer
+      fi
+      attach_stable_eni
+      log "cache node ready"
+      ;;
+    *) die "unknown argument '$1' (use --warm)" ;;
+  esac
+}
+
+main "$@"
