@@ -1,0 +1,9 @@
+export { Lab } from './lab';
+export type { LabOptions, LinkOptions } from './lab';
+export { Vm } from './vm';
+export type { VmOptions, NvmeDisk, ExtraDisk, ExecOptions, ExecResult, CloudInitResult, StartOptions } from './vm';
+export { findImage } from './image';
+export type { LabImage } from './image';
+export { progress } from './log';
+export { resolveUserData, resolveIntrinsics, userDataResources, UnresolvedIntrinsicError } from './user-data';
+export type { CfnTemplate, IntrinsicValue, IntrinsicValues } from './user-data';

@@ -1,0 +1,314 @@
+import { ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { CACHE_DIR, findImage, LabImage, LAB_DIR } from './image';
+import { elapsed, progress } from './log';
+import { isAlive, run, runSync, sleep } from './proc';
+import { Vm, VmOptions } from './vm';
+
+export interface LabOptions {
+  /** Short name for logs and the network namespace; [a-z0-9-]. */
+  readonly name: string;
+  /** First three octets of the lab's /24; the host side (DNS, gateway) is .1. @default '10.77.0' */
+  readonly subnet?: string;
+  /** @default - the image build.sh produced for the current recipe (or LAB_IMAGE_DIR) */
+  readonly image?: LabImage;
+}
+
+export interface LinkOptions {
+  /** One-way delay added to what the VM sends, in milliseconds. */
+  readonly delayMs?: number;
+  /** Rate cap on what the VM sends, in Mbit/s. */
+  readonly rateMbit?: number;
+  /** Random packet loss, percent. */
+  readonly lossPercent?: number;
+}
+
+const REAPER = path.join(LAB_DIR, 'harness', 'reaper.sh');
+const live = new Set<Lab>();
+let handlersInstalled = false;
+
+/**
+ * A private network for lab VMs: a network namespace of its own with a bridge, a DNS server standing in for Route 53
+ * and EFS names, and the VMs' taps. Nothing leaves the namespace. destroy() (or the exit of this process, however
+ * it happens) removes every VM, the namespace and the temporary files.
+ */
+export class Lab {
+  /** Makes the namespace, bridge and DNS server. */
+  static async create(options: LabOptions): Promise<Lab> {
+    if (!/^[a-z0-9-]{1,24}$/.test(options.name)) throw new Error(`lab name must match [a-z0-9-]{1,24}: ${options.name}`);
+    const image = options.image ?? findImage();
+    installExitHandlers();
+    runSync('bash', [REAPER, 'sweep']);
+    const lab = new Lab(options, image);
+    live.add(lab);
+    try {
+      await lab.setUp();
+    } catch (e) {
+      await lab.destroy();
+      throw e;
+    }
+    return lab;
+  }
+
+  readonly name: string;
+  readonly netns: string;
+  readonly dir: string;
+  readonly gateway: string;
+  readonly prefixLength = 24;
+  readonly image: LabImage;
+  private readonly subnet: string;
+  private readonly vmList: Vm[] = [];
+  private readonly records = new Map<string, string[]>();
+  private dnsmasq: ChildProcess | undefined;
+  private reaper: ChildProcess | undefined;
+  private destroyed = false;
+  private readonly createdAt = Date.now();
+
+  private constructor(options: LabOptions, image: LabImage) {
+    this.name = options.name;
+    this.subnet = options.subnet ?? '10.77.0';
+    this.gateway = `${this.subnet}.1`;
+    this.image = image;
+    this.netns = `efsclab-${process.pid}-${options.name}`;
+    this.dir = fs.mkdtempSync(path.join(process.env.LAB_RUN_DIR ?? os.tmpdir(), `efsclab-${process.pid}-${options.name}-`));
+  }
+
+  /** The VMs started so far. */
+  get vms(): readonly Vm[] {
+    return this.vmList;
+  }
+
+  vm(name: string): Vm {
+    const vm = this.vmList.find((v) => v.name === name);
+    if (!vm) throw new Error(`lab ${this.name}: no VM named ${name}`);
+    return vm;
+  }
+
+  /**
+   * Creates a VM (qcow2 overlay of the image, NoCloud seed with the user-data, blank NVMe disks, a tap on the bridge)
+   * and powers it on. Returns once QEMU runs; call vm.waitForCloudInit() to wait for the user-data.
+   */
+  async startVm(options: VmOptions): Promise<Vm> {
+    this.assertLive();
+    if (!/^[a-z][a-z0-9-]{0,30}$/.test(options.name)) throw new Error(`VM name must match [a-z][a-z0-9-]*: ${options.name}`);
+    if (this.vmList.some((v) => v.name === options.name)) throw new Error(`lab ${this.name}: VM ${options.name} exists`);
+    if (!options.ip.startsWith(`${this.subnet}.`) || options.ip === this.gateway) {
+      throw new Error(`VM ${options.name}: ip ${options.ip} is not a free address in ${this.subnet}.0/24`);
+    }
+    if (this.vmList.some((v) => v.ip === options.ip)) throw new Error(`VM ${options.name}: ip ${options.ip} is taken`);
+    const tap = `tap${this.vmList.length}`;
+    await this.ip('tuntap', 'add', 'dev', tap, 'mode', 'tap');
+    await this.ip('link', 'set', tap, 'master', 'br0');
+    await this.ip('link', 'set', tap, 'up');
+    const vm = new Vm(
+      { netns: this.netns, gateway: this.gateway, prefixLength: this.prefixLength, image: this.image, labName: this.name },
+      options,
+      path.join(this.dir, options.name),
+      tap,
+    );
+    this.vmList.push(vm);
+    await vm.prepare();
+    const names = [options.name, ...(options.hostRecords ?? [])];
+    for (const n of names) this.records.set(n, [...(this.records.get(n) ?? []).filter((x) => x !== options.ip), options.ip]);
+    await this.reloadDns();
+    await vm.start();
+    return vm;
+  }
+
+  /**
+   * Sets the A records of a name (several addresses: all are returned, as Route 53 multivalue answers do);
+   * an empty list removes the name. Takes effect before this returns; guests have no DNS cache.
+   */
+  async setDnsRecord(name: string, ips: string[]): Promise<void> {
+    this.assertLive();
+    if (ips.length === 0) this.records.delete(name);
+    else this.records.set(name, [...ips]);
+    await this.reloadDns();
+  }
+
+  /** Current DNS records of the lab. */
+  dnsRecords(): ReadonlyMap<string, readonly string[]> {
+    return this.records;
+  }
+
+  /**
+   * Shapes what a VM sends (tc netem on the guest's eth0: the host kernel here has no netem). undefined clears it.
+   * Put it on a server VM to make it behave like a remote service (a rate cap well below the VM's own read speed).
+   */
+  async setLink(vm: Vm, link: LinkOptions | undefined): Promise<void> {
+    const parts: string[] = [];
+    if (link?.delayMs) parts.push(`delay ${link.delayMs}ms`);
+    if (link?.lossPercent) parts.push(`loss ${link.lossPercent}%`);
+    if (link?.rateMbit) parts.push(`rate ${link.rateMbit}mbit`);
+    if (parts.length === 0) {
+      await vm.exec('tc qdisc del dev eth0 root 2>/dev/null || true');
+      progress(`${vm.name}: link unshaped`);
+      return;
+    }
+    await vm.execOk(`tc qdisc replace dev eth0 root netem ${parts.join(' ')} limit 100000`);
+    progress(`${vm.name}: link ${parts.join(', ')}`);
+  }
+
+  /** Moves a secondary address from one VM to another (a stable node address), with gratuitous ARP. */
+  async moveAddress(ip: string, from: Vm | undefined, to: Vm): Promise<void> {
+    const cidr = `${ip}/${this.prefixLength}`;
+    if (from?.running) await from.exec(`ip addr del ${cidr} dev eth0 2>/dev/null || true`);
+    await to.execOk(`ip addr replace ${cidr} dev eth0 && (arping -q -U -c 2 -I eth0 ${ip} || true)`);
+    progress(`address ${ip} moved ${from ? `from ${from.name} ` : ''}to ${to.name}`);
+  }
+
+  /** Kills every VM, stops DNS, removes the namespace and the run directory (logs are kept in .lab-cache/logs). */
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    await Promise.all(this.vmList.map((v) => v.kill()));
+    this.keepLogs();
+    this.teardownSync();
+    live.delete(this);
+    progress(`lab ${this.name}: destroyed after ${elapsed(this.createdAt)}`);
+  }
+
+  /** Synchronous teardown, safe to call from exit and signal handlers. */
+  teardownSync(): void {
+    this.destroyed = true;
+    for (const vm of this.vmList) vm.killSync();
+    if (this.dnsmasq?.pid && isAlive(this.dnsmasq.pid)) {
+      try {
+        process.kill(this.dnsmasq.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    // Anything else that ended up in the namespace goes too.
+    for (let i = 0; i < 20; i++) {
+      const pids = runSync('ip', ['netns', 'pids', this.netns]).stdout.split(/\s+/).filter(Boolean).map(Number);
+      if (pids.length === 0) break;
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      runSync('sleep', ['0.2']);
+    }
+    runSync('ip', ['netns', 'del', this.netns]);
+    fs.rmSync(this.dir, { recursive: true, force: true });
+    if (this.reaper?.pid && isAlive(this.reaper.pid)) {
+      try {
+        process.kill(-this.reaper.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    live.delete(this);
+  }
+
+  private async setUp(): Promise<void> {
+    fs.writeFileSync(path.join(this.dir, '.alive'), `${process.pid}\n`);
+    // The reaper outlives this process: if it dies without destroy(), the reaper removes the namespace and files.
+    this.reaper = spawn('bash', [REAPER, 'watch', String(process.pid), this.netns, this.dir], { detached: true, stdio: 'ignore' });
+    this.reaper.unref();
+    runSync('ip', ['netns', 'del', this.netns]);
+    await run('ip', ['netns', 'add', this.netns]);
+    await this.ip('link', 'set', 'lo', 'up');
+    await this.ip('link', 'add', 'br0', 'type', 'bridge');
+    await this.ip('addr', 'add', `${this.gateway}/${this.prefixLength}`, 'dev', 'br0');
+    await this.ip('link', 'set', 'br0', 'up');
+    await this.startDns();
+    progress(`lab ${this.name}: network ${this.subnet}.0/24 in netns ${this.netns}, DNS at ${this.gateway} (${elapsed(this.createdAt)})`);
+  }
+
+  private get hostsFile(): string {
+    return path.join(this.dir, 'hosts');
+  }
+
+  private get dnsLog(): string {
+    return path.join(this.dir, 'dnsmasq.log');
+  }
+
+  private async startDns(): Promise<void> {
+    fs.writeFileSync(this.hostsFile, '');
+    fs.writeFileSync(this.dnsLog, '');
+    const args = [
+      '--keep-in-foreground', '--conf-file=/dev/null', '--no-resolv', '--no-hosts', '--no-poll', '--no-negcache',
+      '--user=root', '--group=root', `--pid-file=${path.join(this.dir, 'dnsmasq.pid')}`,
+      `--listen-address=${this.gateway}`, '--bind-interfaces', '--local-ttl=0', '--domain-needed',
+      `--addn-hosts=${this.hostsFile}`, `--log-facility=${this.dnsLog}`, '--log-queries',
+    ];
+    this.dnsmasq = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'ip', 'netns', 'exec', this.netns, 'dnsmasq', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    this.dnsmasq.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    await this.waitForDnsLog(/read .*hosts - \d+ names|started, version/, 0, () => `dnsmasq did not start: ${stderr}`);
+  }
+
+  private async reloadDns(): Promise<void> {
+    const lines: string[] = [];
+    for (const [name, ips] of this.records) for (const ip of ips) lines.push(`${ip}\t${name}`);
+    const tmp = `${this.hostsFile}.tmp`;
+    fs.writeFileSync(tmp, lines.join('\n') + '\n');
+    fs.renameSync(tmp, this.hostsFile);
+    const before = countMatches(fs.readFileSync(this.dnsLog, 'utf8'), /read \S+ - \d+ names/g);
+    if (!this.dnsmasq?.pid) throw new Error('dnsmasq is not running');
+    process.kill(this.dnsmasq.pid, 'SIGHUP');
+    await this.waitForDnsLog(/read \S+ - \d+ names/g, before, () => 'dnsmasq did not reload its hosts file');
+  }
+
+  private async waitForDnsLog(pattern: RegExp, moreThan: number, why: () => string): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    const global = new RegExp(pattern.source, 'g');
+    while (Date.now() < deadline) {
+      if (countMatches(fs.readFileSync(this.dnsLog, 'utf8'), global) > moreThan) return;
+      if (this.dnsmasq?.exitCode !== null) break;
+      await sleep(50);
+    }
+    throw new Error(why());
+  }
+
+  private async ip(...args: string[]): Promise<void> {
+    await run('ip', ['-n', this.netns, ...args]);
+  }
+
+  private assertLive(): void {
+    if (this.destroyed) throw new Error(`lab ${this.name} is destroyed`);
+  }
+
+  private keepLogs(): void {
+    const dest = path.join(CACHE_DIR, 'logs', this.name);
+    try {
+      fs.rmSync(dest, { recursive: true, force: true });
+      fs.mkdirSync(dest, { recursive: true });
+      for (const vm of this.vmList) {
+        for (const f of ['serial.log', 'qemu.log']) {
+          const src = path.join(vm.dir, f);
+          if (fs.existsSync(src)) fs.copyFileSync(src, path.join(dest, `${vm.name}.${f}`));
+        }
+      }
+      if (fs.existsSync(this.dnsLog)) fs.copyFileSync(this.dnsLog, path.join(dest, 'dnsmasq.log'));
+    } catch (e) {
+      progress(`lab ${this.name}: could not keep logs: ${(e as Error).message}`);
+    }
+  }
+}
+
+function countMatches(text: string, pattern: RegExp): number {
+  return (text.match(pattern) ?? []).length;
+}
+
+function installExitHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.once('exit', () => {
+    for (const lab of [...live]) lab.teardownSync();
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      for (const lab of [...live]) lab.teardownSync();
+      process.kill(process.pid, signal);
+    });
+  }
+}

@@ -1,0 +1,528 @@
+import { ChildProcess, spawn } from 'child_process';
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { LabImage } from './image';
+import { elapsed, progress } from './log';
+import { isAlive, run, sleep } from './proc';
+import { GuestAgent } from './qga';
+
+/** A blank (or given) disk behind an emulated NVMe controller. QEMU's model string is always "QEMU NVMe Ctrl". */
+export interface NvmeDisk {
+  readonly sizeMiB: number;
+  /** Controller serial (up to 20 characters), visible as /sys/block/nvmeXn1/device/serial. */
+  readonly serial: string;
+  /**
+   * true: a blank (all zero, sparse) device, like new instance store. false: the first MiB holds random bytes, like
+   * a device that was used before and not wiped.
+   * @default true
+   */
+  readonly blank?: boolean;
+}
+
+/** Any further disk: virtio (/dev/vdb, ...) or one more NVMe controller. */
+export interface ExtraDisk {
+  readonly sizeMiB: number;
+  readonly bus?: 'virtio' | 'nvme';
+  /** Serial for the disk. @default - derived from the VM name */
+  readonly serial?: string;
+}
+
+export interface VmOptions {
+  /** Hostname and DNS name of the VM inside the lab; [a-z0-9-]. */
+  readonly name: string;
+  /** Address on the lab network, e.g. '10.77.0.11'. */
+  readonly ip: string;
+  /** The EC2 user-data, passed unchanged to cloud-init through a NoCloud seed (e.g. a '#!/bin/bash' script). */
+  readonly userData: string;
+  /** Extra meta-data keys (instance-id and local-hostname are set). */
+  readonly metaData?: Record<string, string>;
+  /** @default 1024 */
+  readonly memoryMiB?: number;
+  /** @default 1 */
+  readonly cpus?: number;
+  readonly nvmeDisks?: NvmeDisk[];
+  readonly extraDisks?: ExtraDisk[];
+  /** More DNS names that resolve to this VM (e.g. an EFS DNS name for the origin VM). */
+  readonly hostRecords?: string[];
+  /** Appended to the kernel command line. */
+  readonly kernelArgs?: string;
+}
+
+export interface ExecOptions {
+  /** @default 120000 */
+  readonly timeoutMs?: number;
+  /** Written to the command's stdin. */
+  readonly input?: string | Buffer;
+}
+
+export interface ExecResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CloudInitResult {
+  /** cloud-init's own verdict: 'done' when every stage and the user-data succeeded, else 'error' (or 'disabled'...). */
+  readonly status: string;
+  /** Errors cloud-init recorded (/run/cloud-init/result.json), e.g. a user-data script that exited non-zero. */
+  readonly errors: string[];
+  /** What the user-data printed in the last boot's final stage (from /var/log/cloud-init-output.log). */
+  readonly userDataOutput: string;
+  /** The whole /var/log/cloud-init-output.log. */
+  readonly output: string;
+  /** Seconds from QEMU start until cloud-init reported a result. */
+  readonly seconds: number;
+}
+
+export interface StartOptions {
+  /** Replace the NVMe backing files with blank ones first (what an EC2 stop/start does to instance store). */
+  readonly replaceNvmeWithBlank?: boolean;
+}
+
+/** Facts the VM needs from its lab. */
+export interface VmHost {
+  readonly netns: string;
+  readonly gateway: string;
+  readonly prefixLength: number;
+  readonly image: LabImage;
+  readonly labName: string;
+}
+
+interface DiskFile {
+  /** Instance store is blanked by stop/start; extra disks (EBS-like) keep their data. */
+  readonly kind: 'instance-store' | 'extra';
+  readonly file: string;
+  readonly sizeMiB: number;
+  readonly serial: string;
+  readonly bus: 'virtio' | 'nvme';
+  readonly blank: boolean;
+}
+
+/** One QEMU guest on the lab's bridge, controlled through the QEMU guest agent. */
+export class Vm {
+  readonly name: string;
+  readonly ip: string;
+  readonly dir: string;
+  readonly serialLogPath: string;
+  readonly agent: GuestAgent;
+  private process: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private startedAt = 0;
+  private readonly disks: DiskFile[];
+  private readonly overlay: string;
+  private readonly seed: string;
+  private readonly qgaSocket: string;
+
+  constructor(
+    private readonly host: VmHost,
+    readonly options: VmOptions,
+    dir: string,
+    readonly tap: string,
+  ) {
+    this.name = options.name;
+    this.ip = options.ip;
+    this.dir = dir;
+    this.serialLogPath = path.join(dir, 'serial.log');
+    this.overlay = path.join(dir, 'root.qcow2');
+    this.seed = path.join(dir, 'seed.img');
+    this.qgaSocket = path.join(dir, 'qga.sock');
+    this.agent = new GuestAgent(this.qgaSocket);
+    this.disks = [
+      ...(options.extraDisks ?? []).map((d, i) => ({
+        kind: 'extra' as const,
+        file: path.join(dir, `extra${i}.raw`),
+        sizeMiB: d.sizeMiB,
+        serial: d.serial ?? `${options.name}-x${i}`.slice(0, 20),
+        bus: d.bus ?? 'virtio',
+        blank: true,
+      })),
+      ...(options.nvmeDisks ?? []).map((d, i) => ({
+        kind: 'instance-store' as const,
+        file: path.join(dir, `nvme${i}.raw`),
+        sizeMiB: d.sizeMiB,
+        serial: d.serial,
+        bus: 'nvme' as const,
+        blank: d.blank ?? true,
+      })),
+    ];
+  }
+
+  /** QEMU's process id while it runs. */
+  get pid(): number | undefined {
+    return this.process?.pid;
+  }
+
+  get running(): boolean {
+    return this.process !== undefined && this.process.exitCode === null && this.process.signalCode === null;
+  }
+
+  /** The NVMe backing files, in controller order. */
+  get nvmeFiles(): string[] {
+    return this.disks.filter((d) => d.kind === 'instance-store').map((d) => d.file);
+  }
+
+  /** Creates the root overlay, seed and disks; called once by Lab.startVm. */
+  async prepare(): Promise<void> {
+    fs.mkdirSync(this.dir, { recursive: true });
+    await run('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'raw', '-b', this.host.image.rootImage, this.overlay]);
+    await this.writeSeed();
+    for (const d of this.disks) this.blankDisk(d);
+  }
+
+  /** Boots the VM (power on). Returns once QEMU runs; use waitForAgent / waitForCloudInit to wait for the guest. */
+  async start(options: StartOptions = {}): Promise<void> {
+    if (this.running) throw new Error(`vm ${this.name} is already running`);
+    if (options.replaceNvmeWithBlank) {
+      for (const d of this.disks.filter((x) => x.kind === 'instance-store')) this.blankDisk({ ...d, blank: true });
+    }
+    this.agent.close();
+    fs.rmSync(this.qgaSocket, { force: true });
+    const args = this.qemuArgs();
+    fs.appendFileSync(this.serialLogPath, `\n===== lab: power on ${new Date().toISOString()} =====\n`);
+    const log = fs.openSync(path.join(this.dir, 'qemu.log'), 'a');
+    // setpriv: QEMU dies with the process that started it, even on SIGKILL; ip netns exec: it joins the lab network.
+    const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'ip', 'netns', 'exec', this.host.netns, 'qemu-system-x86_64', ...args], {
+      stdio: ['ignore', log, log],
+    });
+    fs.closeSync(log);
+    this.process = child;
+    this.startedAt = Date.now();
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    child.once('exit', (code, signal) => {
+      if (this.process === child) {
+        progress(`${this.name}: qemu exited (${signal ?? `code ${code}`}) after ${elapsed(this.startedAt)}`);
+      }
+    });
+    // The socket appears once QEMU has parsed its arguments and opened its devices.
+    const deadline = Date.now() + 15_000;
+    while (!fs.existsSync(this.qgaSocket)) {
+      if (!this.running) throw new Error(`vm ${this.name}: qemu failed to start: ${this.qemuLogTail()}`);
+      if (Date.now() > deadline) throw new Error(`vm ${this.name}: qemu did not open its agent socket: ${this.qemuLogTail()}`);
+      await sleep(100);
+    }
+    progress(`${this.name}: booting (${this.ip}, ${this.options.cpus ?? 1} vCPU, ${this.options.memoryMiB ?? 1024} MiB, qemu pid ${child.pid})`);
+  }
+
+  /** Waits until the guest agent answers (about 20-30 s after power on under TCG). */
+  async waitForAgent(timeoutMs = 240_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let nextNote = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      this.assertHealthy();
+      if (await this.agent.waitUntilReady(Math.min(5_000, deadline - Date.now()), () => this.running)) {
+        progress(`${this.name}: guest agent up ${elapsed(this.startedAt)} after power on`);
+        return;
+      }
+      if (Date.now() > nextNote) {
+        progress(`${this.name}: still booting (${elapsed(this.startedAt)}); console: ${this.serialTail(1).trim()}`);
+        nextNote = Date.now() + 30_000;
+      }
+    }
+    throw new Error(`vm ${this.name}: guest agent did not answer within ${timeoutMs} ms; console:\n${this.serialTail(30)}`);
+  }
+
+  /**
+   * Waits until cloud-init has finished (all stages, including the user-data) and returns its verdict.
+   * The result is cloud-init's own status and error list, not the state of a systemd unit.
+   */
+  async waitForCloudInit(options: { timeoutMs?: number } = {}): Promise<CloudInitResult> {
+    const timeoutMs = options.timeoutMs ?? 600_000;
+    const deadline = Date.now() + timeoutMs;
+    await this.waitForAgent(timeoutMs);
+    let nextNote = Date.now() + 30_000;
+    for (;;) {
+      this.assertHealthy();
+      const r = await this.exec('cloud-init status', { timeoutMs: 60_000 });
+      const status = /status:\s*(\S+)/.exec(r.stdout)?.[1] ?? 'unknown';
+      if (!['running', 'not', 'unknown'].includes(status)) break;
+      if (Date.now() > deadline) {
+        throw new Error(`vm ${this.name}: cloud-init still '${status}' after ${timeoutMs} ms; console:\n${this.serialTail(30)}`);
+      }
+      if (Date.now() > nextNote) {
+        progress(`${this.name}: cloud-init ${status} (${elapsed(this.startedAt)})`);
+        nextNote = Date.now() + 30_000;
+      }
+      await sleep(2_000);
+    }
+    const seconds = (Date.now() - this.startedAt) / 1000;
+    const statusText = (await this.exec('cloud-init status --long')).stdout;
+    const status = /status:\s*(\S+)/.exec(statusText)?.[1] ?? 'unknown';
+    const resultJson = await this.exec('cat /run/cloud-init/result.json');
+    let errors: string[] = [];
+    try {
+      errors = (JSON.parse(resultJson.stdout) as { v1?: { errors?: string[] } }).v1?.errors ?? [];
+    } catch {
+      errors = [`no readable /run/cloud-init/result.json: ${resultJson.stderr.trim()}`];
+    }
+    const output = (await this.exec('cat /var/log/cloud-init-output.log')).stdout;
+    const userDataOutput = lastFinalStage(output);
+    progress(`${this.name}: cloud-init ${status} ${seconds.toFixed(1)}s after power on${errors.length ? ` (${errors.length} error(s))` : ''}`);
+    return { status, errors, userDataOutput, output, seconds };
+  }
+
+  /** Runs a bash command line in the guest as root. Throws on timeout (the command is killed). */
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const args: Record<string, unknown> = { 'path': '/bin/bash', 'arg': ['-c', command], 'capture-output': true };
+    if (options.input !== undefined) args['input-data'] = Buffer.from(options.input).toString('base64');
+    const { pid } = await this.agent.call<{ pid: number }>('guest-exec', args);
+    const deadline = Date.now() + timeoutMs;
+    let wait = 50;
+    for (;;) {
+      const st = await this.agent.call<GuestExecStatus>('guest-exec-status', { pid });
+      if (st.exited) {
+        return {
+          code: st.exitcode ?? (st.signal !== undefined ? 128 + st.signal : -1),
+          stdout: decode(st['out-data']),
+          stderr: decode(st['err-data']),
+        };
+      }
+      if (Date.now() > deadline) {
+        await this.agent
+          .call('guest-exec', { 'path': '/bin/bash', 'arg': ['-c', `pkill -KILL -P ${pid}; kill -KILL ${pid}`] })
+          .catch(() => undefined);
+        throw new Error(`vm ${this.name}: command timed out after ${timeoutMs} ms: ${command}`);
+      }
+      await sleep(wait);
+      wait = Math.min(wait * 2, 500);
+    }
+  }
+
+  /** Like exec, but throws unless the command exits 0; returns its stdout. */
+  async execOk(command: string, options: ExecOptions = {}): Promise<string> {
+    const r = await this.exec(command, options);
+    if (r.code !== 0) {
+      throw new Error(`vm ${this.name}: '${command}' exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+    }
+    return r.stdout;
+  }
+
+  /** Reads a file from the guest, byte for byte. */
+  async readFile(file: string): Promise<Buffer> {
+    const handle = await this.agent.call<number>('guest-file-open', { path: file, mode: 'r' });
+    const parts: Buffer[] = [];
+    try {
+      for (;;) {
+        const r = await this.agent.call<{ 'count': number; 'buf-b64': string; 'eof': boolean }>('guest-file-read', { handle, count: 4 << 20 });
+        parts.push(Buffer.from(r['buf-b64'], 'base64'));
+        if (r.eof || r.count === 0) break;
+      }
+    } finally {
+      await this.agent.call('guest-file-close', { handle });
+    }
+    return Buffer.concat(parts);
+  }
+
+  /** Writes a file in the guest (created or truncated). */
+  async writeFile(file: string, data: string | Buffer, mode?: number): Promise<void> {
+    const bytes = Buffer.from(data);
+    const handle = await this.agent.call<number>('guest-file-open', { path: file, mode: 'w' });
+    try {
+      for (let off = 0; off < bytes.length || off === 0; off += 4 << 20) {
+        const chunk = bytes.subarray(off, off + (4 << 20));
+        await this.agent.call('guest-file-write', { 'handle': handle, 'buf-b64': chunk.toString('base64') });
+        if (bytes.length === 0) break;
+      }
+    } finally {
+      await this.agent.call('guest-file-close', { handle });
+    }
+    if (mode !== undefined) await this.execOk(`chmod ${mode.toString(8)} '${file.replace(/'/g, "'\\''")}'`);
+  }
+
+  /** The guest's boot id, different on every boot. */
+  async bootId(): Promise<string> {
+    return (await this.execOk('cat /proc/sys/kernel/random/boot_id')).trim();
+  }
+
+  /** Reboots the guest (same disks, same QEMU) and waits until its agent answers from the new boot. */
+  async reboot(options: { timeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? 300_000;
+    const before = await this.bootId();
+    const t0 = Date.now();
+    progress(`${this.name}: rebooting`);
+    await this.agent.send('guest-shutdown', { mode: 'reboot' });
+    const deadline = Date.now() + timeoutMs;
+    await sleep(3_000);
+    for (;;) {
+      this.assertHealthy();
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`vm ${this.name}: no new boot within ${timeoutMs} ms; console:\n${this.serialTail(30)}`);
+      if (await this.agent.waitUntilReady(Math.min(left, 10_000), () => this.running)) {
+        const now = await this.bootId().catch(() => before);
+        if (now !== before) break;
+      }
+      await sleep(1_000);
+    }
+    this.startedAt = t0;
+    progress(`${this.name}: back after reboot (${elapsed(t0)})`);
+  }
+
+  /** Powers the guest off cleanly and waits for QEMU to exit (killing it after timeoutMs). */
+  async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (!this.running) return;
+    progress(`${this.name}: powering off`);
+    await this.agent.send('guest-shutdown', { mode: 'powerdown' }).catch(() => undefined);
+    const timedOut = await Promise.race([this.exited.then(() => false), sleep(options.timeoutMs ?? 120_000).then(() => true)]);
+    if (timedOut) {
+      progress(`${this.name}: did not power off in time, killing qemu`);
+      await this.kill();
+    }
+    this.agent.close();
+  }
+
+  /** EC2 stop/start: clean power off, optionally blank instance store, power on, wait for the agent. */
+  async stopStart(options: StartOptions & { timeoutMs?: number } = {}): Promise<void> {
+    await this.shutdown();
+    await this.start(options);
+    await this.waitForAgent(options.timeoutMs);
+  }
+
+  /** Hard kill of QEMU, like losing the instance. Disks stay as they are; start() boots it again. */
+  async kill(): Promise<void> {
+    const child = this.process;
+    if (child && this.running && child.pid) {
+      try {
+        process.kill(child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+      await this.exited;
+    }
+    this.agent.close();
+  }
+
+  /** Synchronous hard kill for exit handlers. */
+  killSync(): void {
+    const pid = this.process?.pid;
+    if (pid && isAlive(pid)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    this.agent.close();
+  }
+
+  /** The last lines of the serial console. */
+  serialTail(lines = 20): string {
+    try {
+      const text = fs.readFileSync(this.serialLogPath, 'latin1');
+      // eslint-disable-next-line no-control-regex
+      return text.replace(/\x1b\[[0-9;]*m/g, '').split(/\r?\n/).slice(-lines - 1).join('\n');
+    } catch {
+      return '(no console output)';
+    }
+  }
+
+  private qemuLogTail(): string {
+    try {
+      return fs.readFileSync(path.join(this.dir, 'qemu.log'), 'utf8').trim().split('\n').slice(-10).join('\n');
+    } catch {
+      return '(no qemu log)';
+    }
+  }
+
+  private assertHealthy(): void {
+    if (!this.running) throw new Error(`vm ${this.name}: qemu is not running; console:\n${this.serialTail(30)}\nqemu: ${this.qemuLogTail()}`);
+    const tail = this.serialTail(60);
+    if (/Kernel panic - not syncing/.test(tail)) throw new Error(`vm ${this.name}: kernel panic; console:\n${tail}`);
+  }
+
+  private blankDisk(d: DiskFile): void {
+    fs.rmSync(d.file, { force: true });
+    fs.writeFileSync(d.file, d.blank ? Buffer.alloc(0) : randomBytes(1 << 20));
+    fs.truncateSync(d.file, d.sizeMiB * 1024 * 1024);
+  }
+
+  private async writeSeed(): Promise<void> {
+    const meta = {
+      'instance-id': instanceId(`${this.host.labName}/${this.name}`),
+      'local-hostname': this.name,
+      ...(this.options.metaData ?? {}),
+    };
+    const seedDir = path.join(this.dir, 'seed');
+    fs.mkdirSync(seedDir, { recursive: true });
+    fs.writeFileSync(path.join(seedDir, 'user-data'), this.options.userData);
+    fs.writeFileSync(path.join(seedDir, 'meta-data'), Object.entries(meta).map(([k, v]) => `${k}: ${JSON.stringify(v)}\n`).join(''));
+    fs.rmSync(this.seed, { force: true });
+    const kib = Math.max(1024, Math.ceil((Buffer.byteLength(this.options.userData) * 2) / 1024) + 512);
+    await run('mkfs.vfat', ['-C', '-n', 'CIDATA', this.seed, String(kib)]);
+    await run('mcopy', ['-o', '-i', this.seed, path.join(seedDir, 'user-data'), path.join(seedDir, 'meta-data'), '::']);
+  }
+
+  private qemuArgs(): string[] {
+    const o = this.options;
+    const append = [
+      'root=/dev/vda rw console=ttyS0,115200 net.ifnames=0',
+      `lab.ip=${this.ip}/${this.host.prefixLength} lab.gw=${this.host.gateway} lab.dns=${this.host.gateway} lab.hostname=${this.name}`,
+      o.kernelArgs ?? '',
+    ].join(' ').trim();
+    const args = [
+      '-name', this.name,
+      '-machine', 'q35,accel=tcg',
+      '-cpu', 'max',
+      '-smp', String(o.cpus ?? 1),
+      '-m', String(o.memoryMiB ?? 1024),
+      '-nodefaults', '-display', 'none', '-vga', 'none',
+      '-chardev', `file,id=console0,path=${this.serialLogPath},append=on`,
+      '-serial', 'chardev:console0',
+      '-kernel', this.host.image.kernel,
+      '-initrd', this.host.image.initrd,
+      '-append', append,
+      '-drive', `file=${this.overlay},if=virtio,format=qcow2,cache=unsafe`,
+    ];
+    this.disks.forEach((d, i) => {
+      if (d.bus === 'nvme') {
+        args.push('-drive', `file=${d.file},if=none,id=disk${i},format=raw,cache=unsafe`, '-device', `nvme,serial=${d.serial},drive=disk${i}`);
+      } else {
+        args.push('-drive', `file=${d.file},if=none,id=disk${i},format=raw,cache=unsafe`, '-device', `virtio-blk-pci,drive=disk${i},serial=${d.serial}`);
+      }
+    });
+    args.push(
+      '-drive', `file=${this.seed},if=virtio,format=raw,readonly=on`,
+      '-netdev', `tap,id=n0,ifname=${this.tap},script=no,downscript=no`,
+      '-device', `virtio-net-pci,netdev=n0,mac=${macFor(this.ip)}`,
+      '-device', 'virtio-rng-pci',
+      '-device', 'virtio-serial-pci',
+      '-chardev', `socket,id=qga0,path=${this.qgaSocket},server=on,wait=off`,
+      '-device', 'virtserialport,chardev=qga0,name=org.qemu.guest_agent.0',
+    );
+    return args;
+  }
+}
+
+interface GuestExecStatus {
+  'exited': boolean;
+  'exitcode'?: number;
+  'signal'?: number;
+  'out-data'?: string;
+  'err-data'?: string;
+}
+
+function decode(b64: string | undefined): string {
+  return b64 ? Buffer.from(b64, 'base64').toString('utf8') : '';
+}
+
+/** A locally administered MAC derived from the IPv4 address. */
+export function macFor(ip: string): string {
+  const octets = ip.split('.').map((x) => Number(x));
+  return ['52', '54', ...octets.map((o) => o.toString(16).padStart(2, '0'))].join(':');
+}
+
+/** An EC2-style instance id, stable for a name. */
+function instanceId(name: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const c of Buffer.from(name)) h = ((h ^ BigInt(c)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return `i-0${h.toString(16).padStart(16, '0').slice(0, 16)}`;
+}
+
+/** The part of cloud-init-output.log written by the last boot's final stage (where the user-data runs). */
+export function lastFinalStage(output: string): string {
+  const start = output.lastIndexOf("running 'modules:final'");
+  if (start < 0) return '';
+  const from = output.indexOf('\n', start) + 1;
+  const end = output.indexOf('Cloud-init v.', from);
+  return output.slice(from, end < 0 ? undefined : end);
+}

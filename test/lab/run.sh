@@ -1,0 +1,24 @@
+#!/bin/bash
+# Runs the lab: builds the guest image if the recipe changed, then the lab jest suite (test/lab/**/*.lab.ts) one file
+# at a time. Needs root (network namespaces, taps) and the repository's npm dependencies (npm ci).
+# Arguments go to jest, e.g. `test/lab/run.sh smoke` runs only smoke.lab.ts.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "${here}/../.." && pwd)"
+cd "${repo}"
+
+[[ "$(id -u)" -eq 0 ]] || { echo "test/lab/run.sh: must run as root (ip netns, taps, QEMU)" >&2; exit 1; }
+[[ -x node_modules/.bin/jest ]] || { echo "test/lab/run.sh: node_modules missing: run npm ci first" >&2; exit 1; }
+
+started=${SECONDS}
+bash "${here}/image/build.sh" > /dev/null
+echo "[lab] image ready in $((SECONDS - started)) s" >&2
+
+# Whatever happens to jest, no VM, DNS server or namespace of the lab survives this script.
+trap 'bash "${here}/harness/reaper.sh" sweep' EXIT
+
+status=0
+node_modules/.bin/jest -c "${here}/jest.config.js" --runInBand "$@" || status=$?
+echo "[lab] done in $((SECONDS - started)) s (jest exit ${status}); logs in ${repo}/.lab-cache/logs/" >&2
+exit "${status}"
