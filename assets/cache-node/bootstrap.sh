@@ -10,11 +10,14 @@ set -euo pipefail
 #   bootstrap.sh          everything (first boot, from cloud-init; running it again on a healthy node changes nothing)
 #   bootstrap.sh --warm   read-ahead and warming only (efs-cache-warm.service every boot, the re-warm timer,
 #                         and /usr/local/sbin/efs-cache-warm on demand)
+# Run from a checkout, source the library (in user-data it is inlined above, and the renderer drops this block).
+# efs-cache: standalone begin
 if ! declare -F die >/dev/null; then
   EFS_CACHE_LIB="$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
   # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
   source "$EFS_CACHE_LIB"
 fi
+# efs-cache: standalone end
 
 SELF=/usr/local/lib/efs-cache/cache-node.sh
 
@@ -208,6 +211,7 @@ serve() {
 attach_stable_eni() {
   local eni="$EFSC_STABLE_ENI_ID" md=http://169.254.169.254/latest h iid r
   if [ -z "$eni" ]; then return 0; fi
+  if ! command -v aws >/dev/null; then ensure_packages "$([ "$OS_PKG" = dnf ] && echo awscli-2 || echo awscli)"; fi
   {
     h="X-aws-ec2-metadata-token: $(curl -fsS -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' "$md/api/token")" &&
       iid=$(curl -fsS -H "$h" "$md/meta-data/instance-id") && r=$(curl -fsS -H "$h" "$md/meta-data/placement/region")

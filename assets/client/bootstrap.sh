@@ -7,11 +7,14 @@ set -euo pipefail
 #   bootstrap.sh          everything (first boot, from cloud-init; running it again changes nothing)
 #   bootstrap.sh --boot   cache disk and cachefilesd only (every boot, from efs-cache-client.service)
 #   bootstrap.sh --status what fscache-status prints
+# Run from a checkout, source the library (in user-data it is inlined above, and the renderer drops this block).
+# efs-cache: standalone begin
 if ! declare -F die >/dev/null; then
   EFS_CACHE_LIB="$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
   # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
   source "$EFS_CACHE_LIB"
 fi
+# efs-cache: standalone end
 
 SELF=/usr/local/lib/efs-cache/client.sh
 UNIT=efs-cache-cachefilesd.service
@@ -216,7 +219,7 @@ mount_nfs() {
 }
 
 status() {
-  local t d s
+  local t s
   echo "cache $EFSC_CACHE_DIR (label $EFSC_CACHE_LABEL, tag $EFSC_CACHE_TAG):"
   df -h --output=source,size,used,avail,pcent "$EFSC_CACHE_DIR" || true
   echo "cachefilesd: $(systemctl is-active "$UNIT"), pid $(systemctl show -p MainPID --value "$UNIT"), cache" \
