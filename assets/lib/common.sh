@@ -1,7 +1,8 @@
 #!/bin/bash
 set -euo pipefail
 # Shared functions of the instance scripts. lib/bootstrap inlines this file into user-data between the EFSC_*
-# parameter header and the script; a script run from a checkout sources it instead. Defines functions only.
+# parameter header and the script; a script run from a checkout sources it instead. Defines functions and the
+# RE_* formats only: nothing runs on load.
 
 # log MESSAGE: one line with the efs-cache: prefix on stderr (cloud-init's log, or the journal under systemd),
 # plus a copy in the journal when stderr is not already connected to it.
