@@ -3,7 +3,7 @@
  * emulated NVMe disks, runs cachefilesd and mounts the origin by its EFS-style DNS name with fsc. The user-data here
  * is a throwaway; the project's real scripts are proved by the other *.lab.ts files.
  */
-import { CloudInitResult, Lab, Vm } from './harness';
+import { CloudInitResult, Lab, progress, Vm } from './harness';
 
 const EFS_NAME = 'fs-0123456789abcdef0.efs.us-east-1.amazonaws.com';
 
@@ -118,6 +118,16 @@ describe('lab smoke: NFS origin + FS-Cache client on RAID 0 of blank NVMe', () =
     expect(answer.trim().split('\n')).toEqual(['10.77.0.31', '10.77.0.32']);
     await lab.setDnsRecord('cache.efs-cache.internal', []);
     expect((await client.exec('getent hosts cache.efs-cache.internal')).code).not.toBe(0);
+  });
+
+  test('a reboot keeps the instance store, an EC2 stop/start blanks it', async () => {
+    const examine = 'mdadm --examine /dev/nvme0n1 /dev/nvme1n1 > /dev/null 2>&1 && echo md || echo none';
+    await client.reboot();
+    expect(await client.execOk(examine)).toBe('md\n');
+    progress(`client after reboot: ${(await client.execOk('cat /proc/mdstat')).split('\n').filter((l) => l.startsWith('md')).join('; ') || 'no array assembled'}`);
+    await client.stopStart({ replaceNvmeWithBlank: true });
+    expect(await client.execOk(examine)).toBe('none\n');
+    expect(await client.execOk('cat /proc/mdstat')).not.toMatch(/^md\d+ : active/m);
   });
 
   test('setLink delays what a VM sends', async () => {

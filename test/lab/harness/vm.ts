@@ -363,7 +363,12 @@ export class Vm {
     if (!this.running) return;
     progress(`${this.name}: powering off`);
     await this.agent.send('guest-shutdown', { mode: 'powerdown' }).catch(() => undefined);
-    const timedOut = await Promise.race([this.exited.then(() => false), sleep(options.timeoutMs ?? 120_000).then(() => true)]);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      this.exited.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), options.timeoutMs ?? 120_000))),
+    ]);
+    clearTimeout(timer);
     if (timedOut) {
       progress(`${this.name}: did not power off in time, killing qemu`);
       await this.kill();

@@ -1,0 +1,255 @@
+/**
+ * The instance side of the library, proved on a real kernel: the user data that CDK synthesized for cache nodes and
+ * FS-Cache clients (test/lab/scenarios/stacks.ts), run by cloud-init in VMs, against an NFSv4.1 origin standing in
+ * for EFS. Scenario numbers follow the lab issue.
+ */
+import { CloudInitResult, Lab, progress, Vm } from './harness';
+import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, ORIGIN_USER_DATA } from './scenarios/stacks';
+
+const NODE_ADDRESS = '10.77.0.100';
+const MIN = 60_000;
+
+/** Bytes the origin's nfsd has read for clients (first field of the `io` line). */
+async function originReadBytes(origin: Vm): Promise<number> {
+  return Number((await origin.execOk("awk '$1 == \"io\" { print $2 }' /proc/net/rpc/nfsd")).trim());
+}
+
+/** Pages FS-Cache has read from the disk cache (`IO : rd=`). */
+async function fscacheReads(vm: Vm): Promise<number> {
+  const stats = await vm.execOk('cat /proc/fs/fscache/stats');
+  const m = /IO\s*:\s*rd=(\d+)/.exec(stats);
+  if (!m) throw new Error(`no IO line in /proc/fs/fscache/stats:\n${stats}`);
+  return Number(m[1]);
+}
+
+async function dropCaches(vm: Vm): Promise<void> {
+  await vm.execOk('sync && echo 3 > /proc/sys/vm/drop_caches');
+}
+
+async function sha256(vm: Vm, file: string): Promise<string> {
+  return (await vm.execOk(`sha256sum ${file} | cut -d' ' -f1`, { timeoutMs: 10 * MIN })).trim();
+}
+
+/** Everything a second run of the bootstrap must leave as it was. */
+async function state(vm: Vm): Promise<string> {
+  return vm.execOk([
+    'md5sum /etc/fstab /etc/exports /etc/cachefilesd.conf /etc/nfs.conf 2>/dev/null || true',
+    'cat /proc/mdstat',
+    "findmnt -rn -o TARGET,SOURCE,FSTYPE | grep -E 'efs|fscache' | sort",
+    'pgrep -o -x nfsd >/dev/null && ps -o lstart= -p "$(pgrep -o -x nfsd)" || true',
+    'pgrep -x cachefilesd || true',
+    'exportfs -v 2>/dev/null || true',
+  ].join('; echo ---; '));
+}
+
+describe('lab scenarios: the synthesized user data on a real kernel', () => {
+  let lab: Lab;
+  let ud: LabUserData;
+  let origin: Vm;
+  let node1: Vm;
+  let node2: Vm;
+  let clientA: Vm; // FS-Cache client over the origin
+  let clientB: Vm; // FS-Cache client over the cache fleet
+  const boot: Record<string, CloudInitResult> = {};
+  const nvme = (prefix: string) => [
+    { sizeMiB: 384, serial: `${prefix}-is-0`, blank: true },
+    { sizeMiB: 384, serial: `${prefix}-is-1`, blank: true },
+  ];
+
+  beforeAll(async () => {
+    ud = labUserData();
+    progress(`user data: cache node ${ud.cacheNode.length} B, origin client ${ud.originClient.length} B, fleet client ${ud.fleetClient.length} B`);
+    lab = await Lab.create({ name: 'scenarios' });
+    origin = await lab.startVm({ name: 'origin', ip: '10.77.0.10', userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1 });
+    boot.origin = await origin.waitForCloudInit();
+    await origin.execOk([
+      'head -c 24M /dev/urandom > /srv/efs/warm/model.bin',
+      'head -c 48M /dev/urandom > /srv/efs/data/big.bin',
+      'head -c 16M /dev/urandom > /srv/efs/data/small.bin',
+      'for i in $(seq 1 50); do echo "file $i" > /srv/efs/data/f$i.txt; done',
+      'sync',
+    ].join(' && '));
+    // Origin behaves like a remote service: latency and a rate well below the VMs' own read speed.
+    await lab.setLink(origin, { delayMs: 2, rateMbit: 64 });
+    node1 = await lab.startVm({ name: 'node1', ip: '10.77.0.31', userData: ud.cacheNode, cpus: 1 });
+    node2 = await lab.startVm({ name: 'node2', ip: '10.77.0.32', userData: ud.cacheNode, cpus: 1 });
+    [boot.node1, boot.node2] = await Promise.all([node1.waitForCloudInit(), node2.waitForCloudInit()]);
+    // The lab's stand-in for the node's stable interface: a secondary address that clients mount through the name.
+    await lab.moveAddress(NODE_ADDRESS, undefined, node1);
+    await lab.setDnsRecord(FLEET_NAME, [NODE_ADDRESS]);
+    clientA = await lab.startVm({ name: 'clientA', ip: '10.77.0.21', userData: ud.originClient, nvmeDisks: nvme('a'), cpus: 1 });
+    clientB = await lab.startVm({ name: 'clientB', ip: '10.77.0.22', userData: ud.fleetClient, nvmeDisks: nvme('b'), cpus: 1 });
+    [boot.clientA, boot.clientB] = await Promise.all([clientA.waitForCloudInit(), clientB.waitForCloudInit()]);
+  }, 40 * MIN);
+
+  afterAll(async () => {
+    await lab?.destroy();
+  });
+
+  test('every bootstrap finished without errors', () => {
+    for (const [name, r] of Object.entries(boot)) {
+      expect({ name, status: r.status, errors: r.errors }).toEqual({ name, status: 'done', errors: [] });
+      progress(`${name}: user data done ${r.seconds.toFixed(0)} s after power on`);
+    }
+  });
+
+  describe('1. FS-Cache client', () => {
+    test('RAID 0 over every blank NVMe disk, ext4 labelled, mounted, cachefilesd running, FSC yes', async () => {
+      expect(await clientA.execOk('cat /proc/mdstat')).toMatch(/^md\S* : active raid0 nvme\dn1\[\d\] nvme\dn1\[\d\]/m);
+      expect((await clientA.execOk('findmnt -no FSTYPE,LABEL /var/cache/fscache')).trim()).toBe('ext4 fscache');
+      expect(await clientA.execOk('findmnt -no OPTIONS /var/cache/fscache')).not.toMatch(/noatime/);
+      expect((await clientA.execOk('pgrep -x cachefilesd')).trim()).toMatch(/^\d+$/);
+      expect(await clientA.execOk('cat /proc/fs/fscache/caches')).toMatch(/\bA\b.*efscache|efscache.*\bA\b/);
+      expect(await clientA.execOk('cat /proc/fs/nfsfs/volumes')).toMatch(/^v4 .* yes$/m);
+      expect(await clientA.execOk('grep " /mnt/efs " /etc/fstab')).toMatch(/fsc.*_netdev.*nofail|fsc.*nofail.*_netdev/);
+    });
+
+    test('a re-read after dropping the page cache comes from FS-Cache, not the origin', async () => {
+      const first = await sha256(clientA, '/mnt/efs/data/small.bin');
+      expect(first).toBe(await sha256(origin, '/srv/efs/data/small.bin'));
+      await clientA.execOk('sleep 3; sync');
+      await dropCaches(clientA);
+      const [rd0, origin0] = [await fscacheReads(clientA), await originReadBytes(origin)];
+      expect(await sha256(clientA, '/mnt/efs/data/small.bin')).toBe(first);
+      const [rd1, origin1] = [await fscacheReads(clientA), await originReadBytes(origin)];
+      progress(`clientA re-read: FS-Cache pages read +${rd1 - rd0}, origin bytes read +${origin1 - origin0}`);
+      expect(rd1 - rd0).toBeGreaterThanOrEqual((16 << 20) / 4096 / 2);
+      expect(origin1 - origin0).toBeLessThan(1 << 20);
+    });
+
+    test('fscache-status reports the cache and the fsc mount', async () => {
+      const out = await clientA.execOk('fscache-status');
+      expect(out).toMatch(/FSC yes|fsc: yes|yes/);
+      expect(out).toMatch(/efscache/);
+    });
+  });
+
+  describe('2. cache node', () => {
+    test('mounts the origin and exports it read-only, NFSv4.1 only, with the synthesized fsid', async () => {
+      for (const node of [node1, node2]) {
+        expect(await node.execOk('findmnt -no SOURCE /efs')).toContain(`${EFS_NAME}:/`);
+        const exports = await node.execOk('exportfs -v');
+        expect(exports).toContain(`fsid=${ud.fsid}`);
+        expect(exports).toMatch(/\bro\b/);
+        expect(exports).toMatch(/root_squash/);
+        expect(exports).not.toMatch(/no_root_squash/);
+        expect((await node.execOk('cat /proc/fs/nfsd/versions')).trim()).toMatch(/-3.*\+4\.1.*-4\.2|-3 .*\+4\.1/);
+        expect((await node.execOk('cat /proc/fs/nfsd/threads')).trim()).toBe('16');
+      }
+    });
+
+    test('a client reads through the node; a second read comes from the node\'s page cache', async () => {
+      const expected = await sha256(origin, '/srv/efs/data/big.bin');
+      // O_DIRECT reads bypass the client's own caches, so every byte comes from the node.
+      const direct = `dd if=/mnt/efs/data/big.bin iflag=direct bs=1M status=none | sha256sum | cut -d' ' -f1`;
+      expect((await clientB.execOk(direct, { timeoutMs: 10 * MIN })).trim()).toBe(expected);
+      const before = await originReadBytes(origin);
+      expect((await clientB.execOk(direct, { timeoutMs: 10 * MIN })).trim()).toBe(expected);
+      const after = await originReadBytes(origin);
+      progress(`second read through node1: origin bytes read +${after - before}`);
+      expect(after - before).toBeLessThan(1 << 20);
+    });
+
+    test('a write through the node is refused', async () => {
+      const r = await clientB.exec('touch /mnt/efs/data/written-by-client 2>&1');
+      expect(r.code).not.toBe(0);
+      expect(r.stdout + r.stderr).toMatch(/Read-only file system/);
+      expect((await origin.exec('test -e /srv/efs/data/written-by-client')).code).not.toBe(0);
+    });
+
+    test('the warm paths were read before serving', async () => {
+      const log = boot.node1.output;
+      expect(log).toMatch(/warm/i);
+      const before = await originReadBytes(origin);
+      await node1.execOk('cat /efs/warm/model.bin > /dev/null');
+      expect((await originReadBytes(origin)) - before).toBeLessThan(1 << 20);
+    });
+  });
+
+  describe('3. two nodes behind one name', () => {
+    test('both export the same fsid; a client moved from one node to the other keeps reading', async () => {
+      const fsids = await Promise.all([node1, node2].map(async (n) => /fsid=([0-9a-f-]+)/.exec(await n.execOk('exportfs -v'))?.[1]));
+      expect(fsids).toEqual([ud.fsid, ud.fsid]);
+      // Open the files through node1, then move the address to node2 (as a replaced node's interface would).
+      await clientB.execOk('ls -l /mnt/efs/data > /dev/null; cat /mnt/efs/data/f1.txt');
+      await lab.moveAddress(NODE_ADDRESS, node1, node2);
+      await dropCaches(clientB);
+      const r = await clientB.exec('cat /mnt/efs/data/f2.txt && ls /mnt/efs/data | wc -l && dd if=/mnt/efs/data/small.bin iflag=direct bs=1M status=none | sha256sum', { timeoutMs: 10 * MIN });
+      expect(r.stderr).not.toMatch(/Stale file handle/i);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('file 2');
+      expect(r.stdout).toContain(await sha256(origin, '/srv/efs/data/small.bin'));
+      const dmesg = await clientB.execOk('dmesg | grep -i stale || true');
+      expect(dmesg).toBe('');
+      await lab.moveAddress(NODE_ADDRESS, node2, node1);
+    });
+  });
+
+  describe('5. faults', () => {
+    test('a cache node killed during a client read comes back, and the hard mount resumes byte-identical', async () => {
+      const expected = await sha256(origin, '/srv/efs/data/big.bin');
+      await lab.setLink(node1, { rateMbit: 16 });
+      await clientB.execOk(`nohup sh -c "dd if=/mnt/efs/data/big.bin iflag=direct bs=1M status=none | sha256sum > /tmp/sum" >/dev/null 2>&1 &`);
+      await clientB.execOk('sleep 4');
+      await node1.kill();
+      progress('node1 killed during the read');
+      await clientB.execOk('sleep 5');
+      expect((await clientB.exec('test -s /tmp/sum')).code).not.toBe(0);
+      await node1.start();
+      await node1.waitForAgent();
+      // On AWS the stable interface stays attached to the instance; the lab re-adds its address.
+      await lab.moveAddress(NODE_ADDRESS, undefined, node1);
+      await clientB.execOk('for i in $(seq 600); do test -s /tmp/sum && break; sleep 1; done; test -s /tmp/sum', { timeoutMs: 12 * MIN });
+      expect((await clientB.execOk('cut -d" " -f1 /tmp/sum')).trim()).toBe(expected);
+      expect((await node1.execOk('exportfs -v'))).toContain(`fsid=${ud.fsid}`);
+    });
+
+    test('a node whose origin is unreachable at boot does not serve, and says why', async () => {
+      await origin.execOk('ip route add blackhole 10.77.0.33/32');
+      const node3 = await lab.startVm({ name: 'node3', ip: '10.77.0.33', userData: ud.cacheNode, cpus: 1 });
+      const r = await node3.waitForCloudInit();
+      await origin.execOk('ip route del blackhole 10.77.0.33/32');
+      expect(r.status).not.toBe('done');
+      expect(r.output).toMatch(/efs-cache: FATAL: .*(mount|origin)/i);
+      expect((await node3.exec('exportfs -v')).stdout.trim()).toBe('');
+      expect((await node3.exec("ss -ltn '( sport = :2049 )' | tail -n +2")).stdout.trim()).toBe('');
+      await node3.kill();
+    });
+  });
+
+  describe('6. idempotence', () => {
+    test.each([['clientA'], ['node2']])('running the user data again on %s changes nothing and fails nothing', async (name) => {
+      const vm = name === 'clientA' ? clientA : node2;
+      const before = await state(vm);
+      const r = await vm.exec('bash /var/lib/cloud/instance/scripts/part-001', { timeoutMs: 10 * MIN });
+      expect({ code: r.code, stderr: r.stderr.split('\n').filter((l) => /FATAL|error/i.test(l)) }).toEqual({ code: 0, stderr: [] });
+      expect(await state(vm)).toBe(before);
+    });
+  });
+
+  describe('4. stop/start and reboot', () => {
+    test('a plain reboot keeps the cached data', async () => {
+      const uuid = (await clientA.execOk('blkid -s UUID -o value -L fscache')).trim();
+      await clientA.reboot();
+      await clientA.execOk('for i in $(seq 120); do grep -q " yes$" /proc/fs/nfsfs/volumes 2>/dev/null && break; sleep 1; done; grep -q " yes$" /proc/fs/nfsfs/volumes', { timeoutMs: 5 * MIN });
+      expect((await clientA.execOk('blkid -s UUID -o value -L fscache')).trim()).toBe(uuid);
+      const [rd0, o0] = [await fscacheReads(clientA), await originReadBytes(origin)];
+      expect(await sha256(clientA, '/mnt/efs/data/small.bin')).toBe(await sha256(origin, '/srv/efs/data/small.bin'));
+      const [rd1, o1] = [await fscacheReads(clientA), await originReadBytes(origin)];
+      progress(`after reboot: FS-Cache pages read +${rd1 - rd0}, origin bytes +${o1 - o0}`);
+      expect(rd1 - rd0).toBeGreaterThan(0);
+      expect(o1 - o0).toBeLessThan(1 << 20);
+    });
+
+    test('after a stop/start with blank NVMe the array, file system, cache and mount come back by themselves', async () => {
+      const uuid = (await clientA.execOk('blkid -s UUID -o value -L fscache')).trim();
+      await clientA.stopStart({ replaceNvmeWithBlank: true });
+      await clientA.execOk('for i in $(seq 180); do grep -q " yes$" /proc/fs/nfsfs/volumes 2>/dev/null && break; sleep 1; done; grep -q " yes$" /proc/fs/nfsfs/volumes', { timeoutMs: 6 * MIN });
+      expect(await clientA.execOk('cat /proc/mdstat')).toMatch(/^md\S* : active raid0 /m);
+      expect((await clientA.execOk('blkid -s UUID -o value -L fscache')).trim()).not.toBe(uuid);
+      expect((await clientA.execOk('findmnt -no LABEL /var/cache/fscache')).trim()).toBe('fscache');
+      expect(await clientA.execOk('cat /proc/fs/fscache/caches')).toMatch(/efscache/);
+      expect(await sha256(clientA, '/mnt/efs/data/small.bin')).toBe(await sha256(origin, '/srv/efs/data/small.bin'));
+    });
+  });
+});

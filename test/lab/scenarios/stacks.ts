@@ -1,0 +1,92 @@
+/**
+ * The stacks whose synthesized user data the lab runs, and the lab values that replace their tokens. The lab runs
+ * exactly what CDK rendered: only deployment-time values (the file system id, the region, the stable interface
+ * that the lab does not attach) are filled in here.
+ */
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper } from '../../../lib';
+import { newApp } from '../../util';
+import { CfnTemplate, IntrinsicValues, resolveUserData } from '../harness';
+
+export const LAB_SUBNET = '10.77.0.0/24';
+export const FS_ID = 'fs-0123456789abcdef0';
+export const EFS_NAME = `${FS_ID}.efs.us-east-1.amazonaws.com`;
+export const FLEET_NAME = 'cache.efs-cache.internal';
+/** What the lab's emulated NVMe disks report as their model (instance store reports its own on EC2). */
+export const LAB_NVME_MODEL = 'QEMU NVMe Ctrl';
+
+export interface LabUserData {
+  /** A cache node of the fleet. */
+  readonly cacheNode: string;
+  /** An FS-Cache client that mounts the origin directly. */
+  readonly originClient: string;
+  /** An FS-Cache client that mounts the cache fleet. */
+  readonly fleetClient: string;
+  /** The fsid the fleet renders for every node. */
+  readonly fsid: string;
+  /** The fleet's export path. */
+  readonly exportPath: string;
+}
+
+/**
+ * Synthesizes a stack like a user's (an imported file system, a two-node fleet with warming, clients over the
+ * origin and over the fleet), with the two settings the lab needs: plain NFSv4.1 (amazon-efs-utils is not
+ * available here) and the lab's NVMe model string.
+ */
+export function labUserData(): LabUserData {
+  const app = newApp();
+  const stack = new Stack(app, 'Lab');
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+  const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
+    fileSystemId: FS_ID,
+    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
+  });
+  const fleet = new CacheFleet(stack, 'Fleet', {
+    vpc,
+    fileSystem,
+    nodeCount: 2,
+    originMountHelper: MountHelper.NFS,
+    clientCidrs: [LAB_SUBNET],
+    warmPaths: ['/efs/warm'],
+    warmWorkers: 4,
+    originMountTimeout: Duration.seconds(40),
+    nfsdThreads: 16,
+  });
+  const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
+    vpc, fileSystem, mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(60),
+  });
+  const fleetClient = new FsCacheClientLaunchTemplate(stack, 'FleetClient', {
+    vpc, cacheFleet: fleet, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(60),
+  });
+  const template = Template.fromStack(stack).toJSON() as CfnTemplate;
+  const values: Record<string, string> = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' };
+  for (const [id, r] of Object.entries(template.Resources ?? {})) {
+    // The stable address is attached through the EC2 API on AWS; in the lab the node keeps its own address.
+    if (r.Type === 'AWS::EC2::NetworkInterface') values[`Ref:${id}`] = '';
+  }
+  const ud = (lt: ec2.LaunchTemplate) =>
+    resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), values as IntrinsicValues);
+  return {
+    cacheNode: ud(fleet.nodes[0].launchTemplate),
+    originClient: ud(originClient.launchTemplate),
+    fleetClient: ud(fleetClient.launchTemplate),
+    fsid: fleet.fsid,
+    exportPath: fleet.exportPath,
+  };
+}
+
+/** An origin standing in for EFS: kernel nfsd exporting /srv/efs over NFSv4.1 only, read-write, like EFS. */
+export const ORIGIN_USER_DATA = `#!/bin/bash
+set -euo pipefail
+mkdir -p /srv/efs/warm /srv/efs/data
+nfsconf --set nfsd vers3 n
+nfsconf --set nfsd vers4.0 n
+nfsconf --set nfsd vers4.2 n
+nfsconf --set nfsd threads 16
+printf '/srv/efs ${LAB_SUBNET}(rw,sync,fsid=0,no_subtree_check,no_root_squash)\\n' > /etc/exports
+systemctl enable --now nfs-server
+exportfs -ra
+`;

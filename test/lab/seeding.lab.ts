@@ -1,0 +1,228 @@
+/**
+ * Seeding and warming on a real kernel, measured in one run.
+ *
+ * Loading: an origin VM (kernel nfsd exporting /srv/efs over NFSv4.1, standing in for EFS) with netem delay on its
+ * link, and a loader VM holding 3,000 files of 50 KiB. The loader copies them into fresh directories of the origin
+ * three ways: the DataSeeder's user data (rendered by CDK from a test stack, lab values substituted, run with
+ * --no-shutdown), `cp -R` and `rsync -a`. The trees must be byte-identical to the source; the seeding run must beat
+ * cp -R; a second seeding run after a few changes must copy only those.
+ *
+ * Warming: a cache node VM running the CacheFleet's real user data (origin mounted with plain NFS) warms one tree
+ * at boot; a client reads a warmed tree and an unwarmed tree of the same shape through the node, first read each.
+ */
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import { CacheFleet, DataSeeder, MountHelper, SeedSource } from '../../lib';
+import { CfnTemplate, Lab, progress, resolveUserData, Vm } from './harness';
+
+const EFS_ID = 'fs-0123456789abcdef0';
+const EFS_NAME = `${EFS_ID}.efs.us-east-1.amazonaws.com`;
+const SUBNET = '10.77.0';
+const LINK = { delayMs: 2 }; // on the origin's link: every reply of the "EFS" waits 2 ms; no rate cap
+const DIRS = 30; // x FILES_PER_DIR files of FILE_BYTES: 3,000 files, 146.5 MiB
+const FILES_PER_DIR = 100;
+const FILE_BYTES = 51200;
+const WARM_DIRS = 10; // x FILES_PER_DIR per tree: 1,000 files, 48.8 MiB
+const SOURCE = '/srv/seed-src';
+const NFS_OPTS = 'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport';
+const VALUES = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com', 'AWS::Partition': 'aws' };
+
+/** Shell that makes DIR/d<NN>/f<NNN>: `dirs` directories of FILES_PER_DIR random files of FILE_BYTES each. */
+function makeTree(dir: string, dirs: number): string {
+  return `for d in $(seq -w 0 ${dirs - 1}); do mkdir -p ${dir}/d$d && ` +
+    `head -c ${FILES_PER_DIR * FILE_BYTES} /dev/urandom | split -b ${FILE_BYTES} -a 3 -d - ${dir}/d$d/f; done`;
+}
+
+/** Shell that prints one digest of a tree: names and contents of every file, in a stable order. */
+function treeDigest(dir: string): string {
+  return `cd ${dir} && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum | md5sum | cut -d' ' -f1`;
+}
+
+const ORIGIN_USER_DATA = `#!/bin/bash
+set -euo pipefail
+mkdir -p /srv/efs
+${makeTree('/srv/efs/warm', WARM_DIRS)}
+${makeTree('/srv/efs/cold', WARM_DIRS)}
+# EFS answers many requests at once: 32 nfsd threads, so the stand-in is not the bottleneck of parallel loading.
+nfsconf --set nfsd threads 32
+nfsconf --set nfsd vers3 n
+nfsconf --set nfsd vers4.0 n
+nfsconf --set nfsd vers4.2 n
+printf '/srv/efs ${SUBNET}.0/24(rw,sync,fsid=0,no_subtree_check,no_root_squash,insecure)\\n' > /etc/exports
+systemctl enable nfs-server
+systemctl restart nfs-server
+exportfs -ra
+cat /proc/fs/nfsd/versions /proc/fs/nfsd/threads
+`;
+
+const IDLE_USER_DATA = '#!/bin/bash\necho "lab: ready"\n';
+
+/** The synthesized test stack: seeders and a one-node cache fleet over an imported file system. */
+function synthesize(): { template: CfnTemplate; seeder: string; failing: string; node: string; values: Record<string, string> } {
+  const app = new App();
+  const stack = new Stack(app, 'SeedLab');
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
+  const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
+    fileSystemId: EFS_ID,
+    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
+  });
+  const seeder = new DataSeeder(stack, 'Seeder', {
+    vpc,
+    fileSystem,
+    source: SeedSource.fromInstanceDirectory(SOURCE),
+    targetPath: '/seed-fpsync',
+    mountHelper: MountHelper.NFS,
+    progressInterval: Duration.seconds(5),
+  });
+  const failing = new DataSeeder(stack, 'Failing', {
+    vpc,
+    fileSystem,
+    source: SeedSource.fromInstanceDirectory('/srv/no-such-dir'),
+    targetPath: '/seed-failing',
+    mountHelper: MountHelper.NFS,
+  });
+  const fleet = new CacheFleet(stack, 'Fleet', {
+    vpc,
+    fileSystem,
+    nodeCount: 1,
+    instanceType: new ec2.InstanceType('c6i.large'),
+    originMountHelper: MountHelper.NFS,
+    clientCidrs: [`${SUBNET}.0/24`],
+    warmPaths: ['/efs/warm'],
+  });
+  const template = Template.fromStack(stack).toJSON() as CfnTemplate;
+  const logicalId = (c: { node: { defaultChild?: unknown } }) => stack.resolve((c.node.defaultChild as ec2.CfnInstance).logicalId) as string;
+  const values: Record<string, string> = { ...VALUES };
+  // Route 53 mode gives each node a stable address (an ENI the node attaches on AWS); the lab has none: skip it.
+  for (const [id, r] of Object.entries(template.Resources ?? {})) if (r.Type === 'AWS::EC2::NetworkInterface') values[`Ref:${id}`] = '';
+  const node = stack.resolve((fleet.nodes[0].launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate).logicalId) as string;
+  return { template, seeder: logicalId(seeder.instance), failing: logicalId(failing.instance), node, values };
+}
+
+/** Runs a command in the guest and returns its wall time in seconds, measured by the guest. */
+async function timed(vm: Vm, command: string, timeoutMs = 600_000): Promise<{ seconds: number; output: string }> {
+  const out = await vm.execOk(
+    `s=$(date +%s%N); { ${command}; } > /tmp/timed.out 2>&1 || { cat /tmp/timed.out; exit 1; }; e=$(date +%s%N); ` +
+      'cat /tmp/timed.out; echo "TIMED_MS=$(( (e - s) / 1000000 ))"',
+    { timeoutMs },
+  );
+  const ms = Number(/TIMED_MS=(\d+)/.exec(out)?.[1]);
+  return { seconds: ms / 1000, output: out };
+}
+
+const fmt = (s: number) => `${s.toFixed(1)} s`;
+
+describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
+  let lab: Lab;
+  let origin: Vm;
+  let loader: Vm;
+  let node: Vm;
+  let client: Vm;
+  const synth = synthesize();
+  const results: Record<string, number> = {};
+  let sourceDigest = '';
+  let seedLog = '';
+
+  beforeAll(async () => {
+    lab = await Lab.create({ name: 'seeding' });
+    origin = await lab.startVm({ name: 'origin', ip: `${SUBNET}.10`, cpus: 2, memoryMiB: 1024, userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME] });
+    loader = await lab.startVm({ name: 'loader', ip: `${SUBNET}.20`, cpus: 2, memoryMiB: 1536, userData: IDLE_USER_DATA });
+    client = await lab.startVm({ name: 'client', ip: `${SUBNET}.40`, memoryMiB: 768, userData: IDLE_USER_DATA });
+    const o = await origin.waitForCloudInit();
+    expect({ status: o.status, errors: o.errors }).toEqual({ status: 'done', errors: [] });
+    await lab.setLink(origin, LINK);
+    // The cache node mounts the origin at boot, so it starts once the origin serves.
+    node = await lab.startVm({
+      name: 'node',
+      ip: `${SUBNET}.30`,
+      memoryMiB: 1024,
+      userData: resolveUserData(synth.template, synth.node, synth.values),
+    });
+    for (const vm of [loader, client]) {
+      const r = await vm.waitForCloudInit();
+      expect({ vm: vm.name, status: r.status, errors: r.errors }).toEqual({ vm: vm.name, status: 'done', errors: [] });
+    }
+    await loader.execOk(`${makeTree(SOURCE, DIRS)} && sync`, { timeoutMs: 300_000 });
+    sourceDigest = (await loader.execOk(treeDigest(SOURCE), { timeoutMs: 300_000 })).trim();
+    await loader.writeFile('/root/seed.sh', resolveUserData(synth.template, synth.seeder, synth.values), 0o755);
+    await loader.writeFile('/root/failing.sh', resolveUserData(synth.template, synth.failing, synth.values), 0o755);
+    // No CloudFormation here: mark the signal as sent, as it would be after the first run on AWS.
+    await loader.execOk('mkdir -p /var/lib/efs-cache /mnt/origin && touch /var/lib/efs-cache/signalled');
+    await loader.execOk(`mount -t nfs4 -o ${NFS_OPTS} ${EFS_NAME}:/ /mnt/origin`);
+    const n = await node.waitForCloudInit();
+    expect({ status: n.status, errors: n.errors }).toEqual({ status: 'done', errors: [] });
+  }, 20 * 60 * 1000);
+
+  afterAll(async () => {
+    await lab?.destroy();
+    const rows = Object.entries(results).map(([k, v]) => `  ${k.padEnd(44)} ${fmt(v)}`);
+    progress(`results (origin link: ${LINK.delayMs} ms delay, no rate cap):\n${rows.join('\n')}`);
+  });
+
+  test('the user data of the seeder fits in 16 KB and fails fast, with the reason, on a missing source', async () => {
+    expect(Buffer.byteLength(await loader.execOk('cat /root/seed.sh'))).toBeLessThan(16 * 1024);
+    const r = await loader.exec('bash /root/failing.sh --no-shutdown');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('efs-cache: FATAL: source directory /srv/no-such-dir does not exist');
+  });
+
+  test('3,000 small files: the seeding script beats cp -R and rsync -a, with byte-identical trees', async () => {
+    const drop = 'sync && echo 3 > /proc/sys/vm/drop_caches';
+    await loader.execOk(drop);
+    const seed = await timed(loader, 'bash /root/seed.sh --no-shutdown');
+    seedLog = seed.output;
+    await loader.execOk(drop);
+    const cp = await timed(loader, `cp -R ${SOURCE} /mnt/origin/seed-cp`);
+    await loader.execOk(drop);
+    const rsync = await timed(loader, `rsync -a ${SOURCE}/ /mnt/origin/seed-rsync/`);
+    const copyPhase = Number(/copied 3000 files \([\d.]+ MiB\) in (\d+)s/.exec(seedLog)?.[1]);
+    results['seeding script (whole run)'] = seed.seconds;
+    results['  of which fpsync copy (its log, whole s)'] = copyPhase;
+    results['cp -R'] = cp.seconds;
+    results['rsync -a'] = rsync.seconds;
+    progress(`seeding log:\n${seedLog.split('\n').filter((l) => /efs-cache: (copying|progress|copied|verified|seeding done)/.test(l)).join('\n')}`);
+    progress(`loading ${DIRS * FILES_PER_DIR} files: seed ${fmt(seed.seconds)}, cp -R ${fmt(cp.seconds)} ` +
+      `(${(cp.seconds / seed.seconds).toFixed(1)}x the seed), rsync -a ${fmt(rsync.seconds)} (${(rsync.seconds / seed.seconds).toFixed(1)}x)`);
+    for (const t of ['seed-fpsync', 'seed-cp', 'seed-rsync']) {
+      expect({ tree: t, digest: (await origin.execOk(treeDigest(`/srv/efs/${t}`), { timeoutMs: 300_000 })).trim() })
+        .toEqual({ tree: t, digest: sourceDigest });
+    }
+    expect(seedLog).toMatch(/efs-cache: progress: \d+ files/);
+    expect(seedLog).toContain('efs-cache: verified: all 3000 files (146.5 MiB) of the source are at /seed-fpsync');
+    expect(seed.seconds).toBeLessThan(cp.seconds);
+  });
+
+  test('running the seeding again copies only what changed', async () => {
+    await loader.execOk(`head -c ${FILE_BYTES} /dev/urandom > ${SOURCE}/d00/f000 && echo changed >> ${SOURCE}/d07/f042 && ` +
+      `echo new > ${SOURCE}/d29/new.txt && touch -d '2001-01-01' ${SOURCE}/d11/f011`);
+    const again = await timed(loader, 'bash /root/seed.sh --no-shutdown');
+    results['seeding script, again after 4 changes'] = again.seconds;
+    expect(again.output).toMatch(/efs-cache: copied 4 files \([\d.]+ MiB\) in \d+s; the other 2997 were up to date/);
+    const digest = (await loader.execOk(treeDigest(SOURCE))).trim();
+    expect((await origin.execOk(treeDigest('/srv/efs/seed-fpsync'), { timeoutMs: 300_000 })).trim()).toBe(digest);
+  });
+
+  test('warming: the first client read of a warmed tree is faster than of an unwarmed one', async () => {
+    const journal = await node.execOk('journalctl -t efs-cache -o cat --no-pager');
+    expect(journal).toMatch(/warmed \/efs\/warm in \d+s/);
+    await client.execOk(`mkdir -p /mnt/cache && mount -t nfs4 -o ${NFS_OPTS} ${node.ip}:/efs /mnt/cache`);
+    const read = (t: string) => `find /mnt/cache/${t} -type f -print0 | xargs -0 cat | wc -c`;
+    const warm = await timed(client, read('warm'));
+    const cold = await timed(client, read('cold'));
+    for (const r of [warm, cold]) expect(r.output).toContain(String(WARM_DIRS * FILES_PER_DIR * FILE_BYTES));
+    results['first read through the node, warmed tree'] = warm.seconds;
+    results['first read through the node, unwarmed tree'] = cold.seconds;
+    progress(`first read of ${WARM_DIRS * FILES_PER_DIR} files through the cache node: warmed ${fmt(warm.seconds)}, ` +
+      `unwarmed ${fmt(cold.seconds)} (${(cold.seconds / warm.seconds).toFixed(1)}x)`);
+    expect(warm.seconds).toBeLessThan(cold.seconds);
+  });
+
+  test('on demand: efs-cache-warm warms again after the page cache was dropped', async () => {
+    await node.execOk('sync && echo 3 > /proc/sys/vm/drop_caches');
+    const t = await timed(node, '/usr/local/sbin/efs-cache-warm');
+    results['on-demand efs-cache-warm on the node'] = t.seconds;
+    expect(t.output).toMatch(/efs-cache: warmed \/efs\/warm in \d+s/);
+  });
+});
