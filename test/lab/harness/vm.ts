@@ -230,20 +230,23 @@ export class Vm {
     const timeoutMs = options.timeoutMs ?? 600_000;
     const deadline = Date.now() + timeoutMs;
     await this.waitForAgent(timeoutMs);
+    // cloud-init writes result.json when its last stage ends. Polling for the file is cheap; running `cloud-init
+    // status` (python) every few seconds would slow the boot it waits for, so that runs only every 30 s.
     let nextNote = Date.now() + 30_000;
     for (;;) {
       this.assertHealthy();
-      const r = await this.exec('cloud-init status', { timeoutMs: 60_000 });
-      const status = /status:\s*(\S+)/.exec(r.stdout)?.[1] ?? 'unknown';
-      if (!['running', 'not', 'unknown'].includes(status)) break;
-      if (Date.now() > deadline) {
-        throw new Error(`vm ${this.name}: cloud-init still '${status}' after ${timeoutMs} ms; console:\n${this.serialTail(30)}`);
-      }
+      const r = await this.exec('test -e /run/cloud-init/result.json && echo finished', { timeoutMs: 60_000 });
+      if (r.stdout.includes('finished')) break;
       if (Date.now() > nextNote) {
+        const status = /status:\s*(\S+)/.exec((await this.exec('cloud-init status', { timeoutMs: 60_000 })).stdout)?.[1] ?? 'unknown';
+        if (!['running', 'not', 'unknown'].includes(status)) break;
         progress(`${this.name}: cloud-init ${status} (${elapsed(this.startedAt)})`);
         nextNote = Date.now() + 30_000;
       }
-      await sleep(2_000);
+      if (Date.now() > deadline) {
+        throw new Error(`vm ${this.name}: cloud-init not finished after ${timeoutMs} ms; console:\n${this.serialTail(30)}`);
+      }
+      await sleep(1_000);
     }
     const seconds = (Date.now() - this.startedAt) / 1000;
     const statusText = (await this.exec('cloud-init status --long')).stdout;
