@@ -162,6 +162,7 @@ describe('CacheFleet node configuration', () => {
           Match.objectLike({ Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess'], Effect: 'Allow' }),
           Match.objectLike({ Action: 'cloudformation:SignalResource' }),
           Match.objectLike({ Action: 'ec2:AttachNetworkInterface', Resource: Match.arrayWith([Match.objectLike({ 'Fn::Join': Match.anyValue() })]) }),
+          Match.objectLike({ Action: 'ec2:DescribeNetworkInterfaces', Resource: '*' }),
           Match.objectLike({ Action: 'ec2:AttachNetworkInterface', Condition: { StringEquals: { 'aws:ResourceTag/cdk-efs-cache:fleet': Match.stringLikeRegexp('^c8') } } }),
         ]),
       },
@@ -169,6 +170,10 @@ describe('CacheFleet node configuration', () => {
     const policies = JSON.stringify(t.findResources('AWS::IAM::Policy'));
     expect(policies).not.toMatch(/ClientWrite/);
     expect(policies).not.toMatch(/"Action":"\*"|"ec2:\*"/);
+    // The only action on every resource is the read-only describe call.
+    const onEverything = JSON.parse(policies, (_k, v) => v);
+    const statements = Object.values<any>(onEverything).flatMap((p) => p.Properties.PolicyDocument.Statement);
+    expect(statements.filter((st) => st.Resource === '*').map((st) => st.Action)).toEqual(['ec2:DescribeNetworkInterfaces']);
   });
 
   test('security: the nodes accept nothing inbound until clients are allowed, then only 2049', () => {

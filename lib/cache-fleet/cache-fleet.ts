@@ -397,6 +397,12 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
         actions: ['ec2:AttachNetworkInterface'],
         resources: interfaces.map((eni) => stack.formatArn({ service: 'ec2', resource: 'network-interface', resourceName: eni.ref })),
       }));
+      // The attach step waits for the interface to show as attached; Describe* calls support no resource scoping.
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeNetworkInterfaces'], resources: ['*'] }));
+      Validations.of(this.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'ec2:DescribeNetworkInterfaces (read-only) does not support resource-level permissions; it is the only action on *.',
+      });
       const instanceArn = stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' });
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({
         actions: ['ec2:AttachNetworkInterface'],
