@@ -22,6 +22,14 @@ step() {
   fi
 }
 
+# Adds the counts of a closing line `NAME: N passed, M failed` in a step's log to the totals.
+count_line() {
+  local line
+  line="$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)" || return 0
+  passed=$((passed + $(sed -E 's/^[a-z]+: ([0-9]+) passed.*/\1/' <<<"$line")))
+  failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+}
+
 # Adds a jest run's counts to the totals.
 count_jest() {
   local file="$1"
@@ -34,6 +42,9 @@ step "type check" npx tsc --noEmit -p .
 step "unit tests" npx jest --ci --json --outputFile="$results/unit.json"
 count_jest "$results/unit.json"
 step "packed library in a fresh app" bash test/package/pack-and-synth.sh
+gates() { bash test/gates/run.sh | tee "$results/gates.log"; }
+step "independent gates (cfn-lint, shellcheck, 16 KB)" gates
+count_line "$results/gates.log"
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
