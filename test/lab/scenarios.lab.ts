@@ -77,9 +77,9 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
     // The lab's stand-in for the node's stable interface: a secondary address that clients mount through the name.
     await lab.moveAddress(NODE_ADDRESS, undefined, node1);
     await lab.setDnsRecord(FLEET_NAME, [NODE_ADDRESS]);
-    clientA = await lab.startVm({ name: 'clientA', ip: '10.77.0.21', userData: ud.originClient, nvmeDisks: nvme('a'), cpus: 1 });
-    clientB = await lab.startVm({ name: 'clientB', ip: '10.77.0.22', userData: ud.fleetClient, nvmeDisks: nvme('b'), cpus: 1 });
-    [boot.clientA, boot.clientB] = await Promise.all([clientA.waitForCloudInit(), clientB.waitForCloudInit()]);
+    clientA = await lab.startVm({ name: 'client-a', ip: '10.77.0.21', userData: ud.originClient, nvmeDisks: nvme('a'), cpus: 1 });
+    clientB = await lab.startVm({ name: 'client-b', ip: '10.77.0.22', userData: ud.fleetClient, nvmeDisks: nvme('b'), cpus: 1 });
+    [boot['client-a'], boot['client-b']] = await Promise.all([clientA.waitForCloudInit(), clientB.waitForCloudInit()]);
   }, 40 * MIN);
 
   afterAll(async () => {
@@ -218,8 +218,8 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
   });
 
   describe('6. idempotence', () => {
-    test.each([['clientA'], ['node2']])('running the user data again on %s changes nothing and fails nothing', async (name) => {
-      const vm = name === 'clientA' ? clientA : node2;
+    test.each([['client-a'], ['node2']])('running the user data again on %s changes nothing and fails nothing', async (name) => {
+      const vm = name === 'client-a' ? clientA : node2;
       const before = await state(vm);
       const r = await vm.exec('bash /var/lib/cloud/instance/scripts/part-001', { timeoutMs: 10 * MIN });
       expect({ code: r.code, stderr: r.stderr.split('\n').filter((l) => /FATAL|error/i.test(l)) }).toEqual({ code: 0, stderr: [] });

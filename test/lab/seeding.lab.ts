@@ -205,7 +205,8 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
   });
 
   test('warming: the first client read of a warmed tree is faster than of an unwarmed one', async () => {
-    const journal = await node.execOk('journalctl -t efs-cache -o cat --no-pager');
+    // Boot-time warming ran in efs-cache-warm.service, before nfsd.
+    const journal = await node.execOk('journalctl -u efs-cache-warm.service -o cat --no-pager');
     expect(journal).toMatch(/warmed \/efs\/warm in \d+s/);
     await client.execOk(`mkdir -p /mnt/cache && mount -t nfs4 -o ${NFS_OPTS} ${node.ip}:/efs /mnt/cache`);
     const read = (t: string) => `find /mnt/cache/${t} -type f -print0 | xargs -0 cat | wc -c`;

@@ -52,14 +52,14 @@ export function labUserData(): LabUserData {
     clientCidrs: [LAB_SUBNET],
     warmPaths: ['/efs/warm'],
     warmWorkers: 4,
-    originMountTimeout: Duration.seconds(40),
+    originMountTimeout: Duration.seconds(150),
     nfsdThreads: 16,
   });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
-    vpc, fileSystem, mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(60),
+    vpc, fileSystem, mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
   const fleetClient = new FsCacheClientLaunchTemplate(stack, 'FleetClient', {
-    vpc, cacheFleet: fleet, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(60),
+    vpc, cacheFleet: fleet, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const values: Record<string, string> = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' };
