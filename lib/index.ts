@@ -6,3 +6,4 @@ export { MountHelper } from './private/mount';
 export * from './client/fs-cache-client';
 export * from './monitoring/cache-dashboard';
 export { METRIC_NAMESPACE, NODE_METRICS, CLIENT_METRICS } from './monitoring/metrics';
+export * from './seeding/data-seeder';

@@ -1,0 +1,270 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, Duration, Size, Stack, Tags } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../lib';
+import { nagFindings, newApp, stackWithVpc } from './util';
+import { flatten, parameters } from './util/user-data';
+
+/** A small directory to ship as an asset; content decides the asset hash. */
+function assetDir(content = 'hello'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-seed-'));
+  fs.mkdirSync(path.join(dir, 'sub'));
+  fs.writeFileSync(path.join(dir, 'sub', 'a.txt'), content);
+  return dir;
+}
+
+function importedFs(stack: Stack): efs.IFileSystem {
+  return efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
+    fileSystemId: 'fs-0123456789abcdef0',
+    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
+  });
+}
+
+type Source = (stack: Stack) => SeedSource;
+const fromBucket: Source = (stack) => SeedSource.fromBucket(new s3.Bucket(stack, 'Data', { enforceSSL: true, serverAccessLogsPrefix: 'logs/' }), 'datasets/images');
+const fromImportedBucket: Source = (stack) => SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Imported', 'my-data-bucket'), 'raw/');
+const fromAsset: Source = () => SeedSource.fromAsset(assetDir());
+const fromInstance: Source = () => SeedSource.fromInstanceDirectory('/srv/data');
+
+function seeder(source: Source = fromInstance, props: Partial<DataSeederProps> = {}, app: App = newApp()) {
+  const { stack, vpc } = stackWithVpc(app);
+  const s = new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source(stack), ...props });
+  const t = Template.fromStack(stack);
+  const [instanceId, instance] = Object.entries(t.findResources('AWS::EC2::Instance'))[0];
+  const userData = flatten(instance.Properties.UserData, (k) => `<${k}>`);
+  return { app, stack, seeder: s, t, instanceId, instance, userData, params: parameters(userData) };
+}
+
+describe('DataSeeder user data', () => {
+  test('defaults: every parameter, EFS mounted with TLS and IAM, 50 workers of 100 files', () => {
+    const { params, instanceId } = seeder();
+    expect(params).toEqual({
+      EFSC_SOURCE_KIND: 'local',
+      EFSC_SOURCE_URI: '/srv/data',
+      EFSC_SOURCE_REGION: '',
+      EFSC_EFS_SERVER: 'fs-0123456789abcdef0.efs.<Ref:AWS::Region>.<Ref:AWS::URLSuffix>',
+      EFSC_MOUNT_TYPE: 'efs',
+      EFSC_MOUNT_OPTIONS: 'tls,iam,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport',
+      EFSC_MOUNT_TIMEOUT_SEC: '300',
+      EFSC_TARGET_PATH: '/',
+      EFSC_WORKERS: '50',
+      EFSC_FILES_PER_PART: '100',
+      EFSC_DELETE_EXTRANEOUS: 'false',
+      EFSC_PROGRESS_SEC: '30',
+      EFSC_VERSION: '',
+      EFSC_SIGNAL_STACK: 'TestStack',
+      EFSC_SIGNAL_RESOURCE: instanceId,
+      EFSC_SIGNAL_REGION: '<Ref:AWS::Region>',
+    });
+  });
+
+  test.each<[string, Source, Record<string, string | RegExp>]>([
+    ['a bucket of the stack', fromBucket, { EFSC_SOURCE_KIND: 's3', EFSC_SOURCE_URI: 's3://<Ref:Data666C94C7>/datasets/images/', EFSC_SOURCE_REGION: '<Ref:AWS::Region>' }],
+    ['an imported bucket', fromImportedBucket, { EFSC_SOURCE_KIND: 's3', EFSC_SOURCE_URI: 's3://my-data-bucket/raw/' }],
+    ['an asset', fromAsset, { EFSC_SOURCE_KIND: 'asset', EFSC_SOURCE_URI: /^s3:\/\/<Fn::Sub:"cdk-hnb659fds-assets-\$\{AWS::AccountId\}-\$\{AWS::Region\}">\/[0-9a-f]{64}\.zip$/ }],
+    ['an instance directory', fromInstance, { EFSC_SOURCE_KIND: 'local', EFSC_SOURCE_URI: '/srv/data' }],
+  ])('source: %s', (_name, source, expected) => {
+    const { params } = seeder(source);
+    for (const [k, v] of Object.entries(expected)) {
+      if (typeof v === 'string') expect(params[k]).toBe(v);
+      else expect(params[k]).toMatch(v);
+    }
+  });
+
+  test('props reach the script: target, workers, files per part, delete, version, plain NFS, timeouts', () => {
+    const { params } = seeder(fromInstance, {
+      targetPath: '/datasets/v2',
+      workers: 16,
+      filesPerPart: 2000,
+      deleteExtraneous: true,
+      version: 'v2.1',
+      mountHelper: MountHelper.NFS,
+      mountTimeout: Duration.minutes(1),
+      progressInterval: Duration.seconds(5),
+    });
+    expect(params).toMatchObject({
+      EFSC_TARGET_PATH: '/datasets/v2',
+      EFSC_WORKERS: '16',
+      EFSC_FILES_PER_PART: '2000',
+      EFSC_DELETE_EXTRANEOUS: 'true',
+      EFSC_VERSION: 'v2.1',
+      EFSC_MOUNT_TYPE: 'nfs4',
+      EFSC_MOUNT_OPTIONS: 'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport',
+      EFSC_MOUNT_TIMEOUT_SEC: '60',
+      EFSC_PROGRESS_SEC: '5',
+    });
+  });
+
+  test('the script, its library and the signal, compacted, under 16 KB (size printed)', () => {
+    const { userData, seeder: s } = seeder(fromBucket);
+    expect(userData.startsWith('#!/bin/bash\nset -euo pipefail\n')).toBe(true);
+    expect(userData).toContain('signal_cloudformation()');
+    expect(userData).toMatch(/^fpsync -v -n "\$EFSC_WORKERS" -f "\$EFSC_FILES_PER_PART"/m);
+    expect(userData).not.toContain('standalone');
+    expect(Buffer.byteLength(userData)).toBeLessThan(16 * 1024);
+    expect(s.userDataBytes).toBeLessThan(16 * 1024);
+    process.stdout.write(`data seeder user data: ${Buffer.byteLength(userData)} bytes (estimate with tokens: ${s.userDataBytes})\n`);
+  });
+});
+
+describe('DataSeeder instance', () => {
+  test('one instance: IMDSv2 only, encrypted gp3 root, terminates on shutdown, no SSH key, deploy waits for it', () => {
+    const { t, instance } = seeder(fromInstance, { volumeSize: Size.gibibytes(200), timeout: Duration.hours(6) });
+    t.resourceCountIs('AWS::EC2::Instance', 1);
+    t.resourceCountIs('AWS::AutoScaling::AutoScalingGroup', 0);
+    expect(instance.Properties).toMatchObject({
+      InstanceType: 'm7g.xlarge',
+      InstanceInitiatedShutdownBehavior: 'terminate',
+      MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' },
+      Monitoring: true,
+      BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeType: 'gp3', VolumeSize: 200, DeleteOnTermination: true } }],
+      ImageId: { Ref: expect.stringMatching(/al2023amikerneldefaultarm64/) },
+    });
+    expect(instance.Properties.KeyName).toBeUndefined();
+    expect(instance.CreationPolicy).toEqual({ ResourceSignal: { Count: 1, Timeout: 'PT6H' } });
+  });
+
+  test('x86_64 instance types get the x86_64 image', () => {
+    const { instance } = seeder(fromInstance, { instanceType: new ec2.InstanceType('c6i.2xlarge') });
+    expect(instance.Properties.ImageId.Ref).toMatch(/al2023amikerneldefaultx8664/);
+  });
+
+  test('waits for the mount targets of a file system created in the stack', () => {
+    const { stack, vpc } = stackWithVpc();
+    const origin = new OriginFileSystem(stack, 'Origin', { vpc });
+    new DataSeeder(stack, 'Seeder', { vpc, fileSystem: origin.fileSystem, source: SeedSource.fromInstanceDirectory('/srv/data') });
+    const [instance] = Object.values(Template.fromStack(stack).findResources('AWS::EC2::Instance'));
+    expect(instance.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^OriginEfsMountTargetPrivateSubnet1/), expect.stringMatching(/^OriginEfsMountTargetPrivateSubnet2/)]));
+  });
+
+  test('a change of source, version, settings or tags replaces the instance; the same props keep it', () => {
+    const id = (source: Source, props: Partial<DataSeederProps> = {}, tag?: string) => {
+      const app = newApp();
+      if (tag) Tags.of(app).add('team', tag);
+      return seeder(source, props, app).instanceId;
+    };
+    const base = id(fromInstance);
+    expect(base).toMatch(/^SeederInstance[0-9A-F]{8}[0-9A-F]{16}$/);
+    expect(id(fromInstance)).toBe(base);
+    const changed = [
+      id(fromInstance, { version: '2' }),
+      id(fromInstance, { workers: 8 }),
+      id(fromInstance, { targetPath: '/other' }),
+      id(() => SeedSource.fromInstanceDirectory('/srv/other')),
+      id(fromInstance, {}, 'x'),
+    ];
+    expect(new Set([base, ...changed]).size).toBe(changed.length + 1);
+    const dir = assetDir('one');
+    const a1 = id(() => SeedSource.fromAsset(dir));
+    expect(id(() => SeedSource.fromAsset(dir))).toBe(a1);
+    fs.writeFileSync(path.join(dir, 'sub', 'a.txt'), 'two');
+    expect(id(() => SeedSource.fromAsset(dir))).not.toBe(a1);
+  });
+
+  test('the signal names the instance by its final logical id', () => {
+    const { params, instanceId } = seeder(fromInstance, { version: 'x' });
+    expect(params.EFSC_SIGNAL_RESOURCE).toBe(instanceId);
+  });
+});
+
+describe('DataSeeder access', () => {
+  const statements = (t: Template) => Object.values(t.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement);
+
+  test('S3 prefix: list the bucket under the prefix and read the objects under it, nothing more', () => {
+    const { t } = seeder(fromBucket);
+    const st = statements(t);
+    expect(st).toEqual(expect.arrayContaining([
+      { Action: 's3:ListBucket', Effect: 'Allow', Resource: { 'Fn::GetAtt': ['Data666C94C7', 'Arn'] }, Condition: { StringLike: { 's3:prefix': ['datasets/images/*'] } } },
+      { Action: 's3:GetObject', Effect: 'Allow', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Data666C94C7', 'Arn'] }, '/datasets/images/*']] } },
+    ]));
+    expect(JSON.stringify(st)).not.toMatch(/"s3:\*"|"s3:GetObject\*"|"s3:List\*"|"Action":"\*"|s3:PutObject|s3:Delete/);
+  });
+
+  test('a KMS-encrypted bucket: decrypt with its key', () => {
+    const { t } = seeder((stack) => SeedSource.fromBucket(new s3.Bucket(stack, 'Data', {
+      encryption: s3.BucketEncryption.KMS, encryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }), enforceSSL: true,
+    })));
+    expect(JSON.stringify(statements(t))).toMatch(/"kms:Decrypt"/);
+  });
+
+  test('asset: read exactly its one object', () => {
+    const { t, params } = seeder(fromAsset);
+    const get = statements(t).filter((s) => JSON.stringify(s.Action).includes('s3:'));
+    expect(get).toHaveLength(1);
+    expect(get[0].Action).toBe('s3:GetObject');
+    const key = params.EFSC_SOURCE_URI.split('/').pop();
+    expect(JSON.stringify(get[0].Resource)).toContain(`/${key}`);
+    expect(JSON.stringify(get[0].Resource)).not.toContain('*');
+  });
+
+  test('EFS: mount and write as root on that file system; the signal on its own stack; no S3 for a local source', () => {
+    const { t } = seeder(fromInstance);
+    const st = statements(t);
+    expect(st).toEqual(expect.arrayContaining([
+      expect.objectContaining({
+        Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess', 'elasticfilesystem:ClientWrite'],
+        Resource: expect.objectContaining({ 'Fn::Join': expect.anything() }),
+      }),
+      expect.objectContaining({ Action: 'cloudformation:SignalResource' }),
+    ]));
+    expect(JSON.stringify(st)).toContain(':elasticfilesystem:');
+    expect(JSON.stringify(st)).toContain('file-system/fs-0123456789abcdef0');
+    expect(JSON.stringify(st)).not.toMatch(/s3:/);
+    t.hasResourceProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
+  });
+
+  test('network: nothing inbound; HTTPS out, and NFS to the file system only', () => {
+    const { t } = seeder(fromInstance);
+    t.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      GroupDescription: Match.stringLikeRegexp('EFS data seeder'),
+      SecurityGroupIngress: Match.absent(),
+      SecurityGroupEgress: [Match.objectLike({ CidrIp: '0.0.0.0/0', FromPort: 443, ToPort: 443, IpProtocol: 'tcp' })],
+    });
+    t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: 'sg-0123456789abcdef0', FromPort: 2049, ToPort: 2049 });
+    t.hasResourceProperties('AWS::EC2::SecurityGroupEgress', { DestinationSecurityGroupId: 'sg-0123456789abcdef0', FromPort: 2049, ToPort: 2049 });
+  });
+
+  test.each<[string, Source]>([
+    ['an S3 bucket of the stack', fromBucket],
+    ['an imported bucket', fromImportedBucket],
+    ['an asset', fromAsset],
+    ['an instance directory', fromInstance],
+  ])('cdk-nag AwsSolutions: no unacknowledged finding (%s)', (_name, source) => {
+    expect(nagFindings(seeder(source).app)).toEqual([]);
+  });
+});
+
+describe('DataSeeder bad input names the prop', () => {
+  test.each<[string, Partial<DataSeederProps> | (() => SeedSource), RegExp]>([
+    ['no workers', { workers: 0 }, /Invalid workers: must be a whole number from 1 to 512, got 0/],
+    ['too many workers', { workers: 513 }, /Invalid workers/],
+    ['a fraction of a worker', { workers: 1.5 }, /Invalid workers/],
+    ['empty parts', { filesPerPart: 0 }, /Invalid filesPerPart/],
+    ['a relative target', { targetPath: 'data' }, /Invalid targetPath: must be an absolute path/],
+    ['a target with ..', { targetPath: '/a/../b' }, /Invalid targetPath/],
+    ['a version with a space', { version: 'v 2' }, /Invalid version/],
+    ['a timeout past CloudFormation\'s 12 hours', { timeout: Duration.hours(13) }, /Invalid timeout: must be whole seconds from 5 minutes to 12 hours/],
+    ['a very short timeout', { timeout: Duration.minutes(1) }, /Invalid timeout/],
+    ['a short mount timeout', { mountTimeout: Duration.seconds(5) }, /Invalid mountTimeout/],
+    ['a fractional progress interval', { progressInterval: Duration.millis(500) }, /Invalid progressInterval/],
+    ['a small volume', { volumeSize: Size.gibibytes(4) }, /Invalid volumeSize/],
+    ['a prefix with a space', () => SeedSource.fromBucket(s3.Bucket.fromBucketName(new Stack(), 'B', 'my-bucket'), 'my data/'), /Invalid source: the S3 prefix/],
+    ['a relative instance directory', () => SeedSource.fromInstanceDirectory('data'), /Invalid source: the instance directory must be an absolute path/],
+    ['/ as instance directory', () => SeedSource.fromInstanceDirectory('/'), /Invalid source/],
+    ['a missing asset', () => SeedSource.fromAsset('/no/such/dir'), /Invalid source: the asset path \/no\/such\/dir does not exist/],
+  ])('%s', (_name, input, error) => {
+    if (typeof input === 'function') expect(() => seeder(input)).toThrow(error);
+    else expect(() => seeder(fromInstance, input)).toThrow(error);
+  });
+
+  test('a single file is not an asset directory', () => {
+    const file = path.join(assetDir(), 'sub', 'a.txt');
+    expect(() => seeder(() => SeedSource.fromAsset(file))).toThrow(/Invalid source: .* is a single file/);
+  });
+});
