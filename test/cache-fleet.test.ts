@@ -170,10 +170,13 @@ describe('CacheFleet node configuration', () => {
     const policies = JSON.stringify(t.findResources('AWS::IAM::Policy'));
     expect(policies).not.toMatch(/ClientWrite/);
     expect(policies).not.toMatch(/"Action":"\*"|"ec2:\*"/);
-    // The only action on every resource is the read-only describe call.
+    // The only actions on every resource: the read-only describe call, and publishing metrics in the library's namespace.
     const onEverything = JSON.parse(policies, (_k, v) => v);
     const statements = Object.values<any>(onEverything).flatMap((p) => p.Properties.PolicyDocument.Statement);
-    expect(statements.filter((st) => st.Resource === '*').map((st) => st.Action)).toEqual(['ec2:DescribeNetworkInterfaces']);
+    expect(statements.filter((st) => st.Resource === '*').map((st) => [st.Action, st.Condition])).toEqual([
+      ['cloudwatch:PutMetricData', { StringEquals: { 'cloudwatch:namespace': 'CdkEfsCache' } }],
+      ['ec2:DescribeNetworkInterfaces', undefined],
+    ]);
   });
 
   test('security: the nodes accept nothing inbound until clients are allowed, then only 2049', () => {

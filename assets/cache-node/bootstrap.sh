@@ -10,12 +10,16 @@ set -euo pipefail
 #   bootstrap.sh          everything (first boot, from cloud-init; running it again on a healthy node changes nothing)
 #   bootstrap.sh --warm   read-ahead and warming only (efs-cache-warm.service every boot, the re-warm timer,
 #                         and /usr/local/sbin/efs-cache-warm on demand)
+#   bootstrap.sh --metrics  one run of the metrics collector (lib/metrics.sh; efs-cache-metrics.timer)
 # Run from a checkout, source the library (in user-data it is inlined above, and the renderer drops this block).
 # efs-cache: standalone begin
 if ! declare -F die >/dev/null; then
   EFS_CACHE_LIB="$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
   # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
   source "$EFS_CACHE_LIB"
+  # shellcheck source-path=SCRIPTDIR source=../lib/metrics.sh
+  source "${EFS_CACHE_LIB%/*}/metrics.sh"
+  EFS_CACHE_LIB+=":${EFS_CACHE_LIB%/*}/metrics.sh"
 fi
 # efs-cache: standalone end
 
@@ -43,6 +47,7 @@ check_parameters() {
   done
   need EFSC_REWARM_INTERVAL '^([1-9][0-9]*(min|h|d|w))?$' 'a time span such as 6h, or empty'
   need EFSC_STABLE_ENI_ID '^(eni-[0-9a-f]{8,17})?$' 'an ENI id, or empty'
+  metrics_check
 }
 
 # Before the origin mount: a transport's sunrpc slot table is sized when it connects. modprobe.d covers sunrpc loaded
@@ -207,6 +212,13 @@ serve() {
   log "serving $EFSC_EXPORT_PATH: $(cat /proc/fs/nfsd/threads) threads, versions $(cat /proc/fs/nfsd/versions)"
 }
 
+# The node's metrics for lib/metrics.sh (names and meaning: lib/monitoring/metrics.ts). OFMT: no exponent in large values.
+metrics_read() {
+  awk '$1=="rc"{print "NfsdOps c",$2+$3+$4} $1=="io"{print "NfsdBytesRead c",$2} $1=="Cached:"{print "PageCacheBytes g",$2*1024}
+    FILENAME~/ds$/{print "NfsdThreads g",$1} FILENAME~/ts$/&&!/^#/{q+=$3} END{print "NfsdRequestsQueued c",q+0}' OFMT=%.0f \
+    /proc/net/rpc/nfsd /proc/fs/nfsd/threads /proc/fs/nfsd/pool_stats /proc/meminfo
+}
+
 # AWS only: attach the ENI that carries the node's stable address as device 1. Skipped when EFSC_STABLE_ENI_ID is empty.
 attach_stable_eni() {
   local eni="$EFSC_STABLE_ENI_ID" md=http://169.254.169.254/latest h iid r
@@ -232,6 +244,10 @@ main() {
   check_parameters
   case "${1:-}" in
     --warm) warm ;;
+    --metrics)
+      trap - EXIT
+      metrics_collect
+      ;;
     "")
       detect_os
       if [ "$OS_PKG" = dnf ]; then ensure_packages nfs-utils; else ensure_packages nfs-kernel-server; fi
@@ -255,10 +271,11 @@ WantedBy=timers.target
 EOF
         systemctl enable -q --now efs-cache-rewarm.timer
       fi
+      metrics_setup
       attach_stable_eni
       log "cache node ready"
       ;;
-    *) die "unknown argument '$1' (use --warm)" ;;
+    *) die "unknown argument '$1' (use --warm or --metrics)" ;;
   esac
 }
 

@@ -7,12 +7,16 @@ set -euo pipefail
 #   bootstrap.sh          everything (first boot, from cloud-init; running it again changes nothing)
 #   bootstrap.sh --boot   cache disk and cachefilesd only (every boot, from efs-cache-client.service)
 #   bootstrap.sh --status what fscache-status prints
+#   bootstrap.sh --metrics one run of the metrics collector (lib/metrics.sh; efs-cache-metrics.timer)
 # Run from a checkout, source the library (in user-data it is inlined above, and the renderer drops this block).
 # efs-cache: standalone begin
 if ! declare -F die >/dev/null; then
   EFS_CACHE_LIB="$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
   # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
   source "$EFS_CACHE_LIB"
+  # shellcheck source-path=SCRIPTDIR source=../lib/metrics.sh
+  source "${EFS_CACHE_LIB%/*}/metrics.sh"
+  EFS_CACHE_LIB+=":${EFS_CACHE_LIB%/*}/metrics.sh"
 fi
 # efs-cache: standalone end
 
@@ -40,6 +44,7 @@ check_parameters() {
     x="EFSC_CULL_$k"
     ((${x}STOP < ${x}CULL && ${x}CULL < ${x}RUN)) || die "need 0 <= ${x}STOP < ${x}CULL < ${x}RUN < 100"
   done
+  metrics_check
 }
 
 # The disks that may hold the cache: model EFSC_DEVICE_MODEL, no partitions, nothing mounted from them or from what
@@ -231,10 +236,23 @@ status() {
   done
 }
 
+# The client's metrics for lib/metrics.sh (names and meaning: lib/monitoring/metrics.ts), from /proc/fs/fscache/stats
+# on kernel 6.1: "IO : rd=N wr=N" (pages read from and written to the cache), "NoSpace: nwr=N ncr=N cull=N" (objects
+# culled); and the cache file system's free blocks.
+metrics_read() {
+  sed -En 's/^IO *: rd=([0-9]+) wr=([0-9]+).*/FscacheReads c \1\nFscacheWrites c \2/p
+    s/^NoSpace:.* cull=([0-9]+).*/FscacheCulled c \1/p' /proc/fs/fscache/stats
+  if mountpoint -q "$EFSC_CACHE_DIR"; then echo "CacheDiskFreePercent g $(($(stat -fc %a*100/%b "$EFSC_CACHE_DIR")))"; fi
+}
+
 main() {
   check_parameters
   case "${1:-}" in
     --status) status ;;
+    --metrics)
+      metrics_collect
+      return
+      ;;
     --boot) ;;
     "")
       detect_os
@@ -247,7 +265,7 @@ main() {
       fi
       install_boot_unit
       ;;
-    *) die "unknown argument '$1' (use --boot or --status)" ;;
+    *) die "unknown argument '$1' (use --boot, --status or --metrics)" ;;
   esac
   if [ "${1:-}" != --status ]; then
     prepare_cache_disk
@@ -256,6 +274,7 @@ main() {
   fi
   if [ -z "${1:-}" ]; then
     mount_nfs
+    metrics_setup
     log "client ready: $EFSC_MOUNT_POINT, cached on $EFSC_CACHE_DIR (fscache-status)"
   fi
 }

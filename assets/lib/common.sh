@@ -108,7 +108,8 @@ put_unit() {
 }
 
 # install_self DEST: installs the caller's complete text (parameters, library, script) at DEST for the boot units.
-# As user-data the running file is already complete; run from a checkout, the header and library are added.
+# As user-data the running file is already complete; run from a checkout, the header and the libraries in
+# EFS_CACHE_LIB (colon-separated) are added.
 install_self() {
   local src="${BASH_SOURCE[1]}" v
   [ -f "$src" ] || die "cannot read my own file ($src) to install it: run me from a file"
@@ -116,7 +117,8 @@ install_self() {
     if [ -n "${EFS_CACHE_LIB:-}" ]; then
       printf '#!/bin/bash\nset -euo pipefail\n'
       for v in "${!EFSC_@}"; do printf 'export %s=%q\n' "$v" "${!v}"; done
-      cat "$EFS_CACHE_LIB"
+      IFS=: read -ra v <<<"$EFS_CACHE_LIB"
+      cat "${v[@]}"
     fi
     cat "$src"
   ) || true

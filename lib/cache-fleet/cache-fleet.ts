@@ -11,7 +11,7 @@ import { propError } from '../private/errors';
 import { instanceTypeFacts } from '../private/instance-types';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
-import { groupMetric, NODE_METRICS } from '../monitoring/metrics';
+import { groupMetric, instanceMetrics, NODE_METRICS, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 
 /**
  * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
@@ -174,6 +174,16 @@ export interface CacheFleetOptions extends FanOutOptions {
    * @default Size.gibibytes(16)
    */
   readonly rootVolumeSize?: Size;
+
+  /**
+   * Publish the nodes' nfsd and page cache metrics (namespace CdkEfsCache, dimension Group) through the CloudWatch
+   * agent, which the nodes install on Amazon Linux 2023, with a collector that reads /proc every minute. Grants
+   * `cloudwatch:PutMetricData` in that namespace only. Off: nothing is installed and the dashboard's node widgets
+   * stay empty.
+   *
+   * @default true
+   */
+  readonly metrics?: boolean;
 }
 
 /**
@@ -309,6 +319,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
       EFSC_WARM_PATHS: (props.warmPaths ?? []).join(' '),
       EFSC_WARM_WORKERS: String(props.warmWorkers ?? 16),
       EFSC_REWARM_INTERVAL: rewarm ? systemdTimeSpan(rewarm) : '',
+      ...instanceMetrics(this, this.role, props.metrics ?? true),
     };
 
     const interfaces: ec2.CfnNetworkInterface[] = [];
@@ -367,7 +378,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
       const cfnAsg = asg.node.defaultChild as autoscaling.CfnAutoScalingGroup;
       const rendered = renderScript({
         script: 'cache-node/bootstrap.sh',
-        libraries: ['lib/common.sh', 'lib/aws-signal.sh'],
+        libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/aws-signal.sh'],
         description: `cache node ${i + 1} of ${this.node.path}`,
         parameters: {
           ...common,
@@ -399,10 +410,6 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
       }));
       // The attach step waits for the interface to show as attached; Describe* calls support no resource scoping.
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeNetworkInterfaces'], resources: ['*'] }));
-      Validations.of(this.role).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'ec2:DescribeNetworkInterfaces (read-only) does not support resource-level permissions; it is the only action on *.',
-      });
       const instanceArn = stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' });
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({
         actions: ['ec2:AttachNetworkInterface'],
@@ -413,6 +420,13 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]',
         reason: 'Instance ids exist only after launch; the statement is limited to instances tagged with this fleet.',
       });
+    }
+    const onStar = [
+      ...(interfaces.length > 0 ? ['ec2:DescribeNetworkInterfaces (read-only) does not support resource-level permissions.'] : []),
+      ...(props.metrics ?? true ? [PUT_METRIC_DATA_REASON] : []),
+    ];
+    if (onStar.length > 0) {
+      Validations.of(this.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: `${onStar.join(' ')} Nothing else is on *.` });
     }
     const stackNameInArn = Token.isUnresolved(stack.stackName) ? '<AWS::StackName>' : stack.stackName;
     Validations.of(this.role).acknowledge({

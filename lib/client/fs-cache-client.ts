@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
 import { CacheFleet } from '../cache-fleet/cache-fleet';
-import { CLIENT_METRICS, groupMetric } from '../monitoring/metrics';
+import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 import { instanceTypeFacts } from '../private/instance-types';
@@ -168,6 +168,15 @@ export interface FsCacheClientOptions {
    * @default Size.gibibytes(16)
    */
   readonly rootVolumeSize?: Size;
+
+  /**
+   * Publish the instances' FS-Cache and cache disk metrics (namespace CdkEfsCache, dimension Group) through the
+   * CloudWatch agent, which the instances install on Amazon Linux 2023, with a collector that reads /proc every
+   * minute. Grants `cloudwatch:PutMetricData` in that namespace only. Off: nothing is installed.
+   *
+   * @default true
+   */
+  readonly metrics?: boolean;
 }
 
 /** Properties of `FsCacheClientLaunchTemplate`. Give exactly one of `fileSystem` and `cacheFleet`. */
@@ -320,8 +329,13 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         EFSC_CULL_FRUN: String(this.cullLimits.filesRun),
         EFSC_CULL_FCULL: String(this.cullLimits.filesCull),
         EFSC_CULL_FSTOP: String(this.cullLimits.filesStop),
+        ...instanceMetrics(this, this.role, props.metrics ?? true),
       },
+      libraries: ['lib/common.sh', 'lib/metrics.sh'],
     });
+    if (props.metrics ?? true) {
+      Validations.of(this.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: PUT_METRIC_DATA_REASON });
+    }
     this.userDataBytes = rendered.estimatedBytes;
 
     this.launchTemplate = new ec2.LaunchTemplate(this, 'Resource', {

@@ -1,10 +1,15 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { propError } from '../private/errors';
 
 /**
  * The namespace of the metrics the instances publish through the CloudWatch agent. Every metric carries the
  * dimension `Group`: the construct path of the cache fleet or client launch template that launched the instance,
- * so the dashboard aggregates per tier without knowing instance ids.
+ * so the dashboard aggregates per tier without knowing instance ids. The agent adds the dimension `metric_type`
+ * (`counter` or `gauge`, from the StatsD type) to what it receives over StatsD; it adds no host dimension
+ * (`omit_hostname`), so every instance of a group publishes to the same series.
  */
 export const METRIC_NAMESPACE = 'CdkEfsCache';
 
@@ -40,14 +45,42 @@ export const CLIENT_METRICS = {
   cacheDiskFreePercent: 'CacheDiskFreePercent',
 } as const;
 
+/** The metrics sent as StatsD gauges (`|g`); every other one is a counter (`|c`) of what happened since the last run. */
+const GAUGES: string[] = [NODE_METRICS.nfsdThreads, NODE_METRICS.pageCacheBytes, CLIENT_METRICS.cacheDiskFreePercent];
+
 /** A metric of the instances' own namespace, for one fleet or client group. */
 export function groupMetric(group: string, metricName: string, statistic: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: METRIC_NAMESPACE,
     metricName,
-    dimensionsMap: { Group: group },
+    dimensionsMap: { Group: group, metric_type: GAUGES.includes(metricName) ? 'gauge' : 'counter' },
     statistic,
     period: Duration.minutes(1),
     ...props,
   });
 }
+
+/**
+ * The `EFSC_METRICS*` parameters of an instance script (assets/lib/metrics.sh) whose `Group` is `scope`'s path, and,
+ * when metrics are on, the permission to publish them: `cloudwatch:PutMetricData` in this namespace only (the
+ * CloudWatch agent needs nothing else for StatsD metrics). PutMetricData supports no resource scoping, so its
+ * resource is `*`: the caller acknowledges AwsSolutions-IAM5 for it.
+ */
+export function instanceMetrics(scope: Construct, role: iam.IRole, enabled = true): Record<string, string> {
+  if (!enabled) return { EFSC_METRICS: 'off', EFSC_METRICS_GROUP: '' };
+  const group = scope.node.path;
+  if (!/^[A-Za-z0-9/_.-]{1,255}$/.test(group)) {
+    throw propError('metrics', `the metrics dimension Group is the construct path '${group}', which must be 1-255 ` +
+      'letters, digits, / _ . or -: rename the constructs, or set metrics: false.');
+  }
+  role.addToPrincipalPolicy(new iam.PolicyStatement({
+    actions: ['cloudwatch:PutMetricData'],
+    resources: ['*'],
+    conditions: { StringEquals: { 'cloudwatch:namespace': METRIC_NAMESPACE } },
+  }));
+  return { EFSC_METRICS: 'cloudwatch-agent', EFSC_METRICS_GROUP: group };
+}
+
+/** Why PutMetricData's `*` is acceptable (AwsSolutions-IAM5 acknowledgements). */
+export const PUT_METRIC_DATA_REASON = 'cloudwatch:PutMetricData supports no resource-level permissions; the statement ' +
+  `is limited by condition to the namespace ${METRIC_NAMESPACE}.`;
