@@ -20,5 +20,5 @@ trap 'bash "${here}/harness/reaper.sh" sweep' EXIT
 
 status=0
 node_modules/.bin/jest -c "${here}/jest.config.js" --runInBand "$@" || status=$?
-echo "[lab] done in $((SECONDS - started)) s (jest exit ${status}); logs in ${repo}/.lab-cache/logs/" >&2
+echo "[lab] done in $((SECONDS - started)) s (jest exit ${status}); logs in ${LAB_CACHE_DIR:-${repo}/.lab-cache}/logs/" >&2
 exit "${status}"

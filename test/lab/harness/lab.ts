@@ -60,6 +60,7 @@ export class Lab {
   readonly image: LabImage;
   private readonly subnet: string;
   private readonly vmList: Vm[] = [];
+  private nextTap = 0;
   private readonly records = new Map<string, string[]>();
   private dnsmasq: ChildProcess | undefined;
   private reaper: ChildProcess | undefined;
@@ -98,10 +99,8 @@ export class Lab {
       throw new Error(`VM ${options.name}: ip ${options.ip} is not a free address in ${this.subnet}.0/24`);
     }
     if (this.vmList.some((v) => v.ip === options.ip)) throw new Error(`VM ${options.name}: ip ${options.ip} is taken`);
-    const tap = `tap${this.vmList.length}`;
-    await this.ip('tuntap', 'add', 'dev', tap, 'mode', 'tap');
-    await this.ip('link', 'set', tap, 'master', 'br0');
-    await this.ip('link', 'set', tap, 'up');
+    // Reserve name, address and tap before the first await, so that VMs can be started in parallel.
+    const tap = `tap${this.nextTap++}`;
     const vm = new Vm(
       { netns: this.netns, gateway: this.gateway, prefixLength: this.prefixLength, image: this.image, labName: this.name },
       options,
@@ -109,6 +108,9 @@ export class Lab {
       tap,
     );
     this.vmList.push(vm);
+    await this.ip('tuntap', 'add', 'dev', tap, 'mode', 'tap');
+    await this.ip('link', 'set', tap, 'master', 'br0');
+    await this.ip('link', 'set', tap, 'up');
     await vm.prepare();
     const names = [options.name, ...(options.hostRecords ?? [])];
     for (const n of names) this.records.set(n, [...(this.records.get(n) ?? []).filter((x) => x !== options.ip), options.ip]);

@@ -86,7 +86,7 @@ nfsconf --set nfsd vers3 n
 nfsconf --set nfsd vers4.0 n
 nfsconf --set nfsd vers4.2 n
 nfsconf --set nfsd threads 16
-printf '/srv/efs ${LAB_SUBNET}(rw,sync,fsid=0,no_subtree_check,no_root_squash)\\n' > /etc/exports
+printf '/srv/efs ${LAB_SUBNET}(rw,sync,fsid=0,no_subtree_check,no_root_squash,insecure)\\n' > /etc/exports
 systemctl enable --now nfs-server
 exportfs -ra
 `;
