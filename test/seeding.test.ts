@@ -7,7 +7,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../lib';
+import { CacheFleet, DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../lib';
 import { nagFindings, newApp, stackWithVpc } from './util';
 import { flatten, parameters } from './util/user-data';
 
@@ -266,5 +266,35 @@ describe('DataSeeder bad input names the prop', () => {
   test('a single file is not an asset directory', () => {
     const file = path.join(assetDir(), 'sub', 'a.txt');
     expect(() => seeder(() => SeedSource.fromAsset(file))).toThrow(/Invalid source: .* is a single file/);
+  });
+});
+
+describe('CacheFleet on-demand warming', () => {
+  const fleet = (warmPaths?: string[]) => {
+    const { stack, vpc } = stackWithVpc();
+    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 1, warmPaths });
+    return { f, t: Template.fromStack(stack) };
+  };
+
+  test('with warm paths: an SSM Command document runs the nodes\' warm command', () => {
+    const { f, t } = fleet(['/efs/models']);
+    t.resourceCountIs('AWS::SSM::Document', 1);
+    t.hasResourceProperties('AWS::SSM::Document', {
+      DocumentType: 'Command',
+      UpdateMethod: 'NewVersion',
+      Content: {
+        schemaVersion: '2.2',
+        mainSteps: [{ action: 'aws:runShellScript', name: 'warm', inputs: { runCommand: ['/usr/local/sbin/efs-cache-warm'], timeoutSeconds: '21600' } }],
+      },
+    });
+    expect(f.warmDocument).toBeDefined();
+    // The command it runs is the one the node bootstrap installs (and runs at boot and on the re-warm timer).
+    expect(fs.readFileSync(path.join(__dirname, '..', 'assets', 'cache-node', 'bootstrap.sh'), 'utf8')).toContain('/usr/local/sbin/efs-cache-warm');
+  });
+
+  test('without warm paths: no document', () => {
+    const { f, t } = fleet();
+    t.resourceCountIs('AWS::SSM::Document', 0);
+    expect(f.warmDocument).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
 import { propError } from '../private/errors';
@@ -259,6 +260,13 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
   public readonly instanceType: ec2.InstanceType;
   /** The `Group` dimension of the metrics the nodes publish (namespace CdkEfsCache): this construct's path. */
   public readonly metricsGroup: string;
+  /**
+   * With `warmPaths`: an SSM Command document that warms the nodes on demand (it runs the nodes'
+   * `/usr/local/sbin/efs-cache-warm`, the same warming as at boot and on the re-warm timer), for example after new
+   * data landed: `aws ssm send-command --document-name <warmDocument.ref> --targets
+   * Key=tag:cdk-efs-cache:fleet,Values=<fleet.node.addr>`.
+   */
+  public readonly warmDocument?: ssm.CfnDocument;
 
   constructor(scope: Construct, id: string, props: CacheFleetProps) {
     super(scope, id);
@@ -444,6 +452,22 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     });
     this.endpoint = this.fanOut.endpoint;
     this.connections = this.fanOut.connections;
+
+    if (props.warmPaths?.length) {
+      this.warmDocument = new ssm.CfnDocument(this, 'WarmDocument', {
+        documentType: 'Command',
+        updateMethod: 'NewVersion',
+        content: {
+          schemaVersion: '2.2',
+          description: `Warm the RAM cache of the EFS cache nodes of ${this.node.path}: read ${props.warmPaths.join(' ')} in parallel.`,
+          mainSteps: [{
+            action: 'aws:runShellScript',
+            name: 'warm',
+            inputs: { runCommand: ['/usr/local/sbin/efs-cache-warm'], timeoutSeconds: '21600' },
+          }],
+        },
+      });
+    }
   }
 
   /** Bytes sent by one node (AWS/EC2 NetworkOut of its group, sum per period); nodes count from 0. */
