@@ -30,6 +30,13 @@ async function sha256(vm: Vm, file: string): Promise<string> {
   return (await vm.execOk(`sha256sum ${file} | cut -d' ' -f1`, { timeoutMs: 10 * MIN })).trim();
 }
 
+/** UUID of the cache file system (labelled fscache). */
+async function cacheFsUuid(vm: Vm): Promise<string> {
+  const uuid = (await vm.execOk('blkid -s UUID -o value "$(blkid -L fscache)"')).trim();
+  expect(uuid).toMatch(/^[0-9a-f-]{36}$/);
+  return uuid;
+}
+
 /** Everything a second run of the bootstrap must leave as it was. */
 async function state(vm: Vm): Promise<string> {
   return vm.execOk([
@@ -96,7 +103,7 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
   describe('1. FS-Cache client', () => {
     test('RAID 0 over every blank NVMe disk, ext4 labelled, mounted, cachefilesd running, FSC yes', async () => {
       expect(await clientA.execOk('cat /proc/mdstat')).toMatch(/^md\S* : active raid0 nvme\dn1\[\d\] nvme\dn1\[\d\]/m);
-      expect((await clientA.execOk('findmnt -no FSTYPE,LABEL /var/cache/fscache')).trim()).toBe('ext4 fscache');
+      expect((await clientA.execOk('findmnt -rno FSTYPE,LABEL /var/cache/fscache')).trim()).toBe('ext4 fscache');
       expect(await clientA.execOk('findmnt -no OPTIONS /var/cache/fscache')).not.toMatch(/noatime/);
       expect((await clientA.execOk('pgrep -x cachefilesd')).trim()).toMatch(/^\d+$/);
       expect(await clientA.execOk('cat /proc/fs/fscache/caches')).toMatch(/\bA\b.*efscache|efscache.*\bA\b/);
@@ -229,10 +236,10 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
 
   describe('4. stop/start and reboot', () => {
     test('a plain reboot keeps the cached data', async () => {
-      const uuid = (await clientA.execOk('blkid -s UUID -o value -L fscache')).trim();
+      const uuid = await cacheFsUuid(clientA);
       await clientA.reboot();
       await clientA.execOk('for i in $(seq 120); do grep -q " yes$" /proc/fs/nfsfs/volumes 2>/dev/null && break; sleep 1; done; grep -q " yes$" /proc/fs/nfsfs/volumes', { timeoutMs: 5 * MIN });
-      expect((await clientA.execOk('blkid -s UUID -o value -L fscache')).trim()).toBe(uuid);
+      expect(await cacheFsUuid(clientA)).toBe(uuid);
       const [rd0, o0] = [await fscacheReads(clientA), await originReadBytes(origin)];
       expect(await sha256(clientA, '/mnt/efs/data/small.bin')).toBe(await sha256(origin, '/srv/efs/data/small.bin'));
       const [rd1, o1] = [await fscacheReads(clientA), await originReadBytes(origin)];
@@ -242,12 +249,12 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
     });
 
     test('after a stop/start with blank NVMe the array, file system, cache and mount come back by themselves', async () => {
-      const uuid = (await clientA.execOk('blkid -s UUID -o value -L fscache')).trim();
+      const uuid = await cacheFsUuid(clientA);
       await clientA.stopStart({ replaceNvmeWithBlank: true });
       await clientA.execOk('for i in $(seq 180); do grep -q " yes$" /proc/fs/nfsfs/volumes 2>/dev/null && break; sleep 1; done; grep -q " yes$" /proc/fs/nfsfs/volumes', { timeoutMs: 6 * MIN });
       expect(await clientA.execOk('cat /proc/mdstat')).toMatch(/^md\S* : active raid0 /m);
-      expect((await clientA.execOk('blkid -s UUID -o value -L fscache')).trim()).not.toBe(uuid);
-      expect((await clientA.execOk('findmnt -no LABEL /var/cache/fscache')).trim()).toBe('fscache');
+      expect(await cacheFsUuid(clientA)).not.toBe(uuid);
+      expect((await clientA.execOk('findmnt -rno LABEL /var/cache/fscache')).trim()).toBe('fscache');
       expect(await clientA.execOk('cat /proc/fs/fscache/caches')).toMatch(/efscache/);
       expect(await sha256(clientA, '/mnt/efs/data/small.bin')).toBe(await sha256(origin, '/srv/efs/data/small.bin'));
     });
