@@ -501,7 +501,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
    */
   public metricHealthyNodes(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
     const tg = this.fanOut.targetGroup;
-    return tg ? tg.metricHealthyHostCount({ statistic: 'Minimum', period: Duration.minutes(1), ...props }) : this.metricNodesInService(props);
+    return tg ? tg.metrics.healthyHostCount({ statistic: 'Minimum', period: Duration.minutes(1), ...props }) : this.metricNodesInService(props);
   }
 
   /** NFS operations the nodes served (sum per period; published by the nodes). */

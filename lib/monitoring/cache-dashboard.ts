@@ -169,9 +169,9 @@ export class CacheDashboard extends Construct {
       const lb = f.fanOut.loadBalancer;
       if (lb) {
         this.dashboard.addWidgets(
-          new cloudwatch.GraphWidget({ title: 'NLB: healthy hosts', width: 8, left: [f.fanOut.targetGroup!.metricHealthyHostCount()] }),
-          new cloudwatch.GraphWidget({ title: 'NLB: processed bytes', width: 8, left: [lb.metricProcessedBytes()] }),
-          new cloudwatch.GraphWidget({ title: 'NLB: active flows', width: 8, left: [lb.metricActiveFlowCount()] }),
+          new cloudwatch.GraphWidget({ title: 'NLB: healthy hosts', width: 8, left: [f.fanOut.targetGroup!.metrics.healthyHostCount()] }),
+          new cloudwatch.GraphWidget({ title: 'NLB: processed bytes', width: 8, left: [lb.metrics.processedBytes()] }),
+          new cloudwatch.GraphWidget({ title: 'NLB: active flows', width: 8, left: [lb.metrics.activeFlowCount()] }),
         );
       }
       this.alarm('NoHealthyCacheNode', f.metricHealthyNodes(), {
