@@ -1,18 +1,11 @@
-import { Duration, Size, Stack } from 'aws-cdk-lib';
+import { Duration, Size } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as efs from 'aws-cdk-lib/aws-efs';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import { CachedFileSystem, CacheFleet, CacheFleetProps, FanOutMode, fsidFor, MountHelper } from '../lib';
-import { nagFindings, stackWithVpc } from './util';
+import { importedFs, nagFindings, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
 
-function importedFs(stack: Stack): efs.IFileSystem {
-  return efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
-    fileSystemId: 'fs-0123456789abcdef0',
-    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
-  });
-}
 
 function fleet(props: Partial<CacheFleetProps> = {}) {
   const { app, stack, vpc } = stackWithVpc();

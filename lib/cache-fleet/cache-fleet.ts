@@ -9,6 +9,7 @@ import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
 import { propError } from '../private/errors';
+import { defaultSubnets } from '../private/subnets';
 import { instanceTypeFacts } from '../private/instance-types';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
@@ -560,11 +561,6 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
   }
 }
 
-function defaultSubnets(vpc: ec2.IVpc): ec2.SubnetSelection {
-  return vpc.privateSubnets.length > 0
-    ? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS }
-    : { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
-}
 
 /**
  * The export's fsid: a UUID derived from the fleet's construct path and the re-exported origin path, so every node

@@ -7,6 +7,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
+import { defaultSubnets } from '../private/subnets';
 
 /**
  * Options for the origin file system, shared by `OriginFileSystem` and `CachedFileSystem`.
@@ -308,11 +309,6 @@ function azMayBeSame(scope: Construct, a: string, b: string): boolean {
   return true;
 }
 
-function defaultSubnets(vpc: ec2.IVpc): ec2.SubnetSelection {
-  return vpc.privateSubnets.length > 0
-    ? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS }
-    : { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
-}
 
 /** Checks origin options for contradictions; `prefix` names where the options sit (for error messages). */
 export function validateOriginOptions(o: OriginOptions, prefix: string): void {

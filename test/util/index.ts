@@ -3,6 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
 import { AwsSolutionsChecks, NIST80053R5Checks } from 'cdk-nag';
 
 /** The context of cdk.json (feature flags, telemetry off), so tests see what `cdk synth` sees. */
@@ -63,4 +64,12 @@ export function stripVolatile(template: unknown): unknown {
     JSON.stringify(template).replace(/[0-9a-f]{64}(\.zip|\.json)?/g, '[HASH]$1'),
     (key, value) => (key === 'UserData' ? '[user data]' : value),
   );
+}
+
+/** An imported file system (fs-0123456789abcdef0) with an imported security group, as users pass existing ones. */
+export function importedFs(stack: Stack): efs.IFileSystem {
+  return efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
+    fileSystemId: 'fs-0123456789abcdef0',
+    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
+  });
 }
