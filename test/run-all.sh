@@ -45,6 +45,12 @@ step "packed library in a fresh app" bash test/package/pack-and-synth.sh
 gates() { bash test/gates/run.sh | tee "$results/gates.log"; }
 step "independent gates (cfn-lint, shellcheck, 16 KB)" gates
 count_line "$results/gates.log"
+# The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
+# LAB=skip leaves it out for a quick local run; CI always runs it.
+if [ "${LAB:-run}" != skip ] || [ "${CI:-}" = true ]; then
+  step "lab: user data on a real kernel (QEMU)" bash test/lab/run.sh smoke scenarios --json --outputFile="$results/lab.json"
+  count_jest "$results/lab.json"
+fi
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
