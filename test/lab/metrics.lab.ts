@@ -4,10 +4,14 @@
  * listener on 127.0.0.1:8125 inside each VM stands in for the agent's StatsD input and records what the collector
  * sends; the values must follow the NFS traffic the test generates.
  */
+import { CLIENT_METRICS, groupMetric, NODE_METRICS } from '../../lib/monitoring/metrics';
 import { CloudInitResult, Lab, progress, Vm } from './harness';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, ORIGIN_USER_DATA } from './scenarios/stacks';
 
 const MIN = 60_000;
+/** Under load a cache node's bootstrap has taken 9 minutes: wait well beyond that. */
+const BOOT = { timeoutMs: 25 * MIN };
+const CACHE_DIR = '/var/cache/fscache';
 const LOG = '/run/statsd-received';
 const AGENT_CONFIG = '/opt/aws/amazon-cloudwatch-agent/etc/efs-cache.json';
 
@@ -49,6 +53,8 @@ interface Received {
   readonly gauges: Record<string, number>;
   /** The Group tags seen. */
   readonly groups: Set<string>;
+  /** Each metric's StatsD type: c or g. */
+  readonly types: Record<string, string>;
 }
 
 async function received(vm: Vm): Promise<Received> {
@@ -56,14 +62,16 @@ async function received(vm: Vm): Promise<Received> {
   const counters: Record<string, number> = {};
   const gauges: Record<string, number> = {};
   const groups = new Set<string>();
+  const types: Record<string, string> = {};
   for (const l of lines) {
     const m = /^([A-Za-z]+):([0-9.]+)\|([cg])\|#Group:(\S+)$/.exec(l);
     if (!m) throw new Error(`not a StatsD line with a Group tag: ${l}`);
     if (m[3] === 'c') counters[m[1]] = (counters[m[1]] ?? 0) + Number(m[2]);
     else gauges[m[1]] = Number(m[2]);
     groups.add(m[4]);
+    types[m[1]] = m[3];
   }
-  return { lines, counters, gauges, groups };
+  return { lines, counters, gauges, groups, types };
 }
 
 describe('lab metrics: the collector on a cache node and an FS-Cache client', () => {
@@ -78,17 +86,17 @@ describe('lab metrics: the collector on a cache node and an FS-Cache client', ()
     ud = labUserData();
     lab = await Lab.create({ name: 'metrics' });
     origin = await lab.startVm({ name: 'origin', ip: '10.77.0.10', userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1 });
-    boot.origin = await origin.waitForCloudInit();
-    await origin.execOk('head -c 16M /dev/urandom > /srv/efs/data/small.bin && sync');
+    boot.origin = await origin.waitForCloudInit(BOOT);
+    await origin.execOk('for f in small other; do head -c 16M /dev/urandom > /srv/efs/data/$f.bin; done; sync');
     node = await lab.startVm({ name: 'node1', ip: '10.77.0.31', userData: ud.cacheNode, cpus: 1 });
-    boot.node = await node.waitForCloudInit();
+    boot.node = await node.waitForCloudInit(BOOT);
     await lab.setDnsRecord(FLEET_NAME, ['10.77.0.31']);
     client = await lab.startVm({
       name: 'client', ip: '10.77.0.22', userData: ud.fleetClient, cpus: 1,
       nvmeDisks: [{ sizeMiB: 384, serial: 'm-is-0', blank: true }],
     });
-    boot.client = await client.waitForCloudInit();
-  }, 40 * MIN);
+    boot.client = await client.waitForCloudInit(BOOT);
+  }, 80 * MIN);
 
   afterAll(async () => {
     await lab?.destroy();
@@ -115,40 +123,89 @@ describe('lab metrics: the collector on a cache node and an FS-Cache client', ()
     }
   });
 
+  test('kernel 6.1 prints the FS-Cache fields the client collector parses', async () => {
+    const stats = await client.execOk('uname -r; cat /proc/fs/fscache/stats');
+    progress(`client /proc/fs/fscache/stats:\n${stats}`);
+    expect(stats).toMatch(/^6\.1\./);
+    expect(stats).toMatch(/^IO *: rd=\d+ wr=\d+$/m);
+    expect(stats).toMatch(/^NoSpace: nwr=\d+ ncr=\d+ cull=\d+$/m);
+  });
+
   test('the collector sends real values that follow the NFS traffic, every line tagged with its Group', async () => {
     await Promise.all([listen(node), listen(client)]);
-    // The first run after a restart of the listener's log only sets the counters' baseline in the collector's state.
+    // The timer has run since boot, so the collector has a baseline: this run sends deltas (near zero).
     await Promise.all([collect(node), collect(client)]);
     const base = await received(client);
+    const nodeBase = await received(node);
     // A first read goes through the node (nfsd) and fills the client's disk cache.
     await client.execOk('cat /mnt/efs/data/small.bin > /dev/null; sleep 3; sync', { timeoutMs: 10 * MIN });
     await Promise.all([collect(node), collect(client)]);
     const afterFirst = await received(client);
     // A re-read after dropping the page cache comes from FS-Cache.
     await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches; cat /mnt/efs/data/small.bin > /dev/null', { timeoutMs: 10 * MIN });
-    await collect(client);
+    await Promise.all([collect(node), collect(client)]);
     const c = await received(client);
     const n = await received(node);
     progress(`node sent: ${n.lines.join(' ')}`);
     progress(`client sent: ${c.lines.join(' ')}`);
+    progress(`node: NfsdOps ${nodeBase.counters.NfsdOps ?? 0} -> ${n.counters.NfsdOps}, NfsdBytesRead ` +
+      `${nodeBase.counters.NfsdBytesRead ?? 0} -> ${n.counters.NfsdBytesRead}; client: FscacheWrites ` +
+      `${base.counters.FscacheWrites ?? 0} -> ${afterFirst.counters.FscacheWrites} -> ${c.counters.FscacheWrites}, ` +
+      `FscacheReads ${base.counters.FscacheReads ?? 0} -> ${afterFirst.counters.FscacheReads ?? 0} -> ${c.counters.FscacheReads}`);
 
     expect([...n.groups]).toEqual([groupOf(ud.cacheNode)]);
     expect([...c.groups]).toEqual([groupOf(ud.fleetClient)]);
     expect(groupOf(ud.cacheNode)).toBe('Lab/Fleet');
     expect(groupOf(ud.fleetClient)).toBe('Lab/FleetClient');
+    // Exactly the dashboard's metric names, each with the StatsD type that gives the metric_type the dashboard uses.
+    for (const [r, names, group] of [[n, NODE_METRICS, 'Lab/Fleet'], [c, CLIENT_METRICS, 'Lab/FleetClient']] as const) {
+      expect(Object.keys(r.types).sort()).toEqual(Object.values(names).sort());
+      for (const [name, t] of Object.entries(r.types)) {
+        expect({ name, type: groupMetric(group, name, 'Sum').dimensions?.metric_type })
+          .toEqual({ name, type: t === 'g' ? 'gauge' : 'counter' });
+      }
+    }
 
-    expect(n.counters.NfsdOps).toBeGreaterThan(0);
-    expect(n.counters.NfsdBytesRead).toBeGreaterThanOrEqual(16 << 20);
+    // The node served the client's first read (16 MiB) and nothing of the re-read.
+    expect(n.counters.NfsdOps - (nodeBase.counters.NfsdOps ?? 0)).toBeGreaterThan(0);
+    expect(n.counters.NfsdBytesRead - (nodeBase.counters.NfsdBytesRead ?? 0)).toBeGreaterThanOrEqual(16 << 20);
     expect(n.counters.NfsdRequestsQueued).toBeGreaterThanOrEqual(0);
     expect(n.gauges.NfsdThreads).toBe(16);
     expect(n.gauges.PageCacheBytes).toBeGreaterThan(16 << 20);
 
-    expect(c.counters.FscacheWrites).toBeGreaterThan(0);
+    // Misses fill the cache on the first read; the re-read is hits (pages read from the cache).
+    expect((afterFirst.counters.FscacheWrites ?? 0) - (base.counters.FscacheWrites ?? 0)).toBeGreaterThan(0);
     const rereadPages = (c.counters.FscacheReads ?? 0) - (afterFirst.counters.FscacheReads ?? 0);
-    progress(`FscacheReads before the re-read ${afterFirst.counters.FscacheReads ?? 0} (baseline ${base.counters.FscacheReads ?? 0}), after +${rereadPages}`);
     expect(rereadPages).toBeGreaterThanOrEqual((16 << 20) / 4096 / 2);
-    expect(c.counters.FscacheCulled).toBeGreaterThanOrEqual(0);
-    expect(c.gauges.CacheDiskFreePercent).toBeGreaterThanOrEqual(0);
-    expect(c.gauges.CacheDiskFreePercent).toBeLessThanOrEqual(100);
+    expect(c.counters.FscacheCulled ?? 0).toBeGreaterThanOrEqual(0);
+    const free = Number(await client.execOk(`echo $(($(stat -fc %a*100/%b ${CACHE_DIR})))`));
+    expect(Math.abs(c.gauges.CacheDiskFreePercent - free)).toBeLessThanOrEqual(1);
   }, 30 * MIN);
+
+  test('a cache disk filled below the cull limit: cachefilesd culls, FscacheCulled and CacheDiskFreePercent show it', async () => {
+    const before = await received(client);
+    // Leave 4 % free (below bcull 7 %) with a file that is not part of the cache; drop the inodes so that the
+    // cached objects are no longer in use (cookies are withdrawn after a few seconds), then read a file that is not
+    // cached yet: the cache finds no space, asks cachefilesd to cull, and cachefilesd culls the old objects.
+    await client.execOk(`set -- $(stat -fc '%S %a %b' ${CACHE_DIR}); fallocate -l $(( ($2 - $3 * 4 / 100) * $1 )) ${CACHE_DIR}/lab-fill; sync`);
+    await collect(client);
+    const full = await received(client);
+    await client.execOk('echo 3 > /proc/sys/vm/drop_caches; sleep 20; cat /mnt/efs/data/other.bin > /dev/null', { timeoutMs: 10 * MIN });
+    const culled = await client.exec(
+      "for i in $(seq 60); do grep -q '^NoSpace:.* cull=[1-9]' /proc/fs/fscache/stats && break; sleep 3; done; " +
+      "grep -E '^(NoSpace|IO)' /proc/fs/fscache/stats; df -k /var/cache/fscache | tail -1; journalctl -q -o cat -u cachefilesd | tail -5",
+      { timeoutMs: 10 * MIN });
+    progress(`after the fill: ${culled.stdout}`);
+    await collect(client);
+    const after = await received(client);
+    const free = Number(await client.execOk(`echo $(($(stat -fc %a*100/%b ${CACHE_DIR})))`));
+    await client.execOk(`rm -f ${CACHE_DIR}/lab-fill`);
+    progress(`CacheDiskFreePercent ${before.gauges.CacheDiskFreePercent} -> ${full.gauges.CacheDiskFreePercent} (filled) -> ` +
+      `${after.gauges.CacheDiskFreePercent} (culled; df ${free}); FscacheCulled ${before.counters.FscacheCulled ?? 0} -> ` +
+      `${after.counters.FscacheCulled ?? 0}`);
+
+    expect(full.gauges.CacheDiskFreePercent).toBeLessThanOrEqual(5);
+    expect(Math.abs(after.gauges.CacheDiskFreePercent - free)).toBeLessThanOrEqual(1);
+    expect((after.counters.FscacheCulled ?? 0) - (before.counters.FscacheCulled ?? 0)).toBeGreaterThan(0);
+  }, 20 * MIN);
 });
