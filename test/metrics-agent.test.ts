@@ -23,7 +23,8 @@ function setUp(metrics?: boolean) {
 }
 
 function putMetricStatements(t: Template): any[] {
-  return Object.values<any>(t.findResources('AWS::IAM::Policy'))
+  // The roles' own statements are in a policy or a managed policy, depending on how the construct attaches them.
+  return ['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy'].flatMap((type) => Object.values<any>(t.findResources(type)))
     .flatMap((p) => p.Properties.PolicyDocument.Statement)
     .filter((s) => JSON.stringify(s.Action).includes('cloudwatch:'));
 }
