@@ -146,6 +146,8 @@ describe('lab metrics: the collector on a cache node and an FS-Cache client', ()
     await Promise.all([collect(node), collect(client)]);
     const c = await received(client);
     const n = await received(node);
+    progress(`node /proc/fs/nfsd/pool_stats and /proc/net/rpc/nfsd rc, io, th:\n` +
+      await node.execOk("cat /proc/fs/nfsd/pool_stats; grep -E '^(rc|io|th) ' /proc/net/rpc/nfsd"));
     progress(`node sent: ${n.lines.join(' ')}`);
     progress(`client sent: ${c.lines.join(' ')}`);
     progress(`node: NfsdOps ${nodeBase.counters.NfsdOps ?? 0} -> ${n.counters.NfsdOps}, NfsdBytesRead ` +
