@@ -1,0 +1,242 @@
+/**
+ * Turns the recorded figures into the Markdown table and the chart's data. Every ratio is computed here from two
+ * figures of the same run; nothing is typed in by hand.
+ */
+import { LabResults, PartRun, Results, SeedingResults, SynthResults, Timing } from './results';
+
+/** CloudFormation's limit on a template's size (a template uploaded through S3), bytes. */
+export const TEMPLATE_LIMIT_BYTES = 1_000_000;
+
+export interface Row {
+  readonly item: string;
+  readonly what: string;
+  readonly baseline: string;
+  readonly cached: string;
+  /** baseline time / cached time. */
+  readonly speedup?: number;
+  readonly ceiling: string;
+  /** cached speed / ceiling speed. */
+  readonly ofCeiling?: number;
+}
+
+export interface ChartSpec {
+  readonly title: string;
+  readonly subtitle: string;
+  readonly speedups: Array<{ label: string; value: number }>;
+  readonly ceilings: Array<{ label: string; value: number }>;
+  readonly synth: Array<{ nodes: number; kib: number; seconds: number; dashboard: boolean }>;
+  readonly limitKiB: number;
+}
+
+const NOT_MEASURED = 'not measured';
+
+function mbps(t: Timing): string {
+  return t.bytes ? `, ${(t.bytes / t.seconds / 1e6).toFixed(1)} MB/s` : '';
+}
+
+function time(t: Timing): string {
+  return `${t.seconds < 10 ? t.seconds.toFixed(2) : t.seconds.toFixed(1)} s${mbps(t)}`;
+}
+
+const x = (v: number | undefined) => (v === undefined ? '' : `${v < 10 ? v.toFixed(1) : v.toFixed(0)}x`);
+const pct = (v: number | undefined) => (v === undefined ? '' : `${(v * 100).toFixed(0)} %`);
+const mib = (bytes: number) => `${+(bytes / 2 ** 20).toFixed(1)} MiB`;
+const kib = (bytes: number) => `${+(bytes / 1024).toFixed(1)} KiB`;
+const int = (n: number) => n.toLocaleString('en-US');
+
+/** Speed of `a` as a fraction of the speed of `b`, for the same amount of work. */
+const fractionOf = (a: Timing, b: Timing) => b.seconds / a.seconds;
+
+function labRows(lab: LabResults | undefined): Row[] {
+  if (!lab) {
+    return ['1', '2', '3'].map((item) => ({ item, what: ['FS-Cache client', 'RAM cache node', 'Metadata-heavy work'][Number(item) - 1], baseline: NOT_MEASURED, cached: '', ceiling: '' }));
+  }
+  const f = lab.fscache;
+  const n = lab.node;
+  const m = lab.metadata;
+  const rows: Row[] = [
+    {
+      item: '1', what: `FS-Cache client: ${f.smallFiles.count} files of ${kib(f.smallFiles.bytesEach)}`,
+      baseline: `cold, from the origin: ${time(f.smallFiles.cold)}`, cached: `warm, from FS-Cache: ${time(f.smallFiles.warm)}`,
+      speedup: f.smallFiles.cold.seconds / f.smallFiles.warm.seconds,
+      ceiling: `client's local RAID: ${time(f.smallFiles.local)}`, ofCeiling: fractionOf(f.smallFiles.warm, f.smallFiles.local),
+    },
+    {
+      item: '1', what: `FS-Cache client: one ${mib(f.bigFile.bytes)} file`,
+      baseline: `cold, from the origin: ${time(f.bigFile.cold)}`, cached: `warm, from FS-Cache: ${time(f.bigFile.warm)}`,
+      speedup: f.bigFile.cold.seconds / f.bigFile.warm.seconds,
+      ceiling: `client's local RAID: ${time(f.bigFile.local)}`, ofCeiling: fractionOf(f.bigFile.warm, f.bigFile.local),
+    },
+    {
+      item: '2', what: `RAM cache node: one ${mib(n.bytes)} file`,
+      baseline: `origin, directly: ${time(n.direct)}`, cached: `through the warmed node: ${time(n.nodeWarm)}`,
+      speedup: n.direct.seconds / n.nodeWarm.seconds,
+      ceiling: `raw TCP, node to client: ${time(n.link)}`, ofCeiling: fractionOf(n.nodeWarm, n.link),
+    },
+    {
+      item: '2', what: 'RAM cache node: the same file, first read (node cold)',
+      baseline: `origin, directly: ${time(n.direct)}`, cached: `through the node, cold: ${time(n.nodeCold)}`,
+      speedup: n.direct.seconds / n.nodeCold.seconds, ceiling: '',
+    },
+  ];
+  const via = { node: 'the cache node', fscache: 'the FS-Cache client' } as const;
+  for (const [kind, label] of [['list', `\`ls -lR\` of ${int(m.files)} files`], ['read', `read loop: ${int(m.readFiles)} files of ${kib(m.bytesEach)}`]] as const) {
+    for (const p of ['node', 'fscache'] as const) {
+      const t = m[kind];
+      rows.push({
+        item: '3', what: `${label}, through ${via[p]}`,
+        baseline: `origin, directly: ${time(t.direct)}`, cached: `${p === 'node' ? 'warmed node' : 'FS-Cache mount, warm'}: ${time(t[p])}`,
+        speedup: t.direct.seconds / t[p].seconds,
+        ceiling: `client's local RAID: ${time(t.local)}`, ofCeiling: fractionOf(t[p], t.local),
+      });
+    }
+  }
+  return rows;
+}
+
+/** The seeding lab's figures, found by their names (whatever else it reports is listed under the table). */
+export function seedingFigures(s: SeedingResults | undefined): { loader?: [string, number]; cp?: [string, number]; rsync?: [string, number]; ceiling?: [string, number] } {
+  const entries = Object.entries(s?.results ?? {});
+  const find = (re: RegExp, not?: RegExp) => entries.find(([k]) => re.test(k.trim()) && !(not && not.test(k)));
+  return {
+    loader: find(/seed|loader|parallel/i, /again|of which|fpsync|ceiling|warm|node/i),
+    cp: find(/^cp -R$/),
+    rsync: find(/^rsync -a$/),
+    ceiling: find(/ceiling/i),
+  };
+}
+
+function seedingRows(s: SeedingResults | undefined): Row[] {
+  const { loader, cp, rsync, ceiling } = seedingFigures(s);
+  if (!s || !s.measured || !loader) {
+    const why = !s ? 'not run' : (s.note ?? 'no figure for the parallel loader');
+    return [{ item: '4', what: 'Seeding: parallel loader vs `cp -R` and `rsync -a`', baseline: `${NOT_MEASURED} (${why})`, cached: '', ceiling: '' }];
+  }
+  const ceil = ceiling ? `${ceiling[0].replace(/^ceiling:\s*/i, '')}: ${ceiling[1].toFixed(1)} s` : '';
+  const rows: Row[] = [];
+  for (const base of [cp, rsync]) {
+    if (!base) continue;
+    rows.push({
+      item: '4', what: `Seeding: parallel loader vs \`${base[0]}\``,
+      baseline: `\`${base[0]}\`: ${base[1].toFixed(1)} s`, cached: `parallel loader: ${loader[1].toFixed(1)} s`,
+      speedup: base[1] / loader[1], ceiling: ceil, ofCeiling: ceiling ? ceiling[1] / loader[1] : undefined,
+    });
+  }
+  return rows;
+}
+
+export function rows(results: Results): Row[] {
+  return [...labRows(results.lab), ...seedingRows(results.seeding)];
+}
+
+function table(header: string[], body: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...body.map(line)].join('\n');
+}
+
+export function mainTable(results: Results): string {
+  return table(
+    ['#', 'Work', 'Baseline', 'With the cache', 'Speed-up', "Lab's ceiling", 'Of the ceiling'],
+    rows(results).map((r) => [r.item, r.what, r.baseline, r.cached, x(r.speedup), r.ceiling, pct(r.ofCeiling)]),
+  );
+}
+
+export function synthTable(synth: SynthResults | undefined): string {
+  if (!synth) return `Synthesis (item 5): ${NOT_MEASURED}.`;
+  const one = synth.rows.find((r) => r.nodes === 1);
+  return table(
+    ['Cache nodes', 'Synth time', 'vs 1 node', 'Template', 'vs 1 node', "Of CloudFormation's 1 MB limit", 'Resources'],
+    synth.rows.map((r) => [
+      `${r.nodes}${r.dashboard ? '' : ' (without dashboard)'}`,
+      `${r.seconds.toFixed(2)} s`, one ? x(r.seconds / one.seconds) : '',
+      kib(r.templateBytes), one ? x(r.templateBytes / one.templateBytes) : '',
+      pct(r.templateBytes / TEMPLATE_LIMIT_BYTES), String(r.resources),
+    ]),
+  );
+}
+
+function machineLine(p: PartRun): string {
+  const m = p.machine;
+  return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Linux ${m.kernel}${m.qemu ? `, QEMU ${m.qemu} (TCG)` : ''}`;
+}
+
+function partLines(name: string, p: PartRun | undefined): string[] {
+  if (!p) return [`- **${name}**: ${NOT_MEASURED}.`];
+  const lines = [`- **${name}**: ${p.date.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}, ${Math.round(p.durationSeconds)} s; ${machineLine(p)}.`];
+  for (const [k, v] of Object.entries(p.settings)) lines.push(`  - ${k}: ${v}`);
+  return lines;
+}
+
+/** One-line summary of the settings, for the README and the chart. */
+export function settingsLine(results: Results): string {
+  const p = results.lab ?? results.synth ?? results.seeding;
+  const parts = [p ? `${p.date.slice(0, 10)}, ${machineLine(p)}` : ''];
+  if (results.lab) parts.push(results.lab.settings['origin link'].replace(/ \(EFS stand-in.*\)$/, ''));
+  return parts.filter(Boolean).join('; ');
+}
+
+export function markdown(results: Results, opts: { chart?: string; smoke?: boolean }): string {
+  const out: string[] = ['# Benchmarks', ''];
+  out.push(
+    'Written by `npm run bench` (see [bench/](../bench)) from the figures it measured and recorded in',
+    '`bench/results.json`. Each speed-up and each fraction of a ceiling is a ratio of two figures measured in the same run,',
+    'on the same machine; the VMs are emulated (QEMU TCG, no KVM), so absolute speeds are 10-20x below hardware and only',
+    'the ratios mean something. The origin link is shaped like a remote service, and the speed-ups of items 1 and 2 depend',
+    'on how it is shaped (stated below): a slower or farther origin gives larger ratios.',
+    '',
+  );
+  if (opts.smoke) out.push('**Smoke run**: only what this run measured is shown; it is not a benchmark result.', '');
+  if (opts.chart) out.push(`![Benchmark chart](${opts.chart})`, '');
+  out.push('## Results', '', mainTable(results), '');
+  out.push('Speed-up: baseline time / cached time. Of the ceiling: cached speed / the ceiling\'s speed for the same work.', '');
+  out.push('## Synthesis: how cost grows with the fleet (item 5)', '', synthTable(results.synth), '');
+  const failed = results.synth?.rows.filter((r) => r.defaultError) ?? [];
+  for (const r of failed) out.push(`With ${r.nodes} nodes the default stack (with its dashboard) did not synthesize: "${r.defaultError}".`, '');
+  const s = results.seeding;
+  if (s?.results && Object.keys(s.results).length) {
+    out.push('## Seeding: every figure of the seeding lab (item 4)', '');
+    out.push(table(['Measurement', 'Seconds'], Object.entries(s.results).map(([k, v]) => [k.trim(), v.toFixed(1)])), '');
+    if (s.note) out.push(`Note: ${s.note}.`, '');
+  }
+  const lab = results.lab;
+  if (lab) {
+    out.push('## Checks and first passes', '');
+    out.push('Counters read around the warm reads, to show where they were served from:', '');
+    for (const [k, v] of Object.entries(lab.checks)) out.push(`- ${k}: ${Array.isArray(v) ? v.join(', ') : int(v)}`);
+    out.push('', 'First passes of item 3 (caches dropped on the client; they fill the node or FS-Cache):', '');
+    for (const [k, v] of Object.entries(lab.metadata.firstPass)) out.push(`- ${k}: ${time(v)}`);
+    out.push('');
+  }
+  out.push('## Runs and settings', '');
+  out.push(...partLines('Items 1-3 (lab VMs)', results.lab));
+  out.push(...partLines('Item 4 (seeding lab)', results.seeding));
+  out.push(...partLines('Item 5 (synthesis)', results.synth));
+  out.push('', '## Re-running', '');
+  out.push(
+    '```',
+    'sudo npm run bench                       # everything (root: the lab makes network namespaces and taps)',
+    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4); comma-separated',
+    'npm run bench -- --only render           # the table, chart and README section from bench/results.json',
+    'npm run bench -- --smoke                 # cheap check: synth with 1 node, rendered into a temporary folder',
+    '```',
+    '',
+    'Options: `--delay-ms` and `--rate-mbit` shape the origin link (defaults 2 ms and 16 Mbit/s), `--out DIR` writes the',
+    'table and chart elsewhere. The chart needs matplotlib, installed into `.venv` from `requirements-bench.txt` by',
+    '`bench/setup.sh` (the bench runs it).',
+    '',
+  );
+  return out.join('\n');
+}
+
+export function chartSpec(results: Results): ChartSpec {
+  const rs = rows(results);
+  const label = (r: Row) => `${r.item}. ${r.what.replace(/`/g, '')}`;
+  return {
+    title: 'cdk-efs-cache benchmarks (ratios measured in one run; emulated VMs)',
+    subtitle: settingsLine(results),
+    speedups: rs.filter((r) => r.speedup !== undefined).map((r) => ({ label: label(r), value: r.speedup! })),
+    ceilings: rs.filter((r) => r.ofCeiling !== undefined).map((r) => ({ label: label(r), value: r.ofCeiling! })),
+    synth: (results.synth?.rows ?? []).map((r) => ({ nodes: r.nodes, kib: r.templateBytes / 1024, seconds: r.seconds, dashboard: r.dashboard })),
+    limitKiB: TEMPLATE_LIMIT_BYTES / 1024,
+  };
+}

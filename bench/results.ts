@@ -1,0 +1,125 @@
+/**
+ * What a benchmark run records: the measurements, as measured, with the date, machine and settings of the run that
+ * measured them. Nothing here is a result by itself: the table and chart are computed from these figures.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+
+export interface Machine {
+  /** CPU model as the kernel reports it. */
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGiB: number;
+  readonly kernel: string;
+  /** QEMU version, when the part ran VMs. */
+  readonly qemu?: string;
+}
+
+/** One part of the benchmark, measured in one run. */
+export interface PartRun {
+  /** ISO date and time the part started. */
+  readonly date: string;
+  readonly durationSeconds: number;
+  readonly machine: Machine;
+  /** Settings that the figures depend on, human-readable. */
+  readonly settings: Record<string, string>;
+}
+
+/** A timed operation: wall seconds and the bytes it moved (when it moved data). */
+export interface Timing {
+  readonly seconds: number;
+  readonly bytes?: number;
+}
+
+export interface SynthRow {
+  readonly nodes: number;
+  /** Median wall time of construct + synth, seconds. */
+  readonly seconds: number;
+  /** Every repetition, seconds. */
+  readonly samples: number[];
+  /** Size of the synthesized template file. */
+  readonly templateBytes: number;
+  readonly resources: number;
+  /** Whether the default dashboard was part of the stack. */
+  readonly dashboard: boolean;
+  /** Why the default stack (with its dashboard) did not synthesize, when it did not: the row is then without it. */
+  readonly defaultError?: string;
+}
+
+export interface SynthResults extends PartRun {
+  readonly rows: SynthRow[];
+}
+
+export interface LabResults extends PartRun {
+  readonly fscache: {
+    readonly smallFiles: { readonly count: number; readonly bytesEach: number; readonly cold: Timing; readonly warm: Timing; readonly local: Timing };
+    readonly bigFile: { readonly bytes: number; readonly cold: Timing; readonly warm: Timing; readonly local: Timing };
+  };
+  readonly node: {
+    readonly bytes: number;
+    readonly direct: Timing;
+    readonly nodeCold: Timing;
+    readonly nodeWarm: Timing;
+    /** Raw TCP stream from the node to the client (the link's capacity in the lab), best of the samples. */
+    readonly link: Timing;
+  };
+  readonly metadata: {
+    readonly files: number;
+    readonly bytesEach: number;
+    readonly readFiles: number;
+    /** `ls -lR` of the whole tree, second pass (client caches dropped before each pass). */
+    readonly list: Record<MetadataPath, Timing>;
+    /** `cat` of readFiles files in one process, second pass. */
+    readonly read: Record<MetadataPath, Timing>;
+    /** The first passes (`list.<path>`, `read.<path>`), which fill the node or FS-Cache. */
+    readonly firstPass: Record<string, Timing>;
+  };
+  /** Evidence that the warm reads came from the cache: byte and page counters read around them. */
+  readonly checks: Record<string, number | number[]>;
+}
+
+export type MetadataPath = 'direct' | 'node' | 'fscache' | 'local';
+
+export interface SeedingResults extends PartRun {
+  /** false when the seeding lab wrote no results: the row is reported as not measured. */
+  readonly measured: boolean;
+  readonly note?: string;
+  readonly exitCode?: number;
+  readonly link?: unknown;
+  readonly results?: Record<string, number>;
+}
+
+export interface Results {
+  synth?: SynthResults;
+  lab?: LabResults;
+  seeding?: SeedingResults;
+}
+
+export function machine(withQemu: boolean): Machine {
+  const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
+  const cpu = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+  let qemu: string | undefined;
+  if (withQemu) {
+    try {
+      qemu = /version\s+(\S+)/.exec(execFileSync('qemu-system-x86_64', ['--version'], { encoding: 'utf8' }))?.[1];
+    } catch {
+      qemu = undefined;
+    }
+  }
+  return {
+    cpu,
+    cores: os.cpus().length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    kernel: os.release(),
+    ...(qemu ? { qemu } : {}),
+  };
+}
+
+export function readResults(file: string): Results {
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Results) : {};
+}
+
+export function writeResults(file: string, results: Results): void {
+  fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+}

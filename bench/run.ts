@@ -1,0 +1,150 @@
+/**
+ * `npm run bench`: measures what the README claims and writes docs/benchmarks.md and docs/benchmarks.png.
+ *
+ *   npm run bench [-- --only synth,lab,seeding|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
+ *
+ * Parts: synth (item 5, in this process), lab (items 1-3, VMs: root), seeding (item 4, the seeding lab: root).
+ * The figures of each part are kept in bench/results.json with the date, machine and settings of the run that
+ * measured them; the table and chart are rendered from that file. --smoke measures synthesis with one node only and
+ * renders into a temporary folder (or --out), leaving results.json, docs and README alone.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { DEFAULT_LAB_SETTINGS, runLab } from './lab';
+import { chartSpec, mainTable, markdown, settingsLine, synthTable } from './render';
+import { readResults, Results, writeResults } from './results';
+import { runSeeding } from './seeding';
+import { runSynth } from './synth';
+
+const REPO = path.resolve(__dirname, '..');
+const RESULTS = path.join(__dirname, 'results.json');
+const DOCS = path.join(REPO, 'docs');
+const README = path.join(REPO, 'README.md');
+const README_START = '<!-- benchmarks:start (written by npm run bench) -->';
+const README_END = '<!-- benchmarks:end -->';
+const PARTS = ['synth', 'lab', 'seeding'] as const;
+type Part = (typeof PARTS)[number];
+
+interface Options {
+  parts: Part[];
+  smoke: boolean;
+  out?: string;
+  delayMs: number;
+  rateMbit: number;
+}
+
+function parse(argv: string[]): Options {
+  const o: Options = { parts: [...PARTS], smoke: false, delayMs: DEFAULT_LAB_SETTINGS.delayMs, rateMbit: DEFAULT_LAB_SETTINGS.rateMbit };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    const num = () => {
+      const n = Number(value());
+      if (!(n > 0)) throw new Error(`${a} needs a positive number`);
+      return n;
+    };
+    if (a === '--only') {
+      const names = value().split(',').map((s) => s.trim()).filter(Boolean);
+      const bad = names.filter((n) => n !== 'render' && !PARTS.includes(n as Part));
+      if (bad.length) throw new Error(`--only: unknown part(s) ${bad.join(', ')}; parts: ${PARTS.join(', ')}, render`);
+      o.parts = names.filter((n): n is Part => n !== 'render');
+    } else if (a === '--smoke') o.smoke = true;
+    else if (a === '--out') o.out = path.resolve(value());
+    else if (a === '--delay-ms') o.delayMs = num();
+    else if (a === '--rate-mbit') o.rateMbit = num();
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write(fs.readFileSync(__filename, 'utf8').split('*/')[0].replace(/^\/\*\*?\n?| ?\* ?/gm, '') + '\n');
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a} (see --help)`);
+  }
+  if (o.smoke) o.parts = ['synth'];
+  return o;
+}
+
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+
+/** Replaces the README's benchmark section (between its markers) with the current table and chart. */
+function updateReadme(results: Results): void {
+  if (!fs.existsSync(README)) return;
+  const text = fs.readFileSync(README, 'utf8');
+  const start = text.indexOf(README_START);
+  const end = text.indexOf(README_END);
+  if (start < 0 || end < start) {
+    log('README has no benchmark markers: left alone');
+    return;
+  }
+  const body = [
+    README_START,
+    `Measured by \`npm run bench\` (${settingsLine(results)}); details, settings and every figure in`,
+    '[docs/benchmarks.md](docs/benchmarks.md).',
+    '',
+    '![Benchmark chart](docs/benchmarks.png)',
+    '',
+    mainTable(results),
+    '',
+    synthTable(results.synth),
+    '',
+  ].join('\n');
+  fs.writeFileSync(README, text.slice(0, start) + body + text.slice(end));
+  log('README benchmark section updated');
+}
+
+function renderChart(results: Results, png: string): void {
+  const spec = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-bench-chart-')), 'chart.json');
+  fs.writeFileSync(spec, JSON.stringify(chartSpec(results)));
+  execFileSync('bash', [path.join(__dirname, 'setup.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync(path.join(REPO, '.venv', 'bin', 'python'), [path.join(__dirname, 'chart.py'), spec, png], { stdio: 'inherit' });
+  fs.rmSync(path.dirname(spec), { recursive: true, force: true });
+}
+
+async function main(): Promise<void> {
+  const o = parse(process.argv.slice(2));
+  const started = Date.now();
+  const out = o.out ?? (o.smoke ? fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-bench-smoke-')) : DOCS);
+  const results: Results = o.smoke ? {} : readResults(RESULTS);
+  const save = () => {
+    if (!o.smoke) writeResults(RESULTS, results);
+  };
+  if ((o.parts.includes('lab') || o.parts.includes('seeding')) && process.getuid?.() !== 0) {
+    throw new Error('the lab parts boot VMs in network namespaces: run as root (sudo npm run bench)');
+  }
+  const durations: string[] = [];
+  const timedPart = async (name: Part, f: () => Promise<void> | void) => {
+    if (!o.parts.includes(name)) return;
+    const t = Date.now();
+    log(`${name}: start`);
+    await f();
+    save();
+    durations.push(`${name} ${((Date.now() - t) / 1000).toFixed(0)} s`);
+    log(`${name}: done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  };
+  await timedPart('synth', () => {
+    results.synth = o.smoke ? runSynth([1], 1, log) : runSynth([1, 8, 64], 3, log);
+  });
+  await timedPart('lab', async () => {
+    results.lab = await runLab({ ...DEFAULT_LAB_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);
+  });
+  await timedPart('seeding', async () => {
+    results.seeding = await runSeeding(log);
+  });
+
+  fs.mkdirSync(out, { recursive: true });
+  const png = path.join(out, 'benchmarks.png');
+  renderChart(results, png);
+  const md = path.join(out, 'benchmarks.md');
+  fs.writeFileSync(md, markdown(results, { chart: 'benchmarks.png', smoke: o.smoke }));
+  if (!o.smoke && out === DOCS) updateReadme(results);
+  process.stdout.write(`${mainTable(results)}\n\n${synthTable(results.synth)}\n\n`);
+  log(`wrote ${md} and ${png}; ${durations.length ? `parts: ${durations.join(', ')}; ` : ''}total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`[bench] ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

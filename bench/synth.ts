@@ -1,0 +1,82 @@
+/**
+ * Part 5: how synthesis cost grows with the fleet. A VPC and a CachedFileSystem with N cache nodes, constructed and
+ * synthesized in this process (what `cdk synth` does), timed; the template file's size and resource count.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CachedFileSystem } from '../lib';
+import { newApp } from '../test/util';
+import { machine, SynthResults, SynthRow } from './results';
+
+function synthOnce(nodes: number, dashboard: boolean): { seconds: number; templateBytes: number; resources: number } {
+  const started = process.hrtime.bigint();
+  const app = newApp();
+  const stack = new Stack(app, 'Bench');
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+  new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: nodes }, dashboard });
+  let assembly;
+  // CDK prints annotations while synthesizing (the 64-node template's size warning among them); the size is measured.
+  const { log, warn, error } = console;
+  console.log = console.warn = console.error = () => undefined;
+  try {
+    assembly = app.synth();
+  } finally {
+    Object.assign(console, { log, warn, error });
+    if (!assembly) fs.rmSync(app.outdir, { recursive: true, force: true });
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const file = path.join(assembly.directory, assembly.getStackByName(stack.stackName).templateFile);
+  const template = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const result = { seconds, templateBytes: fs.statSync(file).size, resources: Object.keys(template.Resources ?? {}).length };
+  fs.rmSync(app.outdir, { recursive: true, force: true });
+  return result;
+}
+
+/** The message of a synthesis error without CDK's construct-tree dump. */
+function firstLine(message: string): string {
+  return message.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 1).join(' ').slice(0, 200);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export function runSynth(nodeCounts: number[], repeats: number, log: (m: string) => void): SynthResults {
+  const date = new Date().toISOString();
+  const started = Date.now();
+  // The first synthesis in a process loads and compiles aws-cdk-lib's modules: not counted.
+  synthOnce(1, true);
+  const rows: SynthRow[] = [];
+  for (const nodes of nodeCounts) {
+    // The default stack, with its dashboard; if that does not synthesize, the error is recorded and the same stack
+    // without the dashboard is measured, so that the growth of the rest is still seen.
+    let dashboard = true;
+    let defaultError: string | undefined;
+    try {
+      synthOnce(nodes, true);
+    } catch (e) {
+      dashboard = false;
+      defaultError = firstLine((e as Error).message);
+      log(`synth ${nodes} node(s) with the default dashboard failed: ${defaultError}`);
+    }
+    const runs = Array.from({ length: repeats }, () => synthOnce(nodes, dashboard));
+    const samples = runs.map((r) => r.seconds);
+    rows.push({
+      nodes, seconds: median(samples), samples, templateBytes: runs[0].templateBytes, resources: runs[0].resources, dashboard,
+      ...(defaultError ? { defaultError } : {}),
+    });
+    log(`synth ${nodes} node(s)${dashboard ? '' : ' without dashboard'}: ${samples.map((s) => s.toFixed(2)).join(', ')} s; ` +
+      `template ${runs[0].templateBytes} B, ${runs[0].resources} resources`);
+  }
+  return {
+    date,
+    durationSeconds: (Date.now() - started) / 1000,
+    machine: machine(false),
+    settings: {
+      stack: 'a two-AZ VPC and a CachedFileSystem (imported nothing; new EFS) with cacheFleet.nodeCount = N',
+      timing: `construct + app.synth() in one Node.js process, median of ${repeats}, after one uncounted warm-up synthesis ` +
+        '(each node count is synthesized once more, uncounted, to see whether the default stack synthesizes)',
+    },
+    rows,
+  };
+}
