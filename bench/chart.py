@@ -6,6 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 
 def bars(ax, items, fmt, title, xlabel, log=False, ref=None):
@@ -21,6 +22,7 @@ def bars(ax, items, fmt, title, xlabel, log=False, ref=None):
     ax.set_yticks(range(len(values)), labels, fontsize=8)
     if log:
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
     if ref is not None:
         ax.axvline(ref, color="#444", linestyle="--", linewidth=1)
     else:

@@ -4,9 +4,9 @@
  *   npm run bench [-- --only synth,lab,seeding|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
  *
  * Parts: synth (item 5, in this process), lab (items 1-3, VMs: root), seeding (item 4, the seeding lab: root).
- * The figures of each part are kept in bench/results.json with the date, machine and settings of the run that
+ * The figures of each part are kept in bench/figures.json with the date, machine and settings of the run that
  * measured them; the table and chart are rendered from that file. --smoke measures synthesis with one node only and
- * renders into a temporary folder (or --out), leaving results.json, docs and README alone.
+ * renders into a temporary folder (or --out), leaving figures.json, docs and README alone.
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
@@ -19,7 +19,8 @@ import { runSeeding } from './seeding';
 import { runSynth } from './synth';
 
 const REPO = path.resolve(__dirname, '..');
-const RESULTS = path.join(__dirname, 'results.json');
+// Not results.json: require('./results') would find it before results.ts.
+const RESULTS = path.join(__dirname, 'figures.json');
 const DOCS = path.join(REPO, 'docs');
 const README = path.join(REPO, 'README.md');
 const README_START = '<!-- benchmarks:start (written by npm run bench) -->';
