@@ -195,7 +195,7 @@ describe('lab metrics: the collector on a cache node and an FS-Cache client', ()
     await client.execOk('echo 3 > /proc/sys/vm/drop_caches; sleep 20; cat /mnt/efs/data/other.bin > /dev/null', { timeoutMs: 10 * MIN });
     const culled = await client.exec(
       "for i in $(seq 60); do grep -q '^NoSpace:.* cull=[1-9]' /proc/fs/fscache/stats && break; sleep 3; done; " +
-      "grep -E '^(NoSpace|IO)' /proc/fs/fscache/stats; df -k /var/cache/fscache | tail -1; journalctl -q -o cat -u cachefilesd | tail -5",
+      "grep -E '^(NoSpace|IO)' /proc/fs/fscache/stats; df -k /var/cache/fscache | tail -1; journalctl -q -o cat -u efs-cache-cachefilesd | tail -5",
       { timeoutMs: 10 * MIN });
     progress(`after the fill: ${culled.stdout}`);
     await collect(client);
