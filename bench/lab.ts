@@ -91,6 +91,12 @@ async function watched<T>(origin: Vm, client: Vm, step: () => Promise<T>): Promi
   return { value, originBytes: o1 - o0, fscachePages: f1 - f0 };
 }
 
+/** Waits until FS-Cache's counters have not moved for 3 s (its writes to the disk cache are done), then syncs. */
+async function settleFscache(vm: Vm): Promise<void> {
+  await vm.execOk('p=; for i in $(seq 60); do c=$(cat /proc/fs/fscache/stats); [ "$c" = "$p" ] && break; p=$c; sleep 3; done; sync',
+    { timeoutMs: 5 * MIN });
+}
+
 const SERVER_PY = `import socket, sys
 n = int(sys.argv[1])
 s = socket.socket()
@@ -177,8 +183,8 @@ export async function runLab(s: LabSettings, log: (m: string) => void): Promise<
     const readBig = (file: string) => `cat ${file} > /dev/null`;
     const smallCold = await timed(client, readSmall('/mnt/efs/bench/small'), { drop: true, bytes: smallBytes });
     const bigCold = await timed(client, readBig('/mnt/efs/bench/big.bin'), { drop: true, bytes: bigBytes });
-    // FS-Cache writes to the disk cache in the background: let it finish before the warm reads.
-    await client.execOk('sleep 5; sync; sleep 2; sync');
+    // FS-Cache writes to the disk cache in the background: wait until its counters stop moving for 3 s.
+    await settleFscache(client);
     const smallWarm = await watched(origin, client, () => timed(client, readSmall('/mnt/efs/bench/small'), { drop: true, bytes: smallBytes }));
     const bigWarm = await watched(origin, client, () => timed(client, readBig('/mnt/efs/bench/big.bin'), { drop: true, bytes: bigBytes }));
     const local = '/var/cache/fscache/bench-local';
@@ -191,7 +197,8 @@ export async function runLab(s: LabSettings, log: (m: string) => void): Promise<
 
     // 2. RAM cache node: the client reads the origin directly, then through the node (first read fills the node's
     // page cache; the second is served from it). The client's own caches are dropped before each read.
-    const direct = await timed(client, readBig('/mnt/direct/bench/big.bin'), { drop: true, bytes: bigBytes });
+    const directW = await watched(origin, client, () => timed(client, readBig('/mnt/direct/bench/big.bin'), { drop: true, bytes: bigBytes }));
+    const direct = directW.value;
     const nodeCold = await timed(client, readBig('/mnt/node/bench/big.bin'), { drop: true, bytes: bigBytes });
     const nodeWarm = await watched(origin, client, () => timed(client, readBig('/mnt/node/bench/big.bin'), { drop: true, bytes: bigBytes }));
     const links = [await tcpStream(node, client, s.bigMiB), await tcpStream(node, client, s.bigMiB)];
@@ -217,7 +224,7 @@ export async function runLab(s: LabSettings, log: (m: string) => void): Promise<
       if (p !== 'local') {
         firstPass[`list.${p}`] = await timed(client, ls, { drop: true });
         firstPass[`read.${p}`] = await timed(client, cat, { drop: true, bytes: readFiles * s.metaBytes });
-        await client.execOk('sleep 3; sync');
+        await settleFscache(client);
       }
       list[p] = await timed(client, ls, { drop: true });
       read[p] = await timed(client, cat, { drop: true, bytes: readFiles * s.metaBytes });
@@ -250,6 +257,8 @@ export async function runLab(s: LabSettings, log: (m: string) => void): Promise<
         'origin bytes read during the warm FS-Cache reads': smallWarm.originBytes + bigWarm.originBytes,
         'FS-Cache pages read during the warm FS-Cache reads': smallWarm.fscachePages + bigWarm.fscachePages,
         'origin bytes read during the warm read through the node': nodeWarm.originBytes,
+        'origin bytes read during the direct read (no fsc mount)': directW.originBytes,
+        'FS-Cache pages read during the direct read (no fsc mount)': directW.fscachePages,
         'TCP stream samples, seconds': links.map((l) => Number(l.seconds.toFixed(3))),
       },
     };
