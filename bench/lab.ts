@@ -206,8 +206,8 @@ export async function runLab(s: LabSettings, log: (m: string) => void): Promise<
     log(`2. ${s.bigMiB} MiB: direct ${mbps(direct)} MB/s, node cold ${mbps(nodeCold)} MB/s, node warm ${mbps(nodeWarm.value)} MB/s, ` +
       `TCP ${links.map(mbps).join(' / ')} MB/s`);
 
-    // 3. Metadata: ls -lR of the tree and a small-file read loop, each path twice (the first pass fills the node or
-    // FS-Cache); the client's caches are dropped before every pass. The ceiling: the same tree on the client's RAID.
+    // 3. Metadata: ls -lR of the tree and a small-file read loop, directly, and twice through the node and the FS-Cache
+    // mount (the first pass fills them); the client's caches are dropped before every pass. The ceiling: the same tree on the client's RAID.
     const meta = `${local}/meta`;
     await client.execOk(`${tree(meta, s.metaDirs, s.metaFilesPerDir, s.metaBytes)} && sync`, { timeoutMs: 10 * MIN });
     const readDirs = Array.from({ length: s.readDirs }, (_, i) => `d${String(i).padStart(String(s.metaDirs - 1).length, '0')}`);
@@ -221,7 +221,8 @@ export async function runLab(s: LabSettings, log: (m: string) => void): Promise<
     for (const [p, root] of Object.entries(metaRoots) as Array<[MetadataPath, string]>) {
       const ls = `ls -lR --color=never ${root}`;
       const cat = `cd ${root} && cat ${readDirs.map((d) => `${d}/*`).join(' ')}`;
-      if (p !== 'local') {
+      // Nothing fills on the direct path or the local disk: one pass each.
+      if (p === 'node' || p === 'fscache') {
         firstPass[`list.${p}`] = await timed(client, ls, { drop: true });
         firstPass[`read.${p}`] = await timed(client, cat, { drop: true, bytes: readFiles * s.metaBytes });
         await settleFscache(client);
