@@ -1,33 +1,107 @@
-import { Stack, StackProps, Validations } from 'aws-cdk-lib';
+import { Aws, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { CachedFileSystem } from '../lib';
 
+/** What `sampleNetwork` creates. */
+export interface SampleNetwork {
+  readonly vpc: ec2.Vpc;
+  /** Encrypts the flow logs and the alarm topic. */
+  readonly key: kms.Key;
+  /** Where the alarms go: subscribe to it. */
+  readonly alarmTopic: sns.Topic;
+}
+
 /**
- * A VPC over two AZs (private subnets with one NAT gateway, flow logs), a CachedFileSystem with two cache nodes,
- * and an Auto Scaling group of FS-Cache clients that read through them.
+ * The network around the sample, in `scope`: a VPC over two AZs (private subnets with one NAT gateway; public
+ * subnets that hold only the NAT gateway and assign no public address), flow logs to an encrypted log group, and an
+ * encrypted SNS topic for the alarms. Held to cdk-nag's AwsSolutions and NIST 800-53 R5 packs, like the library.
+ */
+export function sampleNetwork(scope: Construct): SampleNetwork {
+  const key = new kms.Key(scope, 'Key', {
+    description: 'Encrypts the VPC flow logs and the alarm topic of the cdk-efs-cache sample',
+    enableKeyRotation: true,
+  });
+  // CloudWatch Logs encrypts with the key only for log groups of this account and region.
+  key.addToResourcePolicy(new iam.PolicyStatement({
+    principals: [new iam.ServicePrincipal(`logs.${Aws.REGION}.amazonaws.com`)],
+    actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
+    resources: ['*'],
+    conditions: {
+      ArnLike: { 'kms:EncryptionContext:aws:logs:arn': `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:*` },
+    },
+  }));
+  // CloudWatch alarms publish to the encrypted topic.
+  key.addToResourcePolicy(new iam.PolicyStatement({
+    principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+    actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+    resources: ['*'],
+  }));
+  const alarmTopic = new sns.Topic(scope, 'Alarms', { masterKey: key, enforceSSL: true });
+
+  const flowLogGroup = new logs.LogGroup(scope, 'FlowLogs', {
+    retention: logs.RetentionDays.ONE_MONTH,
+    encryptionKey: key,
+  });
+  // The flow logs' role, with its one statement in a customer managed policy rather than an inline one.
+  const flowLogPolicy = new iam.ManagedPolicy(scope, 'FlowLogsPolicy', {
+    description: 'VPC flow logs of the cdk-efs-cache sample: write to their log group',
+    statements: [new iam.PolicyStatement({
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents', 'logs:DescribeLogStreams'],
+      resources: [flowLogGroup.logGroupArn],
+    })],
+  });
+  const flowLogRole = new iam.Role(scope, 'FlowLogsRole', {
+    assumedBy: new iam.ServicePrincipal('vpc-flow-logs.amazonaws.com'),
+    managedPolicies: [flowLogPolicy],
+  });
+  const vpc = new ec2.Vpc(scope, 'Vpc', {
+    maxAzs: 2,
+    natGateways: 1,
+    subnetConfiguration: [
+      { name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24, mapPublicIpOnLaunch: false },
+      { name: 'private', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 },
+    ],
+    flowLogs: {
+      all: {
+        // Its statement is in flowLogPolicy above; the flow log adds nothing to the role.
+        destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup, flowLogRole.withoutPolicyUpdates()),
+      },
+    },
+  });
+  for (const subnet of vpc.publicSubnets) {
+    Validations.of(subnet.node.findChild('DefaultRoute')).acknowledge({
+      id: 'NIST.800.53.R5-VPCNoUnrestrictedRouteToIGW',
+      reason: 'The route of the public subnets, which hold only the NAT gateway: it is how the private subnets ' +
+        'reach package repositories and AWS APIs. No instance runs in these subnets, and they assign no public address.',
+    });
+  }
+  return { vpc, key, alarmTopic };
+}
+
+/**
+ * A VPC over two AZs (see `sampleNetwork`), a CachedFileSystem with two cache nodes whose alarms notify an
+ * encrypted topic, and an Auto Scaling group of FS-Cache clients that read through them.
  */
 export class SampleStack extends Stack {
   public readonly vpc: ec2.Vpc;
+  public readonly alarmTopic: sns.Topic;
   public readonly cachedFileSystem: CachedFileSystem;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
-    const flowLogGroup = new logs.LogGroup(this, 'FlowLogs', { retention: logs.RetentionDays.ONE_MONTH });
-    this.vpc = new ec2.Vpc(this, 'Vpc', {
-      maxAzs: 2,
-      natGateways: 1,
-      subnetConfiguration: [
-        { name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 },
-        { name: 'private', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 },
-      ],
-      flowLogs: { all: { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup) } },
-    });
+    const network = sampleNetwork(this);
+    this.vpc = network.vpc;
+    this.alarmTopic = network.alarmTopic;
     this.cachedFileSystem = new CachedFileSystem(this, 'SharedData', {
       vpc: this.vpc,
       cacheFleet: { nodeCount: 2 },
+      monitoring: { alarmTopic: this.alarmTopic },
     });
     // FS-Cache clients reading through the cache fleet, in an Auto Scaling group (scale it up to use it).
     const clients = this.cachedFileSystem.addClientLaunchTemplate('Clients');

@@ -147,9 +147,14 @@ describe('CacheFleet node configuration', () => {
     expect(subnets[2]).toMatch(/PrivateSubnet1/);
   });
 
-  test('IAM: SSM, read-only EFS client, own interfaces and own stack signal only', () => {
+  test('IAM: SSM, read-only EFS client, own interfaces and own stack signal only, in a customer managed policy', () => {
     const { t } = fleet();
-    t.hasResourceProperties('AWS::IAM::Policy', {
+    // No inline policy (NIST 800-53 R5 IAMNoInlinePolicy): the role lists its own managed policy.
+    t.resourceCountIs('AWS::IAM::Policy', 0);
+    t.hasResourceProperties('AWS::IAM::Role', {
+      ManagedPolicyArns: Match.arrayWith([{ Ref: Match.stringLikeRegexp('^FleetRolePolicy') }]),
+    });
+    t.hasResourceProperties('AWS::IAM::ManagedPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({ Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess'], Effect: 'Allow' }),
@@ -160,7 +165,7 @@ describe('CacheFleet node configuration', () => {
         ]),
       },
     });
-    const policies = JSON.stringify(t.findResources('AWS::IAM::Policy'));
+    const policies = JSON.stringify(t.findResources('AWS::IAM::ManagedPolicy'));
     expect(policies).not.toMatch(/ClientWrite/);
     expect(policies).not.toMatch(/"Action":"\*"|"ec2:\*"/);
     // The only actions on every resource: the read-only describe call, and publishing metrics in the library's namespace.
@@ -193,9 +198,9 @@ describe('CacheFleet node configuration', () => {
     });
   });
 
-  test('cdk-nag AwsSolutions: no unacknowledged finding', () => {
+  test('cdk-nag AwsSolutions and NIST 800-53 R5: no unacknowledged finding', () => {
     const { app } = fleet();
-    expect(nagFindings(app)).toEqual([]);
+    expect(nagFindings(app, ['AwsSolutions', 'NIST'])).toEqual([]);
   });
 });
 
@@ -258,9 +263,9 @@ describe('CacheFleet fan-out', () => {
     expect(f.fanOut.loadBalancer).toBeDefined();
   });
 
-  test('NLB: cdk-nag AwsSolutions finds nothing unacknowledged', () => {
+  test('NLB: cdk-nag AwsSolutions and NIST 800-53 R5 find nothing unacknowledged', () => {
     const { app } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
-    expect(nagFindings(app)).toEqual([]);
+    expect(nagFindings(app, ['AwsSolutions', 'NIST'])).toEqual([]);
   });
 });
 

@@ -1,4 +1,6 @@
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { SampleStack } from '../bin/sample-stack';
 import { nagFindings, newApp, stripVolatile } from './util';
 
@@ -25,9 +27,20 @@ describe('the sample stack', () => {
     }
   });
 
-  test('cdk-nag AwsSolutions reports no unacknowledged finding', () => {
+  test('the cdk-nag helper sees findings, also in an app that was synthesized before', () => {
+    const app = newApp();
+    const stack = new Stack(app, 'Bare');
+    new sns.Topic(stack, 'Topic');
+    Template.fromStack(stack);
+    expect(nagFindings(app, ['AwsSolutions', 'NIST'])).toEqual(expect.arrayContaining([
+      'AwsSolutions-SNS3 @ Bare/Topic/Resource',
+      'NIST.800.53.R5-SNSEncryptedKMS @ Bare/Topic/Resource',
+    ]));
+  });
+
+  test('cdk-nag AwsSolutions and NIST 800-53 R5 report no unacknowledged finding', () => {
     const app = newApp();
     new SampleStack(app, 'EfsCacheSample');
-    expect(nagFindings(app, ['AwsSolutions'])).toEqual([]);
+    expect(nagFindings(app, ['AwsSolutions', 'NIST'])).toEqual([]);
   });
 });

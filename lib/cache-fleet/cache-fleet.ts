@@ -9,6 +9,7 @@ import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
 import { propError } from '../private/errors';
+import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { defaultSubnets } from '../private/subnets';
 import { instanceTypeFacts } from '../private/instance-types';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
@@ -291,7 +292,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, SSM, CloudFormation signal');
     props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from the EFS cache nodes');
 
-    this.role = new iam.Role(this, 'Role', {
+    this.role = new ManagedPolicyRole(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
       description: 'EFS cache nodes: SSM Session Manager, read-only EFS client, own interface and stack signal',
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],

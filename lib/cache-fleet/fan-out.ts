@@ -177,11 +177,17 @@ export class FanOut extends Construct implements ec2.IConnectable {
         crossZoneEnabled: props.crossZone ?? false,
         securityGroups: [securityGroup],
       });
-      Validations.of(nlb).acknowledge({
-        id: 'AwsSolutions-ELB2',
-        reason: 'Network Load Balancers write access logs only for TLS listeners; this one forwards plain TCP 2049 ' +
-          '(NFS), so there is nothing to log. Flows show in VPC flow logs.',
-      });
+      const noAccessLogs = 'Network Load Balancers write access logs only for TLS listeners; this one forwards plain ' +
+        'TCP 2049 (NFS), so there is nothing to log. Flows show in VPC flow logs.';
+      Validations.of(nlb).acknowledge(
+        { id: 'AwsSolutions-ELB2', reason: noAccessLogs },
+        { id: 'NIST.800.53.R5-ELBLoggingEnabled', reason: noAccessLogs },
+        {
+          id: 'NIST.800.53.R5-ELBDeletionProtectionEnabled',
+          reason: 'The load balancer holds no data and is recreated with the fleet; deletion protection would make ' +
+            'every stack deletion fail until it is turned off by hand.',
+        },
+      );
       const targetGroup = new elbv2.NetworkTargetGroup(this, 'Nodes', {
         vpc: props.vpc,
         port: NFS_PORT,
@@ -200,11 +206,17 @@ export class FanOut extends Construct implements ec2.IConnectable {
       });
       targetGroup.setAttribute('stickiness.enabled', 'true');
       targetGroup.setAttribute('stickiness.type', 'source_ip');
-      nlb.addListener('Nfs', {
+      const listener = nlb.addListener('Nfs', {
         port: NFS_PORT,
         protocol: elbv2.Protocol.TCP,
         defaultTargetGroups: [targetGroup],
         tcpIdleTimeout: props.loadBalancerIdleTimeout ?? Duration.seconds(350),
+      });
+      Validations.of(listener).acknowledge({
+        id: 'NIST.800.53.R5-ELBv2ACMCertificateRequired',
+        reason: 'A TCP listener for NFS: NFS clients speak no TLS to a load balancer, so a TLS listener with an ACM ' +
+          'certificate would break every mount. The traffic stays inside the VPC, between security groups that allow ' +
+          'only TCP 2049.',
       });
       props.nodeSecurityGroup.connections.allowFrom(securityGroup, ec2.Port.tcp(NFS_PORT), 'NFS and health checks from the cache load balancer');
       this.loadBalancer = nlb;

@@ -9,6 +9,7 @@ import { CacheFleet } from '../cache-fleet/cache-fleet';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
+import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { instanceTypeFacts } from '../private/instance-types';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
@@ -254,7 +255,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       allowAllOutbound: true,
     });
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
-    this.role = props.role ?? new iam.Role(this, 'Role', {
+    this.role = props.role ?? new ManagedPolicyRole(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
       description: 'FS-Cache clients: SSM Session Manager and EFS client access',
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],

@@ -9,6 +9,7 @@ import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
 import { propError } from '../private/errors';
+import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
 /** Where a seeding run takes its data from. */
@@ -306,7 +307,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
     props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from the EFS data seeder');
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup] });
 
-    this.role = new iam.Role(this, 'Role', {
+    this.role = new ManagedPolicyRole(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
       description: 'EFS data seeder: read the source, write the file system as root, signal its own stack',
     });
