@@ -5,7 +5,8 @@
  *   (b) cfn-lint (from .venv/, see setup.sh) on every template: zero errors and zero warnings;
  *   (c) the user data of every AWS::EC2::LaunchTemplate, intrinsics replaced by harmless values, through
  *       `shellcheck -S style`: zero findings; and every assets/**\/*.sh through `shellcheck -x -S style`;
- *   (d) every rendered user data under 16384 bytes (the EC2 limit, before base64).
+ *   (d) every rendered user data under 16384 bytes (the EC2 limit, before base64);
+ *   (e) cdk-nag's AwsSolutions and NIST 800-53 R5 packs on every configuration: zero unacknowledged findings.
  *
  * Run from the repository root (so ts-node finds tsconfig.json): `npx ts-node --transpile-only test/gates/run.ts`,
  * after `bash test/gates/setup.sh` (or just `bash test/gates/run.sh`). Exits non-zero on any failure and prints
@@ -15,9 +16,10 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { MATRIX } from './matrix';
-import { CDK_CONTEXT } from '../util';
+import { CDK_CONTEXT, nagFindings } from '../util';
 import { flatten } from '../util/user-data';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -54,6 +56,8 @@ const started = Date.now();
 let passed = 0;
 let failed = 0;
 const failures: string[] = [];
+let templateCount = 0;
+let launchTemplateCount = 0;
 
 function check(name: string, ok: boolean, detail = ''): void {
   if (ok) {
@@ -135,12 +139,26 @@ try {
       for (const s of assembly.stacks) templates.push({ config: config.name, stack: s.stackName, file: s.templateFullPath });
       detail = `${stack.stackName}, ${Object.keys(JSON.parse(fs.readFileSync(assembly.getStackByName(stack.stackName).templateFullPath, 'utf8')).Resources).length} resources`;
       check(`synth ${config.name}`, true, detail);
+      // (e) cdk-nag on the synthesized app (acknowledgements are narrow and explained where they are made)
+      for (const pack of ['AwsSolutions', 'NIST'] as const) {
+        const findings = nagFindings(app, [pack]);
+        check(`cdk-nag ${pack} ${config.name}`, findings.length === 0, findings.join('\n'));
+      }
     } catch (e) {
       check(`synth ${config.name}`, false, (e as Error).stack ?? String(e));
     }
   }
 
+  // A stack both cdk-nag packs must flag (a bare SNS topic: no KMS key, no TLS-only policy): proves they really ran.
+  const canaryApp = new App({ context: CDK_CONTEXT, outdir: path.join(work, 'nag-canary', 'cdk.out') });
+  new sns.Topic(new Stack(canaryApp, 'NagCanary'), 'Topic');
+  const canaryNag = nagFindings(canaryApp, ['AwsSolutions', 'NIST']);
+  check('cdk-nag flags a canary stack',
+    canaryNag.some((f) => f.startsWith('AwsSolutions-')) && canaryNag.some((f) => f.startsWith('NIST.800.53.R5-')),
+    canaryNag.join('\n'));
+
   // (b) cfn-lint, one process for every template (its start-up dominates)
+  templateCount = templates.length;
   console.log(`== cfn-lint ${templates.length} templates`);
   const version = run(CFN_LINT, ['--version']).out.trim();
   console.log(`  ${version}`);
@@ -182,6 +200,7 @@ try {
     const template = JSON.parse(fs.readFileSync(t.file, 'utf8'));
     for (const [id, r] of Object.entries<any>(template.Resources ?? {})) {
       if (r.Type !== 'AWS::EC2::LaunchTemplate') continue;
+      launchTemplateCount++;
       const ud = r.Properties?.LaunchTemplateData?.UserData;
       const name = `${t.config}/${id}`;
       if (!ud) {
@@ -239,7 +258,8 @@ try {
   else fs.rmSync(work, { recursive: true, force: true });
 }
 
-console.log(`matrix: ${MATRIX.length} configurations; checks: ${passed + failed}; runtime: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`matrix: ${MATRIX.length} configurations, ${templateCount} templates, ${launchTemplateCount} launch templates; ` +
+  `checks: ${passed + failed}; runtime: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 if (failures.length) console.log(`failed: ${failures.join(', ')}`);
 console.log(`gates: ${passed} passed, ${failed} failed`);
 process.exitCode = failed === 0 ? 0 : 1;
