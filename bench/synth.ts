@@ -73,7 +73,7 @@ export function runSynth(nodeCounts: number[], repeats: number, log: (m: string)
     durationSeconds: (Date.now() - started) / 1000,
     machine: machine(false),
     settings: {
-      stack: 'a two-AZ VPC and a CachedFileSystem (imported nothing; new EFS) with cacheFleet.nodeCount = N',
+      stack: 'a two-AZ VPC and a CachedFileSystem (a new EFS file system, the default dashboard) with cacheFleet.nodeCount = N',
       timing: `construct + app.synth() in one Node.js process, median of ${repeats}, after one uncounted warm-up synthesis ` +
         '(each node count is synthesized once more, uncounted, to see whether the default stack synthesizes)',
     },
