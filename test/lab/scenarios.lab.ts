@@ -213,7 +213,7 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
 
     test('a node whose origin is unreachable at boot does not serve, and says why', async () => {
       await origin.execOk('ip route add blackhole 10.77.0.33/32');
-      const node3 = await lab.startVm({ name: 'node3', ip: '10.77.0.33', userData: ud.cacheNode, cpus: 1 });
+      const node3 = await lab.startVm({ name: 'node3', ip: '10.77.0.33', userData: ud.impatientNode, cpus: 1 });
       const r = await node3.waitForCloudInit();
       await origin.execOk('ip route del blackhole 10.77.0.33/32');
       expect(r.status).not.toBe('done');

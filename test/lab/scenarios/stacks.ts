@@ -21,6 +21,8 @@ export const LAB_NVME_MODEL = 'QEMU NVMe Ctrl';
 export interface LabUserData {
   /** A cache node of the fleet. */
   readonly cacheNode: string;
+  /** A cache node of a one-node fleet that gives up on its origin after 30 s (the unreachable-origin scenario). */
+  readonly impatientNode: string;
   /** An FS-Cache client that mounts the origin directly. */
   readonly originClient: string;
   /** An FS-Cache client that mounts the cache fleet. */
@@ -55,6 +57,16 @@ export function labUserData(): LabUserData {
     originMountTimeout: Duration.seconds(150),
     nfsdThreads: 16,
   });
+  // The same fleet settings with a short origin timeout: the scenario that blackholes the origin waits for this one.
+  const impatient = new CacheFleet(stack, 'ImpatientFleet', {
+    vpc,
+    fileSystem,
+    nodeCount: 1,
+    originMountHelper: MountHelper.NFS,
+    clientCidrs: [LAB_SUBNET],
+    originMountTimeout: Duration.seconds(30),
+    nfsdThreads: 16,
+  });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
     vpc, fileSystem, mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
@@ -71,6 +83,7 @@ export function labUserData(): LabUserData {
     resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), values as IntrinsicValues);
   return {
     cacheNode: ud(fleet.nodes[0].launchTemplate),
+    impatientNode: ud(impatient.nodes[0].launchTemplate),
     originClient: ud(originClient.launchTemplate),
     fleetClient: ud(fleetClient.launchTemplate),
     fsid: fleet.fsid,
