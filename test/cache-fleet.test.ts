@@ -269,33 +269,7 @@ describe('CacheFleet fan-out', () => {
   });
 });
 
-describe('CacheFleet bad input names the prop', () => {
-  test.each<[string, Partial<CacheFleetProps>, RegExp]>([
-    ['zero nodes', { nodeCount: 0 }, /Invalid nodeCount: a cache fleet needs at least one node/],
-    ['a fraction of a node', { nodeCount: 1.5 }, /Invalid nodeCount: must be a whole number/],
-    ['a relative export path', { exportPath: 'efs' }, /Invalid exportPath: must be an absolute path/],
-    ['/ as export path', { exportPath: '/' }, /Invalid exportPath/],
-    ['a warm path outside the export', { warmPaths: ['/data/x'] }, /Invalid warmPaths: '\/data\/x' is outside the export/],
-    ['a relative warm path', { warmPaths: ['x'] }, /Invalid warmPaths: 'x' is not an absolute path/],
-    ['re-warming with nothing to warm', { rewarmInterval: Duration.hours(1) }, /Invalid rewarmInterval: needs warmPaths/],
-    ['exporting to everyone', { clientCidrs: ['0.0.0.0/0'] }, /Invalid clientCidrs: 0.0.0.0\/0 would export to everyone/],
-    ['an empty client list', { clientCidrs: [] }, /Invalid clientCidrs: is empty/],
-    ['NLB with a hosted zone', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, recordName: 'x' }, /Invalid recordName: applies only with fanOut: FanOutMode.ROUTE53/],
-    ['Route 53 with an NLB timeout', { loadBalancerIdleTimeout: Duration.minutes(10) }, /Invalid loadBalancerIdleTimeout: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/],
-    ['NLB with cross-zone given under Route 53', { crossZone: true }, /Invalid crossZone: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/],
-    ['an NLB idle timeout out of range', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerIdleTimeout: Duration.seconds(10) }, /Invalid loadBalancerIdleTimeout: must be between 60 and 6000/],
-    ['zero nfsd threads', { nfsdThreads: 0 }, /Invalid nfsdThreads/],
-    ['a bad zone name', { zoneName: 'Not A Zone' }, /Invalid zoneName/],
-  ])('%s', (_name, props, message) => {
-    const { stack, vpc } = stackWithVpc();
-    expect(() => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props })).toThrow(message);
-  });
-
-  test('a working set larger than the node type\'s memory is a warning', () => {
-    const { stack } = fleet({ instanceType: new ec2.InstanceType('c7gn.4xlarge'), workingSetSize: Size.gibibytes(100) });
-    Annotations.fromStack(stack).hasWarning('/TestStack/Fleet', Match.stringLikeRegexp('workingSetSize: 100 GiB does not fit .* \\(32 GiB\\)'));
-  });
-
+describe('CacheFleet working set (bad input: test/bad-input.test.ts)', () => {
   test('a working set that fits is not a warning', () => {
     const { stack } = fleet({ workingSetSize: Size.gibibytes(100) });
     Annotations.fromStack(stack).hasNoWarning('/TestStack/Fleet', Match.anyValue());
@@ -313,14 +287,5 @@ describe('CachedFileSystem with a cache fleet', () => {
       SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DataCacheFleetSecurityGroup'), 'GroupId'] },
     });
     expect(cfs.cacheFleet?.nodes).toHaveLength(2);
-  });
-
-  test('a fleet subnet in an AZ without a mount target is refused, naming cacheFleet.vpcSubnets', () => {
-    const { stack, vpc } = stackWithVpc();
-    expect(() => new CachedFileSystem(stack, 'Data', {
-      vpc,
-      vpcSubnets: { subnets: [vpc.privateSubnets[0]] },
-      cacheFleet: { vpcSubnets: { subnets: [vpc.privateSubnets[1]] } },
-    })).toThrow(/Invalid cacheFleet.vpcSubnets: subnet .* no mount target/);
   });
 });

@@ -1,4 +1,3 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -14,12 +13,6 @@ describe('CachedFileSystem', () => {
     t.hasResource('AWS::EFS::FileSystem', { Properties: { Encrypted: true }, DeletionPolicy: 'Retain' });
     expect(cfs.origin.isImported).toBe(false);
     expect(cfs.origin.node.path).toBe('TestStack/Data/Origin');
-  });
-
-  test('passes origin options through, and names them under origin. in errors', () => {
-    const { stack, vpc } = stackWithVpc();
-    expect(() => new CachedFileSystem(stack, 'Data', { vpc, origin: { removalPolicy: RemovalPolicy.DESTROY } }))
-      .toThrow(/Invalid removalPolicy: .*confirmDataLoss/);
   });
 
   test('imports an existing file system', () => {

@@ -1,5 +1,5 @@
 import { Duration, Size } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import {
   CachedFileSystem, CacheStorage, ClientSource, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, MountHelper,
@@ -44,7 +44,11 @@ describe('FsCacheClientLaunchTemplate over EFS', () => {
     expect(c.userDataBytes).toBeLessThan(16 * 1024);
   });
 
-  test('props reach the script: directory, tag, limits, options, EBS fallback, initialization', () => {
+  test('initializeCacheDevices reaches the script (instance store)', () => {
+    expect(client({ initializeCacheDevices: true }).params.EFSC_INITIALIZE_DEVICES).toBe('true');
+  });
+
+  test('props reach the script: directory, tag, limits, options, EBS fallback', () => {
     const { params, t } = client({
       instanceType: new ec2.InstanceType('c7g.2xlarge'),
       cacheStorage: CacheStorage.EBS,
@@ -55,7 +59,6 @@ describe('FsCacheClientLaunchTemplate over EFS', () => {
       mountPoint: '/data',
       mountHelper: MountHelper.NFS,
       readOnly: true,
-      initializeCacheDevices: true,
       mountTimeout: Duration.seconds(45),
     });
     expect(params).toMatchObject({
@@ -67,7 +70,7 @@ describe('FsCacheClientLaunchTemplate over EFS', () => {
       EFSC_MOUNT_POINT: '/data',
       EFSC_MOUNT_TYPE: 'nfs4',
       EFSC_MOUNT_OPTIONS: 'fsc,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro',
-      EFSC_INITIALIZE_DEVICES: 'true',
+      EFSC_INITIALIZE_DEVICES: 'false',
       EFSC_MOUNT_TIMEOUT_SEC: '45',
     });
     t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
@@ -149,50 +152,5 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
     const ud = Object.values(launchTemplateUserData(stack)).find((u) => u.includes("EFSC_CACHE_TAG"))!;
     expect(parameters(ud).EFSC_NFS_SERVER).toMatch(/^<Ref:DataOrigin[0-9A-F]{8}>\.efs\./);
   });
-
-  test('ClientSource.CACHE_FLEET without a fleet names the prop', () => {
-    const { stack, vpc } = stackWithVpc();
-    const cfs = new CachedFileSystem(stack, 'Data', { vpc });
-    expect(() => cfs.addClientLaunchTemplate('C', { source: ClientSource.CACHE_FLEET })).toThrow(/Invalid source: ClientSource.CACHE_FLEET needs a cache fleet/);
-  });
 });
 
-describe('FsCacheClientLaunchTemplate bad input names the prop', () => {
-  test.each<[string, Partial<FsCacheClientLaunchTemplateProps>, RegExp]>([
-    ['cull limits out of order', { cullLimits: { blocksRun: 5, blocksCull: 7, blocksStop: 3 } }, /Invalid cullLimits.blocksCull: needs 0 <= blocksStop < blocksCull < blocksRun < 100/],
-    ['stop equal to cull', { cullLimits: { filesCull: 3, filesStop: 3 } }, /Invalid cullLimits.filesCull/],
-    ['a limit of 100', { cullLimits: { blocksRun: 100 } }, /Invalid cullLimits.blocksRun: must be a whole percentage from 0 to 99/],
-    ['a type known to have no instance store', { instanceType: new ec2.InstanceType('c7gn.large') }, /Invalid instanceType: c7gn.large has no instance store .*CacheStorage.EBS/],
-    ['a relative cache directory', { cacheDirectory: 'var/cache' }, /Invalid cacheDirectory: must be an absolute path/],
-    ['/ as the cache directory', { cacheDirectory: '/' }, /Invalid cacheDirectory/],
-    ['mount point = cache directory', { mountPoint: '/var/cache/fscache' }, /Invalid mountPoint: must differ from cacheDirectory/],
-    ['options without fsc', { mountOptions: ['hard', 'nfsvers=4.1'] }, /Invalid mountOptions: must include fsc/],
-    ['an option with a space', { mountOptions: ['fsc', 'hard', 'a b'] }, /Invalid mountOptions: 'a b' is not a mount option/],
-    ['an EBS size with instance store', { cacheVolumeSize: Size.gibibytes(10) }, /Invalid cacheVolumeSize: applies only with cacheStorage: CacheStorage.EBS/],
-    ['a TLS port with plain NFS', { mountHelper: MountHelper.NFS, tlsPort: 20100 }, /Invalid tlsPort: applies only with mountHelper: MountHelper.EFS_UTILS/],
-    ['a TLS port out of range', { tlsPort: 80 }, /Invalid tlsPort: must be a port from 1024 to 65535/],
-    ['a bad cache tag', { cacheTag: 'my tag' }, /Invalid cacheTag/],
-  ])('%s', (_name, props, message) => {
-    const { stack, vpc } = stackWithVpc();
-    expect(() => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, fileSystem: importedFs(stack), ...props })).toThrow(message);
-  });
-
-  test('neither or both sources', () => {
-    const { stack, vpc } = stackWithVpc();
-    expect(() => new FsCacheClientLaunchTemplate(stack, 'C', { vpc })).toThrow(/Invalid fileSystem: give exactly one of fileSystem .* and cacheFleet/);
-  });
-
-  test('a fleet client asked to write, or to use amazon-efs-utils', () => {
-    const { stack, vpc } = stackWithVpc();
-    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } });
-    expect(() => cfs.addClientLaunchTemplate('A', { readOnly: false })).toThrow(/Invalid readOnly: a cache fleet exports read-only/);
-    expect(() => cfs.addClientLaunchTemplate('B', { mountHelper: MountHelper.EFS_UTILS })).toThrow(/Invalid mountHelper/);
-  });
-
-  test('dropping hard is a warning; an unknown instance type too', () => {
-    const { stack } = client({ mountOptions: ['fsc', 'soft', 'nfsvers=4.1'], instanceType: new ec2.InstanceType('p5.48xlarge') });
-    const w = Annotations.fromStack(stack);
-    w.hasWarning('/TestStack/Client', Match.stringLikeRegexp('mountOptions: without hard'));
-    w.hasWarning('/TestStack/Client', Match.stringLikeRegexp('instanceType: whether p5.48xlarge has NVMe instance store is not known'));
-  });
-});

@@ -1,4 +1,4 @@
-import { RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -160,25 +160,7 @@ describe('OriginFileSystem (imported)', () => {
   });
 });
 
-describe('OriginFileSystem bad input names the prop', () => {
-  const imported = (s: Stack) => efs.FileSystem.fromFileSystemAttributes(s, 'Fs', {
-    fileSystemId: 'fs-0123456789abcdef0',
-    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(s, 'Sg', 'sg-0123456789abcdef0'),
-  });
-  test.each<[string, (s: Stack) => Partial<OriginFileSystemProps>, RegExp]>([
-    ['DESTROY without confirmation', () => ({ removalPolicy: RemovalPolicy.DESTROY }), /Invalid removalPolicy: .*confirmDataLoss: true/],
-    ['SNAPSHOT', () => ({ removalPolicy: RemovalPolicy.SNAPSHOT }), /Invalid removalPolicy: EFS does not support RemovalPolicy.SNAPSHOT/],
-    ['confirmDataLoss without DESTROY', () => ({ confirmDataLoss: true }), /Invalid confirmDataLoss: only has a meaning with removalPolicy/],
-    ['Max I/O with Elastic', () => ({ performanceMode: efs.PerformanceMode.MAX_IO }), /Invalid performanceMode: Max I\/O cannot be combined with Elastic/],
-    ['Provisioned without a rate', () => ({ throughputMode: efs.ThroughputMode.PROVISIONED }), /Invalid provisionedThroughputPerSecond: is required/],
-    ['a rate without Provisioned', () => ({ provisionedThroughputPerSecond: Size.mebibytes(100) }), /Invalid provisionedThroughputPerSecond: is only valid with ThroughputMode.PROVISIONED/],
-    ['import with a removal policy', (s) => ({ fileSystem: imported(s), removalPolicy: RemovalPolicy.RETAIN }), /Invalid removalPolicy: applies only to a file system created here, but fileSystem imports/],
-    ['import with a key', (s) => ({ fileSystem: imported(s), kmsKey: new kms.Key(s, 'K') }), /Invalid kmsKey: applies only to a file system created here/],
-  ])('%s', (_name, props, message) => {
-    const { stack, vpc } = stackWithVpc();
-    expect(() => new OriginFileSystem(stack, 'Origin', { vpc, ...props(stack) })).toThrow(message);
-  });
-
+describe('OriginFileSystem mount target coverage (the other bad input: test/bad-input.test.ts)', () => {
   test('an instance subnet in an AZ without a mount target', () => {
     const { stack, vpc } = stackWithVpc();
     const o = new OriginFileSystem(stack, 'Origin', { vpc, vpcSubnets: { subnets: [vpc.privateSubnets[0]] } });

@@ -245,34 +245,6 @@ describe('DataSeeder access', () => {
   });
 });
 
-describe('DataSeeder bad input names the prop', () => {
-  test.each<[string, Partial<DataSeederProps> | (() => SeedSource), RegExp]>([
-    ['no workers', { workers: 0 }, /Invalid workers: must be a whole number from 1 to 512, got 0/],
-    ['too many workers', { workers: 513 }, /Invalid workers/],
-    ['a fraction of a worker', { workers: 1.5 }, /Invalid workers/],
-    ['empty parts', { filesPerPart: 0 }, /Invalid filesPerPart/],
-    ['a relative target', { targetPath: 'data' }, /Invalid targetPath: must be an absolute path/],
-    ['a target with ..', { targetPath: '/a/../b' }, /Invalid targetPath/],
-    ['a version with a space', { version: 'v 2' }, /Invalid version/],
-    ['a timeout past CloudFormation\'s 12 hours', { timeout: Duration.hours(13) }, /Invalid timeout: must be whole seconds from 5 minutes to 12 hours/],
-    ['a very short timeout', { timeout: Duration.minutes(1) }, /Invalid timeout/],
-    ['a short mount timeout', { mountTimeout: Duration.seconds(5) }, /Invalid mountTimeout/],
-    ['a fractional progress interval', { progressInterval: Duration.millis(500) }, /Invalid progressInterval/],
-    ['a small volume', { volumeSize: Size.gibibytes(4) }, /Invalid volumeSize/],
-    ['a prefix with a space', () => SeedSource.fromBucket(s3.Bucket.fromBucketName(new Stack(), 'B', 'my-bucket'), 'my data/'), /Invalid source: the S3 prefix/],
-    ['a relative instance directory', () => SeedSource.fromInstanceDirectory('data'), /Invalid source: the instance directory must be an absolute path/],
-    ['/ as instance directory', () => SeedSource.fromInstanceDirectory('/'), /Invalid source/],
-    ['a missing asset', () => SeedSource.fromAsset('/no/such/dir'), /Invalid source: the asset path \/no\/such\/dir does not exist/],
-  ])('%s', (_name, input, error) => {
-    if (typeof input === 'function') expect(() => seeder(input)).toThrow(error);
-    else expect(() => seeder(fromInstance, input)).toThrow(error);
-  });
-
-  test('a single file is not an asset directory', () => {
-    const file = path.join(assetDir(), 'sub', 'a.txt');
-    expect(() => seeder(() => SeedSource.fromAsset(file))).toThrow(/Invalid source: .* is a single file/);
-  });
-});
 
 describe('CacheFleet on-demand warming', () => {
   const fleet = (warmPaths?: string[]) => {

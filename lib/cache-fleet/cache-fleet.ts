@@ -8,7 +8,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
-import { propError } from '../private/errors';
+import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { defaultSubnets } from '../private/subnets';
 import { instanceTypeFacts } from '../private/instance-types';
@@ -635,6 +635,21 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
     if (!/^[0-9.]+\/\d{1,2}$|^[0-9a-fA-F:]+\/\d{1,3}$/.test(c)) throw propError('clientCidrs', `'${c}' is not a CIDR block.`);
   }
   if (o.clientCidrs && o.clientCidrs.length === 0) throw propError('clientCidrs', 'is empty: no client could mount the export.');
+  wholeGib('rootVolumeSize', o.rootVolumeSize, 8, 16384);
+  if (o.bootstrapTimeout) {
+    // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.
+    const s = o.bootstrapTimeout.toSeconds({ integral: false });
+    if (!Number.isInteger(s) || s < 300 || s > 43200) {
+      throw propError('bootstrapTimeout', `must be whole seconds from 5 minutes to 12 hours, got ${o.bootstrapTimeout.toHumanString()}.`);
+    }
+  }
+  if (o.readAhead) {
+    const kib = o.readAhead.toKibibytes({ rounding: SizeRoundingBehavior.NONE });
+    if (!Number.isInteger(kib) || kib < 0 || kib > 1048576) throw propError('readAhead', `must be whole KiB from 0 to 1 GiB, got ${kib} KiB.`);
+  }
+  if (o.workingSetSize && o.workingSetSize.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
+    throw propError('workingSetSize', 'must be more than 0 bytes.');
+  }
   if (o.workingSetSize && facts.memoryGiB !== undefined) {
     const ws = o.workingSetSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE });
     if (ws > facts.memoryGiB) {

@@ -8,7 +8,7 @@ import { renderScript } from '../bootstrap/render';
 import { CacheFleet } from '../cache-fleet/cache-fleet';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { NFS_PORT } from '../private/constants';
-import { propError } from '../private/errors';
+import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { instanceTypeFacts } from '../private/instance-types';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
@@ -396,7 +396,12 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
     if (o.cacheVolumeSize !== undefined) {
       throw propError('cacheVolumeSize', 'applies only with cacheStorage: CacheStorage.EBS.');
     }
+  } else if (o.initializeCacheDevices) {
+    throw propError('initializeCacheDevices', 'applies only with cacheStorage: CacheStorage.INSTANCE_STORE: a new EBS ' +
+      'volume reads at full speed without being written once first.');
   }
+  wholeGib('cacheVolumeSize', o.cacheVolumeSize, 1, 16384);
+  wholeGib('rootVolumeSize', o.rootVolumeSize, 8, 16384);
   if (o.cacheDirectory !== undefined && (!DIR_RE.test(o.cacheDirectory) || /(^|\/)\.\.?(\/|$)/.test(o.cacheDirectory))) {
     throw propError('cacheDirectory', `must be an absolute path other than /, got '${o.cacheDirectory}'.`);
   }

@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
-import { Aws, Duration, Lazy, Size, SizeRoundingBehavior, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Aws, Duration, Lazy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,7 +8,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
-import { propError } from '../private/errors';
+import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
@@ -292,6 +292,11 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
   constructor(scope: Construct, id: string, props: DataSeederProps) {
     super(scope, id);
     validateDataSeederProps(props);
+    if (props.deleteExtraneous && (props.targetPath ?? '/') === '/') {
+      Annotations.of(this).addWarningV2('cdk-efs-cache:deleteWholeFileSystem',
+        'deleteExtraneous: with targetPath \'/\', every file of the file system that the source does not hold is ' +
+        'deleted. Give a targetPath for the data set if the file system holds anything else.');
+    }
     const stack = Stack.of(this);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     const mountHelper = props.mountHelper ?? MountHelper.EFS_UTILS;
@@ -464,8 +469,5 @@ export function validateDataSeederProps(p: DataSeederProps): void {
   range('timeout', p.timeout, Duration.minutes(5), Duration.hours(12));
   range('mountTimeout', p.mountTimeout, Duration.seconds(10), Duration.hours(1));
   range('progressInterval', p.progressInterval, Duration.seconds(1), Duration.hours(1));
-  if (p.volumeSize) {
-    const gib = p.volumeSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE });
-    if (!Number.isInteger(gib) || gib < 8 || gib > 16384) throw propError('volumeSize', `must be whole GiB from 8 to 16384, got ${gib} GiB.`);
-  }
+  wholeGib('volumeSize', p.volumeSize, 8, 16384);
 }

@@ -1,0 +1,200 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Duration, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import {
+  CachedFileSystem,
+  CacheFleet,
+  CacheFleetProps,
+  CacheStorage,
+  ClientSource,
+  DataSeeder,
+  DataSeederProps,
+  FanOutMode,
+  FsCacheClientLaunchTemplate,
+  FsCacheClientLaunchTemplateProps,
+  MountHelper,
+  OriginFileSystem,
+  OriginFileSystemProps,
+  SeedSource,
+} from '../lib';
+import { importedFs, stackWithVpc } from './util';
+
+/**
+ * Every invalid or contradictory prop combination the constructs refuse (or warn about), in one table. Each case
+ * builds in a fresh stack with a two-AZ VPC and names the message it expects: errors read `Invalid <prop>: <why>`
+ * (lib/private/errors.ts), warnings start with `<prop>:`, so the user sees which prop to change.
+ */
+interface BadInput {
+  /** What is wrong. */
+  readonly name: string;
+  /** Builds the construct(s) with the bad input. */
+  readonly build: (stack: Stack, vpc: ec2.Vpc) => unknown;
+  /** The error it throws, starting with `Invalid <prop>`. */
+  readonly error?: RegExp;
+  /** Or the warning it adds (anywhere in the stack), starting with `<prop>:`. */
+  readonly warning?: RegExp;
+}
+
+const origin = (props: (s: Stack) => Partial<OriginFileSystemProps>) =>
+  (stack: Stack, vpc: ec2.Vpc) => new OriginFileSystem(stack, 'Origin', { vpc, ...props(stack) });
+const fleet = (props: Partial<CacheFleetProps>) =>
+  (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props });
+const client = (props: Partial<FsCacheClientLaunchTemplateProps>) =>
+  (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), ...props });
+const seeder = (props: Partial<DataSeederProps>, source: (s: Stack) => SeedSource = () => SeedSource.fromInstanceDirectory('/srv/data')) =>
+  (stack: Stack, vpc: ec2.Vpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source(stack), ...props });
+const imported = (s: Stack) => efs.FileSystem.fromFileSystemAttributes(s, 'Fs', {
+  fileSystemId: 'fs-0123456789abcdef0',
+  securityGroup: ec2.SecurityGroup.fromSecurityGroupId(s, 'Sg', 'sg-0123456789abcdef0'),
+});
+/** A one-file directory; returns the file's path. */
+function aFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-bad-'));
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'a');
+  return path.join(dir, 'a.txt');
+}
+
+const CASES: BadInput[] = [
+  // OriginFileSystem
+  { name: 'origin: DESTROY without confirmation', build: origin(() => ({ removalPolicy: RemovalPolicy.DESTROY })), error: /^Invalid removalPolicy: .*confirmDataLoss: true/ },
+  { name: 'origin: SNAPSHOT', build: origin(() => ({ removalPolicy: RemovalPolicy.SNAPSHOT })), error: /^Invalid removalPolicy: EFS does not support RemovalPolicy.SNAPSHOT/ },
+  { name: 'origin: confirmDataLoss without DESTROY', build: origin(() => ({ confirmDataLoss: true })), error: /^Invalid confirmDataLoss: only has a meaning with removalPolicy/ },
+  { name: 'origin: Max I/O with Elastic', build: origin(() => ({ performanceMode: efs.PerformanceMode.MAX_IO })), error: /^Invalid performanceMode: Max I\/O cannot be combined with Elastic/ },
+  { name: 'origin: Provisioned without a rate', build: origin(() => ({ throughputMode: efs.ThroughputMode.PROVISIONED })), error: /^Invalid provisionedThroughputPerSecond: is required/ },
+  { name: 'origin: a rate without Provisioned', build: origin(() => ({ provisionedThroughputPerSecond: Size.mebibytes(100) })), error: /^Invalid provisionedThroughputPerSecond: is only valid with ThroughputMode.PROVISIONED/ },
+  { name: 'origin: import with a removal policy', build: origin((s) => ({ fileSystem: imported(s), removalPolicy: RemovalPolicy.RETAIN })), error: /^Invalid removalPolicy: applies only to a file system created here, but fileSystem imports/ },
+  { name: 'origin: import with a key', build: origin((s) => ({ fileSystem: imported(s), kmsKey: new kms.Key(s, 'K') })), error: /^Invalid kmsKey: applies only to a file system created here/ },
+
+  // CachedFileSystem
+  { name: 'composition: origin options are checked too', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, origin: { removalPolicy: RemovalPolicy.DESTROY } }), error: /^Invalid removalPolicy: .*confirmDataLoss/ },
+  { name: 'composition: monitoring options with dashboard: false', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, dashboard: false, monitoring: {} }), error: /^Invalid monitoring: configures the dashboard and alarms, but dashboard is false/ },
+  { name: 'composition: ClientSource.CACHE_FLEET without a fleet', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', { source: ClientSource.CACHE_FLEET }), error: /^Invalid source: ClientSource.CACHE_FLEET needs a cache fleet/ },
+  {
+    name: 'composition: a fleet subnet in an AZ without a mount target',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', {
+      vpc,
+      vpcSubnets: { subnets: [vpc.privateSubnets[0]] },
+      cacheFleet: { vpcSubnets: { subnets: [vpc.privateSubnets[1]] } },
+    }),
+    error: /^Invalid cacheFleet.vpcSubnets: subnet .* no mount target/,
+  },
+  { name: 'alarms: PercentIOLimit threshold over 100', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { percentIoLimitThreshold: 150 } }), error: /^Invalid percentIoLimitThreshold: is a percentage, more than 0 and at most 100, got 150/ },
+  { name: 'alarms: throughput threshold of 0', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { throughputUtilizationThreshold: 0 } }), error: /^Invalid throughputUtilizationThreshold: is a percentage/ },
+  { name: 'alarms: burst credit threshold of 0 bytes', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { burstCreditBalanceThreshold: Size.bytes(0) } }), error: /^Invalid burstCreditBalanceThreshold: must be more than 0 bytes/ },
+
+  // CacheFleet
+  { name: 'fleet: zero nodes', build: fleet({ nodeCount: 0 }), error: /^Invalid nodeCount: a cache fleet needs at least one node/ },
+  { name: 'fleet: a fraction of a node', build: fleet({ nodeCount: 1.5 }), error: /^Invalid nodeCount: must be a whole number/ },
+  { name: 'fleet: a relative export path', build: fleet({ exportPath: 'efs' }), error: /^Invalid exportPath: must be an absolute path/ },
+  { name: 'fleet: / as export path', build: fleet({ exportPath: '/' }), error: /^Invalid exportPath/ },
+  { name: 'fleet: a relative origin path', build: fleet({ originPath: 'data' }), error: /^Invalid originPath: must be an absolute path in the file system/ },
+  { name: 'fleet: a warm path outside the export', build: fleet({ warmPaths: ['/data/x'] }), error: /^Invalid warmPaths: '\/data\/x' is outside the export/ },
+  { name: 'fleet: a relative warm path', build: fleet({ warmPaths: ['x'] }), error: /^Invalid warmPaths: 'x' is not an absolute path/ },
+  { name: 'fleet: re-warming with nothing to warm', build: fleet({ rewarmInterval: Duration.hours(1) }), error: /^Invalid rewarmInterval: needs warmPaths/ },
+  { name: 'fleet: warm workers with nothing to warm', build: fleet({ warmWorkers: 4 }), error: /^Invalid warmWorkers: needs warmPaths/ },
+  { name: 'fleet: exporting to everyone', build: fleet({ clientCidrs: ['0.0.0.0/0'] }), error: /^Invalid clientCidrs: 0.0.0.0\/0 would export to everyone/ },
+  { name: 'fleet: an address instead of a CIDR block', build: fleet({ clientCidrs: ['10.0.0.1'] }), error: /^Invalid clientCidrs: '10.0.0.1' is not a CIDR block/ },
+  { name: 'fleet: an empty client list', build: fleet({ clientCidrs: [] }), error: /^Invalid clientCidrs: is empty/ },
+  { name: 'fleet: zero nfsd threads', build: fleet({ nfsdThreads: 0 }), error: /^Invalid nfsdThreads/ },
+  { name: 'fleet: an attribute cache timeout over an hour', build: fleet({ attributeCacheTimeout: Duration.hours(2) }), error: /^Invalid attributeCacheTimeout: must be between 0 and 60 minutes/ },
+  { name: 'fleet: a bootstrap timeout past CloudFormation\'s 12 hours', build: fleet({ bootstrapTimeout: Duration.hours(13) }), error: /^Invalid bootstrapTimeout: must be whole seconds from 5 minutes to 12 hours, got 13 hours/ },
+  { name: 'fleet: a bootstrap timeout too short to boot', build: fleet({ bootstrapTimeout: Duration.seconds(30) }), error: /^Invalid bootstrapTimeout/ },
+  { name: 'fleet: a root volume smaller than the image', build: fleet({ rootVolumeSize: Size.gibibytes(4) }), error: /^Invalid rootVolumeSize: must be whole GiB from 8 to 16384, got 4 GiB/ },
+  { name: 'fleet: a read-ahead of 1 TiB', build: fleet({ readAhead: Size.tebibytes(1) }), error: /^Invalid readAhead: must be whole KiB from 0 to 1 GiB/ },
+  { name: 'fleet: an empty working set', build: fleet({ workingSetSize: Size.gibibytes(0) }), error: /^Invalid workingSetSize: must be more than 0 bytes/ },
+  {
+    name: 'fleet: a working set larger than the node type\'s memory (warning)',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gn.4xlarge'), workingSetSize: Size.gibibytes(100) }),
+    warning: /^workingSetSize: 100 GiB does not fit .* \(32 GiB\)/,
+  },
+
+  // FanOut (mode-specific options of the fleet)
+  { name: 'fan-out: a record name under NLB', build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, recordName: 'x' }), error: /^Invalid recordName: applies only with fanOut: FanOutMode.ROUTE53/ },
+  { name: 'fan-out: a record TTL under NLB', build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, recordTtl: Duration.seconds(5) }), error: /^Invalid recordTtl: applies only with fanOut: FanOutMode.ROUTE53/ },
+  { name: 'fan-out: an NLB idle timeout under Route 53', build: fleet({ loadBalancerIdleTimeout: Duration.minutes(10) }), error: /^Invalid loadBalancerIdleTimeout: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/ },
+  { name: 'fan-out: cross-zone under Route 53', build: fleet({ crossZone: true }), error: /^Invalid crossZone: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/ },
+  { name: 'fan-out: an NLB idle timeout out of range', build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerIdleTimeout: Duration.seconds(10) }), error: /^Invalid loadBalancerIdleTimeout: must be between 60 and 6000/ },
+  { name: 'fan-out: a bad zone name', build: fleet({ zoneName: 'Not A Zone' }), error: /^Invalid zoneName/ },
+  { name: 'fan-out: a record name with a space', build: fleet({ recordName: 'my cache' }), error: /^Invalid recordName: 'my cache' is not a valid DNS name/ },
+  { name: 'fan-out: a record TTL over a day', build: fleet({ recordTtl: Duration.days(2) }), error: /^Invalid recordTtl: must be between 0 seconds and 1 day/ },
+
+  // FsCacheClientLaunchTemplate
+  { name: 'client: cull limits out of order', build: client({ cullLimits: { blocksRun: 5, blocksCull: 7, blocksStop: 3 } }), error: /^Invalid cullLimits.blocksCull: needs 0 <= blocksStop < blocksCull < blocksRun < 100/ },
+  { name: 'client: stop equal to cull', build: client({ cullLimits: { filesCull: 3, filesStop: 3 } }), error: /^Invalid cullLimits.filesCull/ },
+  { name: 'client: a limit of 100', build: client({ cullLimits: { blocksRun: 100 } }), error: /^Invalid cullLimits.blocksRun: must be a whole percentage from 0 to 99/ },
+  { name: 'client: a type known to have no instance store', build: client({ instanceType: new ec2.InstanceType('c7gn.large') }), error: /^Invalid instanceType: c7gn.large has no instance store .*CacheStorage.EBS/ },
+  { name: 'client: a relative cache directory', build: client({ cacheDirectory: 'var/cache' }), error: /^Invalid cacheDirectory: must be an absolute path/ },
+  { name: 'client: / as the cache directory', build: client({ cacheDirectory: '/' }), error: /^Invalid cacheDirectory/ },
+  { name: 'client: mount point = cache directory', build: client({ mountPoint: '/var/cache/fscache' }), error: /^Invalid mountPoint: must differ from cacheDirectory/ },
+  { name: 'client: a relative mount point', build: client({ mountPoint: 'mnt' }), error: /^Invalid mountPoint: must be an absolute path/ },
+  { name: 'client: options without fsc', build: client({ mountOptions: ['hard', 'nfsvers=4.1'] }), error: /^Invalid mountOptions: must include fsc/ },
+  { name: 'client: an option with a space', build: client({ mountOptions: ['fsc', 'hard', 'a b'] }), error: /^Invalid mountOptions: 'a b' is not a mount option/ },
+  { name: 'client: an EBS size with instance store', build: client({ cacheVolumeSize: Size.gibibytes(10) }), error: /^Invalid cacheVolumeSize: applies only with cacheStorage: CacheStorage.EBS/ },
+  { name: 'client: an EBS cache of 0 GiB', build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: CacheStorage.EBS, cacheVolumeSize: Size.gibibytes(0) }), error: /^Invalid cacheVolumeSize: must be whole GiB from 1 to 16384, got 0 GiB/ },
+  { name: 'client: initializing an EBS cache volume', build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: CacheStorage.EBS, initializeCacheDevices: true }), error: /^Invalid initializeCacheDevices: applies only with cacheStorage: CacheStorage.INSTANCE_STORE/ },
+  { name: 'client: a root volume smaller than the image', build: client({ rootVolumeSize: Size.gibibytes(2) }), error: /^Invalid rootVolumeSize: must be whole GiB from 8/ },
+  { name: 'client: a TLS port with plain NFS', build: client({ mountHelper: MountHelper.NFS, tlsPort: 20100 }), error: /^Invalid tlsPort: applies only with mountHelper: MountHelper.EFS_UTILS/ },
+  { name: 'client: a TLS port out of range', build: client({ tlsPort: 80 }), error: /^Invalid tlsPort: must be a port from 1024 to 65535/ },
+  { name: 'client: a bad cache tag', build: client({ cacheTag: 'my tag' }), error: /^Invalid cacheTag/ },
+  { name: 'client: neither file system nor fleet', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc }), error: /^Invalid fileSystem: give exactly one of fileSystem .* and cacheFleet/ },
+  {
+    name: 'client: both file system and fleet',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', {
+      vpc, fileSystem: importedFs(stack), cacheFleet: new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).cacheFleet,
+    }),
+    error: /^Invalid cacheFleet: give exactly one of fileSystem .* and cacheFleet/,
+  },
+  { name: 'client: a fleet client asked to write', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { readOnly: false }), error: /^Invalid readOnly: a cache fleet exports read-only/ },
+  { name: 'client: a fleet client with amazon-efs-utils', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { mountHelper: MountHelper.EFS_UTILS }), error: /^Invalid mountHelper: a cache fleet is mounted over plain NFSv4.1/ },
+  { name: 'client: a fleet client with a TLS port', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { tlsPort: 20100 }), error: /^Invalid tlsPort: applies only when mounting EFS with amazon-efs-utils/ },
+  { name: 'client: a soft mount (warning)', build: client({ mountOptions: ['fsc', 'soft', 'nfsvers=4.1'] }), warning: /^mountOptions: without hard/ },
+  { name: 'client: an instance type of unknown storage (warning)', build: client({ instanceType: new ec2.InstanceType('p5.48xlarge') }), warning: /^instanceType: whether p5.48xlarge has NVMe instance store is not known/ },
+
+  // DataSeeder
+  { name: 'seeder: no workers', build: seeder({ workers: 0 }), error: /^Invalid workers: must be a whole number from 1 to 512, got 0/ },
+  { name: 'seeder: too many workers', build: seeder({ workers: 513 }), error: /^Invalid workers/ },
+  { name: 'seeder: a fraction of a worker', build: seeder({ workers: 1.5 }), error: /^Invalid workers/ },
+  { name: 'seeder: empty parts', build: seeder({ filesPerPart: 0 }), error: /^Invalid filesPerPart/ },
+  { name: 'seeder: a relative target', build: seeder({ targetPath: 'data' }), error: /^Invalid targetPath: must be an absolute path/ },
+  { name: 'seeder: a target with ..', build: seeder({ targetPath: '/a/../b' }), error: /^Invalid targetPath/ },
+  { name: 'seeder: a version with a space', build: seeder({ version: 'v 2' }), error: /^Invalid version/ },
+  { name: 'seeder: a timeout past CloudFormation\'s 12 hours', build: seeder({ timeout: Duration.hours(13) }), error: /^Invalid timeout: must be whole seconds from 5 minutes to 12 hours/ },
+  { name: 'seeder: a very short timeout', build: seeder({ timeout: Duration.minutes(1) }), error: /^Invalid timeout/ },
+  { name: 'seeder: a short mount timeout', build: seeder({ mountTimeout: Duration.seconds(5) }), error: /^Invalid mountTimeout/ },
+  { name: 'seeder: a fractional progress interval', build: seeder({ progressInterval: Duration.millis(500) }), error: /^Invalid progressInterval/ },
+  { name: 'seeder: a small volume', build: seeder({ volumeSize: Size.gibibytes(4) }), error: /^Invalid volumeSize: must be whole GiB from 8 to 16384, got 4 GiB/ },
+  { name: 'seeder: a prefix with a space', build: seeder({}, (s) => SeedSource.fromBucket(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'my data/')), error: /^Invalid source: the S3 prefix/ },
+  { name: 'seeder: a relative instance directory', build: seeder({}, () => SeedSource.fromInstanceDirectory('data')), error: /^Invalid source: the instance directory must be an absolute path/ },
+  { name: 'seeder: / as instance directory', build: seeder({}, () => SeedSource.fromInstanceDirectory('/')), error: /^Invalid source/ },
+  { name: 'seeder: a missing asset', build: seeder({}, () => SeedSource.fromAsset('/no/such/dir')), error: /^Invalid source: the asset path \/no\/such\/dir does not exist/ },
+  { name: 'seeder: a single file as asset', build: seeder({}, () => SeedSource.fromAsset(aFile())), error: /^Invalid source: .* is a single file/ },
+  { name: 'seeder: deleting extraneous files at the root (warning)', build: seeder({ deleteExtraneous: true }), warning: /^deleteExtraneous: with targetPath '\/', every file of the file system/ },
+];
+
+describe('bad input names the prop', () => {
+  test('the table is what the issue asks for: at least 20 cases, each message naming a prop', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
+    for (const c of CASES) {
+      expect([c.error, c.warning].filter(Boolean)).toHaveLength(1);
+      if (c.error) expect(c.error.source).toMatch(/^\^Invalid [A-Za-z]+(\\?\.[A-Za-z]+)*(:|$)/);
+      if (c.warning) expect(c.warning.source).toMatch(/^\^[A-Za-z]+(\\?\.[A-Za-z]+)*:/);
+    }
+  });
+
+  test.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const { stack, vpc } = stackWithVpc();
+    if (c.error) {
+      expect(() => c.build(stack, vpc)).toThrow(c.error);
+    } else {
+      c.build(stack, vpc);
+      Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp(c.warning!.source));
+    }
+  });
+});
