@@ -21,7 +21,8 @@ import { groupMetric, instanceMetrics, NODE_METRICS, PUT_METRIC_DATA_REASON } fr
  */
 export interface CacheFleetOptions extends FanOutOptions {
   /**
-   * Number of cache nodes. Each node is its own Auto Scaling group of one, spread round robin over the subnets.
+   * Number of cache nodes, 1 to 32. Each node is its own Auto Scaling group of one, spread round robin over the
+   * subnets, with a launch template of its own: more than 32 would not fit in CloudFormation's 1 MB template limit.
    *
    * @default 2
    */
@@ -489,17 +490,26 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
 
   /** Nodes in service (sum over the node groups' GroupInServiceInstances, minimum per period). */
   public metricNodesInService(props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
-    return this.sumOverNodes((i) => new cloudwatch.Metric({
+    return this.sumOverNodes((i) => this.metricNodeInService(i), 'Cache nodes in service', props);
+  }
+
+  /** Whether one node (0-based) is in service: its group's GroupInServiceInstances, minimum per period. */
+  public metricNodeInService(node: number, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    const n = this.nodes[node];
+    if (!n) throw new Error(`cdk-efs-cache: the fleet has ${this.nodes.length} nodes; there is no node ${node}`);
+    return new cloudwatch.Metric({
       namespace: 'AWS/AutoScaling',
       metricName: 'GroupInServiceInstances',
-      dimensionsMap: { AutoScalingGroupName: this.nodes[i].autoScalingGroup.autoScalingGroupName },
+      dimensionsMap: { AutoScalingGroupName: n.autoScalingGroup.autoScalingGroupName },
       statistic: 'Minimum',
       period: Duration.minutes(1),
-    }), 'Cache nodes in service', props);
+      ...props,
+    });
   }
 
   /**
-   * Healthy nodes: the target group's HealthyHostCount (minimum) behind an NLB; nodes in service with Route 53.
+   * Healthy nodes: the target group's HealthyHostCount (minimum) behind an NLB; nodes in service with Route 53 (a sum
+   * over the nodes: CloudWatch alarms take it for up to 10 nodes; `CacheDashboard` splits larger fleets).
    */
   public metricHealthyNodes(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
     const tg = this.fanOut.targetGroup;
@@ -586,6 +596,9 @@ function originMountOptions(props: CacheFleetOptions, helper: MountHelper): stri
   ];
 }
 
+/** The most nodes one fleet may have: measured, 32 Route 53 nodes make a 0.69 MB template, 64 make 1.33 MB. */
+const MAX_NODES = 32;
+
 /** Checks fleet options; throws `Invalid <prop>` for contradictions, warns for what may be intended. */
 export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions, facts = instanceTypeFacts(o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE))): void {
   const int = (name: keyof CacheFleetOptions, v: number | undefined, min: number, max: number) => {
@@ -595,7 +608,12 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   if (o.nodeCount !== undefined && o.nodeCount < 1) {
     throw propError('nodeCount', `a cache fleet needs at least one node, got ${o.nodeCount}.`);
   }
-  int('nodeCount', o.nodeCount, 1, 64);
+  if (o.nodeCount !== undefined && !Token.isUnresolved(o.nodeCount) && o.nodeCount > MAX_NODES) {
+    throw propError('nodeCount', `at most ${MAX_NODES} nodes fit in one stack, got ${o.nodeCount}: each node has a launch ` +
+      'template of its own with about 15 KB of user data, and 44 Route 53 nodes already come near CloudFormation\'s ' +
+      '1 MB template limit (64 exceed it). Split a larger fleet over several CacheFleets in separate stacks.');
+  }
+  int('nodeCount', o.nodeCount, 1, MAX_NODES);
   int('nfsdThreads', o.nfsdThreads, 1, 4096);
   int('sunrpcSlotTableEntries', o.sunrpcSlotTableEntries, 2, 65536);
   int('vfsCachePressure', o.vfsCachePressure, 0, 1000);

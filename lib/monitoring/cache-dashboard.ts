@@ -1,4 +1,4 @@
-import { Duration, Size, SizeRoundingBehavior } from 'aws-cdk-lib';
+import { Duration, Size, SizeRoundingBehavior, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwactions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -8,6 +8,9 @@ import { CacheFleet } from '../cache-fleet/cache-fleet';
 import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import { OriginFileSystem } from '../origin/origin-file-system';
 import { propError } from '../private/errors';
+
+/** CloudWatch refuses alarms whose math expression uses more metrics than this. */
+const MAX_ALARM_METRICS = 10;
 
 /** Options of the dashboard and its alarms, shared with `CachedFileSystem`. */
 export interface CacheDashboardOptions {
@@ -72,6 +75,8 @@ export class CacheDashboard extends Construct {
   public readonly dashboard: cloudwatch.Dashboard;
   /** Every alarm created, in creation order. */
   public readonly alarms: cloudwatch.Alarm[] = [];
+  /** Composite alarms: "no healthy cache node" over a Route 53 fleet of more than 10 nodes. */
+  public readonly compositeAlarms: cloudwatch.CompositeAlarm[] = [];
   private readonly props: CacheDashboardProps;
   private readonly clientServed: cloudwatch.IMetric[] = [];
 
@@ -174,13 +179,49 @@ export class CacheDashboard extends Construct {
           new cloudwatch.GraphWidget({ title: 'NLB: active flows', width: 8, left: [lb.metrics.activeFlowCount()] }),
         );
       }
-      this.alarm('NoHealthyCacheNode', f.metricHealthyNodes(), {
+      const noHealthy = {
         threshold: 1,
         evaluationPeriods: 2,
         comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-        alarmDescription: 'No cache node is healthy: clients of the cache fleet cannot read.',
-      });
+      };
+      const description = 'No cache node is healthy: clients of the cache fleet cannot read.';
+      if (f.fanOut.targetGroup || f.nodes.length <= MAX_ALARM_METRICS) {
+        this.alarm('NoHealthyCacheNode', f.metricHealthyNodes(), { ...noHealthy, alarmDescription: description });
+      } else {
+        // An alarm's math expression takes at most 10 metrics and each node is a group of its own: one alarm per 10
+        // nodes ("none of these is in service"), and a composite alarm, with the actions, when all of them are.
+        const parts: cloudwatch.Alarm[] = [];
+        for (let start = 0; start < f.nodes.length; start += MAX_ALARM_METRICS) {
+          const nodes = f.nodes.map((_n, i) => i).slice(start, start + MAX_ALARM_METRICS);
+          const usingMetrics: Record<string, cloudwatch.IMetric> = {};
+          for (const i of nodes) usingMetrics[`n${i}`] = f.metricNodeInService(i);
+          const part = new cloudwatch.Alarm(this, `NoNodeInService${start / MAX_ALARM_METRICS + 1}`, {
+            metric: new cloudwatch.MathExpression({
+              expression: Object.keys(usingMetrics).join(' + '), usingMetrics, period: Duration.minutes(1),
+              label: `Cache nodes ${nodes[0] + 1} to ${nodes[nodes.length - 1] + 1} in service`,
+            }),
+            ...noHealthy,
+            alarmDescription: `None of cache nodes ${nodes[0] + 1} to ${nodes[nodes.length - 1] + 1} is in service ` +
+              '(an input of the NoHealthyCacheNode composite alarm, which notifies).',
+          });
+          Validations.of(part).acknowledge({
+            id: 'NIST.800.53.R5-CloudWatchAlarmAction',
+            reason: 'An input of a composite alarm; the composite alarm has the actions, so the outage notifies once.',
+          });
+          parts.push(part);
+        }
+        const composite = new cloudwatch.CompositeAlarm(this, 'NoHealthyCacheNode', {
+          alarmRule: cloudwatch.AlarmRule.allOf(...parts.map((a) => cloudwatch.AlarmRule.fromAlarm(a, cloudwatch.AlarmState.ALARM))),
+          alarmDescription: description,
+        });
+        if (this.props.alarmTopic) {
+          composite.addAlarmAction(new cwactions.SnsAction(this.props.alarmTopic));
+          composite.addOkAction(new cwactions.SnsAction(this.props.alarmTopic));
+        }
+        this.alarms.push(...parts);
+        this.compositeAlarms.push(composite);
+      }
     }
   }
 

@@ -1,0 +1,52 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { CachedFileSystem, FanOutMode } from '../lib';
+import { nagFindings, stackWithVpc } from './util';
+
+/** Fleets past CloudWatch's 10 metrics per alarm, and past what one CloudFormation template holds. */
+function build(nodeCount: number, fanOut = FanOutMode.ROUTE53) {
+  const { app, stack, vpc } = stackWithVpc();
+  const masterKey = new kms.Key(stack, 'Key', { enableKeyRotation: true });
+  const alarmTopic = new sns.Topic(stack, 'Alarms', { enforceSSL: true, masterKey });
+  const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount, fanOut }, monitoring: { alarmTopic } });
+  return { app, stack, cfs, t: Template.fromStack(stack) };
+}
+
+describe('no healthy cache node, on a Route 53 fleet of more than 10 nodes', () => {
+  const { app, cfs, t } = build(24);
+  const alarms = t.findResources('AWS::CloudWatch::Alarm');
+  const parts = Object.entries(alarms).filter(([id]) => id.includes('NoNodeInService'));
+
+  test('one alarm per 10 nodes, none with more than 10 metrics', () => {
+    expect(parts).toHaveLength(3);
+    const counts = parts.map(([, a]) => (a.Properties.Metrics as Array<{ MetricStat?: unknown }>).filter((m) => m.MetricStat).length);
+    expect(counts.sort()).toEqual([10, 10, 4]);
+    for (const a of Object.values(alarms)) {
+      expect((a.Properties.Metrics ?? []).filter((m: { MetricStat?: unknown }) => m.MetricStat).length).toBeLessThanOrEqual(10);
+    }
+  });
+
+  test('a composite alarm when all of them are in alarm, and only it notifies', () => {
+    const composites = Object.values(t.findResources('AWS::CloudWatch::CompositeAlarm'));
+    expect(composites).toHaveLength(1);
+    const rule = JSON.stringify(composites[0].Properties.AlarmRule);
+    expect(rule.match(/ALARM\(/g)).toHaveLength(3);
+    expect(rule).toContain(' AND ');
+    expect(composites[0].Properties.AlarmActions).toHaveLength(1);
+    for (const [, a] of parts) expect(a.Properties.AlarmActions).toBeUndefined();
+    expect(cfs.dashboard!.compositeAlarms).toHaveLength(1);
+  });
+
+  test('cdk-nag AwsSolutions and NIST 800-53 R5: no unacknowledged finding', () => {
+    expect(nagFindings(app, ['AwsSolutions', 'NIST'])).toEqual([]);
+  });
+});
+
+test('10 nodes keep one plain alarm; an NLB fleet keeps one whatever its size', () => {
+  for (const [n, fanOut] of [[10, FanOutMode.ROUTE53], [12, FanOutMode.NETWORK_LOAD_BALANCER]] as const) {
+    const { t } = build(n, fanOut);
+    expect(Object.keys(t.findResources('AWS::CloudWatch::CompositeAlarm'))).toHaveLength(0);
+    expect(Object.keys(t.findResources('AWS::CloudWatch::Alarm')).filter((id) => id.includes('NoHealthyCacheNode'))).toHaveLength(1);
+  }
+});
