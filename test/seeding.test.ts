@@ -243,6 +243,17 @@ describe('DataSeeder access', () => {
     const findings = nagFindings(seeder(source).app, ['AwsSolutions', 'NIST']).filter((f) => !f.startsWith('NIST.800.53.R5-S3') || !f.includes(' @ TestStack/Data/'));
     expect(findings).toEqual([]);
   });
+
+  test('cdk-nag: no finding next to launch templates either (cdk-nag\'s EBS rule throws on plain instances there)', () => {
+    const app = newApp();
+    const { stack, vpc } = stackWithVpc(app);
+    new ec2.LaunchTemplate(stack, 'Other', {
+      requireImdsv2: true,
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true }) }],
+    });
+    new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: fromInstance(stack) });
+    expect(nagFindings(app, ['AwsSolutions', 'NIST'])).toEqual([]);
+  });
 });
 
 

@@ -2,6 +2,7 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { sampleNetwork, SampleStack } from '../../bin/sample-stack';
 import {
   CachedFileSystem,
@@ -9,7 +10,9 @@ import {
   CacheStorage,
   ClientLaunchTemplateOptions,
   ClientSource,
+  DataSeeder,
   FanOutMode,
+  SeedSource,
 } from '../../lib';
 
 /** One configuration of the gates: a name and a function that builds its stack in the given App. */
@@ -25,6 +28,8 @@ interface Variant {
   readonly clients?: ClientLaunchTemplateOptions[];
   /** Use an imported EFS instead of a new one. */
   readonly importedOrigin?: boolean;
+  /** A DataSeeder that loads an S3 prefix into the file system. */
+  readonly seeded?: boolean;
 }
 
 /**
@@ -46,6 +51,12 @@ function variant(name: string, v: Variant): GateConfig {
         }
         : undefined;
       const cfs = new CachedFileSystem(stack, 'Data', { vpc, origin, cacheFleet: v.fleet, monitoring: { alarmTopic } });
+      if (v.seeded) {
+        const bucket = s3.Bucket.fromBucketName(stack, 'Datasets', 'example-datasets');
+        new DataSeeder(stack, 'Seed', {
+          vpc, fileSystem: cfs.origin.fileSystem, source: SeedSource.fromBucket(bucket, 'train/'), targetPath: '/datasets/train',
+        });
+      }
       (v.clients ?? []).forEach((options, i) => {
         const lt = cfs.addClientLaunchTemplate(`Clients${i}`, options);
         if (i === 0) {
@@ -73,6 +84,7 @@ const ebsClient = new ec2.InstanceType('c7g.xlarge');
 export const MATRIX: GateConfig[] = [
   { name: 'Sample', build: (app) => new SampleStack(app, 'EfsCacheSample') },
   variant('OriginOnly', {}),
+  variant('OriginSeeded', { seeded: true, clients: [{ instanceType: x86Client }] }),
   variant('OriginClientX86', { clients: [{ instanceType: x86Client }] }),
   variant('OriginClientArmEbs', {
     clients: [{ instanceType: ebsClient, cacheStorage: CacheStorage.EBS }],

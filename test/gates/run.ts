@@ -3,7 +3,7 @@
  *
  *   (a) synthesize every configuration of ./matrix.ts into its own cloud assembly (a temp dir);
  *   (b) cfn-lint (from .venv/, see setup.sh) on every template: zero errors and zero warnings;
- *   (c) the user data of every AWS::EC2::LaunchTemplate, intrinsics replaced by harmless values, through
+ *   (c) the user data of every AWS::EC2::LaunchTemplate and AWS::EC2::Instance (the DataSeeder), intrinsics replaced by harmless values, through
  *       `shellcheck -S style`: zero findings; and every assets/**\/*.sh through `shellcheck -x -S style`;
  *   (d) every rendered user data under 16384 bytes (the EC2 limit, before base64);
  *   (e) cdk-nag's AwsSolutions and NIST 800-53 R5 packs on every configuration: zero unacknowledged findings.
@@ -58,6 +58,7 @@ let failed = 0;
 const failures: string[] = [];
 let templateCount = 0;
 let launchTemplateCount = 0;
+let instanceCount = 0;
 
 function check(name: string, ok: boolean, detail = ''): void {
   if (ok) {
@@ -194,14 +195,16 @@ try {
     unattributed.length ? unattributed.join('\n') : `exit ${lint.status}`);
 
   // (c, d) user data of every launch template: size, then shellcheck
-  console.log('== launch template user data');
+  console.log('== user data of launch templates and instances');
   const scripts: Array<{ name: string; file: string }> = [];
   for (const t of templates) {
     const template = JSON.parse(fs.readFileSync(t.file, 'utf8'));
     for (const [id, r] of Object.entries<any>(template.Resources ?? {})) {
-      if (r.Type !== 'AWS::EC2::LaunchTemplate') continue;
-      launchTemplateCount++;
-      const ud = r.Properties?.LaunchTemplateData?.UserData;
+      // Launch templates (cache nodes, clients) and plain instances (the DataSeeder) carry user data.
+      if (r.Type !== 'AWS::EC2::LaunchTemplate' && r.Type !== 'AWS::EC2::Instance') continue;
+      if (r.Type === 'AWS::EC2::LaunchTemplate') launchTemplateCount++;
+      else instanceCount++;
+      const ud = r.Type === 'AWS::EC2::LaunchTemplate' ? r.Properties?.LaunchTemplateData?.UserData : r.Properties?.UserData;
       const name = `${t.config}/${id}`;
       if (!ud) {
         check(`user data present ${name}`, false, 'launch template without user data');
@@ -258,7 +261,8 @@ try {
   else fs.rmSync(work, { recursive: true, force: true });
 }
 
-console.log(`matrix: ${MATRIX.length} configurations, ${templateCount} templates, ${launchTemplateCount} launch templates; ` +
+console.log(`matrix: ${MATRIX.length} configurations, ${templateCount} templates, ${launchTemplateCount} launch templates, ` +
+  `${instanceCount} instances with user data; ` +
   `checks: ${passed + failed}; runtime: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 if (failures.length) console.log(`failed: ${failures.join(', ')}`);
 console.log(`gates: ${passed} passed, ${failed} failed`);
