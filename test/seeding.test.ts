@@ -105,8 +105,7 @@ describe('DataSeeder user data', () => {
     const { userData, seeder: s } = seeder(fromBucket);
     expect(userData.startsWith('#!/bin/bash\nset -euo pipefail\n')).toBe(true);
     expect(userData).toContain('signal_cloudformation()');
-    expect(userData).toMatch(/^\(cd "\$SRC" && fpart -L -f "\$EFSC_FILES_PER_PART"/m);
-    expect(userData).toMatch(/xargs -r -d '\\n' -P "\$EFSC_WORKERS"/);
+    expect(userData).toMatch(/^fpsync -v -n "\$EFSC_WORKERS" -f "\$EFSC_FILES_PER_PART"/m);
     expect(userData).not.toContain('standalone');
     expect(Buffer.byteLength(userData)).toBeLessThan(16 * 1024);
     expect(s.userDataBytes).toBeLessThan(16 * 1024);

@@ -1,10 +1,10 @@
 #!/bin/bash
 set -euo pipefail
-# Data seeding (EC2 user-data of DataSeeder): loads a data set into EFS with fpart + parallel rsync (fpsync's method),
-# because serial small-file writes to NFS wait one round trip per operation and parallel ones do not. In order: check
-# the parameters, install the packages, stage the source on local disk (an S3 prefix, a CDK asset zip, or a directory
-# already on the instance), mount EFS, copy (progress in the log every EFSC_PROGRESS_SEC), optionally delete what
-# the source does not hold, verify that every source file is at the target with the same size, time, mode and owner,
+# Data seeding (EC2 user-data of DataSeeder): loads a data set into EFS with fpsync (fpart + parallel rsync), because
+# serial small-file writes to NFS wait one round trip per operation and parallel ones do not. In order: check the
+# parameters, install the packages, stage the source on local disk (an S3 prefix, a CDK asset zip, or a directory
+# already on the instance), mount EFS, copy with fpsync (progress in the log every EFSC_PROGRESS_SEC), optionally
+# delete what the source does not hold, verify that every source file is at the target with the same size and time,
 # then signal CloudFormation and power off (the instance terminates: its shutdown behavior).
 # rsync skips files whose size and time already match, so running again copies only what changed.
 # A failure ends the run after one line "efs-cache: FATAL: <reason>"; CloudFormation gets FAILURE (aws-signal.sh) and
@@ -19,7 +19,7 @@ set -euo pipefail
 #   EFSC_MOUNT_TYPE         efs (amazon-efs-utils) or nfs4;   EFSC_MOUNT_OPTIONS  comma list
 #   EFSC_MOUNT_TIMEOUT_SEC  how long mounting may keep failing (new mount targets take a while to resolve)
 #   EFSC_TARGET_PATH        absolute path in the file system that receives the data (created)
-#   EFSC_WORKERS            parallel rsync jobs (fpsync -n);   EFSC_FILES_PER_PART  files per job (fpsync -f, fpart -f)
+#   EFSC_WORKERS            parallel rsync jobs (fpsync -n);   EFSC_FILES_PER_PART  files per job (fpsync -f)
 #   EFSC_DELETE_EXTRANEOUS  true: delete target files that the source does not hold
 #   EFSC_PROGRESS_SEC       seconds between progress lines
 #   EFSC_VERSION            free text; a new value makes CDK replace the instance, which seeds again (may be empty)
@@ -34,8 +34,8 @@ fi
 
 WORK=/var/lib/efs-cache/seed
 MNT=/mnt/efs-cache-seed
-# fpsync's default fpart options skip these names (snapshot folders of other file systems); so do the copy, the delete
-# pass and the verification.
+# fpsync's default fpart options skip these names (snapshot folders of other file systems); they are passed
+# explicitly so that the delete pass and the verification skip the same ones.
 SKIP=(.zfs '.snapshot*' .ckpt)
 
 check_parameters() {
@@ -62,7 +62,7 @@ check_parameters() {
 install_packages() {
   local p=(rsync)
   if [ "$OS_PKG" = dnf ]; then p+=(nfs-utils); else p+=(nfs-common); fi
-  # fpart is not in Amazon Linux 2023's core repositories: SPAL (EPEL-derived) carries it.
+  # fpart (with fpsync) is not in Amazon Linux 2023's core repositories: SPAL (EPEL-derived) carries it.
   if [ "$OS_PKG" = dnf ] && ! pkg_installed fpart; then ensure_packages spal-release; fi
   p+=(fpart)
   if [ "$EFSC_MOUNT_TYPE" = efs ]; then p+=(amazon-efs-utils); fi
@@ -71,7 +71,7 @@ install_packages() {
     if [ "$OS_PKG" = dnf ]; then p+=(awscli-2); else p+=(awscli); fi
   fi
   ensure_packages "${p[@]}"
-  command -v fpart >/dev/null || die "fpart is not installed"
+  command -v fpsync >/dev/null || die "fpsync is not installed (package fpart)"
 }
 
 # Sets SRC, the local directory to copy from.
@@ -122,92 +122,93 @@ mount_efs() {
   mkdir -p "$DST" || die "cannot create $EFSC_TARGET_PATH on $EFSC_EFS_SERVER"
 }
 
-# listing DIR: one NUL-terminated record per entry, sorted: "d <path>" for directories (only presence is compared:
-# parallel jobs touch directory times after rsync sets them), "<type> <mode> <uid> <gid> <size> <mtime> <path>" for
-# the rest. The SKIP names are left out. A NFS walk with find reads attributes in bulk (READDIRPLUS).
-listing() {
+# stats DIR: "<regular files> <their bytes>", skipping the SKIP names.
+stats() {
   local s x=()
   for s in "${SKIP[@]}"; do x+=(-name "$s" -o); done
-  find "$1" -mindepth 1 \( "${x[@]}" -false \) -prune -o \( -type d -printf 'd %P\0' \) -o \
-    -printf '%y %m %U %G %s %Ts %P\0' | LC_ALL=C sort -z
+  find "$1" -mindepth 1 \( "${x[@]}" -false \) -prune -o -type f -printf '%s\n' |
+    awk '{ n++; b += $1 } END { printf "%d %d\n", n, b }'
 }
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 
-# copied DIR: "<files> <bytes>" that the rsync jobs transferred so far (their --out-format lines).
+# copied DIR: "<files> <bytes>" that fpsync's rsync jobs transferred so far (their --out-format lines).
 copied() {
-  find "$1" -name '*.out' -exec cat {} + 2>/dev/null | awk -F: '/^>f/ { n++; b += $NF } END { printf "%d %d\n", n, b }'
+  find "$1" -name '*.stdout' -exec cat {} + 2>/dev/null | awk -F: '/^>f/ { n++; b += $NF } END { printf "%d %d\n", n, b }'
 }
 
-# What fpsync does, without its queue manager (which polls every job with ps five times a second: measured in the
-# lab, that cost more than the copying): fpart crawls the source in live mode and closes a part every
-# EFSC_FILES_PER_PART files (or 4 GiB, fpsync's default); each part's name goes to xargs, which keeps EFSC_WORKERS
-# rsync jobs running, one per part. rsync's options are fpsync's without -v: archive-like but without -r (fpart lists
-# every file; -d creates the directories) and without --delete; --inplace writes each file once.
+# fpsync: one rsync per part of EFSC_FILES_PER_PART files, EFSC_WORKERS at a time. -o REPLACES fpsync's rsync
+# options: archive-like without -r (fpart lists every file; -d creates the directories it lists) and without --delete;
+# --inplace writes each file once.
 copy() {
-  local tmp pid rc=0 next t0=$SECONDS n b s x=() o=(-lptgoD -d --numeric-ids --inplace --out-format=%i:%l)
+  local tmp out seen=0 pid rc=0 next t0=$SECONDS n b o="-lptgoD -d --numeric-ids --inplace --out-format=%i:%l" fo="" s
   # CDK asset zips carry no modification times: compare contents there, or a changed file of the same size is skipped.
-  if [ "$EFSC_SOURCE_KIND" = asset ]; then o+=(--checksum); fi
-  for s in "${SKIP[@]}"; do x+=(-x "$s"); done
+  if [ "$EFSC_SOURCE_KIND" = asset ]; then o+=" --checksum"; fi
+  for s in "${SKIP[@]}"; do fo+="${fo:+|}-x|$s"; done
+  read -r n b < <(stats "$SRC")
+  SOURCE_FILES=$n SOURCE_BYTES=$b
   mkdir -p "$WORK"
-  listing "$SRC" >"$WORK/source.list" || die "cannot list the source $SRC"
-  read -r SOURCE_FILES SOURCE_BYTES < <(tr '\0' '\n' <"$WORK/source.list" | awk '$1 == "f" { n++; b += $5 } END { printf "%d %d\n", n, b }')
-  tmp=$(mktemp -d "$WORK/run.XXXXXX")
-  log "copying $SRC ($SOURCE_FILES files, $(mib "$SOURCE_BYTES")) to $EFSC_EFS_SERVER:$EFSC_TARGET_PATH: fpart parts of" \
-    "$EFSC_FILES_PER_PART files, $EFSC_WORKERS rsync jobs at a time"
-  (
-    set -o pipefail
-    # shellcheck disable=SC2016 # the hook and the job are expanded by their own shells
-    (cd "$SRC" && fpart -L -f "$EFSC_FILES_PER_PART" -s 4294967296 -zz -0 "${x[@]}" -o "$tmp/part" \
-      -W 'printf "%s\n" "$FPART_PARTFILENAME"' .) 2>"$tmp/fpart.err" |
-      xargs -r -d '\n' -P "$EFSC_WORKERS" -I{} sh -c \
-        'p="$1"; shift; exec rsync --files-from="$p" --from0 "$@" >"$p.out" 2>"$p.err"' _ {} "${o[@]}" "$SRC/" "$DST/"
-  ) &
+  tmp=$(mktemp -d "$WORK/fpsync.XXXXXX")
+  out="$tmp/fpsync.out"
+  log "copying $SRC ($n files, $(mib "$b")) to $EFSC_EFS_SERVER:$EFSC_TARGET_PATH: fpsync, $EFSC_WORKERS workers," \
+    "$EFSC_FILES_PER_PART files per part"
+  fpsync -v -n "$EFSC_WORKERS" -f "$EFSC_FILES_PER_PART" -t "$tmp" -O "$fo" -o "$o" "$SRC/" "$DST/" >"$out" 2>&1 &
   pid=$!
   next=$((SECONDS + EFSC_PROGRESS_SEC))
+  emit() {
+    local l
+    while IFS= read -r l; do
+      seen=$((seen + 1))
+      # fpsync's dash says this for every job it starts without a terminal: noise.
+      [[ "$l" == *"job control turned off" ]] || log "fpsync: ${l#[0-9]* }"
+    done < <(tail -n "+$((seen + 1))" "$out")
+  }
   while kill -0 "$pid" 2>/dev/null; do
     sleep 1
+    emit
     if [ "$SECONDS" -ge "$next" ]; then
-      read -r n b < <(copied "$tmp")
+      read -r n b < <(copied "$tmp/log")
       log "progress: $n files ($(mib "$b")) copied in $((SECONDS - t0))s; the source holds $SOURCE_FILES ($(mib "$SOURCE_BYTES"))"
       next=$((SECONDS + EFSC_PROGRESS_SEC))
     fi
   done
   wait "$pid" || rc=$?
-  if [ "$rc" -ne 0 ] || [ -s "$tmp/fpart.err" ]; then
-    s=$(find "$tmp" -name '*.err' -size +0 -exec head -qn 1 {} + 2>/dev/null | head -n 1)
-    n=$(find "$tmp" -name 'part.*.err' -size +0 | wc -l)
-    die "the copy failed (exit $rc): $n parts reported errors; first: ${s:-none}; logs in $tmp"
+  emit
+  if [ "$rc" -ne 0 ]; then
+    s=$(find "$tmp/log" -name '*.stderr' -size +0 -exec head -qn 1 {} + 2>/dev/null | head -n 1)
+    die "fpsync failed (exit $rc): ${s:-see $out}; job logs in $tmp/log"
   fi
-  read -r n b < <(copied "$tmp")
+  read -r n b < <(copied "$tmp/log")
   COPIED_FILES=$n
-  log "copied $n files ($(mib "$b")) in $((SECONDS - t0))s with $(find "$tmp" -name 'part.*.out' | wc -l) parts;" \
-    "the other $((SOURCE_FILES - n)) were up to date"
+  log "copied $n files ($(mib "$b")) in $((SECONDS - t0))s; the other $((SOURCE_FILES - n)) were up to date"
   rm -rf "$tmp"
+}
+
+# rsync options shared by the delete pass and the verification: the same attributes and skipped names as the copy.
+rsync_check_opts() {
+  local s
+  CHECK=(-rlptgoD --numeric-ids)
+  for s in "${SKIP[@]}"; do CHECK+=("--exclude=$s"); done
 }
 
 # Target files the source does not hold (EFSC_DELETE_EXTRANEOUS=true only): one rsync that copies nothing.
 delete_extraneous() {
-  local s out x=()
-  for s in "${SKIP[@]}"; do x+=("--exclude=$s"); done
+  local out
   log "deleting what $SRC does not hold from $EFSC_TARGET_PATH"
-  out=$(rsync -rlptgoD --numeric-ids "${x[@]}" --existing --ignore-existing --delete --itemize-changes "$SRC/" "$DST/") ||
+  out=$(rsync "${CHECK[@]}" --existing --ignore-existing --delete --itemize-changes "$SRC/" "$DST/") ||
     die "the delete pass (rsync --delete) failed"
   log "deleted $(grep -c '^\*deleting' <<<"$out" || true) entries"
 }
 
-# Every source entry must be at the target with the same type, mode, owner, size and time (what rsync's quick check
-# compares), and with EFSC_DELETE_EXTRANEOUS nothing else may be there: one listing of each side, compared.
+# Every source entry must be at the target with the same size, time, mode and owner (a dry run that lists what it
+# would change). Directory times are not compared: parallel jobs touch them after rsync sets them.
 verify() {
-  local bad
-  listing "$DST" >"$WORK/target.list" || die "cannot list $EFSC_TARGET_PATH on $EFSC_EFS_SERVER"
-  bad=$(LC_ALL=C comm -z -23 "$WORK/source.list" "$WORK/target.list" | tr '\0' '\n')
-  [ -z "$bad" ] || die "verification: $(wc -l <<<"$bad") source entries are missing or differ at the target, first: $(head -n 1 <<<"$bad")"
-  if [ "$EFSC_DELETE_EXTRANEOUS" = true ]; then
-    bad=$(LC_ALL=C comm -z -13 "$WORK/source.list" "$WORK/target.list" | tr '\0' '\n')
-    [ -z "$bad" ] || die "verification: $(wc -l <<<"$bad") target entries are not in the source, first: $(head -n 1 <<<"$bad")"
-  fi
-  log "verified: all $SOURCE_FILES files ($(mib "$SOURCE_BYTES")) of the source are at $EFSC_TARGET_PATH with the same size, time, mode and owner"
+  local d=() diff bad
+  if [ "$EFSC_DELETE_EXTRANEOUS" = true ]; then d=(--delete); fi
+  diff=$(rsync "${CHECK[@]}" "${d[@]}" --dry-run --itemize-changes "$SRC/" "$DST/") || die "the verification (rsync --dry-run) failed"
+  bad=$(grep -E '^([<>ch.][fLDS]|cd|\*deleting)' <<<"$diff" || true)
+  [ -z "$bad" ] || die "verification: $(wc -l <<<"$bad") entries differ at the target, first: $(head -n 1 <<<"$bad")"
+  log "verified: all $SOURCE_FILES files ($(mib "$SOURCE_BYTES")) of the source are at $EFSC_TARGET_PATH with the same size and time"
 }
 
 main() {
@@ -224,6 +225,7 @@ main() {
   install_packages
   stage_source
   mount_efs
+  rsync_check_opts
   copy
   if [ "$EFSC_DELETE_EXTRANEOUS" = true ]; then delete_extraneous; fi
   verify

@@ -161,14 +161,13 @@ export interface DataSeederProps {
   /**
    * Parallel rsync jobs (fpsync -n). Small files are latency-bound, so many jobs in flight are what makes NFS fast.
    *
-   * @default 50 (3,000 files of 50 KB into EFS: 6.4x faster than `cp -R` with 50 jobs of 100 files; in the lab,
-   * 50 jobs beat 16 and 8)
+   * @default 50 (3,000 files of 50 KB into EFS: 6.4x faster than `cp -R` with 50 jobs of 100 files)
    */
   readonly workers?: number;
 
   /**
-   * Files per rsync job (fpsync -f; a job also ends at 4 GiB). Small parts keep all workers busy on small data sets;
-   * for millions of files, larger parts (1,000 or more) spare the per-job start-up cost.
+   * Files per rsync job (fpsync -f). Small parts keep all workers busy on small data sets; for millions of files,
+   * larger parts (1,000 or more) spare the per-job start-up cost.
    *
    * @default 100
    */
@@ -252,13 +251,12 @@ export interface DataSeederProps {
 const DEFAULT_INSTANCE_TYPE = 'm7g.xlarge';
 
 /**
- * Loads a data set into EFS in parallel (fpsync's method: fpart splits the file list into parts while it crawls, one
- * rsync per part, `workers` at a time; run by xargs rather than fpsync's queue manager, whose polling cost more than
- * the copying in the lab), once per deployment that changes it, and makes `cdk deploy` wait until the data is there.
+ * Loads a data set into EFS in parallel (fpsync: fpart splits the file list into parts, one rsync per part, many at
+ * a time), once per deployment that changes it, and makes `cdk deploy` wait until the data is there.
  *
  * ## Resources Deployed
  * - One EC2 instance (IMDSv2 required, encrypted gp3 root volume, detailed monitoring) whose user data stages the
- *   source on local disk, mounts the file system, copies, verifies, signals CloudFormation and powers
+ *   source on local disk, mounts the file system, copies with fpsync, verifies, signals CloudFormation and powers
  *   off; its shutdown behavior is terminate, so it removes itself. A CreationPolicy makes the deployment wait for
  *   the signal. A new source, version or setting changes the instance's logical id, which replaces it: the new
  *   instance seeds again, and rsync copies only what changed.
