@@ -30,7 +30,7 @@ describe('CacheDashboard', () => {
     expect(m).toEqual(expect.arrayContaining([
       expect.arrayContaining(['AWS/EFS', 'DataReadIOBytes', 'FileSystemId']),
       expect.arrayContaining(['CdkEfsCache', 'NfsdBytesRead', 'Group', 'TestStack/Data/CacheFleet']),
-      [expect.objectContaining({ expression: 'hits1 * 4096', label: 'FS-Cache hits, Clients1 (bytes)' })],
+      [expect.objectContaining({ expression: '(reads1 - writes1) * 4096', label: 'FS-Cache hits, Clients1 (bytes)' })],
     ]));
     const [share] = byTitle(/^Share of reads served by caches/);
     expect(metricsOf(share)[0][0].expression).toBe('100 * (FILL(c0, 0) + FILL(c1, 0)) / ((FILL(c0, 0) + FILL(c1, 0)) + FILL(efs, 0))');
@@ -61,7 +61,7 @@ describe('CacheDashboard', () => {
 
   test('FS-Cache client widgets per client group', () => {
     const { byTitle } = build({}, 2);
-    expect(byTitle(/^FS-Cache Clients\d: pages read from cache/)).toHaveLength(2);
+    expect(byTitle(/^FS-Cache Clients\d: pages looked up in the cache/)).toHaveLength(2);
     const free = metricsOf(byTitle(/^FS-Cache Clients1: cache disk free/)[0]).flat();
     expect(free).toEqual(expect.arrayContaining(['CdkEfsCache', 'CacheDiskFreePercent', 'Group', 'TestStack/Data/Clients1']));
   });

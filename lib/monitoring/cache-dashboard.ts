@@ -232,15 +232,17 @@ export class CacheDashboard extends Construct {
   public addClients(clients: FsCacheClientLaunchTemplate): void {
     const n = this.clientServed.length + 1;
     this.clientServed.push(new cloudwatch.MathExpression({
-      expression: `hits${n} * 4096`,
-      usingMetrics: { [`hits${n}`]: clients.metricFscacheReads() },
+      // On kernel 6.1 a read from the cache is counted whether it hits or not, and every miss is filled by a write
+      // (the lab measures both): hits are reads minus writes.
+      expression: `(reads${n} - writes${n}) * 4096`,
+      usingMetrics: { [`reads${n}`]: clients.metricFscacheReads(), [`writes${n}`]: clients.metricFscacheWrites() },
       label: `FS-Cache hits, ${clients.node.id} (bytes)`,
       period: Duration.minutes(1),
     }));
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: `FS-Cache ${clients.node.id}: pages read from cache (hits) and written (misses)`, width: 12,
-        left: [clients.metricFscacheReads({ label: 'read from cache' }), clients.metricFscacheWrites({ label: 'written to cache' })],
+        title: `FS-Cache ${clients.node.id}: pages looked up in the cache (hits and misses) and written (misses)`, width: 12,
+        left: [clients.metricFscacheReads({ label: 'looked up in cache' }), clients.metricFscacheWrites({ label: 'written to cache' })],
         right: [clients.metricFscacheCulled({ label: 'culled' })],
       }),
       new cloudwatch.GraphWidget({

@@ -35,9 +35,12 @@ export const NODE_METRICS = {
 
 /** Metrics of an FS-Cache client, read from /proc/fs/fscache and the cache file system. */
 export const CLIENT_METRICS = {
-  /** Pages read from the disk cache (sum per period): hits. */
+  /**
+   * Pages read from the disk cache (sum per period), from /proc/fs/fscache/stats `IO rd`. On kernel 6.1 NFS counts a
+   * read for every page it looks up in the cache, hit or miss: hits are FscacheReads minus FscacheWrites.
+   */
   fscacheReads: 'FscacheReads',
-  /** Pages written to the disk cache (sum per period): misses being filled. */
+  /** Pages written to the disk cache (sum per period), `IO wr`: misses being filled. */
   fscacheWrites: 'FscacheWrites',
   /** Objects culled by cachefilesd (sum per period). */
   fscacheCulled: 'FscacheCulled',
