@@ -215,7 +215,7 @@ serve() {
 # The node's metrics for lib/metrics.sh (names and meaning: lib/monitoring/metrics.ts). OFMT: no exponent in large values.
 metrics_read() {
   awk '$1=="rc"{print "NfsdOps c",$2+$3+$4} $1=="io"{print "NfsdBytesRead c",$2} $1=="Cached:"{print "PageCacheBytes g",$2*1024}
-    FILENAME~/ds$/{print "NfsdThreads g",$1} FILENAME~/ts$/&&!/^#/{q+=$3} END{print "NfsdRequestsQueued c",q+0}' OFMT=%.0f \
+    FILENAME~/ds$/{print "NfsdThreads g",$1} FILENAME~/ts$/&&!/^#/{q+=$2-$4} END{print "NfsdRequestsQueued c",q+0}' OFMT=%.0f \
     /proc/net/rpc/nfsd /proc/fs/nfsd/threads /proc/fs/nfsd/pool_stats /proc/meminfo
 }
 

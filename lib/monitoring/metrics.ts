@@ -25,8 +25,9 @@ export const NODE_METRICS = {
   /** nfsd threads running (average), from /proc/fs/nfsd/threads. */
   nfsdThreads: 'NfsdThreads',
   /**
-   * Requests that found every nfsd thread busy and waited (sum per period), from /proc/fs/nfsd/pool_stats
-   * sockets-enqueued: nonzero means more threads would help.
+   * Requests that found no idle nfsd thread and waited (sum per period), from /proc/fs/nfsd/pool_stats:
+   * packets-arrived minus threads-woken (sockets-enqueued counts every request on 6.1). Nonzero and rising means
+   * more threads would help.
    */
   nfsdRequestsQueued: 'NfsdRequestsQueued',
   /** Bytes of page cache (average), from /proc/meminfo Cached: the RAM cache itself. */
