@@ -143,15 +143,17 @@ export function mainTable(results: Results): string {
 
 export function synthTable(synth: SynthResults | undefined): string {
   if (!synth) return `Synthesis (item 5): ${NOT_MEASURED}.`;
-  const one = synth.rows.find((r) => r.nodes === 1);
+  const one = synth.rows.find((r) => r.nodes === 1 && r.seconds !== undefined);
   return table(
     ['Cache nodes', 'Synth time', 'vs 1 node', 'Template', 'vs 1 node', "Of CloudFormation's 1 MB limit", 'Resources'],
-    synth.rows.map((r) => [
-      `${r.nodes}${r.dashboard ? '' : ' (without dashboard)'}`,
-      `${r.seconds.toFixed(2)} s`, one ? x(r.seconds / one.seconds) : '',
-      kib(r.templateBytes), one ? x(r.templateBytes / one.templateBytes) : '',
-      pct(r.templateBytes / TEMPLATE_LIMIT_BYTES), String(r.resources),
-    ]),
+    synth.rows.map((r) => r.seconds === undefined || r.templateBytes === undefined
+      ? [String(r.nodes), `does not synthesize: ${r.error ?? r.defaultError ?? 'unknown'}`, '', '', '', '', '']
+      : [
+        `${r.nodes}${r.dashboard ? '' : ' (without dashboard)'}`,
+        `${r.seconds.toFixed(2)} s`, one?.seconds ? x(r.seconds / one.seconds) : '',
+        kib(r.templateBytes), one?.templateBytes ? x(r.templateBytes / one.templateBytes) : '',
+        pct(r.templateBytes / TEMPLATE_LIMIT_BYTES), String(r.resources ?? ''),
+      ]),
   );
 }
 
@@ -179,7 +181,7 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   const out: string[] = ['# Benchmarks', ''];
   out.push(
     'Written by `npm run bench` (see [bench/](../bench)) from the figures it measured and recorded in',
-    '`bench/results.json`. Each speed-up and each fraction of a ceiling is a ratio of two figures measured in the same run,',
+    '`bench/figures.json`. Each speed-up and each fraction of a ceiling is a ratio of two figures measured in the same run,',
     'on the same machine; the VMs are emulated (QEMU TCG, no KVM), so absolute speeds are 10-20x below hardware and only',
     'the ratios mean something. The origin link is shaped like a remote service, and the speed-ups of items 1 and 2 depend',
     'on how it is shaped (stated below): a slower or farther origin gives larger ratios.',
@@ -191,7 +193,9 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   out.push('Speed-up: baseline time / cached time. Of the ceiling: cached speed / the ceiling\'s speed for the same work.', '');
   out.push('## Synthesis: how cost grows with the fleet (item 5)', '', synthTable(results.synth), '');
   const failed = results.synth?.rows.filter((r) => r.defaultError) ?? [];
-  for (const r of failed) out.push(`With ${r.nodes} nodes the default stack (with its dashboard) did not synthesize: "${r.defaultError}".`, '');
+  for (const r of failed) {
+    if (!r.error) out.push(`With ${r.nodes} nodes the default stack (with its dashboard) did not synthesize: "${r.defaultError}".`, '');
+  }
   const s = results.seeding;
   if (s?.results && Object.keys(s.results).length) {
     out.push('## Seeding: every figure of the seeding lab (item 4)', '');
@@ -216,7 +220,7 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
     '```',
     'sudo npm run bench                       # everything (root: the lab makes network namespaces and taps)',
     'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4); comma-separated',
-    'npm run bench -- --only render           # the table, chart and README section from bench/results.json',
+    'npm run bench -- --only render           # the table, chart and README section from bench/figures.json',
     'npm run bench -- --smoke                 # cheap check: synth with 1 node, rendered into a temporary folder',
     '```',
     '',
@@ -236,7 +240,8 @@ export function chartSpec(results: Results): ChartSpec {
     subtitle: settingsLine(results),
     speedups: rs.filter((r) => r.speedup !== undefined).map((r) => ({ label: label(r), value: r.speedup! })),
     ceilings: rs.filter((r) => r.ofCeiling !== undefined).map((r) => ({ label: label(r), value: r.ofCeiling! })),
-    synth: (results.synth?.rows ?? []).map((r) => ({ nodes: r.nodes, kib: r.templateBytes / 1024, seconds: r.seconds, dashboard: r.dashboard })),
+    synth: (results.synth?.rows ?? []).flatMap((r) => (r.seconds === undefined || r.templateBytes === undefined ? []
+      : [{ nodes: r.nodes, kib: r.templateBytes / 1024, seconds: r.seconds, dashboard: r.dashboard }])),
     limitKiB: TEMPLATE_LIMIT_BYTES / 1024,
   };
 }

@@ -34,13 +34,15 @@ export interface Timing {
 
 export interface SynthRow {
   readonly nodes: number;
-  /** Median wall time of construct + synth, seconds. */
-  readonly seconds: number;
+  /** Median wall time of construct + synth, seconds (absent when the stack did not synthesize). */
+  readonly seconds?: number;
   /** Every repetition, seconds. */
   readonly samples: number[];
   /** Size of the synthesized template file. */
-  readonly templateBytes: number;
-  readonly resources: number;
+  readonly templateBytes?: number;
+  readonly resources?: number;
+  /** Why the stack did not synthesize at all (with or without the dashboard). */
+  readonly error?: string;
   /** Whether the default dashboard was part of the stack. */
   readonly dashboard: boolean;
   /** Why the default stack (with its dashboard) did not synthesize, when it did not: the row is then without it. */
