@@ -52,7 +52,8 @@ def main():
         ax.text(-0.4, spec["limitKiB"], " CloudFormation limit", va="bottom", fontsize=8, color="#c8553d")
         for i, s in enumerate(synth):
             ax.text(i, s["kib"], f"{s['kib']:.0f} KiB\n{s['seconds']:.2f} s", ha="center", va="bottom", fontsize=8)
-        ax.set_xlabel("cache nodes (* without the dashboard)", fontsize=9)
+        refused = ", ".join(str(n) for n in spec.get("synthRefused", []))
+        ax.set_xlabel("cache nodes (* without the dashboard)" + (f"; {refused}: does not synthesize" if refused else ""), fontsize=9)
         ax.set_ylabel("template KiB", fontsize=9)
         ax.margins(y=0.25)
     else:

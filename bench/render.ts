@@ -26,6 +26,8 @@ export interface ChartSpec {
   readonly ceilings: Array<{ label: string; value: number }>;
   readonly synth: Array<{ nodes: number; kib: number; seconds: number; dashboard: boolean }>;
   readonly limitKiB: number;
+  /** Node counts that did not synthesize. */
+  readonly synthRefused: number[];
 }
 
 const NOT_MEASURED = 'not measured';
@@ -173,7 +175,7 @@ function partLines(name: string, p: PartRun | undefined): string[] {
 export function settingsLine(results: Results): string {
   const p = results.lab ?? results.synth ?? results.seeding;
   const parts = [p ? `${p.date.slice(0, 10)}, ${machineLine(p)}` : ''];
-  if (results.lab) parts.push(results.lab.settings['origin link'].replace(/ \(EFS stand-in.*\)$/, ''));
+  if (results.lab) parts.push(`items 1-3: ${results.lab.settings['origin link'].replace(/ \(EFS stand-in.*\)$/, '')}`);
   return parts.filter(Boolean).join('; ');
 }
 
@@ -243,5 +245,6 @@ export function chartSpec(results: Results): ChartSpec {
     synth: (results.synth?.rows ?? []).flatMap((r) => (r.seconds === undefined || r.templateBytes === undefined ? []
       : [{ nodes: r.nodes, kib: r.templateBytes / 1024, seconds: r.seconds, dashboard: r.dashboard }])),
     limitKiB: TEMPLATE_LIMIT_BYTES / 1024,
+    synthRefused: (results.synth?.rows ?? []).filter((r) => r.seconds === undefined).map((r) => r.nodes),
   };
 }
