@@ -45,6 +45,9 @@ step "packed library in a fresh app" bash test/package/pack-and-synth.sh
 gates() { bash test/gates/run.sh | tee "$results/gates.log"; }
 step "independent gates (cfn-lint, shellcheck, 16 KB)" gates
 count_line "$results/gates.log"
+# The benchmark's cheap path (synthesis with one node, the table and the chart into a temporary folder): proves that
+# `npm run bench` still works without booting its VMs. It measures nothing that is kept.
+step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --smoke
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
 # Here only the scenarios (about 20 minutes on two cores, image build included); `npm run test:lab` runs every lab
 # file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick local run; CI
