@@ -49,7 +49,7 @@ count_line "$results/gates.log"
 # `npm run bench` still works without booting its VMs. It measures nothing that is kept.
 step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --smoke
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
-# Here only the scenarios (about 20 minutes on two cores, image build included); `npm run test:lab` runs every lab
+# Here only the scenarios (about 14 minutes on two cores, image build included); `npm run test:lab` runs every lab
 # file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick local run; CI
 # always runs it.
 if [ "${LAB:-run}" != skip ] || [ "${CI:-}" = true ]; then
