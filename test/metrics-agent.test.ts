@@ -1,20 +1,16 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { CacheFleet, CLIENT_METRICS, FsCacheClientLaunchTemplate, METRIC_NAMESPACE, MountHelper, NODE_METRICS } from '../lib';
 import { compactScript } from '../lib/bootstrap/render';
 import { readAsset } from '../lib/private/assets';
-import { nagFindings, stackWithVpc } from './util';
+import { importedFs, nagFindings, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
 
 function setUp(metrics?: boolean) {
   const { app, stack, vpc } = stackWithVpc();
-  const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
-    fileSystemId: 'fs-0123456789abcdef0',
-    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
-  });
+  const fileSystem = importedFs(stack);
   const fleet = new CacheFleet(stack, 'Fleet', { vpc, fileSystem, nodeCount: 1, originMountHelper: MountHelper.NFS, metrics });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: fleet, metrics });
   const ud = launchTemplateUserData(stack);
@@ -73,10 +69,7 @@ describe('on-instance metrics through the CloudWatch agent', () => {
 
   test('a user-given role gets the permission too', () => {
     const { stack, vpc } = stackWithVpc();
-    const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
-      fileSystemId: 'fs-0123456789abcdef0',
-      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
-    });
+    const fileSystem = importedFs(stack);
     const role = new iam.Role(stack, 'Mine', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
     new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem, mountHelper: MountHelper.NFS, role });
     Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
@@ -89,10 +82,7 @@ describe('on-instance metrics through the CloudWatch agent', () => {
     const app = new App();
     const stack = new Stack(app, 'S');
     const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0 });
-    const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
-      fileSystemId: 'fs-0123456789abcdef0',
-      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
-    });
+    const fileSystem = importedFs(stack);
     expect(() => new FsCacheClientLaunchTemplate(stack, 'My Clients', { vpc, fileSystem, mountHelper: MountHelper.NFS }))
       .toThrow(/Invalid metrics.*S\/My Clients/);
     expect(() => new FsCacheClientLaunchTemplate(stack, 'Other Clients', { vpc, fileSystem, mountHelper: MountHelper.NFS, metrics: false }))

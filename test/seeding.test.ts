@@ -4,11 +4,10 @@ import * as path from 'path';
 import { App, Duration, Size, Stack, Tags } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as efs from 'aws-cdk-lib/aws-efs';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { CacheFleet, DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../lib';
-import { nagFindings, newApp, stackWithVpc } from './util';
+import { importedFs, nagFindings, newApp, stackWithVpc } from './util';
 import { flatten, parameters } from './util/user-data';
 
 /** A small directory to ship as an asset; content decides the asset hash. */
@@ -17,13 +16,6 @@ function assetDir(content = 'hello'): string {
   fs.mkdirSync(path.join(dir, 'sub'));
   fs.writeFileSync(path.join(dir, 'sub', 'a.txt'), content);
   return dir;
-}
-
-function importedFs(stack: Stack): efs.IFileSystem {
-  return efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
-    fileSystemId: 'fs-0123456789abcdef0',
-    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
-  });
 }
 
 type Source = (stack: Stack) => SeedSource;

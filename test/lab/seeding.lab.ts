@@ -18,12 +18,11 @@ import * as path from 'path';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as efs from 'aws-cdk-lib/aws-efs';
 import { CacheFleet, DataSeeder, MountHelper, SeedSource } from '../../lib';
+import { importedFs } from '../util';
 import { CfnTemplate, Lab, progress, resolveUserData, Vm } from './harness';
+import { EFS_NAME } from './scenarios/stacks';
 
-const EFS_ID = 'fs-0123456789abcdef0';
-const EFS_NAME = `${EFS_ID}.efs.us-east-1.amazonaws.com`;
 const SUBNET = '10.77.0';
 // On the origin's link: every reply of the "EFS" waits 10 ms; no rate cap. EFS answers a metadata operation in a few
 // milliseconds, and a serial small-file copy into it is bound by that latency (the seed: cp -R of 3,000 files, 38 s).
@@ -82,10 +81,7 @@ function synthesize(): { template: CfnTemplate; seeder: string; failing: string;
   const app = new App();
   const stack = new Stack(app, 'SeedLab');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
-  const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
-    fileSystemId: EFS_ID,
-    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
-  });
+  const fileSystem = importedFs(stack);
   const seeder = new DataSeeder(stack, 'Seeder', {
     vpc,
     fileSystem,

@@ -6,9 +6,8 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as efs from 'aws-cdk-lib/aws-efs';
 import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper } from '../../../lib';
-import { newApp } from '../../util';
+import { importedFs, newApp } from '../../util';
 import { CfnTemplate, IntrinsicValues, resolveUserData } from '../harness';
 
 export const LAB_SUBNET = '10.77.0.0/24';
@@ -42,10 +41,7 @@ export function labUserData(): LabUserData {
   const app = newApp();
   const stack = new Stack(app, 'Lab');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
-  const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
-    fileSystemId: FS_ID,
-    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
-  });
+  const fileSystem = importedFs(stack);
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
     fileSystem,
