@@ -495,16 +495,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
 
   /** Whether one node (0-based) is in service: its group's GroupInServiceInstances, minimum per period. */
   public metricNodeInService(node: number, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    const n = this.nodes[node];
-    if (!n) throw new Error(`cdk-efs-cache: the fleet has ${this.nodes.length} nodes; there is no node ${node}`);
-    return new cloudwatch.Metric({
-      namespace: 'AWS/AutoScaling',
-      metricName: 'GroupInServiceInstances',
-      dimensionsMap: { AutoScalingGroupName: n.autoScalingGroup.autoScalingGroupName },
-      statistic: 'Minimum',
-      period: Duration.minutes(1),
-      ...props,
-    });
+    return this.nodeMetric(node, 'GroupInServiceInstances', 'Minimum', props, 'AWS/AutoScaling');
   }
 
   /**
@@ -541,11 +532,12 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     return groupMetric(this.metricsGroup, NODE_METRICS.pageCacheBytes, 'Average', props);
   }
 
-  private nodeMetric(node: number, metricName: string, statistic: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+  /** A metric of one node's Auto Scaling group (EC2 metrics by group, or the group's own). */
+  private nodeMetric(node: number, metricName: string, statistic: string, props?: cloudwatch.MetricOptions, namespace = 'AWS/EC2'): cloudwatch.Metric {
     const n = this.nodes[node];
     if (!n) throw new Error(`cdk-efs-cache: the fleet has ${this.nodes.length} nodes; there is no node ${node}`);
     return new cloudwatch.Metric({
-      namespace: 'AWS/EC2',
+      namespace,
       metricName,
       dimensionsMap: { AutoScalingGroupName: n.autoScalingGroup.autoScalingGroupName },
       statistic,
