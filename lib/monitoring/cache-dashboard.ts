@@ -215,10 +215,7 @@ export class CacheDashboard extends Construct {
           alarmRule: cloudwatch.AlarmRule.allOf(...parts.map((a) => cloudwatch.AlarmRule.fromAlarm(a, cloudwatch.AlarmState.ALARM))),
           alarmDescription: description,
         });
-        if (this.props.alarmTopic) {
-          composite.addAlarmAction(new cwactions.SnsAction(this.props.alarmTopic));
-          composite.addOkAction(new cwactions.SnsAction(this.props.alarmTopic));
-        }
+        this.notify(composite);
         this.alarms.push(...parts);
         this.compositeAlarms.push(composite);
       }
@@ -279,12 +276,16 @@ export class CacheDashboard extends Construct {
 
   private alarm(id: string, metric: cloudwatch.IMetric, props: Omit<cloudwatch.CreateAlarmOptions, 'alarmName'>): cloudwatch.Alarm {
     const alarm = new cloudwatch.Alarm(this, id, { metric, ...props });
-    if (this.props.alarmTopic) {
-      alarm.addAlarmAction(new cwactions.SnsAction(this.props.alarmTopic));
-      alarm.addOkAction(new cwactions.SnsAction(this.props.alarmTopic));
-    }
+    this.notify(alarm);
     this.alarms.push(alarm);
     return alarm;
+  }
+
+  /** Sends the alarm's ALARM and OK transitions to `alarmTopic`, when there is one. */
+  private notify(alarm: cloudwatch.AlarmBase): void {
+    if (!this.props.alarmTopic) return;
+    alarm.addAlarmAction(new cwactions.SnsAction(this.props.alarmTopic));
+    alarm.addOkAction(new cwactions.SnsAction(this.props.alarmTopic));
   }
 
   private meteredPerSecond(): cloudwatch.IMetric {
