@@ -241,13 +241,12 @@ attach_stable_eni() {
 }
 
 main() {
+  # Only the first-boot run tells CloudFormation how it ended (aws-signal.sh; absent when run from a checkout).
+  if [ -z "${1:-}" ] && declare -F signal_arm >/dev/null; then signal_arm; fi
   check_parameters
   case "${1:-}" in
     --warm) warm ;;
-    --metrics)
-      trap - EXIT
-      metrics_collect
-      ;;
+    --metrics) metrics_collect ;;
     "")
       detect_os
       if [ "$OS_PKG" = dnf ]; then ensure_packages nfs-utils; else ensure_packages nfs-kernel-server; fi

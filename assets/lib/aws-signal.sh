@@ -3,6 +3,9 @@ set -euo pipefail
 # AWS only: tells CloudFormation whether this instance's first bootstrap succeeded, so `cdk deploy` waits for a
 # node that really serves and fails when one cannot (the reason is in the instance's log). Inert unless
 # EFSC_SIGNAL_STACK is set; sends at most one signal per instance (a marker file), so boot-time re-runs stay quiet.
+# Loading this file arms nothing: only the first-boot run calls signal_arm. The installed copy of the user data also
+# holds this file, and its other modes (a boot unit's --warm, the metrics timer) must never signal: a --warm that
+# signalled SUCCESS would write the marker before the node serves, and a later failure would never be reported.
 # Needs: log (common.sh), curl, the AWS CLI, cloudformation:SignalResource on the stack.
 
 signal_cloudformation() {
@@ -27,6 +30,8 @@ signal_on_exit() {
   exit "$rc"
 }
 
-if [ -n "${EFSC_SIGNAL_STACK:-}" ]; then
-  trap signal_on_exit EXIT
-fi
+# signal_arm: from here on, the exit of this run signals SUCCESS (status 0) or FAILURE. Call it from a first-boot run
+# only, before its parameter checks, so that bad parameters are signalled too.
+signal_arm() {
+  if [ -n "${EFSC_SIGNAL_STACK:-}" ]; then trap signal_on_exit EXIT; fi
+}

@@ -218,6 +218,7 @@ main() {
     --no-shutdown) keep=yes ;;
     *) die "unknown argument '$1' (use --no-shutdown)" ;;
   esac
+  if declare -F signal_arm >/dev/null; then signal_arm; fi
   check_parameters
   exec 9>/run/efs-cache-seed.lock
   flock -n 9 || die "another seeding run is in progress (/run/efs-cache-seed.lock)"

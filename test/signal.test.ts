@@ -1,0 +1,43 @@
+/**
+ * When the rendered user data tells CloudFormation how a bootstrap ended: only the first-boot run may signal. The
+ * installed copy of a cache node's user data also runs as `--warm` (efs-cache-warm.service, before nfsd, on every
+ * boot and once during the first boot); a signal from that run would report the node before it serves, and its
+ * once-only marker would silence the first-boot run's own result. The scripts run on this host in a sandbox
+ * (test/util/run-script.ts) with the metadata service and the aws CLI stubbed; that the first-boot SUCCESS comes
+ * only after nfsd serves is the lab's to prove on a real kernel.
+ */
+import { labUserData } from './lab/scenarios/stacks';
+import { parameters } from './util/user-data';
+import { runScript, signals } from './util/run-script';
+
+describe('CloudFormation signals of the rendered user data', () => {
+  const ud = labUserData();
+
+  test('the lab user data signals: stack, resource and region are set', () => {
+    const p = parameters(ud.cacheNode);
+    expect(p.EFSC_SIGNAL_STACK).toBe('Lab');
+    expect(p.EFSC_SIGNAL_RESOURCE).toMatch(/^FleetNode1Group/);
+    expect(p.EFSC_SIGNAL_REGION).toBe('us-east-1');
+  });
+
+  test('a cache node run with --warm (the boot unit) never signals', () => {
+    const run = runScript(ud.cacheNode, ['--warm']);
+    // Here the origin is not mounted, so warming fails: the status says the mode really ran.
+    expect(run.stderr).toMatch(/efs-cache: FATAL: the origin is not mounted at \/efs/);
+    expect(run.status).toBe(1);
+    expect(signals(run)).toEqual([]);
+    expect(run.calls.filter((c) => c.startsWith('curl '))).toEqual([]);
+  });
+
+  test('a first-boot run signals exactly once, FAILURE, when its parameters are bad', () => {
+    const bad = ud.cacheNode.replace(/^export EFSC_NFSD_THREADS='16'$/m, "export EFSC_NFSD_THREADS='many'");
+    expect(bad).not.toBe(ud.cacheNode);
+    const run = runScript(bad);
+    expect(run.stderr).toMatch(/FATAL: EFSC_NFSD_THREADS='many' is invalid/);
+    expect(signals(run)).toEqual(['FAILURE']);
+    expect(run.calls.find((c) => c.startsWith('aws cloudformation'))).toContain(
+      '--stack-name Lab --logical-resource-id ' + parameters(ud.cacheNode).EFSC_SIGNAL_RESOURCE +
+        ' --unique-id i-0123456789abcdef0 --status FAILURE',
+    );
+  });
+});

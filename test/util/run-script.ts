@@ -1,0 +1,74 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+/** What a sandboxed run of a rendered user data did. */
+export interface ScriptRun {
+  /** Exit status of bash. */
+  readonly status: number | null;
+  /** Everything it wrote to stderr (the efs-cache: lines). */
+  readonly stderr: string;
+  /** Every stubbed command it invoked, one `name arg arg ...` line each, in order. */
+  readonly calls: string[];
+  /** The run's scratch folder (HOME, and where a test may look for files a hostile value tried to create). */
+  readonly dir: string;
+}
+
+/**
+ * Commands that change a machine or reach a network: stubbed with one that records its call and fails, so a script
+ * run on the test host can do nothing to it and a test sees what it tried.
+ */
+const REFUSED = [
+  'apt-get', 'dnf', 'rpm', 'dpkg-query', 'systemctl', 'mount', 'umount', 'mkfs.ext4', 'mdadm', 'modprobe', 'sysctl',
+  'nfsconf', 'exportfs', 'shutdown', 'reboot', 'poweroff', 'restorecon', 'semanage', 'wipefs', 'dd', 'flock',
+];
+
+/**
+ * Runs a rendered user data with bash on the test host, with an empty environment, HOME in a scratch folder, and a
+ * PATH whose first folder holds stubs: `curl` answers the instance metadata service (IMDSv2 token, instance id
+ * `i-0123456789abcdef0`, region `us-east-1`), `aws` records its call and succeeds, `logger` does nothing, and every
+ * command in REFUSED records its call and fails. Only a script's parameter checks and its AWS calls can be proved
+ * this way: the rest needs the lab's real kernel.
+ */
+export function runScript(script: string, args: string[] = []): ScriptRun {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-run-'));
+  const bin = path.join(dir, 'bin');
+  const calls = path.join(dir, 'calls.log');
+  fs.mkdirSync(bin);
+  const stub = (name: string, body: string) =>
+    fs.writeFileSync(path.join(bin, name), `#!/bin/bash\nprintf '%s\\n' "${name} $*" >>'${calls}'\n${body}\n`, { mode: 0o755 });
+  stub('curl', [
+    'case "$*" in',
+    '  *api/token*) echo lab-token ;;',
+    '  *meta-data/instance-id*) echo i-0123456789abcdef0 ;;',
+    '  *meta-data/placement/region*) echo us-east-1 ;;',
+    '  *) exit 22 ;;',
+    'esac',
+  ].join('\n'));
+  stub('aws', 'exit 0');
+  stub('logger', 'exit 0');
+  for (const name of REFUSED) stub(name, 'exit 97');
+  const file = path.join(dir, 'user-data.sh');
+  fs.writeFileSync(file, script, { mode: 0o700 });
+  // A private mount namespace with empty tmpfs over the folders a script keeps its state in (the signal marker in
+  // /var/lib/efs-cache, installed copies under /usr/local, run state under /run): no run sees another's state, and
+  // none is left on the host.
+  const wrapper = 'for d in /var/lib /usr/local /run; do /bin/mount -t tmpfs efsc-test "$d"; done; exec "$@"';
+  const unshare = process.getuid?.() === 0 ? ['--mount'] : ['--mount', '--map-root-user'];
+  const r = spawnSync('unshare', [...unshare, '/bin/bash', '-c', wrapper, 'sandbox', 'bash', file, ...args], {
+    cwd: dir,
+    env: { PATH: `${bin}:/usr/sbin:/usr/bin:/sbin:/bin`, HOME: dir, LANG: 'C' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const log = fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8') : '';
+  return { status: r.status, stderr: r.stderr, calls: log.split('\n').filter((l) => l !== ''), dir };
+}
+
+/** The `aws cloudformation signal-resource` calls of a run, as their `--status` values. */
+export function signals(run: ScriptRun): string[] {
+  return run.calls
+    .filter((c) => c.startsWith('aws cloudformation signal-resource '))
+    .map((c) => /--status (\S+)/.exec(c)?.[1] ?? '?');
+}
