@@ -1,4 +1,4 @@
-import { Token, Tokenization } from 'aws-cdk-lib';
+import { Fn, Token, Tokenization } from 'aws-cdk-lib';
 import { USER_DATA_LIMIT_BYTES } from '../private/constants';
 import { readAsset } from '../private/assets';
 
@@ -30,21 +30,25 @@ export interface RenderScriptOptions {
 
 /**
  * Renders a script from assets/ into user data: `#!/bin/bash`, `set -euo pipefail`, one `export` line per
- * parameter (values single-quoted, tokens become `Fn::Join` parts), then the libraries and the script with comment
- * lines and blank lines dropped. Throws when the result would exceed EC2's 16 KB user-data limit.
+ * parameter (see `parameterLine`), then the libraries and the script with comment lines and blank lines dropped.
+ * Throws when the result would exceed EC2's 16 KB user-data limit.
  */
 export function renderScript(options: RenderScriptOptions): RenderedScript {
   const lines: string[] = ['#!/bin/bash', 'set -euo pipefail'];
+  let estimatedBytes = 0;
   for (const name of Object.keys(options.parameters).sort()) {
     if (!/^EFSC_[A-Z0-9_]+$/.test(name)) throw new Error(`cdk-efs-cache: parameter name ${name} is not EFSC_[A-Z0-9_]+`);
-    lines.push(`export ${name}=${shellQuote(options.parameters[name])}`);
+    const line = parameterLine(name, options.parameters[name]);
+    lines.push(line.text);
+    estimatedBytes += line.estimatedBytes + 1;
   }
+  const head = lines.join('\n') + '\n';
   for (const lib of options.libraries ?? ['lib/common.sh']) {
     lines.push(...compactScript(readAsset(lib)));
   }
   lines.push(...compactScript(readAsset(options.script)));
   const text = lines.join('\n') + '\n';
-  const estimatedBytes = estimateBytes(text);
+  estimatedBytes += Buffer.byteLength(text.slice(head.length), 'utf8') + Buffer.byteLength('#!/bin/bash\nset -euo pipefail\n', 'utf8');
   if (estimatedBytes > USER_DATA_LIMIT_BYTES) {
     throw new Error(
       `cdk-efs-cache: the user data of ${options.description} would be about ${estimatedBytes} bytes, over EC2's ` +
@@ -55,9 +59,26 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
 }
 
 /**
- * Single-quotes a value for bash; a literal single quote becomes '"'"'. A token's string form holds no quote, so
- * tokens pass through unchanged (their resolved values are ids, names and addresses, which hold none either).
+ * One parameter's line of the user data header. A value known at synth is single-quoted. A value that holds a token
+ * (a CfnParameter, an SSM value, an import, an id) is known only at deploy time and may resolve to anything, a
+ * quote or `$(...)` included: it goes through CloudFormation's `Fn::Base64`, whose output holds only
+ * A-Za-z0-9+/=, and the instance decodes it into the variable (`EFSC_X="$(base64 -d <<<'...')"; export EFSC_X`), so whatever it resolves to stays data. The scripts'
+ * own `need` checks then refuse a bad value with a FATAL line, as they do for literal ones.
  */
+export function parameterLine(name: string, value: string): { text: string; estimatedBytes: number } {
+  if (!Token.isUnresolved(value)) {
+    const text = `export ${name}=${shellQuote(value)}`;
+    return { text, estimatedBytes: Buffer.byteLength(text, 'utf8') };
+  }
+  // Assigned first, exported after: `export X="$(...)"` would mask a failed decode from set -e.
+  const [before, after] = [`${name}="$(base64 -d <<<'`, `')"; export ${name}`];
+  return {
+    text: `${before}${Fn.base64(value)}${after}`,
+    estimatedBytes: before.length + after.length + 4 * Math.ceil(estimateBytes(value) / 3),
+  };
+}
+
+/** Single-quotes a literal value for bash; a single quote becomes '"'"'. Values with tokens: see parameterLine. */
 export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'"'"'`)}'`;
 }

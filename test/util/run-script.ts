@@ -27,7 +27,7 @@ const REFUSED = [
 /**
  * Runs a rendered user data with bash on the test host, with an empty environment, HOME in a scratch folder, and a
  * PATH whose first folder holds stubs: `curl` answers the instance metadata service (IMDSv2 token, instance id
- * `i-0123456789abcdef0`, region `us-east-1`), `aws` records its call and succeeds, `logger` does nothing, and every
+ * `i-0123456789abcdef0`, region `us-east-1`), `aws` records its call and succeeds, `logger` and `sleep` do nothing, and every
  * command in REFUSED records its call and fails. Only a script's parameter checks and its AWS calls can be proved
  * this way: the rest needs the lab's real kernel.
  */
@@ -37,7 +37,7 @@ export function runScript(script: string, args: string[] = []): ScriptRun {
   const calls = path.join(dir, 'calls.log');
   fs.mkdirSync(bin);
   const stub = (name: string, body: string) =>
-    fs.writeFileSync(path.join(bin, name), `#!/bin/bash\nprintf '%s\\n' "${name} $*" >>'${calls}'\n${body}\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, name), `#!/bin/bash\na="$*"\nprintf '%s\\n' "${name} \${a//$'\\n'/\\\\n}" >>'${calls}'\n${body}\n`, { mode: 0o755 });
   stub('curl', [
     'case "$*" in',
     '  *api/token*) echo lab-token ;;',
@@ -48,6 +48,7 @@ export function runScript(script: string, args: string[] = []): ScriptRun {
   ].join('\n'));
   stub('aws', 'exit 0');
   stub('logger', 'exit 0');
+  stub('sleep', 'exit 0'); // retry loops end at once
   for (const name of REFUSED) stub(name, 'exit 97');
   const file = path.join(dir, 'user-data.sh');
   fs.writeFileSync(file, script, { mode: 0o700 });

@@ -2,18 +2,22 @@ import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 
 /**
- * Turns a CloudFormation value into text: strings as they are, `Fn::Join` joined, and every other intrinsic
- * (`Ref`, `Fn::GetAtt`, ...) replaced by `placeholder(key)`, where key is `Ref:Name` or `Fn::GetAtt:Name.Attr`.
+ * Turns a CloudFormation value into text: strings as they are, `Fn::Join` joined, `Fn::Base64` encoded (an outermost
+ * one, the wrapper of UserData, is unwrapped), and every other intrinsic (`Ref`, `Fn::GetAtt`, ...) replaced by
+ * `placeholder(key)`, where key is `Ref:Name` or `Fn::GetAtt:Name.Attr`.
  */
-export function flatten(value: unknown, placeholder: (key: string) => string): string {
+export function flatten(value: unknown, placeholder: (key: string) => string, nested = false): string {
   if (typeof value === 'string') return value;
   if (value && typeof value === 'object') {
     const v = value as Record<string, any>;
     if ('Fn::Join' in v) {
       const [sep, parts] = v['Fn::Join'];
-      return (parts as unknown[]).map((p) => flatten(p, placeholder)).join(sep);
+      return (parts as unknown[]).map((p) => flatten(p, placeholder, true)).join(sep);
     }
-    if ('Fn::Base64' in v) return flatten(v['Fn::Base64'], placeholder);
+    if ('Fn::Base64' in v) {
+      const text = flatten(v['Fn::Base64'], placeholder, true);
+      return nested ? Buffer.from(text, 'utf8').toString('base64') : text;
+    }
     if ('Ref' in v) return placeholder(`Ref:${v.Ref}`);
     if ('Fn::GetAtt' in v) return placeholder(`Fn::GetAtt:${[].concat(v['Fn::GetAtt']).join('.')}`);
     const keys = Object.keys(v);
@@ -33,11 +37,17 @@ export function launchTemplateUserData(stack: Stack, placeholder = (k: string) =
   return out;
 }
 
-/** Values of the `export EFSC_X='...'` header lines of a rendered user data. */
+/**
+ * Values of the header lines of a rendered user data: `export EFSC_X='...'` (known at synth) and
+ * `EFSC_X="$(base64 -d <<<'...')"; export EFSC_X` (deploy-time values, decoded here as the instance decodes them).
+ */
 export function parameters(userData: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of userData.matchAll(/^export (EFSC_[A-Z0-9_]+)='((?:[^']|'"'"')*)'$/gm)) {
     out[m[1]] = m[2].replace(/'"'"'/g, "'");
+  }
+  for (const m of userData.matchAll(/^(EFSC_[A-Z0-9_]+)="\$\(base64 -d <<<'([A-Za-z0-9+/=]*)'\)"; export \1$/gm)) {
+    out[m[1]] = Buffer.from(m[2], 'base64').toString('utf8');
   }
   return out;
 }
