@@ -219,6 +219,11 @@ try {
       }
       const bytes = Buffer.byteLength(text, 'utf8');
       check(`user data size ${name}`, bytes < USER_DATA_LIMIT, `${bytes} bytes of ${USER_DATA_LIMIT}`);
+      // Every deploy-time value (an intrinsic) must sit inside an Fn::Base64 that the instance decodes: one outside
+      // it is shell text whatever it resolves to. Marked values outside a base64 segment stay visible as the marker.
+      const marked = flatten(ud, (k) => `@@DEPLOY-TIME ${k}@@`);
+      const raw = [...new Set(marked.match(/@@DEPLOY-TIME [^@]*@@/g) ?? [])];
+      check(`deploy-time values only as data ${name}`, raw.length === 0, raw.join(', '));
       const file = path.join(work, t.config, `${id}.sh`);
       fs.writeFileSync(file, text);
       scripts.push({ name, file });
