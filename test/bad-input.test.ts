@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Duration, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { App, Duration, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -49,6 +49,13 @@ const client = (props: Partial<FsCacheClientLaunchTemplateProps>) =>
   (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), ...props });
 const seeder = (props: Partial<DataSeederProps>, source: (s: Stack) => SeedSource = () => SeedSource.fromInstanceDirectory('/srv/data')) =>
   (stack: Stack, vpc: ec2.Vpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source(stack), ...props });
+/** Two fleets over one file system on one VPC: the second with props of its own (given the first, if a function). */
+const twoFleets = (second: Partial<CacheFleetProps> | ((first: CacheFleet) => Partial<CacheFleetProps>), first: Partial<CacheFleetProps> = {}) =>
+  (stack: Stack, vpc: ec2.Vpc) => {
+    const fileSystem = importedFs(stack);
+    const a = new CacheFleet(stack, 'Fleet', { vpc, fileSystem, ...first });
+    return new CacheFleet(stack, 'Fleet2', { vpc, fileSystem, ...(typeof second === 'function' ? second(a) : second) });
+  };
 const imported = (s: Stack) => efs.FileSystem.fromFileSystemAttributes(s, 'Fs', {
   fileSystemId: 'fs-0123456789abcdef0',
   securityGroup: ec2.SecurityGroup.fromSecurityGroupId(s, 'Sg', 'sg-0123456789abcdef0'),
@@ -176,6 +183,21 @@ const CASES: BadInput[] = [
   { name: 'seeder: a missing asset', build: seeder({}, () => SeedSource.fromAsset('/no/such/dir')), error: /^Invalid source: the asset path \/no\/such\/dir does not exist/ },
   { name: 'seeder: a single file as asset', build: seeder({}, () => SeedSource.fromAsset(aFile())), error: /^Invalid source: .* is a single file/ },
   { name: 'seeder: deleting extraneous files at the root (warning)', build: seeder({ deleteExtraneous: true }), warning: /^deleteExtraneous: with targetPath '\/', every file of the file system/ },
+  // Route 53 names that two fleets would both claim (Route 53 refuses the second at deploy)
+  { name: 'fleets: two with the default zone on one VPC', build: twoFleets({}), error: /^Invalid zoneName: a private hosted zone named 'efs-cache.internal' on this VPC already belongs to the fleet TestStack\/Fleet: .*another zoneName/ },
+  { name: 'fleets: two cached file systems with fleets in one stack', build: (stack, vpc) => [1, 2].map((i) => new CachedFileSystem(stack, `Data${i}`, { vpc, cacheFleet: {} })), error: /^Invalid zoneName: .*already belongs to the fleet TestStack\/Data1\/CacheFleet/ },
+  { name: 'fleets: one zone name with a trailing dot', build: twoFleets({ zoneName: 'data.example.internal.' }, { zoneName: 'data.example.internal' }), error: /^Invalid zoneName: a private hosted zone named 'data.example.internal.' on this VPC/ },
+  {
+    name: 'fleets: the same zone name in two stacks on one imported VPC',
+    build: (stack) => ['Other', 'Mine'].map((id) => {
+      const s = id === 'Mine' ? stack : new Stack(stack.node.root as App, id);
+      const vpc = ec2.Vpc.fromVpcAttributes(s, 'Shared', { vpcId: 'vpc-0123456789abcdef0', vpcCidrBlock: '10.0.0.0/16', availabilityZones: ['us-east-1a'], privateSubnetIds: ['subnet-0123456789abcdef0'] });
+      return new CacheFleet(s, 'Fleet', { vpc, fileSystem: importedFs(s) });
+    }),
+    error: /^Invalid zoneName: .*already belongs to the fleet Other\/Fleet/,
+  },
+  { name: 'fleets: a shared hosted zone with the default record name', build: twoFleets((first) => ({ hostedZone: first.fanOut.hostedZone })), error: /^Invalid recordName: the record 'cache' in this hosted zone already belongs to the fleet TestStack\/Fleet: .*its own recordName/ },
+  { name: 'fleets: a record name that is another fleet\'s node name', build: twoFleets((first) => ({ hostedZone: first.fanOut.hostedZone, recordName: 'node2.cache' })), error: /^Invalid recordName: the record 'node2.cache' in this hosted zone already belongs to the fleet TestStack\/Fleet/ },
 ];
 
 describe('bad input names the prop', () => {

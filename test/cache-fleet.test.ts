@@ -234,6 +234,26 @@ describe('CacheFleet fan-out', () => {
     Template.fromStack(stack).resourceCountIs('AWS::Route53::HostedZone', 1);
   });
 
+  test('several fleets on one VPC: a zone each, or one shared zone with a record name each; no record set twice', () => {
+    const { stack, vpc } = stackWithVpc();
+    const fileSystem = importedFs(stack);
+    const a = new CacheFleet(stack, 'A', { vpc, fileSystem });
+    const b = new CacheFleet(stack, 'B', { vpc, fileSystem, zoneName: 'b.efs-cache.internal' });
+    const c = new CacheFleet(stack, 'C', { vpc, fileSystem, hostedZone: a.fanOut.hostedZone, recordName: 'archive' });
+    const nlb = new CacheFleet(stack, 'D', { vpc, fileSystem, fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
+    expect([a, b, c, nlb].map((f) => f.endpoint.toString())).toEqual([
+      'cache.efs-cache.internal', 'cache.b.efs-cache.internal', 'archive.efs-cache.internal', expect.anything(),
+    ]);
+    const t = Template.fromStack(stack);
+    expect(Object.values(t.findResources('AWS::Route53::HostedZone')).map((z) => z.Properties.Name).sort())
+      .toEqual(['b.efs-cache.internal.', 'efs-cache.internal.']);
+    // Every record set is unique per zone (name and zone), as Route 53 requires.
+    const sets = Object.values(t.findResources('AWS::Route53::RecordSet'))
+      .map((r) => JSON.stringify([r.Properties.HostedZoneId, r.Properties.Name]));
+    expect(sets.length).toBe(3 * (1 + 2 + 2));
+    expect(new Set(sets).size).toBe(sets.length);
+  });
+
   test('NLB: internal, TCP 2049, health checks, source-IP stickiness, cross-zone off, no stable interfaces', () => {
     const { t, fleet: f, params } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
     t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {

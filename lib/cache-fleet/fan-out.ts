@@ -3,7 +3,7 @@ import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 
@@ -114,13 +114,27 @@ export class FanOut extends Construct implements ec2.IConnectable {
     this.mode = props.fanOut ?? FanOutMode.ROUTE53;
 
     if (this.mode === FanOutMode.ROUTE53) {
+      const fleet = scope.node.path;
+      if (!props.hostedZone) {
+        claimName(this, fleet, `vpc ${idOrPath(props.vpc.vpcId, props.vpc)} zone ${normalName(props.zoneName ?? 'efs-cache.internal')}`,
+          'zoneName', `a private hosted zone named '${props.zoneName ?? 'efs-cache.internal'}' on this VPC already belongs to ` +
+          'the fleet', 'Route 53 refuses a second private zone of the same name on one VPC. Give this fleet another ' +
+          'zoneName, or put its records in the other fleet\'s zone: hostedZone: other.fanOut.hostedZone with a recordName ' +
+          'of its own.');
+      }
       const zone = props.hostedZone ?? new route53.PrivateHostedZone(this, 'Zone', {
         zoneName: props.zoneName ?? 'efs-cache.internal',
         vpc: props.vpc,
         comment: 'cdk-efs-cache: names of the cache nodes',
       });
-      this.hostedZone = zone;
       const recordName = props.recordName ?? 'cache';
+      for (const name of [recordName, ...props.nodes.map((_n, i) => `node${i + 1}.${recordName}`)]) {
+        if (Token.isUnresolved(name)) continue;
+        claimName(this, fleet, `zone ${idOrPath(zone.hostedZoneId, zone)} record ${normalName(name)}`, 'recordName',
+          `the record '${name}' in this hosted zone already belongs to the fleet`, 'two fleets would write the same ' +
+          'record set, which Route 53 refuses. Give each fleet that shares a zone its own recordName.');
+      }
+      this.hostedZone = zone;
       const ttl = props.recordTtl ?? Duration.minutes(1);
       const addresses = props.nodes.map((n) => n.address!);
       new route53.ARecord(this, 'All', {
@@ -233,6 +247,31 @@ export class FanOut extends Construct implements ec2.IConnectable {
   public endpointForAvailabilityZone(az: string): string {
     return this.zonal.find((z) => z.az === az)?.name ?? this.endpoint;
   }
+}
+
+/**
+ * Route 53 names the fleets of one app have claimed (private zones per VPC, record sets per zone), each with the path
+ * of the fleet that claimed it: Route 53 refuses a second private zone of one name on a VPC, and a second record set
+ * of one name in a zone, only at deploy time.
+ */
+const CLAIMED = new WeakMap<IConstruct, Map<string, string>>();
+
+function claimName(scope: Construct, fleet: string, key: string, prop: string, what: string, why: string): void {
+  const root = scope.node.root;
+  const claimed = CLAIMED.get(root) ?? new Map<string, string>();
+  CLAIMED.set(root, claimed);
+  const owner = claimed.get(key);
+  if (owner !== undefined && owner !== fleet) throw propError(prop, `${what} ${owner}: ${why}`);
+  claimed.set(key, fleet);
+}
+
+/** A resource's id when it is known at synth, otherwise its construct path (the same object, the same path). */
+function idOrPath(id: string, construct: IConstruct): string {
+  return Token.isUnresolved(id) ? `path ${construct.node.path}` : `id ${id}`;
+}
+
+function normalName(name: string): string {
+  return name.toLowerCase().replace(/\.$/, '');
 }
 
 function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {

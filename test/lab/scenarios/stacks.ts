@@ -62,6 +62,7 @@ export function labUserData(): LabUserData {
     clientCidrs: [LAB_SUBNET],
     originMountTimeout: Duration.seconds(30),
     nfsdThreads: 16,
+    zoneName: 'impatient.efs-cache.internal', // a fleet of its own on the same VPC needs a zone of its own
   });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
     vpc, fileSystem, mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
