@@ -198,6 +198,16 @@ const CASES: BadInput[] = [
   },
   { name: 'fleets: a shared hosted zone with the default record name', build: twoFleets((first) => ({ hostedZone: first.fanOut.hostedZone })), error: /^Invalid recordName: the record 'cache' in this hosted zone already belongs to the fleet TestStack\/Fleet: .*its own recordName/ },
   { name: 'fleets: a record name that is another fleet\'s node name', build: twoFleets((first) => ({ hostedZone: first.fanOut.hostedZone, recordName: 'node2.cache' })), error: /^Invalid recordName: the record 'node2.cache' in this hosted zone already belongs to the fleet TestStack\/Fleet/ },
+  // Mounts that contradict the TLS-only origin this library creates, and images that may lack amazon-efs-utils
+  { name: 'tls: a client mounting a created origin with plain NFS', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', { mountHelper: MountHelper.NFS }), error: /^Invalid mountHelper: the file system was created by this library with a policy that denies non-TLS access.*MountHelper.EFS_UTILS/ },
+  { name: 'tls: client options without tls on a created origin', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', { mountOptions: ['fsc', 'hard', 'iam', 'nfsvers=4.1'] }), error: /^Invalid mountOptions: must include tls/ },
+  { name: 'tls: a client template over an OriginFileSystem with plain NFS', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, mountHelper: MountHelper.NFS }), error: /^Invalid mountHelper: .*denies non-TLS/ },
+  { name: 'tls: a fleet mounting a created origin with plain NFS', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { originMountHelper: MountHelper.NFS } }), error: /^Invalid originMountHelper: .*denies non-TLS/ },
+  { name: 'tls: a fleet over an OriginFileSystem with plain NFS', build: (stack, vpc) => new CacheFleet(stack, 'F', { vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, originMountHelper: MountHelper.NFS }), error: /^Invalid originMountHelper: .*denies non-TLS/ },
+  { name: 'tls: a seeder writing to a created origin with plain NFS', build: (stack, vpc) => new DataSeeder(stack, 'S', { vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, mountHelper: MountHelper.NFS, source: SeedSource.fromInstanceDirectory('/srv/data') }), error: /^Invalid mountHelper: .*denies non-TLS/ },
+  { name: 'efs-utils: a client on a custom image (warning)', build: client({ machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/debian/release/bookworm/latest/arm64') }), warning: /^machineImage: with MountHelper.EFS_UTILS the image must have amazon-efs-utils.*Debian and Ubuntu package it nowhere/ },
+  { name: 'efs-utils: a fleet on a custom image (warning)', build: fleet({ machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/canonical/ubuntu/server/24.04/stable/current/arm64/hvm/ebs-gp3/ami-id') }), warning: /^machineImage: with MountHelper.EFS_UTILS/ },
+  { name: 'efs-utils: a seeder on a custom image (warning)', build: seeder({ machineImage: ec2.MachineImage.genericLinux({ 'us-east-1': 'ami-0123456789abcdef0' }) }), warning: /^machineImage: with MountHelper.EFS_UTILS/ },
 ];
 
 describe('bad input names the prop', () => {

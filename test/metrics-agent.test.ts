@@ -6,7 +6,7 @@ import { CacheFleet, CLIENT_METRICS, FsCacheClientLaunchTemplate, METRIC_NAMESPA
 import { compactScript } from '../lib/bootstrap/render';
 import { readAsset } from '../lib/private/assets';
 import { importedFs, nagFindings, stackWithVpc } from './util';
-import { launchTemplateUserData, parameters } from './util/user-data';
+import { launchTemplateUserData, parameters, expand } from './util/user-data';
 
 function setUp(metrics?: boolean) {
   const { app, stack, vpc } = stackWithVpc();
@@ -33,7 +33,7 @@ describe('on-instance metrics through the CloudWatch agent', () => {
     expect(fleet.metricsGroup).toBe('TestStack/Fleet');
     expect(client.metricsGroup).toBe('TestStack/Client');
     // The library and the collector are in the user data; the collector is what the timer runs.
-    for (const ud of [node, clientUd]) {
+    for (const ud of [node, clientUd].map(expand)) {
       expect(ud).toContain('metrics_collect()');
       expect(ud).toContain('metrics_read()');
       expect(ud).toContain('ExecStart=$SELF --metrics');

@@ -1,5 +1,5 @@
 import { Token } from 'aws-cdk-lib';
-import { compactScript, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE } from '../lib/bootstrap/render';
+import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE } from '../lib/bootstrap/render';
 
 describe('renderScript', () => {
   test('header, sorted quoted parameters, then library and script without comments', () => {
@@ -7,7 +7,11 @@ describe('renderScript', () => {
     const lines = r.text.split('\n');
     expect(lines.slice(0, 4)).toEqual(['#!/bin/bash', 'set -euo pipefail', "export EFSC_A='x y'", `export EFSC_B='it'"'"'s'`]);
     expect(r.text.match(/^#!/gm)).toHaveLength(1);
-    expect(r.text).not.toMatch(/^\s*# (?!shellcheck )/m);
+    const code = renderedCode(r.text);
+    expect(code).toContain('check_parameters() {');
+    expect(code).not.toMatch(/^\s*# (?!shellcheck )/m);
+    // Packed (gzip, then base64's 4/3), the code takes about half its compacted size.
+    expect(Buffer.byteLength(r.text)).toBeLessThan(Buffer.byteLength(code) * 0.6);
     expect(r.estimatedBytes).toBe(Buffer.byteLength(r.text));
   });
 
@@ -23,7 +27,7 @@ describe('renderScript', () => {
     const wrapper = `EFSC_T="$(base64 -d <<<'')"; export EFSC_T`.length - `export EFSC_T=''`.length;
     expect(small.estimatedBytes - plain.estimatedBytes).toBe(4 * Math.ceil(TOKEN_SIZE_ESTIMATE / 3) + wrapper);
     expect(() => renderScript({
-      script: 'client/bootstrap.sh', description: 'the big one', parameters: { EFSC_BIG: 'x'.repeat(8000) },
+      script: 'client/bootstrap.sh', description: 'the big one', parameters: { EFSC_BIG: 'x'.repeat(16000) },
     })).toThrow(/user data of the big one would be about \d+ bytes, over EC2's 16384-byte limit/);
   });
 });

@@ -8,7 +8,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { CacheFleet, DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../lib';
 import { importedFs, nagFindings, newApp, stackWithVpc } from './util';
-import { flatten, parameters } from './util/user-data';
+import { flatten, parameters, expand } from './util/user-data';
 
 /** A small directory to ship as an asset; content decides the asset hash. */
 function assetDir(content = 'hello'): string {
@@ -96,9 +96,9 @@ describe('DataSeeder user data', () => {
   test('the script, its library and the signal, compacted, under 16 KB (size printed)', () => {
     const { userData, seeder: s } = seeder(fromBucket);
     expect(userData.startsWith('#!/bin/bash\nset -euo pipefail\n')).toBe(true);
-    expect(userData).toContain('signal_cloudformation()');
-    expect(userData).toMatch(/^fpsync -v -n "\$EFSC_WORKERS" -f "\$EFSC_FILES_PER_PART"/m);
-    expect(userData).not.toContain('standalone');
+    expect(expand(userData)).toContain('signal_cloudformation()');
+    expect(expand(userData)).toMatch(/^fpsync -v -n "\$EFSC_WORKERS" -f "\$EFSC_FILES_PER_PART"/m);
+    expect(expand(userData)).not.toContain('standalone');
     expect(Buffer.byteLength(userData)).toBeLessThan(16 * 1024);
     expect(s.userDataBytes).toBeLessThan(16 * 1024);
     process.stdout.write(`data seeder user data: ${Buffer.byteLength(userData)} bytes (estimate with tokens: ${s.userDataBytes})\n`);

@@ -133,7 +133,6 @@ Nice=10
 ExecStart=$SELF --warm
 EOF
   systemctl enable -q "$m" efs-cache-warm.service
-  if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ] && ! command -v mount.efs >/dev/null; then die "mount type efs needs amazon-efs-utils"; fi
   mkdir -p "$mp"
   if ! mountpoint -q "$mp"; then
     log "mounting the origin $EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH at $mp"
@@ -223,7 +222,7 @@ metrics_read() {
 attach_stable_eni() {
   local eni="$EFSC_STABLE_ENI_ID" md=http://169.254.169.254/latest h iid r
   if [ -z "$eni" ]; then return 0; fi
-  if ! command -v aws >/dev/null; then ensure_packages "$([ "$OS_PKG" = dnf ] && echo awscli-2 || echo awscli)"; fi
+  ensure_aws_cli
   {
     h="X-aws-ec2-metadata-token: $(curl -fsS -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' "$md/api/token")" &&
       iid=$(curl -fsS -H "$h" "$md/meta-data/instance-id") && r=$(curl -fsS -H "$h" "$md/meta-data/placement/region")
@@ -250,7 +249,7 @@ main() {
     "")
       detect_os
       if [ "$OS_PKG" = dnf ]; then ensure_packages nfs-utils; else ensure_packages nfs-kernel-server; fi
-      if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_packages amazon-efs-utils; fi
+      if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
       guard_serving
       tune
       configure_nfsd

@@ -128,6 +128,20 @@ mount_cache() {
     mount "$EFSC_CACHE_DIR" || mountpoint -q "$EFSC_CACHE_DIR" || die "cannot mount the cache at $EFSC_CACHE_DIR"
   fi
   [ "$(findmnt -no LABEL "$EFSC_CACHE_DIR")" = "$EFSC_CACHE_LABEL" ] || die "$EFSC_CACHE_DIR is not LABEL=$EFSC_CACHE_LABEL"
+  label_cache_dir
+}
+
+# With SELinux enabled (enforcing is a supported setting on Amazon Linux 2023) cachefilesd may only use a directory
+# labelled cachefiles_var_t: the policy labels /var/cache/fscache so, another directory gets the same rule first. Every
+# boot: a rebuilt cache file system carries no labels.
+label_cache_dir() {
+  if ! command -v selinuxenabled >/dev/null || ! selinuxenabled; then return 0; fi
+  if [[ "$(matchpathcon -n "$EFSC_CACHE_DIR")" != *:cachefiles_var_t:* ]]; then
+    command -v semanage >/dev/null || { detect_os && ensure_packages policycoreutils-python-utils; }
+    semanage fcontext -a -t cachefiles_var_t "$EFSC_CACHE_DIR(/.*)?" || die "cannot add an SELinux rule for $EFSC_CACHE_DIR"
+  fi
+  restorecon -R "$EFSC_CACHE_DIR" || die "restorecon failed on $EFSC_CACHE_DIR"
+  [[ "$(stat -c %C "$EFSC_CACHE_DIR")" == *:cachefiles_var_t:* ]] || die "$EFSC_CACHE_DIR is not labelled cachefiles_var_t"
 }
 
 # fstab_set MOUNTPOINT LINE: makes LINE the only /etc/fstab entry for MOUNTPOINT, in the place of the first one.
@@ -258,11 +272,11 @@ main() {
       detect_os
       if [ "$OS_PKG" = dnf ]; then
         pkg_installed cachefilesd || ensure_packages spal-release
-        ensure_packages mdadm cachefilesd nfs-utils
-        if [ "$EFSC_MOUNT_TYPE" = efs ]; then ensure_packages amazon-efs-utils; fi
+        ensure_packages mdadm e2fsprogs cachefilesd nfs-utils
       else
-        ensure_packages mdadm cachefilesd nfs-common
+        ensure_packages mdadm e2fsprogs cachefilesd nfs-common
       fi
+      if [ "$EFSC_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
       install_boot_unit
       ;;
     *) die "unknown argument '$1' (use --boot, --status or --metrics)" ;;

@@ -6,11 +6,15 @@ set -euo pipefail
 # Loading this file arms nothing: only the first-boot run calls signal_arm. The installed copy of the user data also
 # holds this file, and its other modes (a boot unit's --warm, the metrics timer) must never signal: a --warm that
 # signalled SUCCESS would write the marker before the node serves, and a later failure would never be reported.
-# Needs: log (common.sh), curl, the AWS CLI, cloudformation:SignalResource on the stack.
+# Needs: common.sh (log, ensure_aws_cli: installs curl and the AWS CLI when missing), cloudformation:SignalResource.
 
 signal_cloudformation() {
   local status="$1" token id marker=/var/lib/efs-cache/signalled
   [ -n "${EFSC_SIGNAL_STACK:-}" ] && [ ! -e "$marker" ] || return 0
+  # In a subshell: a failed install must not end the exit trap before it logs why no signal went out.
+  if ! command -v aws >/dev/null || ! command -v curl >/dev/null; then
+    (ensure_aws_cli) || { log "WARN: no curl or aws CLI, cannot signal $status"; return 0; }
+  fi
   token=$(curl -sf -m 5 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' \
     http://169.254.169.254/latest/api/token) || { log "WARN: no IMDSv2 token, cannot signal $status"; return 0; }
   id=$(curl -sf -m 5 -H "X-aws-ec2-metadata-token: $token" \

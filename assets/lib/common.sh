@@ -67,6 +67,21 @@ ensure_packages() {
   fi
 }
 
+# ensure_aws_cli: curl (for the metadata service) and the AWS CLI, which minimal images lack (AL2023 minimal has neither).
+ensure_aws_cli() {
+  [ -n "${OS_PKG:-}" ] || detect_os
+  command -v curl >/dev/null || ensure_packages "$([ "$OS_PKG" = dnf ] && echo curl-minimal || echo curl)"
+  command -v aws >/dev/null || ensure_packages "$([ "$OS_PKG" = dnf ] && echo awscli-2 || echo awscli)"
+}
+
+# ensure_efs_utils: the efs mount helper. Amazon Linux 2023 has amazon-efs-utils in its core repository; Debian and
+# Ubuntu package it nowhere, so there the image must bring it.
+ensure_efs_utils() {
+  command -v mount.efs >/dev/null && return 0
+  [ "$OS_PKG" = dnf ] || die "mount type efs needs amazon-efs-utils, which Debian and Ubuntu do not package: use an image that has it installed, or Amazon Linux 2023"
+  ensure_packages amazon-efs-utils
+}
+
 # retry TRIES DELAY CMD...: runs CMD until it succeeds, at most TRIES times, DELAY seconds apart.
 retry() {
   local n="$1" d="$2" i=1

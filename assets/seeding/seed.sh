@@ -65,12 +65,10 @@ install_packages() {
   # fpart (with fpsync) is not in Amazon Linux 2023's core repositories: SPAL (EPEL-derived) carries it.
   if [ "$OS_PKG" = dnf ] && ! pkg_installed fpart; then ensure_packages spal-release; fi
   p+=(fpart)
-  if [ "$EFSC_MOUNT_TYPE" = efs ]; then p+=(amazon-efs-utils); fi
   if [ "$EFSC_SOURCE_KIND" = asset ]; then p+=(unzip); fi
-  if [ "$EFSC_SOURCE_KIND" != local ] && ! command -v aws >/dev/null; then
-    if [ "$OS_PKG" = dnf ]; then p+=(awscli-2); else p+=(awscli); fi
-  fi
   ensure_packages "${p[@]}"
+  if [ "$EFSC_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
+  if [ "$EFSC_SOURCE_KIND" != local ]; then ensure_aws_cli; fi
   command -v fpsync >/dev/null || die "fpsync is not installed (package fpart)"
 }
 

@@ -1,3 +1,4 @@
+import * as zlib from 'zlib';
 import { Fn, Token, Tokenization } from 'aws-cdk-lib';
 import { USER_DATA_LIMIT_BYTES } from '../private/constants';
 import { readAsset } from '../private/assets';
@@ -30,7 +31,11 @@ export interface RenderScriptOptions {
 
 /**
  * Renders a script from assets/ into user data: `#!/bin/bash`, `set -euo pipefail`, one `export` line per
- * parameter (see `parameterLine`), then the libraries and the script with comment lines and blank lines dropped.
+ * parameter (see `parameterLine`), then the libraries and the script, compacted (`compactScript`), gzipped and
+ * base64-encoded into one line that the instance decodes and evaluates (`BODY_VARIABLE`). Packed, the code takes about
+ * half its compacted size (gzip, then base64's 4/3), so neither node count nor features press against EC2's 16 KB limit; the
+ * parameters stay plain text ahead of it, since a token cannot be compressed at synth. Evaluated in the user data's
+ * own file, the code sees that file as its source, so an installed copy of it (install_self) is complete too.
  * Throws when the result would exceed EC2's 16 KB user-data limit.
  */
 export function renderScript(options: RenderScriptOptions): RenderedScript {
@@ -42,13 +47,18 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
     lines.push(line.text);
     estimatedBytes += line.estimatedBytes + 1;
   }
-  const head = lines.join('\n') + '\n';
-  for (const lib of options.libraries ?? ['lib/common.sh']) {
-    lines.push(...compactScript(readAsset(lib)));
-  }
-  lines.push(...compactScript(readAsset(options.script)));
+  const code: string[] = [];
+  for (const lib of options.libraries ?? ['lib/common.sh']) code.push(...compactScript(readAsset(lib)));
+  code.push(...compactScript(readAsset(options.script)));
+  const packed = zlib.gzipSync(Buffer.from(code.join('\n') + '\n', 'utf8'), { level: 9 }).toString('base64');
+  const tail = [
+    `# The code of ${options.script} and its libraries (cdk-efs-cache assets/), gzip and base64.`,
+    `${BODY_VARIABLE}="$(base64 -d <<<'${packed}' | gunzip)"`,
+    `eval "$${BODY_VARIABLE}"`,
+  ];
+  lines.push(...tail);
   const text = lines.join('\n') + '\n';
-  estimatedBytes += Buffer.byteLength(text.slice(head.length), 'utf8') + Buffer.byteLength('#!/bin/bash\nset -euo pipefail\n', 'utf8');
+  estimatedBytes += Buffer.byteLength(['#!/bin/bash', 'set -euo pipefail', ...tail].join('\n') + '\n', 'utf8');
   if (estimatedBytes > USER_DATA_LIMIT_BYTES) {
     throw new Error(
       `cdk-efs-cache: the user data of ${options.description} would be about ${estimatedBytes} bytes, over EC2's ` +
@@ -56,6 +66,16 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
     );
   }
   return { text, estimatedBytes };
+}
+
+/** The shell variable of rendered user data that holds the decoded code before it is evaluated. */
+export const BODY_VARIABLE = 'efs_cache_code';
+
+/** The code a rendered user data evaluates (decoded and decompressed), for tests and tools that read it. */
+export function renderedCode(userData: string): string {
+  const m = new RegExp(`^${BODY_VARIABLE}="\\$\\(base64 -d <<<'([A-Za-z0-9+/=]+)' \\| gunzip\\)"$`, 'm').exec(userData);
+  if (!m) throw new Error('cdk-efs-cache: no packed code in this user data');
+  return zlib.gunzipSync(Buffer.from(m[1], 'base64')).toString('utf8');
 }
 
 /**

@@ -12,7 +12,7 @@ import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { defaultSubnets } from '../private/subnets';
 import { instanceTypeFacts } from '../private/instance-types';
-import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
+import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
 import { groupMetric, instanceMetrics, NODE_METRICS, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 
@@ -313,6 +313,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     const rewarm = props.warmPaths?.length ? (props.rewarmInterval ?? Duration.hours(6)) : undefined;
     const machineImage = props.machineImage ?? amazonLinux2023(this.instanceType.architecture);
     const mountHelper = props.originMountHelper ?? MountHelper.EFS_UTILS;
+    checkEfsMount(this, props.fileSystem, { helperProp: 'originMountHelper', helper: mountHelper }, !!props.machineImage);
 
     const common: Record<string, string> = {
       EFSC_ORIGIN_SERVER: efsDnsName(props.fileSystem),

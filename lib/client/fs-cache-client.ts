@@ -11,7 +11,7 @@ import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { instanceTypeFacts } from '../private/instance-types';
-import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
 /** Where the FS-Cache disk cache lives. */
 export enum CacheStorage {
@@ -271,6 +271,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       props.cacheFleet.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from FS-Cache clients');
     } else {
       const fs = props.fileSystem!;
+      checkEfsMount(this, fs, { helperProp: 'mountHelper', helper, optionsProp: 'mountOptions', options: props.mountOptions }, !!props.machineImage);
       this.server = efsDnsName(fs);
       remotePath = '/';
       fs.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from FS-Cache clients');

@@ -6,6 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { NFS_PORT } from '../private/constants';
+import { markTlsOnly } from '../private/mount';
 import { propError } from '../private/errors';
 import { defaultSubnets } from '../private/subnets';
 
@@ -172,6 +173,7 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
           conditions: { Bool: { 'aws:SecureTransport': 'false' } },
         }),
       );
+      markTlsOnly(fs);
       this.createdFileSystem = fs;
       this.throughputMode = props.throughputMode ?? efs.ThroughputMode.ELASTIC;
       this.performanceMode = props.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;

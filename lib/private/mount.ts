@@ -1,6 +1,8 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
+import { Construct } from 'constructs';
+import { propError } from './errors';
 
 /** How instances mount NFS. */
 export enum MountHelper {
@@ -39,4 +41,45 @@ export function amazonLinux2023(arch: ec2.InstanceArchitecture): ec2.IMachineIma
   return ec2.MachineImage.fromSsmParameter(`/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${cpu}`, {
     os: ec2.OperatingSystemType.LINUX,
   });
+}
+
+/** File systems whose policy this library made TLS-only (OriginFileSystem): a mount without TLS is refused there. */
+const TLS_ONLY = new WeakSet<efs.IFileSystem>();
+
+/** Marks a file system whose policy denies non-TLS access. */
+export function markTlsOnly(fileSystem: efs.IFileSystem): void {
+  TLS_ONLY.add(fileSystem);
+}
+
+/** The props of one construct that decide how it mounts a file system, by name (for the error). */
+export interface TlsMountProps {
+  readonly helperProp: string;
+  readonly helper: MountHelper;
+  readonly optionsProp?: string;
+  /** Mount options the user gave (undefined: the construct's defaults, which carry tls with EFS_UTILS). */
+  readonly options?: string[];
+}
+
+/**
+ * Throws `Invalid <prop>` when a mount of a file system this library made TLS-only would not use TLS: its policy
+ * would refuse the mount at boot. With `MountHelper.EFS_UTILS` and a custom image, warns that the image must bring
+ * amazon-efs-utils unless it is Amazon Linux 2023 (Debian and Ubuntu package it nowhere).
+ */
+export function checkEfsMount(scope: Construct, fileSystem: efs.IFileSystem, p: TlsMountProps, customImage: boolean): void {
+  if (TLS_ONLY.has(fileSystem)) {
+    if (p.helper !== MountHelper.EFS_UTILS) {
+      throw propError(p.helperProp, 'the file system was created by this library with a policy that denies non-TLS ' +
+        'access, so a plain NFS mount would be refused at boot: use MountHelper.EFS_UTILS (mount -t efs -o tls).');
+    }
+    if (p.options && !p.options.includes('tls')) {
+      throw propError(p.optionsProp ?? 'mountOptions', 'must include tls: the file system was created by this ' +
+        'library with a policy that denies non-TLS access, and amazon-efs-utils mounts without TLS unless told.');
+    }
+  }
+  if (p.helper === MountHelper.EFS_UTILS && customImage) {
+    Annotations.of(scope).addWarningV2('cdk-efs-cache:imageNeedsEfsUtils', 'machineImage: with MountHelper.EFS_UTILS ' +
+      'the image must have amazon-efs-utils, or install it: Amazon Linux 2023 does from its core repository, but ' +
+      'Debian and Ubuntu package it nowhere, and the bootstrap then stops with a FATAL line. Use an image with ' +
+      'amazon-efs-utils built in (acknowledge this warning), or MountHelper.NFS where the origin allows non-TLS access.');
+  }
 }

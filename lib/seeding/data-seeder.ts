@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
-import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
 /** Where a seeding run takes its data from. */
 export enum SeedSourceKind {
@@ -298,6 +298,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
     const stack = Stack.of(this);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     const mountHelper = props.mountHelper ?? MountHelper.EFS_UTILS;
+    checkEfsMount(this, props.fileSystem, { helperProp: 'mountHelper', helper: mountHelper }, !!props.machineImage);
     this.workers = props.workers ?? 50;
     this.filesPerPart = props.filesPerPart ?? 100;
 

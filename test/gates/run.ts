@@ -20,7 +20,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { MATRIX } from './matrix';
 import { CDK_CONTEXT, nagFindings } from '../util';
-import { flatten } from '../util/user-data';
+import { flatten, expand } from '../util/user-data';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CFN_LINT = path.join(ROOT, '.venv', 'bin', 'cfn-lint');
@@ -225,7 +225,8 @@ try {
       const raw = [...new Set(marked.match(/@@DEPLOY-TIME [^@]*@@/g) ?? [])];
       check(`deploy-time values only as data ${name}`, raw.length === 0, raw.join(', '));
       const file = path.join(work, t.config, `${id}.sh`);
-      fs.writeFileSync(file, text);
+      // shellcheck reads what runs: the header and the packed code, unpacked in place.
+      fs.writeFileSync(file, expand(text));
       scripts.push({ name, file });
     }
   }

@@ -1,5 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { BODY_VARIABLE, renderedCode } from '../../lib/bootstrap/render';
 
 /**
  * Turns a CloudFormation value into text: strings as they are, `Fn::Join` joined, `Fn::Base64` encoded (an outermost
@@ -50,4 +51,16 @@ export function parameters(userData: string): Record<string, string> {
     out[m[1]] = Buffer.from(m[2], 'base64').toString('utf8');
   }
   return out;
+}
+
+/**
+ * A rendered user data with its packed code unpacked in place (the header, then the code it evaluates): what runs,
+ * readable, for assertions and for shellcheck.
+ */
+export function expand(userData: string): string {
+  const code = renderedCode(userData);
+  const lines = userData.split('\n');
+  const at = lines.findIndex((l) => l.startsWith(`${BODY_VARIABLE}=`));
+  if (lines[at + 1] !== `eval "$${BODY_VARIABLE}"`) throw new Error('the packed code is not followed by its eval');
+  return [...lines.slice(0, at), code.replace(/\n$/, ''), ...lines.slice(at + 2)].join('\n');
 }
