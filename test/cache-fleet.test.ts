@@ -15,9 +15,9 @@ function fleet(props: Partial<CacheFleetProps> = {}) {
 }
 
 describe('CacheFleet node configuration', () => {
-  test('renders the expected parameters into every node, with the same fsid', () => {
-    const { params, fleet: f } = fleet();
-    expect(params).toHaveLength(2);
+  test('one launch template renders the parameters of every node; each node is told apart by its group\'s tags', () => {
+    const { params, fleet: f, t, stack } = fleet();
+    expect(params).toHaveLength(1);
     for (const p of params) {
       expect(p).toMatchObject({
         EFSC_EXPORT_PATH: '/efs',
@@ -40,10 +40,21 @@ describe('CacheFleet node configuration', () => {
         'tls', 'iam', 'nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport',
         'ro', 'nocto', 'ac', 'lookupcache=all', 'acregmin=600', 'acregmax=600', 'acdirmin=600', 'acdirmax=600',
       ]);
-      expect(p.EFSC_STABLE_ENI_ID).toMatch(/^<Ref:FleetNode\dStableAddress[0-9A-F]{8}>$/);
-      expect(p.EFSC_SIGNAL_RESOURCE).toMatch(/^FleetNode\dGroupASG[0-9A-F]{8}$/);
+      expect(p.EFSC_NODE_IDENTITY).toBe('tags');
+      expect(p.EFSC_STABLE_ENI_ID).toBeUndefined();
+      expect(p.EFSC_SIGNAL_RESOURCE).toBeUndefined();
     }
-    expect(new Set(params.map((p) => p.EFSC_STABLE_ENI_ID)).size).toBe(2);
+    // Each group tags its instances with its own logical id (what it signals) and its own stable interface.
+    const groups = t.findResources('AWS::AutoScaling::AutoScalingGroup');
+    expect(Object.keys(groups)).toHaveLength(2);
+    for (const [id, g] of Object.entries(groups)) {
+      const tags = Object.fromEntries(stack.resolve(g.Properties.Tags).map((x: any) => [x.Key, x]));
+      expect(tags['cdk-efs-cache:signal-resource']).toEqual({ Key: 'cdk-efs-cache:signal-resource', Value: id, PropagateAtLaunch: true });
+      expect(tags['cdk-efs-cache:stable-eni']).toEqual({
+        Key: 'cdk-efs-cache:stable-eni', Value: { Ref: expect.stringMatching(new RegExp(`^${id.replace(/GroupASG.*/, '')}StableAddress`)) }, PropagateAtLaunch: true,
+      });
+      expect(g.Properties.LaunchTemplate.LaunchTemplateId).toEqual({ Ref: expect.stringMatching(/^FleetLaunchTemplate/) });
+    }
     expect(f.fsid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });
 
@@ -122,11 +133,11 @@ describe('CacheFleet node configuration', () => {
 
   test('nodes: IMDSv2 only, encrypted gp3 root, no SSH key, one instance per group, signals awaited', () => {
     const { t } = fleet();
-    t.resourceCountIs('AWS::EC2::LaunchTemplate', 2);
+    t.resourceCountIs('AWS::EC2::LaunchTemplate', 1);
     t.resourceCountIs('AWS::AutoScaling::AutoScalingGroup', 2);
     t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
       LaunchTemplateData: {
-        MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1 },
+        MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1, InstanceMetadataTags: 'enabled' },
         BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeType: 'gp3', VolumeSize: 16, DeleteOnTermination: true } }],
         KeyName: Match.absent(),
       },
@@ -273,7 +284,11 @@ describe('CacheFleet fan-out', () => {
     ]));
     t.resourceCountIs('AWS::EC2::NetworkInterface', 0);
     t.resourceCountIs('AWS::Route53::HostedZone', 0);
-    expect(params.every((p) => p.EFSC_STABLE_ENI_ID === '')).toBe(true);
+    // No stable interface: the groups tag no interface for the nodes to attach.
+    for (const g of Object.values(t.findResources('AWS::AutoScaling::AutoScalingGroup'))) {
+      expect(g.Properties.Tags.map((x: any) => x.Key)).not.toContain('cdk-efs-cache:stable-eni');
+    }
+    expect(params.every((p) => p.EFSC_STABLE_ENI_ID === undefined)).toBe(true);
     t.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { HealthCheckType: 'ELB', TargetGroupARNs: [Match.anyValue()] });
     // The nodes accept 2049 from the load balancer's security group only.
     t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {

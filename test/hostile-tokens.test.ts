@@ -19,6 +19,9 @@ import { CfnTemplate, resolveUserData, userDataResources } from './lab/harness/u
 import { newApp } from './util';
 import { runScript, signals } from './util/run-script';
 
+/** What a cache node's group tags its instance with (the node's identity). */
+const NODE_TAGS = { 'cdk-efs-cache:signal-resource': 'FleetNode1GroupASG0123ABCD' };
+
 /** Values that would run `touch <canary>` if the user data ever evaluated them as code. */
 function hostileValues(canary: string): string[] {
   return [
@@ -54,7 +57,7 @@ function parameterizedStack() {
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   return {
     template,
-    node: stack.getLogicalId(fleet.nodes[0].launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate),
+    node: stack.getLogicalId(fleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate),
     client: stack.getLogicalId(client.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate),
     seeder: userDataResources(template).find((r) => r.type === 'AWS::EC2::Instance' && r.logicalId.startsWith('Seeder'))!.logicalId,
   };
@@ -90,7 +93,7 @@ describe('user data with hostile token values', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-canary-'));
     for (const [i, hostile] of hostileValues(path.join(dir, 'pwned')).entries()) {
       const script = ud(logicalId(), { ...good, [param]: hostile.replace('pwned', `pwned${i}`) });
-      const run = runScript(script);
+      const run = runScript(script, [], { tags: NODE_TAGS });
       expect({ hostile, status: run.status, fatal: fatal.test(run.stderr) }).toEqual({ hostile, status: 1, fatal: true });
       // Nothing but the metadata service, the signal and the journal was called: no package manager, no mount.
       expect(run.calls.filter((c) => !/^(curl|aws cloudformation signal-resource|logger|sleep) /.test(c))).toEqual([]);
@@ -100,7 +103,7 @@ describe('user data with hostile token values', () => {
 
   test('the same user data with good values passes the checks (the hostile runs failed on the value alone)', () => {
     // With good values the node's parameter checks pass and it goes on to install packages, which the sandbox refuses.
-    const run = runScript(ud(s.node, good));
+    const run = runScript(ud(s.node, good), [], { tags: NODE_TAGS });
     expect(run.stderr).not.toMatch(/is invalid/);
     expect(run.calls.some((c) => /^(dpkg-query|rpm) /.test(c))).toBe(true);
     expect(signals(run)).toEqual(['FAILURE']);

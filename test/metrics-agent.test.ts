@@ -15,7 +15,7 @@ function setUp(metrics?: boolean) {
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: fleet, metrics });
   const ud = launchTemplateUserData(stack);
   const of = (prefix: string) => Object.entries(ud).find(([id]) => id.startsWith(prefix))![1];
-  return { app, stack, fleet, client, t: Template.fromStack(stack), node: of('FleetNode1'), clientUd: of('Client') };
+  return { app, stack, fleet, client, t: Template.fromStack(stack), node: of('FleetLaunchTemplate'), clientUd: of('Client') };
 }
 
 function putMetricStatements(t: Template): any[] {

@@ -13,15 +13,18 @@ import { runScript, signals } from './util/run-script';
 describe('CloudFormation signals of the rendered user data', () => {
   const ud = labUserData();
 
-  test('the lab user data signals: stack, resource and region are set', () => {
+  const tags = ud.nodeTags[0];
+
+  test('the lab user data signals: stack and region are set, the resource comes from the node\'s tags', () => {
     const p = parameters(ud.cacheNode);
     expect(p.EFSC_SIGNAL_STACK).toBe('Lab');
-    expect(p.EFSC_SIGNAL_RESOURCE).toMatch(/^FleetNode1Group/);
     expect(p.EFSC_SIGNAL_REGION).toBe('us-east-1');
+    expect(p.EFSC_NODE_IDENTITY).toBe('tags');
+    expect(tags['cdk-efs-cache:signal-resource']).toMatch(/^FleetNode1GroupASG/);
   });
 
   test('a cache node run with --warm (the boot unit) never signals', () => {
-    const run = runScript(ud.cacheNode, ['--warm']);
+    const run = runScript(ud.cacheNode, ['--warm'], { tags });
     // Here the origin is not mounted, so warming fails: the status says the mode really ran.
     expect(run.stderr).toMatch(/efs-cache: FATAL: the origin is not mounted at \/efs/);
     expect(run.status).toBe(1);
@@ -32,12 +35,19 @@ describe('CloudFormation signals of the rendered user data', () => {
   test('a first-boot run signals exactly once, FAILURE, when its parameters are bad', () => {
     const bad = ud.cacheNode.replace(/^export EFSC_NFSD_THREADS='16'$/m, "export EFSC_NFSD_THREADS='many'");
     expect(bad).not.toBe(ud.cacheNode);
-    const run = runScript(bad);
+    const run = runScript(bad, [], { tags });
     expect(run.stderr).toMatch(/FATAL: EFSC_NFSD_THREADS='many' is invalid/);
     expect(signals(run)).toEqual(['FAILURE']);
     expect(run.calls.find((c) => c.startsWith('aws cloudformation'))).toContain(
-      '--stack-name Lab --logical-resource-id ' + parameters(ud.cacheNode).EFSC_SIGNAL_RESOURCE +
-        ' --unique-id i-0123456789abcdef0 --status FAILURE',
+      `--stack-name Lab --logical-resource-id ${tags['cdk-efs-cache:signal-resource']} --unique-id i-0123456789abcdef0 --status FAILURE`,
     );
+  });
+
+  test('a node that cannot read its tags fails, and has nothing to signal to', () => {
+    const run = runScript(ud.cacheNode);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/FATAL: cannot read the instance tags/);
+    expect(run.stderr).toMatch(/WARN: no resource to signal FAILURE to/);
+    expect(signals(run)).toEqual([]);
   });
 });

@@ -220,13 +220,10 @@ metrics_read() {
 
 # AWS only: attach the ENI that carries the node's stable address as device 1. Skipped when EFSC_STABLE_ENI_ID is empty.
 attach_stable_eni() {
-  local eni="$EFSC_STABLE_ENI_ID" md=http://169.254.169.254/latest h iid r
+  local eni="$EFSC_STABLE_ENI_ID" iid r
   if [ -z "$eni" ]; then return 0; fi
   ensure_aws_cli
-  {
-    h="X-aws-ec2-metadata-token: $(curl -fsS -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' "$md/api/token")" &&
-      iid=$(curl -fsS -H "$h" "$md/meta-data/instance-id") && r=$(curl -fsS -H "$h" "$md/meta-data/placement/region")
-  } || die "cannot read the instance metadata (IMDSv2)"
+  { iid=$(imds meta-data/instance-id) && r=$(imds meta-data/placement/region); } || die "cannot read the instance metadata (IMDSv2)"
   eni_mine() {
     [ "$(aws ec2 describe-network-interfaces --region "$r" --network-interface-ids "$eni" \
       --query 'NetworkInterfaces[0].Attachment.InstanceId' --output text)" = "$iid" ]
@@ -239,9 +236,26 @@ attach_stable_eni() {
   log "attached $eni"
 }
 
+# EFSC_NODE_IDENTITY=tags: one launch template serves every node of a fleet, and each instance learns which node it is
+# from its own tags (propagated by its node's Auto Scaling group, served with instance metadata tags on): the stable
+# interface it attaches and the resource it signals. A tag that is absent leaves the variable empty.
+node_identity() {
+  local k v keys
+  need EFSC_NODE_IDENTITY '^(tags|given)$' 'tags or given'
+  [ "$EFSC_NODE_IDENTITY" = tags ] || return 0
+  keys=$(imds meta-data/tags/instance) || die "cannot read the instance tags (metadata service, instance metadata tags on)"
+  for k in stable-eni:EFSC_STABLE_ENI_ID signal-resource:EFSC_SIGNAL_RESOURCE; do
+    if grep -qx "cdk-efs-cache:${k%%:*}" <<<"$keys"; then
+      v=$(imds "meta-data/tags/instance/cdk-efs-cache:${k%%:*}") || die "cannot read the tag cdk-efs-cache:${k%%:*}"
+    else v=''; fi
+    printf -v "${k#*:}" %s "$v"
+  done
+}
+
 main() {
   # Only the first-boot run tells CloudFormation how it ended (aws-signal.sh; absent when run from a checkout).
   if [ -z "${1:-}" ] && declare -F signal_arm >/dev/null; then signal_arm; fi
+  if [ -z "${1:-}" ]; then node_identity; fi
   check_parameters
   case "${1:-}" in
     --warm) warm ;;
@@ -272,6 +286,8 @@ EOF
       metrics_setup
       attach_stable_eni
       log "cache node ready"
+      # Now, not at exit: commands added to the fleet's user data run after this, and never decide the node's result.
+      if declare -F signal_cloudformation >/dev/null; then signal_cloudformation SUCCESS; fi
       ;;
     *) die "unknown argument '$1' (use --warm or --metrics)" ;;
   esac

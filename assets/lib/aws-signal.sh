@@ -9,16 +9,14 @@ set -euo pipefail
 # Needs: common.sh (log, ensure_aws_cli: installs curl and the AWS CLI when missing), cloudformation:SignalResource.
 
 signal_cloudformation() {
-  local status="$1" token id marker=/var/lib/efs-cache/signalled
+  local status="$1" id marker=/var/lib/efs-cache/signalled
   [ -n "${EFSC_SIGNAL_STACK:-}" ] && [ ! -e "$marker" ] || return 0
+  [ -n "${EFSC_SIGNAL_RESOURCE:-}" ] || { log "WARN: no resource to signal $status to (no cdk-efs-cache:signal-resource tag?)"; return 0; }
   # In a subshell: a failed install must not end the exit trap before it logs why no signal went out.
   if ! command -v aws >/dev/null || ! command -v curl >/dev/null; then
     (ensure_aws_cli) || { log "WARN: no curl or aws CLI, cannot signal $status"; return 0; }
   fi
-  token=$(curl -sf -m 5 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' \
-    http://169.254.169.254/latest/api/token) || { log "WARN: no IMDSv2 token, cannot signal $status"; return 0; }
-  id=$(curl -sf -m 5 -H "X-aws-ec2-metadata-token: $token" \
-    http://169.254.169.254/latest/meta-data/instance-id) || { log "WARN: no instance id, cannot signal"; return 0; }
+  id=$(imds meta-data/instance-id) || { log "WARN: no instance id from the metadata service, cannot signal $status"; return 0; }
   if aws cloudformation signal-resource --region "$EFSC_SIGNAL_REGION" --stack-name "$EFSC_SIGNAL_STACK" \
     --logical-resource-id "$EFSC_SIGNAL_RESOURCE" --unique-id "$id" --status "$status"; then
     mkdir -p "${marker%/*}" && : >"$marker"

@@ -67,6 +67,13 @@ ensure_packages() {
   fi
 }
 
+# imds PATH: GET http://169.254.169.254/latest/PATH with an IMDSv2 token (the library's launch templates require v2).
+imds() {
+  local t
+  t=$(curl -fsS -m 5 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' http://169.254.169.254/latest/api/token) &&
+    curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $t" "http://169.254.169.254/latest/$1"
+}
+
 # ensure_aws_cli: curl (for the metadata service) and the AWS CLI, which minimal images lack (AL2023 minimal has neither).
 ensure_aws_cli() {
   [ -n "${OS_PKG:-}" ] || detect_os

@@ -1,5 +1,6 @@
 import * as zlib from 'zlib';
 import { Fn, Token, Tokenization } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { USER_DATA_LIMIT_BYTES } from '../private/constants';
 import { readAsset } from '../private/assets';
 
@@ -66,6 +67,26 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
     );
   }
   return { text, estimatedBytes };
+}
+
+/**
+ * The rendered bootstrap followed by the commands a user added to `extra` (an `ec2.UserData.forLinux({ shebang: '' })`
+ * the construct exposes as `userData`). They run only in the first-boot run (no mode argument), after the bootstrap
+ * returned: the bootstrap has succeeded by then (it exits on any failure) and a node has signalled CloudFormation,
+ * so they never decide the result. The installed copies that boot units run with a mode skip them. Throws when the
+ * whole would exceed EC2's 16 KB user-data limit.
+ */
+export function withUserCommands(rendered: RenderedScript, extra: ec2.UserData, description: string): string {
+  const added = extra.render().replace(/^\n+/, '');
+  if (added.trim() === '') return rendered.text;
+  const text = `${rendered.text}# Commands added to userData: the first boot only, after the bootstrap succeeded.\n` +
+    `if [ -z "\${1:-}" ]; then\n${added}\nfi\n`;
+  const bytes = rendered.estimatedBytes + estimateBytes(text.slice(rendered.text.length));
+  if (bytes > USER_DATA_LIMIT_BYTES) {
+    throw new Error(`cdk-efs-cache: the user data of ${description} with the commands added to userData would be about ` +
+      `${bytes} bytes, over EC2's ${USER_DATA_LIMIT_BYTES}-byte limit: move long commands into a script the instance downloads.`);
+  }
+  return text;
 }
 
 /** The shell variable of rendered user data that holds the decoded code before it is evaluated. */

@@ -7,7 +7,8 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { renderScript } from '../bootstrap/render';
+import { renderScript, withUserCommands } from '../bootstrap/render';
+import { encryptedRootVolume } from '../private/instance';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { defaultSubnets } from '../private/subnets';
@@ -205,7 +206,7 @@ export interface CacheFleetProps extends CacheFleetOptions {
 export interface CacheNode {
   /** The node's Auto Scaling group (min = max = 1): a terminated or unhealthy instance is replaced. */
   readonly autoScalingGroup: autoscaling.AutoScalingGroup;
-  /** The node's launch template. */
+  /** The launch template of the node: the fleet's one launch template. */
   readonly launchTemplate: ec2.LaunchTemplate;
   /** The subnet the node runs in. */
   readonly subnet: ec2.ISubnet;
@@ -221,6 +222,8 @@ export interface CacheNode {
 }
 
 const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
+/** The instance tags that tell a node which node it is (read by assets/cache-node/bootstrap.sh). */
+const NODE_TAGS = { signalResource: 'cdk-efs-cache:signal-resource', stableEni: 'cdk-efs-cache:stable-eni' } as const;
 const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
 
 /**
@@ -249,6 +252,19 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
   public readonly role: iam.Role;
   /** The nodes. */
   public readonly nodes: CacheNode[];
+  /**
+   * The one launch template of every node (IMDSv2 required, instance metadata tags on, encrypted gp3 root volume,
+   * the bootstrap as user data). Each node's group tags its instances with what makes them that node.
+   */
+  public readonly launchTemplate: ec2.LaunchTemplate;
+  /**
+   * Commands of your own for the nodes: added here (`fleet.userData.addCommands(...)`), they run once, on a node's
+   * first boot, after the library's bootstrap succeeded and the node signalled CloudFormation, so they never decide
+   * whether a node serves. A failing command is in the instance's cloud-init log.
+   */
+  public readonly userData: ec2.UserData;
+  /** Estimated size of the nodes' user data in bytes (tokens counted generously), without commands added to `userData`. */
+  public readonly userDataBytes: number;
   /** The fan-out in front of the nodes. */
   public readonly fanOut: FanOut;
   /** The name clients mount: every node (Route 53 round robin) or the load balancer. */
@@ -334,6 +350,33 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
       ...instanceMetrics(this, this.role, props.metrics ?? true),
     };
 
+    // One launch template for every node: what differs between nodes (the stable interface to attach, the group
+    // to signal) reaches each instance as tags its group propagates, read at boot through the metadata service.
+    const rendered = renderScript({
+      script: 'cache-node/bootstrap.sh',
+      libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/aws-signal.sh'],
+      description: `the cache nodes of ${this.node.path}`,
+      parameters: {
+        ...common,
+        EFSC_NODE_IDENTITY: 'tags',
+        EFSC_SIGNAL_STACK: stack.stackName,
+        EFSC_SIGNAL_REGION: stack.region,
+      },
+    });
+    this.userData = ec2.UserData.forLinux({ shebang: '' });
+    this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
+      instanceType: this.instanceType,
+      machineImage,
+      role: this.role,
+      securityGroup: this.securityGroup,
+      requireImdsv2: true,
+      httpPutResponseHopLimit: 1,
+      instanceMetadataTags: true,
+      blockDevices: [encryptedRootVolume(props.rootVolumeSize ?? Size.gibibytes(16))],
+      userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the cache nodes of ${this.node.path}`) })),
+    });
+    this.userDataBytes = rendered.estimatedBytes;
+
     const interfaces: ec2.CfnNetworkInterface[] = [];
     this.nodes = [];
     for (let i = 0; i < nodeCount; i++) {
@@ -348,28 +391,10 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
         });
         interfaces.push(networkInterface);
       }
-      let userData = '';
-      const launchTemplate = new ec2.LaunchTemplate(nodeScope, 'LaunchTemplate', {
-        instanceType: this.instanceType,
-        machineImage,
-        role: this.role,
-        securityGroup: this.securityGroup,
-        requireImdsv2: true,
-        httpPutResponseHopLimit: 1,
-        blockDevices: [{
-          deviceName: '/dev/xvda',
-          volume: ec2.BlockDeviceVolume.ebs((props.rootVolumeSize ?? Size.gibibytes(16)).toGibibytes(), {
-            encrypted: true,
-            volumeType: ec2.EbsDeviceVolumeType.GP3,
-            deleteOnTermination: true,
-          }),
-        }],
-        userData: ec2.UserData.custom(Lazy.string({ produce: () => userData })),
-      });
       const asg = new autoscaling.AutoScalingGroup(nodeScope, 'Group', {
         vpc: props.vpc,
         vpcSubnets: { subnets: [subnet] },
-        launchTemplate,
+        launchTemplate: this.launchTemplate,
         minCapacity: 1,
         maxCapacity: 1,
         healthChecks: mode === FanOutMode.NETWORK_LOAD_BALANCER
@@ -388,22 +413,12 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
           'CloudFormation events, so no scaling notification topic is created.',
       });
       const cfnAsg = asg.node.defaultChild as autoscaling.CfnAutoScalingGroup;
-      const rendered = renderScript({
-        script: 'cache-node/bootstrap.sh',
-        libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/aws-signal.sh'],
-        description: `cache node ${i + 1} of ${this.node.path}`,
-        parameters: {
-          ...common,
-          EFSC_STABLE_ENI_ID: networkInterface ? networkInterface.ref : '',
-          EFSC_SIGNAL_STACK: stack.stackName,
-          EFSC_SIGNAL_RESOURCE: cfnAsg.logicalId,
-          EFSC_SIGNAL_REGION: stack.region,
-        },
-      });
-      userData = rendered.text;
+      // The node's identity, copied onto every instance the group launches (assets/cache-node/bootstrap.sh node_identity).
+      Tags.of(asg).add(NODE_TAGS.signalResource, cfnAsg.logicalId, { applyToLaunchedInstances: true });
+      if (networkInterface) Tags.of(asg).add(NODE_TAGS.stableEni, networkInterface.ref, { applyToLaunchedInstances: true });
       this.nodes.push({
         autoScalingGroup: asg,
-        launchTemplate,
+        launchTemplate: this.launchTemplate,
         subnet,
         networkInterface,
         address: networkInterface?.attrPrimaryPrivateIpAddress,
@@ -559,10 +574,6 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     });
   }
 
-  /** Largest estimated user-data size of the nodes, in bytes. */
-  public get userDataBytes(): number {
-    return Math.max(...this.nodes.map((n) => n.userDataBytes));
-  }
 }
 
 

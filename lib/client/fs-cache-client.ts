@@ -4,7 +4,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { renderScript } from '../bootstrap/render';
+import { renderScript, withUserCommands } from '../bootstrap/render';
+import { encryptedRootVolume, encryptedVolume } from '../private/instance';
 import { CacheFleet } from '../cache-fleet/cache-fleet';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { NFS_PORT } from '../private/constants';
@@ -230,6 +231,11 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   public readonly server: string;
   /** Estimated size of the user data in bytes (tokens counted generously). */
   public readonly userDataBytes: number;
+  /**
+   * Commands of your own for the instances: added here (`clients.userData.addCommands(...)`), they run once, on an
+   * instance's first boot, after the library's bootstrap succeeded (cache disk, cachefilesd, the fsc mount).
+   */
+  public readonly userData: ec2.UserData = ec2.UserData.forLinux({ shebang: '' });
   /** The culling limits in force, defaults filled in. */
   public readonly cullLimits: Required<CullLimits>;
   /** The `Group` dimension of the metrics the instances publish (namespace CdkEfsCache): this construct's path. */
@@ -294,20 +300,8 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     };
     const model = props.cacheDeviceModel ?? (storage === CacheStorage.EBS ? EBS_MODEL : INSTANCE_STORE_MODEL);
 
-    const blockDevices: ec2.BlockDevice[] = [{
-      deviceName: '/dev/xvda',
-      volume: ec2.BlockDeviceVolume.ebs((props.rootVolumeSize ?? Size.gibibytes(16)).toGibibytes(), {
-        encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true,
-      }),
-    }];
-    if (storage === CacheStorage.EBS) {
-      blockDevices.push({
-        deviceName: '/dev/sdf',
-        volume: ec2.BlockDeviceVolume.ebs((props.cacheVolumeSize ?? Size.gibibytes(100)).toGibibytes(), {
-          encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true,
-        }),
-      });
-    }
+    const blockDevices = [encryptedRootVolume(props.rootVolumeSize ?? Size.gibibytes(16))];
+    if (storage === CacheStorage.EBS) blockDevices.push(encryptedVolume('/dev/sdf', props.cacheVolumeSize ?? Size.gibibytes(100)));
 
     const rendered = renderScript({
       script: 'client/bootstrap.sh',
@@ -348,7 +342,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       requireImdsv2: true,
       httpPutResponseHopLimit: 1,
       blockDevices,
-      userData: ec2.UserData.custom(Lazy.string({ produce: () => rendered.text })),
+      userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`) })),
     });
   }
 

@@ -8,6 +8,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
+import { encryptedRootVolume } from '../private/instance';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
@@ -344,14 +345,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
       detailedMonitoring: true,
       instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
       propagateTagsToVolumeOnCreation: true,
-      blockDevices: [{
-        deviceName: '/dev/xvda',
-        volume: ec2.BlockDeviceVolume.ebs((props.volumeSize ?? Size.gibibytes(64)).toGibibytes(), {
-          encrypted: true,
-          volumeType: ec2.EbsDeviceVolumeType.GP3,
-          deleteOnTermination: true,
-        }),
-      }],
+      blockDevices: [encryptedRootVolume(props.volumeSize ?? Size.gibibytes(64))],
     });
     this.instance.node.addDependency(props.fileSystem.mountTargetsAvailable);
     Validations.of(this.instance).acknowledge({

@@ -22,6 +22,17 @@ async function fscacheReads(vm: Vm): Promise<number> {
   return Number(m[1]);
 }
 
+/** CloudFormation signals a VM sent, as the image's stand-in for the AWS CLI recorded them (/var/log/lab-aws.log). */
+async function signals(vm: Vm): Promise<Array<{ status: string; serving: string; uniqueId: string; resource: string }>> {
+  const log = (await vm.execOk('cat /var/log/lab-aws.log 2>/dev/null || true')).split('\n');
+  return log.filter((l) => / cloudformation signal-resource /.test(l)).map((l) => ({
+    status: /--status (\S+)/.exec(l)?.[1] ?? '?',
+    serving: /serving=(\S+)/.exec(l)?.[1] ?? '?',
+    uniqueId: /--unique-id (\S+)/.exec(l)?.[1] ?? '?',
+    resource: /--logical-resource-id (\S+)/.exec(l)?.[1] ?? '?',
+  }));
+}
+
 async function dropCaches(vm: Vm): Promise<void> {
   await vm.execOk('sync && echo 3 > /proc/sys/vm/drop_caches');
 }
@@ -78,8 +89,9 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
     ].join(' && '));
     // Origin behaves like a remote service: latency and a rate well below the VMs' own read speed.
     await lab.setLink(origin, { delayMs: 2, rateMbit: 64 });
-    node1 = await lab.startVm({ name: 'node1', ip: '10.77.0.31', userData: ud.cacheNode, cpus: 1 });
-    node2 = await lab.startVm({ name: 'node2', ip: '10.77.0.32', userData: ud.cacheNode, cpus: 1 });
+    // Both nodes run the fleet's one user data; each learns which node it is from its tags (the metadata service).
+    node1 = await lab.startVm({ name: 'node1', ip: '10.77.0.31', userData: ud.cacheNode, cpus: 1, instance: { tags: ud.nodeTags[0] } });
+    node2 = await lab.startVm({ name: 'node2', ip: '10.77.0.32', userData: ud.cacheNode, cpus: 1, instance: { tags: ud.nodeTags[1] } });
     [boot.node1, boot.node2] = await Promise.all([node1.waitForCloudInit(), node2.waitForCloudInit()]);
     // The lab's stand-in for the node's stable interface: a secondary address that clients mount through the name.
     await lab.moveAddress(NODE_ADDRESS, undefined, node1);
@@ -98,6 +110,23 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       expect({ name, status: r.status, errors: r.errors }).toEqual({ name, status: 'done', errors: [] });
       progress(`${name}: user data done ${r.seconds.toFixed(0)} s after power on`);
     }
+  });
+
+  test('each node signalled CloudFormation exactly once, SUCCESS, while it served, as the node its tags name', async () => {
+    for (const [i, vm] of [node1, node2].entries()) {
+      const resource = ud.nodeTags[i]['cdk-efs-cache:signal-resource'];
+      expect(resource).toMatch(new RegExp(`^FleetNode${i + 1}GroupASG`));
+      expect({ vm: vm.name, signals: await signals(vm) }).toEqual({
+        vm: vm.name,
+        signals: [{ status: 'SUCCESS', serving: 'yes', uniqueId: lab.instanceId(vm), resource }],
+      });
+      // It asked the metadata service (IMDSv2: a token first) for its tags and its instance id.
+      const asked = lab.imdsRequests(vm).map((r) => `${r.method} ${r.path} ${r.status}`);
+      expect(asked).toEqual(expect.arrayContaining(['PUT /latest/api/token 200', 'GET /latest/meta-data/tags/instance 200',
+        'GET /latest/meta-data/tags/instance/cdk-efs-cache:signal-resource 200', 'GET /latest/meta-data/instance-id 200']));
+    }
+    // Clients are launch templates without a creation policy: they call no AWS API at all.
+    for (const vm of [clientA, clientB]) expect((await vm.execOk('cat /var/log/lab-aws.log 2>/dev/null || true')).trim()).toBe('');
   });
 
   describe('1. FS-Cache client', () => {
@@ -213,13 +242,15 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
 
     test('a node whose origin is unreachable at boot does not serve, and says why', async () => {
       await origin.execOk('ip route add blackhole 10.77.0.33/32');
-      const node3 = await lab.startVm({ name: 'node3', ip: '10.77.0.33', userData: ud.impatientNode, cpus: 1 });
+      const node3 = await lab.startVm({ name: 'node3', ip: '10.77.0.33', userData: ud.impatientNode, cpus: 1, instance: { tags: ud.impatientNodeTags } });
       const r = await node3.waitForCloudInit();
       await origin.execOk('ip route del blackhole 10.77.0.33/32');
       expect(r.status).not.toBe('done');
       expect(r.output).toMatch(/efs-cache: FATAL: .*(mount|origin)/i);
       expect((await node3.exec('exportfs -v')).stdout.trim()).toBe('');
       expect((await node3.exec("ss -ltn '( sport = :2049 )' | tail -n +2")).stdout.trim()).toBe('');
+      expect((await signals(node3)).map(({ status, serving, uniqueId }) => ({ status, serving, uniqueId })))
+        .toEqual([{ status: 'FAILURE', serving: 'no', uniqueId: lab.instanceId(node3) }]);
       await node3.kill();
     });
   });
@@ -231,6 +262,8 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       const r = await vm.exec('bash /var/lib/cloud/instance/scripts/part-001', { timeoutMs: 10 * MIN });
       expect({ code: r.code, stderr: r.stderr.split('\n').filter((l) => /FATAL|error/i.test(l)) }).toEqual({ code: 0, stderr: [] });
       expect(await state(vm)).toBe(before);
+      // A run after the first never signals again (node1, restarted in 5., ran its boot units too).
+      if (vm === node2) for (const n of [node1, node2]) expect((await signals(n)).length).toBe(1);
     });
   });
 

@@ -15,6 +15,12 @@ export interface ScriptRun {
   readonly dir: string;
 }
 
+/** Options of `runScript`. */
+export interface RunScriptOptions {
+  /** Instance tags the stubbed metadata service serves (tags/instance/). @default - none: their listing fails */
+  readonly tags?: Record<string, string>;
+}
+
 /**
  * Commands that change a machine or reach a network: stubbed with one that records its call and fails, so a script
  * run on the test host can do nothing to it and a test sees what it tried.
@@ -27,22 +33,25 @@ const REFUSED = [
 /**
  * Runs a rendered user data with bash on the test host, with an empty environment, HOME in a scratch folder, and a
  * PATH whose first folder holds stubs: `curl` answers the instance metadata service (IMDSv2 token, instance id
- * `i-0123456789abcdef0`, region `us-east-1`), `aws` records its call and succeeds, `logger` and `sleep` do nothing, and every
+ * `i-0123456789abcdef0`, region `us-east-1`, the given instance tags), `aws` records its call and succeeds, `logger` and `sleep` do nothing, and every
  * command in REFUSED records its call and fails. Only a script's parameter checks and its AWS calls can be proved
  * this way: the rest needs the lab's real kernel.
  */
-export function runScript(script: string, args: string[] = []): ScriptRun {
+export function runScript(script: string, args: string[] = [], options: RunScriptOptions = {}): ScriptRun {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-run-'));
   const bin = path.join(dir, 'bin');
   const calls = path.join(dir, 'calls.log');
   fs.mkdirSync(bin);
   const stub = (name: string, body: string) =>
     fs.writeFileSync(path.join(bin, name), `#!/bin/bash\na="$*"\nprintf '%s\\n' "${name} \${a//$'\\n'/\\\\n}" >>'${calls}'\n${body}\n`, { mode: 0o755 });
+  const tags = Object.entries(options.tags ?? {});
   stub('curl', [
     'case "$*" in',
     '  *api/token*) echo lab-token ;;',
     '  *meta-data/instance-id*) echo i-0123456789abcdef0 ;;',
     '  *meta-data/placement/region*) echo us-east-1 ;;',
+    ...tags.map(([k, v]) => `  *meta-data/tags/instance/${k}) echo '${v}' ;;`),
+    ...(tags.length ? [`  *meta-data/tags/instance) printf '%s\\n' ${tags.map(([k]) => `'${k}'`).join(' ')} ;;`] : []),
     '  *) exit 22 ;;',
     'esac',
   ].join('\n'));

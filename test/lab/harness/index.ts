@@ -1,7 +1,7 @@
 export { Lab } from './lab';
-export type { LabOptions, LinkOptions } from './lab';
+export type { LabOptions, LinkOptions, ImdsRequest } from './lab';
 export { Vm } from './vm';
-export type { VmOptions, NvmeDisk, ExtraDisk, ExecOptions, ExecResult, CloudInitResult, StartOptions } from './vm';
+export type { VmOptions, InstanceMetadata, NvmeDisk, ExtraDisk, ExecOptions, ExecResult, CloudInitResult, StartOptions } from './vm';
 export { findImage } from './image';
 export type { LabImage } from './image';
 export { progress } from './log';

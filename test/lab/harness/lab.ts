@@ -5,7 +5,8 @@ import * as path from 'path';
 import { CACHE_DIR, findImage, LabImage, LAB_DIR } from './image';
 import { elapsed, progress } from './log';
 import { isAlive, run, runSync, sleep } from './proc';
-import { Vm, VmOptions } from './vm';
+import { InstanceMetadata, Vm, VmOptions } from './vm';
+import * as crypto from 'crypto';
 
 export interface LabOptions {
   /** Short name for logs and the network namespace; [a-z0-9-]. */
@@ -26,6 +27,21 @@ export interface LinkOptions {
 }
 
 const REAPER = path.join(LAB_DIR, 'harness', 'reaper.sh');
+const IMDS = path.join(LAB_DIR, 'harness', 'imds.py');
+/** The instance metadata service's address, as on EC2. */
+export const IMDS_ADDRESS = '169.254.169.254';
+/** The region the lab's metadata service reports. */
+export const LAB_REGION = 'us-east-1';
+
+/** One request the lab's metadata service answered. */
+export interface ImdsRequest {
+  /** Seconds since the epoch. */
+  readonly t: number;
+  readonly source: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+}
 const live = new Set<Lab>();
 let handlersInstalled = false;
 
@@ -63,6 +79,8 @@ export class Lab {
   private nextTap = 0;
   private readonly records = new Map<string, string[]>();
   private dnsmasq: ChildProcess | undefined;
+  private imds: ChildProcess | undefined;
+  private readonly instances = new Map<string, InstanceMetadata & { instanceId: string }>();
   private reaper: ChildProcess | undefined;
   private destroyed = false;
   private readonly createdAt = Date.now();
@@ -112,6 +130,7 @@ export class Lab {
     await this.ip('link', 'set', tap, 'master', 'br0');
     await this.ip('link', 'set', tap, 'up');
     await vm.prepare();
+    this.setInstance(vm, options.instance ?? {});
     const names = [options.name, ...(options.hostRecords ?? [])];
     for (const n of names) this.records.set(n, [...(this.records.get(n) ?? []).filter((x) => x !== options.ip), options.ip]);
     await this.reloadDns();
@@ -128,6 +147,37 @@ export class Lab {
     if (ips.length === 0) this.records.delete(name);
     else this.records.set(name, [...ips]);
     await this.reloadDns();
+  }
+
+  /**
+   * What the metadata service tells a VM from now on (a new instance id stands for a replaced instance). Returns the
+   * instance id.
+   */
+  setInstance(vm: Vm, instance: InstanceMetadata): string {
+    const instanceId = instance.instanceId ?? `i-${crypto.createHash('sha256').update(vm.name).digest('hex').slice(0, 17)}`;
+    this.instances.set(vm.ip, { ...instance, instanceId });
+    const config: Record<string, unknown> = {};
+    for (const [ip, i] of this.instances) {
+      config[ip] = { 'instance-id': i.instanceId, region: LAB_REGION, 'availability-zone': `${LAB_REGION}a`, tags: i.tags ?? {} };
+    }
+    const tmp = `${this.imdsConfig}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(config, null, 1));
+    fs.renameSync(tmp, this.imdsConfig);
+    return instanceId;
+  }
+
+  /** The instance id the metadata service gives a VM. */
+  instanceId(vm: Vm): string {
+    const i = this.instances.get(vm.ip);
+    if (!i) throw new Error(`lab ${this.name}: ${vm.name} has no instance metadata`);
+    return i.instanceId;
+  }
+
+  /** Every request the metadata service answered, in order (optionally of one VM). */
+  imdsRequests(vm?: Vm): ImdsRequest[] {
+    const text = fs.existsSync(this.imdsLog) ? fs.readFileSync(this.imdsLog, 'utf8') : '';
+    const all = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as ImdsRequest);
+    return vm ? all.filter((r) => r.source === vm.ip) : all;
   }
 
   /** Current DNS records of the lab. */
@@ -220,6 +270,7 @@ export class Lab {
     await this.ip('addr', 'add', `${this.gateway}/${this.prefixLength}`, 'dev', 'br0');
     await this.ip('link', 'set', 'br0', 'up');
     await this.startDns();
+    await this.startImds();
     progress(`lab ${this.name}: network ${this.subnet}.0/24 in netns ${this.netns}, DNS at ${this.gateway} (${elapsed(this.createdAt)})`);
   }
 
@@ -246,6 +297,33 @@ export class Lab {
     let stderr = '';
     this.dnsmasq.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     await this.waitForDnsLog(/read .*hosts - \d+ names|started, version/, 0, () => `dnsmasq did not start: ${stderr}`);
+  }
+
+  private get imdsConfig(): string {
+    return path.join(this.dir, 'imds.json');
+  }
+
+  private get imdsLog(): string {
+    return path.join(this.dir, 'imds.log');
+  }
+
+  /** The instance metadata service at 169.254.169.254 on the bridge: VMs reach it through their default route. */
+  private async startImds(): Promise<void> {
+    fs.writeFileSync(this.imdsConfig, '{}');
+    fs.writeFileSync(this.imdsLog, '');
+    await this.ip('addr', 'add', `${IMDS_ADDRESS}/32`, 'dev', 'br0');
+    this.imds = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'ip', 'netns', 'exec', this.netns, 'python3', IMDS,
+      IMDS_ADDRESS, this.imdsConfig, this.imdsLog], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    this.imds.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const probe = runSync('ip', ['netns', 'exec', this.netns, 'bash', '-c', `exec 3<>/dev/tcp/${IMDS_ADDRESS}/80`]);
+      if (probe.code === 0) return;
+      if (this.imds.exitCode !== null) break;
+      await sleep(100);
+    }
+    throw new Error(`the metadata service did not start: ${stderr}`);
   }
 
   private async reloadDns(): Promise<void> {
@@ -291,6 +369,7 @@ export class Lab {
         }
       }
       if (fs.existsSync(this.dnsLog)) fs.copyFileSync(this.dnsLog, path.join(dest, 'dnsmasq.log'));
+      if (fs.existsSync(this.imdsLog)) fs.copyFileSync(this.imdsLog, path.join(dest, 'imds.log'));
     } catch (e) {
       progress(`lab ${this.name}: could not keep logs: ${(e as Error).message}`);
     }

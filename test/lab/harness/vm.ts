@@ -47,6 +47,20 @@ export interface VmOptions {
   readonly hostRecords?: string[];
   /** Appended to the kernel command line. */
   readonly kernelArgs?: string;
+  /**
+   * What the lab's instance metadata service (169.254.169.254, IMDSv2) answers this VM: its instance id and instance
+   * tags (what EC2 serves with instance metadata tags on).
+   * @default - instance id `i-` and 17 hex digits derived from the VM name, no tags
+   */
+  readonly instance?: InstanceMetadata;
+}
+
+/** What the lab's metadata service tells one VM. */
+export interface InstanceMetadata {
+  /** @default - `i-` and 17 hex digits derived from the VM name */
+  readonly instanceId?: string;
+  /** Instance tags, served under meta-data/tags/instance/. */
+  readonly tags?: Record<string, string>;
 }
 
 export interface ExecOptions {

@@ -3,7 +3,7 @@
  * exactly what CDK rendered: only deployment-time values (the file system id, the region, the stable interface
  * that the lab does not attach) are filled in here.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper } from '../../../lib';
@@ -18,10 +18,14 @@ export const FLEET_NAME = 'cache.efs-cache.internal';
 export const LAB_NVME_MODEL = 'QEMU NVMe Ctrl';
 
 export interface LabUserData {
-  /** A cache node of the fleet. */
+  /** The cache nodes of the fleet (one launch template for all). */
   readonly cacheNode: string;
-  /** A cache node of a one-node fleet that gives up on its origin after 30 s (the unreachable-origin scenario). */
+  /** The instance tags of each node of the fleet, as its group propagates them (node 1 first). */
+  readonly nodeTags: Array<Record<string, string>>;
+  /** The cache node of a one-node fleet that gives up on its origin after 30 s (the unreachable-origin scenario). */
   readonly impatientNode: string;
+  /** Its instance tags. */
+  readonly impatientNodeTags: Record<string, string>;
   /** An FS-Cache client that mounts the origin directly. */
   readonly originClient: string;
   /** An FS-Cache client that mounts the cache fleet. */
@@ -72,15 +76,21 @@ export function labUserData(): LabUserData {
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const values: Record<string, string> = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' };
-  for (const [id, r] of Object.entries(template.Resources ?? {})) {
-    // The stable address is attached through the EC2 API on AWS; in the lab the node keeps its own address.
-    if (r.Type === 'AWS::EC2::NetworkInterface') values[`Ref:${id}`] = '';
-  }
   const ud = (lt: ec2.LaunchTemplate) =>
     resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), values as IntrinsicValues);
+  // The tags each node's group puts on its instances, as the lab's metadata service serves them. The stable
+  // interface is attached through the EC2 API on AWS; in the lab a node keeps its own address, so that tag is left out.
+  const tagsOf = (node: CacheFleet['nodes'][number]) => {
+    const tags = (template.Resources ?? {})[stack.getLogicalId(node.autoScalingGroup.node.defaultChild as CfnResource)].Properties?.Tags as
+      Array<{ Key: string; Value: unknown; PropagateAtLaunch: boolean }>;
+    return Object.fromEntries(tags.filter((t) => t.PropagateAtLaunch && typeof t.Value === 'string' && t.Key !== 'cdk-efs-cache:stable-eni')
+      .map((t) => [t.Key, t.Value as string]));
+  };
   return {
-    cacheNode: ud(fleet.nodes[0].launchTemplate),
-    impatientNode: ud(impatient.nodes[0].launchTemplate),
+    cacheNode: ud(fleet.launchTemplate),
+    nodeTags: fleet.nodes.map(tagsOf),
+    impatientNode: ud(impatient.launchTemplate),
+    impatientNodeTags: tagsOf(impatient.nodes[0]),
     originClient: ud(originClient.launchTemplate),
     fleetClient: ud(fleetClient.launchTemplate),
     fsid: fleet.fsid,
