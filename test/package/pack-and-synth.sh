@@ -1,6 +1,7 @@
 #!/bin/bash
-# Packs the library with `npm pack`, installs the tarball into a new, separate CDK app in a temporary folder and
-# synthesizes it there: proves the published files (compiled JS, .d.ts, assets/) are enough for a user.
+# Packs the library with `npm pack` from a tree without dist/ (its prepack script must build what main and types
+# point at), installs the tarball into a new, separate CDK app in a temporary folder and synthesizes it there: proves
+# the published files (compiled JS, .d.ts, assets/) are enough for a user.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -8,7 +9,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 cd "$root"
-npm run --silent build
+rm -rf dist
 tarball="$(npm pack --silent --pack-destination "$work" | tail -n 1)"
 echo "packed: $tarball ($(du -k "$work/$tarball" | cut -f1) KiB)"
 if tar -tzf "$work/$tarball" | grep -E '^package/(test|bin|lib)/' >/dev/null; then
@@ -16,6 +17,13 @@ if tar -tzf "$work/$tarball" | grep -E '^package/(test|bin|lib)/' >/dev/null; th
   tar -tzf "$work/$tarball" | grep -E '^package/(test|bin|lib)/' >&2
   exit 1
 fi
+tar -tzf "$work/$tarball" >"$work/files.txt"
+for file in "$(node -p "require('./package.json').main")" "$(node -p "require('./package.json').types")" LICENSE; do
+  if ! grep -qxF "package/$file" "$work/files.txt"; then
+    echo "FAIL: the package lacks $file" >&2
+    exit 1
+  fi
+done
 
 app="$work/app"
 mkdir -p "$app"
