@@ -1,7 +1,8 @@
 #!/bin/bash
 # Packs the library with `npm pack` from a tree without dist/ (its prepack script must build what main and types
-# point at), installs the tarball into a new, separate CDK app in a temporary folder and synthesizes it there: proves
-# the published files (compiled JS, .d.ts, assets/) are enough for a user.
+# point at), checks that the tarball holds them, LICENSE and every file README.md links to, installs it into a new,
+# separate CDK app in a temporary folder and synthesizes it there: proves the published files (compiled JS, .d.ts,
+# assets/) are enough for a user.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -24,6 +25,9 @@ for file in "$(node -p "require('./package.json').main")" "$(node -p "require('.
     exit 1
   fi
 done
+# npm and Construct Hub show README.md without the repository: each file it links to must be in the package.
+sed 's#^package/##' "$work/files.txt" >"$work/shipped.txt"
+npx ts-node --transpile-only test/package/readme-links.ts README.md "$work/shipped.txt"
 
 app="$work/app"
 mkdir -p "$app"
