@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole test suite, as the README's second command runs it (`npm test`): type check, unit tests, the packed
-# library in a fresh app, and every further gate added to STEPS below. Prints one closing line that counts tests.
+# library in fresh apps, and every further gate added to STEPS below. Prints one closing line that counts tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -41,7 +41,7 @@ count_jest() {
 step "type check" npx tsc --noEmit -p .
 step "unit tests" npx jest --ci --json --outputFile="$results/unit.json"
 count_jest "$results/unit.json"
-step "packed library in a fresh app" bash test/package/pack-and-synth.sh
+step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/package/pack-and-synth.sh
 gates() { bash test/gates/run.sh | tee "$results/gates.log"; }
 step "independent gates (cfn-lint, shellcheck, 16 KB)" gates
 count_line "$results/gates.log"

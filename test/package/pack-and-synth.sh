@@ -1,52 +1,83 @@
 #!/bin/bash
-# Packs the library with `npm pack`, installs the tarball into a new, separate CDK app in a temporary folder and
-# synthesizes it there: proves the published files (compiled JS, .d.ts, assets/) are enough for a user.
+# The package as published. Packs the library with `npm pack` from a tree without dist/ (its prepack script must
+# build what main and types point at), checks what the tarball holds (no sources or tests; the entry points, LICENSE,
+# every file README.md links to), then installs it into two new, separate CDK apps in a temporary folder: one with
+# the lowest aws-cdk-lib and constructs of the peer ranges in package.json, one with the newest 2.x and 10.x in the
+# registry. In each, test/package/consumer-app.ts (every construct the package exports) is type-checked with
+# --strict against the installed .d.ts (the package's and aws-cdk-lib's, no skipLibCheck), compiled, and run: it
+# synthesizes and asserts on the templates. Prints the versions used, and its runtime last.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+started=$SECONDS
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
 
 cd "$root"
-npm run --silent build
-tarball="$(npm pack --silent --pack-destination "$work" | tail -n 1)"
-echo "packed: $tarball ($(du -k "$work/$tarball" | cut -f1) KiB)"
-if tar -tzf "$work/$tarball" | grep -E '^package/(test|bin|lib)/' >/dev/null; then
-  echo "FAIL: the package ships sources or tests:" >&2
-  tar -tzf "$work/$tarball" | grep -E '^package/(test|bin|lib)/' >&2
-  exit 1
+rm -rf dist
+npm pack --silent --pack-destination "$work" >"$work/pack.log" || { cat "$work/pack.log"; fail "npm pack"; }
+tarball="$(echo "$work"/*.tgz)"
+[ -f "$tarball" ] || fail "npm pack wrote no tarball"
+tar -tzf "$tarball" | sed 's#^package/##' | sort >"$work/files.txt"
+echo "packed: $(basename "$tarball") ($(du -k "$tarball" | cut -f1) KiB, $(wc -l <"$work/files.txt") files)"
+if grep -E '^(test|bin|lib|bench)/' "$work/files.txt" >&2; then
+  fail "the package ships sources or tests (above)"
 fi
+for file in "$(node -p "require('./package.json').main")" "$(node -p "require('./package.json').types")" \
+  assets/lib/common.sh README.md LICENSE; do
+  grep -qxF "$file" "$work/files.txt" || fail "the package lacks $file"
+done
+npx ts-node --transpile-only test/package/readme-links.ts README.md "$work/files.txt"
 
-app="$work/app"
-mkdir -p "$app"
-cd "$app"
-cdk_lib_version="$(node -p "require('$root/node_modules/aws-cdk-lib/package.json').version")"
-constructs_version="$(node -p "require('$root/node_modules/constructs/package.json').version")"
-cat > package.json <<JSON
-{ "name": "consumer-app", "version": "0.0.0", "private": true }
-JSON
-npm install --no-audit --no-fund --silent --prefer-offline \
-  "$work/$tarball" "aws-cdk-lib@$cdk_lib_version" "constructs@$constructs_version" >/dev/null
-cat > app.js <<'JS'
-const { App, Stack } = require('aws-cdk-lib');
-const ec2 = require('aws-cdk-lib/aws-ec2');
-const { CachedFileSystem } = require('cdk-efs-cache');
-const app = new App({ outdir: 'cdk.out' });
-const stack = new Stack(app, 'Consumer');
-const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
-const cfs = new CachedFileSystem(stack, 'Data', { vpc });
-const assembly = app.synth();
-const template = assembly.getStackByName('Consumer').template;
-const types = Object.values(template.Resources).map((r) => r.Type);
-if (!types.includes('AWS::EFS::FileSystem')) throw new Error('no EFS file system in the consumer template');
-console.log(`consumer app synthesized ${types.length} resources with ${cfs.constructor.name}`);
-JS
-node app.js
-# The type declarations must compile for a TypeScript user too.
-cat > check.ts <<'TS'
-import { CachedFileSystem, CachedFileSystemProps } from 'cdk-efs-cache';
-export const probe: Array<unknown> = [CachedFileSystem];
-export type P = CachedFileSystemProps;
-TS
-"$root/node_modules/.bin/tsc" --noEmit --strict --esModuleInterop --skipLibCheck --module commonjs --target es2022 check.ts
-echo "pack-and-synth: ok"
+# The floors are the peer ranges' own: `^X.Y.Z` or `>=X.Y.Z <N`.
+floor() {
+  # shellcheck disable=SC2016 # JavaScript, not shell
+  node -e '
+    const range = require("./package.json").peerDependencies[process.argv[1]];
+    const m = /^(?:\^|>=\s*)(\d+\.\d+\.\d+)(?:\s+<\s*\d+)?$/.exec(range);
+    if (!m) { console.error(`peerDependencies.${process.argv[1]}: "${range}" is not ^X.Y.Z or >=X.Y.Z <N`); process.exit(1); }
+    console.log(m[1]);' "$1"
+}
+cdk_floor="$(floor aws-cdk-lib)"
+constructs_floor="$(floor constructs)"
+
+# Installs the tarball with the given aws-cdk-lib and constructs into $work/NAME, then type-checks, compiles and
+# runs the consumer app there. NPM_FLAGS: how fresh the registry's metadata must be.
+consumer() {
+  local name="$1" cdk_lib="$2" constructs="$3" npm_flags="$4"
+  local app="$work/$name"
+  mkdir -p "$app"
+  cd "$app"
+  echo '{ "name": "consumer-app", "version": "0.0.0", "private": true }' >package.json
+  # shellcheck disable=SC2086 # npm_flags is one flag
+  npm install --no-audit --no-fund --loglevel=error $npm_flags \
+    "$tarball" "aws-cdk-lib@$cdk_lib" "constructs@$constructs" >/dev/null
+  cp "$root/test/package/consumer-app.ts" .
+  "$root/node_modules/.bin/tsc" --strict --noUnusedLocals --esModuleInterop --module commonjs --target es2022 \
+    --lib es2022 --types node --typeRoots "$root/node_modules/@types" --outDir build consumer-app.ts
+  node build/consumer-app.js cdk.out
+}
+
+# Both apps at once (their installs share npm's cache). The lowest versions are exact: metadata and tarballs
+# already in the cache are used as they are. The newest must be the registry's newest now: its metadata is
+# revalidated.
+consumer lowest "$cdk_floor" "$constructs_floor" --prefer-offline >"$work/lowest.log" 2>&1 &
+lowest=$!
+consumer newest '^2' '^10' --prefer-online >"$work/newest.log" 2>&1 &
+newest=$!
+status=0
+wait "$lowest" || status=1
+wait "$newest" || status=1
+echo "lowest supported (the peer ranges' floors: aws-cdk-lib $cdk_floor, constructs $constructs_floor):"
+sed 's/^/  /' "$work/lowest.log"
+echo "newest 2.x (aws-cdk-lib@^2, constructs@^10 from the registry):"
+sed 's/^/  /' "$work/newest.log"
+[ "$status" = 0 ] || fail "a consumer app failed (above)"
+grep -q "aws-cdk-lib $cdk_floor, constructs $constructs_floor)" "$work/lowest.log" ||
+  fail "the lowest app did not run aws-cdk-lib $cdk_floor with constructs $constructs_floor"
+echo "pack-and-synth: ok ($((SECONDS - started)) s)"

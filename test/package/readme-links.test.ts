@@ -1,0 +1,39 @@
+import { missingTargets, relativeLinks } from './readme-links';
+
+describe('the README link check of the packed library', () => {
+  const markdown = [
+    'See [the figures](docs/benchmarks.md), with a text that spans [two',
+    'lines](./docs/CONTRACT.md#rules "title"), and ![a chart](docs/benchmarks.png).',
+    '[Site](https://example.com/x.md), [mail](mailto:a@example.com), [section](#set-up), [root](/etc/passwd).',
+    'Inline code is no link: `arr[0](x)`.',
+    '```ts',
+    'const f = fns[0](docs/in-code.md);',
+    '```',
+    '[ref]: docs/reference.md',
+    '<img src="docs/logo%20big.png" alt="logo">',
+    'Up and out: [parent](../bench), a folder: [lab](test/lab/).',
+  ].join('\n');
+
+  test('finds inline links, images, reference definitions and HTML sources, and nothing in code', () => {
+    expect(relativeLinks(markdown).sort()).toEqual([
+      '../bench',
+      './docs/CONTRACT.md',
+      'docs/benchmarks.md',
+      'docs/benchmarks.png',
+      'docs/logo big.png',
+      'docs/reference.md',
+      'test/lab/',
+    ]);
+  });
+
+  test('reports each target the file list lacks, and accepts a folder that holds a listed file', () => {
+    const files = ['README.md', 'docs/benchmarks.md', 'docs/benchmarks.png', 'test/lab/README.md'];
+    expect(missingTargets(markdown, files).sort()).toEqual([
+      '../bench',
+      './docs/CONTRACT.md',
+      'docs/logo big.png',
+      'docs/reference.md',
+    ]);
+    expect(missingTargets(markdown, [...files, 'docs/CONTRACT.md', 'docs/logo big.png', 'docs/reference.md'])).toEqual(['../bench']);
+  });
+});
