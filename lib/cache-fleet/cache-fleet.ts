@@ -9,6 +9,7 @@ import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
 import { propError, wholeGib } from '../private/errors';
+import { checkClientCidrs, exportClients } from '../private/cidr';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { defaultSubnets } from '../private/subnets';
 import { instanceTypeFacts } from '../private/instance-types';
@@ -65,8 +66,10 @@ export interface CacheFleetOptions extends FanOutOptions {
   readonly exportPath?: string;
 
   /**
-   * Addresses allowed to mount the export (NFS export access list). Network access is governed separately by the
-   * security groups (`connections`).
+   * Addresses allowed to mount the export (NFS export access list): IPv4 or IPv6 CIDR blocks (`10.0.0.0/16`,
+   * `fd00::/64`) with no host bits set. A /0 in any spelling, and blocks that together cover every IPv4 or IPv6
+   * address, are refused. Tokens are checked by the nodes at boot (prefix lengths 1-32 or 1-128). Network access is
+   * governed separately by the security groups (`connections`).
    *
    * @default - the VPC's CIDR block
    */
@@ -322,7 +325,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
       EFSC_MOUNT_TIMEOUT_SEC: seconds(props.originMountTimeout ?? Duration.minutes(3)),
       EFSC_EXPORT_PATH: this.exportPath,
       EFSC_EXPORT_FSID: this.fsid,
-      EFSC_EXPORT_CLIENTS: clientCidrs.join(' '),
+      EFSC_EXPORT_CLIENTS: exportClients(clientCidrs),
       EFSC_NFSD_THREADS: String(this.nfsdThreads),
       EFSC_READ_AHEAD_KB: String((props.readAhead ?? Size.mebibytes(8)).toKibibytes()),
       EFSC_SUNRPC_SLOTS: String(props.sunrpcSlotTableEntries ?? 128),
@@ -639,12 +642,8 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   if (o.originMountTimeout && (o.originMountTimeout.toSeconds() < 10 || o.originMountTimeout.toSeconds() > 3600)) {
     throw propError('originMountTimeout', `must be between 10 seconds and 60 minutes, got ${o.originMountTimeout.toHumanString()}.`);
   }
-  for (const c of o.clientCidrs ?? []) {
-    if (Token.isUnresolved(c)) continue;
-    if (c === '0.0.0.0/0' || c === '::/0') throw propError('clientCidrs', `${c} would export to everyone; name the clients' networks.`);
-    if (!/^[0-9.]+\/\d{1,2}$|^[0-9a-fA-F:]+\/\d{1,3}$/.test(c)) throw propError('clientCidrs', `'${c}' is not a CIDR block.`);
-  }
   if (o.clientCidrs && o.clientCidrs.length === 0) throw propError('clientCidrs', 'is empty: no client could mount the export.');
+  checkClientCidrs('clientCidrs', o.clientCidrs ?? []);
   wholeGib('rootVolumeSize', o.rootVolumeSize, 8, 16384);
   if (o.bootstrapTimeout) {
     // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.
