@@ -53,6 +53,20 @@ const imported = (s: Stack) => efs.FileSystem.fromFileSystemAttributes(s, 'Fs', 
   fileSystemId: 'fs-0123456789abcdef0',
   securityGroup: ec2.SecurityGroup.fromSecurityGroupId(s, 'Sg', 'sg-0123456789abcdef0'),
 });
+/** A VPC with isolated subnets only (no NAT, no internet gateway), in `azs` AZs. */
+const isolatedVpc = (stack: Stack, azs = 2) => new ec2.Vpc(stack, 'Isolated', {
+  maxAzs: azs, natGateways: 0, subnetConfiguration: [{ name: 'iso', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+});
+/** A VPC with public, private-with-egress and isolated subnets. */
+const mixedVpc = (stack: Stack) => new ec2.Vpc(stack, 'Mixed', {
+  maxAzs: 2,
+  natGateways: 1,
+  subnetConfiguration: [
+    { name: 'pub', subnetType: ec2.SubnetType.PUBLIC },
+    { name: 'app', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+    { name: 'iso', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+  ],
+});
 /** A one-file directory; returns the file's path. */
 function aFile(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-bad-'));
@@ -84,6 +98,8 @@ const CASES: BadInput[] = [
     }),
     error: /^Invalid cacheFleet.vpcSubnets: subnet .* no mount target/,
   },
+  { name: 'composition: a fleet in an isolated-only VPC (warning)', build: (stack) => new CachedFileSystem(stack, 'Data', { vpc: isolatedVpc(stack), cacheFleet: { nodeCount: 1 } }), warning: /^vpcSubnets: the instances of .*\/Data\/CacheFleet run in isolated subnets/ },
+  { name: 'composition: clients of an isolated-only VPC (warning)', build: (stack) => new CachedFileSystem(stack, 'Data', { vpc: isolatedVpc(stack) }).addClientLaunchTemplate('C'), warning: /^vpc: the instances of .*\/Data\/C run in isolated subnets/ },
   { name: 'alarms: PercentIOLimit threshold over 100', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { percentIoLimitThreshold: 150 } }), error: /^Invalid percentIoLimitThreshold: is a percentage, more than 0 and at most 100, got 150/ },
   { name: 'alarms: throughput threshold of 0', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { throughputUtilizationThreshold: 0 } }), error: /^Invalid throughputUtilizationThreshold: is a percentage/ },
   { name: 'alarms: burst credit threshold of 0 bytes', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { burstCreditBalanceThreshold: Size.bytes(0) } }), error: /^Invalid burstCreditBalanceThreshold: must be more than 0 bytes/ },
@@ -132,6 +148,9 @@ const CASES: BadInput[] = [
   { name: 'fleet: a root volume smaller than the image', build: fleet({ rootVolumeSize: Size.gibibytes(4) }), error: /^Invalid rootVolumeSize: must be whole GiB from 8 to 16384, got 4 GiB/ },
   { name: 'fleet: a read-ahead of 1 TiB', build: fleet({ readAhead: Size.tebibytes(1) }), error: /^Invalid readAhead: must be whole KiB from 0 to 1 GiB/ },
   { name: 'fleet: an empty working set', build: fleet({ workingSetSize: Size.gibibytes(0) }), error: /^Invalid workingSetSize: must be more than 0 bytes/ },
+  { name: 'fleet: isolated subnets by default (warning)', build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack) }), warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*package repositories.*CloudFormation.*EC2.*CloudWatch.*SSM/ },
+  { name: 'fleet: isolated subnets chosen in a mixed VPC (warning)', build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: mixedVpc(stack), fileSystem: importedFs(stack), vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }), warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets/ },
+  { name: 'fleet: isolated subnets behind an NLB, metrics off (warning)', build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack, 1), fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, metrics: false }), warning: /^vpcSubnets: (?!.*EC2 \(attaching)(?!.*CloudWatch).*endpoints for the package repositories .*CloudFormation.*SSM, ssmmessages/ },
   {
     name: 'fleet: a working set larger than the node type\'s memory (warning)',
     build: fleet({ instanceType: new ec2.InstanceType('c7gn.4xlarge'), workingSetSize: Size.gibibytes(100) }),
@@ -177,6 +196,7 @@ const CASES: BadInput[] = [
   { name: 'client: a fleet client asked to write', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { readOnly: false }), error: /^Invalid readOnly: a cache fleet exports read-only/ },
   { name: 'client: a fleet client with amazon-efs-utils', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { mountHelper: MountHelper.EFS_UTILS }), error: /^Invalid mountHelper: a cache fleet is mounted over plain NFSv4.1/ },
   { name: 'client: a fleet client with a TLS port', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { tlsPort: 20100 }), error: /^Invalid tlsPort: applies only when mounting EFS with amazon-efs-utils/ },
+  { name: 'client: a VPC with isolated subnets only (warning)', build: (stack) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc: isolatedVpc(stack, 1), fileSystem: importedFs(stack) }), warning: /^vpc: the instances of .*\/Client run in isolated subnets .*package repositories.*CloudWatch.*SSM/ },
   { name: 'client: a soft mount (warning)', build: client({ mountOptions: ['fsc', 'soft', 'nfsvers=4.1'] }), warning: /^mountOptions: without hard/ },
   { name: 'client: an instance type of unknown storage (warning)', build: client({ instanceType: new ec2.InstanceType('p5.48xlarge') }), warning: /^instanceType: whether p5.48xlarge has NVMe instance store is not known/ },
 
@@ -198,6 +218,8 @@ const CASES: BadInput[] = [
   { name: 'seeder: / as instance directory', build: seeder({}, () => SeedSource.fromInstanceDirectory('/')), error: /^Invalid source/ },
   { name: 'seeder: a missing asset', build: seeder({}, () => SeedSource.fromAsset('/no/such/dir')), error: /^Invalid source: the asset path \/no\/such\/dir does not exist/ },
   { name: 'seeder: a single file as asset', build: seeder({}, () => SeedSource.fromAsset(aFile())), error: /^Invalid source: .* is a single file/ },
+  { name: 'seeder: an isolated-only VPC (warning, not CDK\'s "no Private subnet groups")', build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/srv/data') }), warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets (?!.*S3 \(the seed)(?!.*SSM).*package repositories.*CloudFormation/ },
+  { name: 'seeder: an S3 source from isolated subnets (warning)', build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: mixedVpc(stack), vpcSubnets: { subnetGroupName: 'iso' }, fileSystem: importedFs(stack), source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'B', 'my-bucket'), 'data/') }), warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets .*S3 \(the seed source/ },
   { name: 'seeder: deleting extraneous files at the root (warning)', build: seeder({ deleteExtraneous: true }), warning: /^deleteExtraneous: with targetPath '\/', every file of the file system/ },
 ];
 

@@ -11,7 +11,7 @@ import { renderScript } from '../bootstrap/render';
 import { propError, wholeGib } from '../private/errors';
 import { checkClientCidrs, exportClients } from '../private/cidr';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
-import { defaultSubnets } from '../private/subnets';
+import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { instanceTypeFacts } from '../private/instance-types';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
@@ -45,7 +45,8 @@ export interface CacheFleetOptions extends FanOutOptions {
   readonly machineImage?: ec2.IMachineImage;
 
   /**
-   * Subnets of the nodes (round robin). Every AZ needs an origin mount target.
+   * Subnets of the nodes (round robin). Every AZ needs an origin mount target. In isolated subnets the nodes need
+   * VPC endpoints (packages, CloudFormation, EC2, CloudWatch, SSM), which a synth warning names.
    *
    * @default - the VPC's private subnets with egress (or isolated, if it has none)
    */
@@ -312,6 +313,8 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
 
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
     if (subnets.length === 0) throw propError('vpcSubnets', 'selects no subnet of the VPC.');
+    warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, ENDPOINT_NEEDS.cloudFormation,
+      ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []), ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const clientCidrs = props.clientCidrs ?? [props.vpc.vpcCidrBlock];
     const rewarm = props.warmPaths?.length ? (props.rewarmInterval ?? Duration.hours(6)) : undefined;
     const machineImage = props.machineImage ?? amazonLinux2023(this.instanceType.architecture);

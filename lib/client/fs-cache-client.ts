@@ -11,6 +11,7 @@ import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { instanceTypeFacts } from '../private/instance-types';
+import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
 /** Where the FS-Cache disk cache lives. */
@@ -243,6 +244,8 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     }
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     validateClientOptions(this, props, instanceType, !!props.cacheFleet);
+    warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []),
+      ...(props.role ? [] : [ENDPOINT_NEEDS.ssm])]);
     const storage = props.cacheStorage ?? CacheStorage.INSTANCE_STORE;
     this.metricsGroup = this.node.path;
     const viaFleet = !!props.cacheFleet;

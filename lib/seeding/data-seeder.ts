@@ -11,6 +11,7 @@ import { renderScript } from '../bootstrap/render';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
 /** Where a seeding run takes its data from. */
 export enum SeedSourceKind {
@@ -233,9 +234,10 @@ export interface DataSeederProps {
 
   /**
    * Subnet of the seeding instance (the first one selected). Its AZ needs a mount target of the file system, and
-   * the instance needs HTTPS to S3, CloudFormation and the package repositories.
+   * the instance needs HTTPS to S3, CloudFormation and the package repositories (in isolated subnets: VPC
+   * endpoints, which a synth warning names).
    *
-   * @default - the VPC's private subnets with egress
+   * @default - the VPC's private subnets with egress (or isolated, if it has none)
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
 
@@ -328,9 +330,12 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
     this.source = props.source.bind(this, this.role);
 
     let userData = '';
+    const vpcSubnets = props.vpcSubnets ?? defaultSubnets(props.vpc);
+    warnIfIsolated(this, 'vpcSubnets', props.vpc, props.vpc.selectSubnets(vpcSubnets).subnets.slice(0, 1), [ENDPOINT_NEEDS.packages,
+      ENDPOINT_NEEDS.cloudFormation, ...(this.source.kind === SeedSourceKind.INSTANCE_DIRECTORY ? [] : [ENDPOINT_NEEDS.s3])]);
     this.instance = new ec2.Instance(this, 'Instance', {
       vpc: props.vpc,
-      vpcSubnets: props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+      vpcSubnets,
       instanceType,
       machineImage: props.machineImage ?? amazonLinux2023(instanceType.architecture),
       role: this.role,
