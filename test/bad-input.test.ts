@@ -67,6 +67,8 @@ const mixedVpc = (stack: Stack) => new ec2.Vpc(stack, 'Mixed', {
     { name: 'iso', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
   ],
 });
+/** An image for types whose architecture CDK cannot read from the name (it throws for the default image's lookup). */
+const al2023x86 = ec2.MachineImage.fromSsmParameter('/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64');
 /** A one-file directory; returns the file's path. */
 function aFile(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-bad-'));
@@ -151,6 +153,12 @@ const CASES: BadInput[] = [
   { name: 'fleet: isolated subnets by default (warning)', build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack) }), warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*package repositories.*CloudFormation.*EC2.*CloudWatch.*SSM/ },
   { name: 'fleet: isolated subnets chosen in a mixed VPC (warning)', build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: mixedVpc(stack), fileSystem: importedFs(stack), vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }), warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets/ },
   { name: 'fleet: isolated subnets behind an NLB, metrics off (warning)', build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack, 1), fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, metrics: false }), warning: /^vpcSubnets: (?!.*EC2 \(attaching)(?!.*CloudWatch).*endpoints for the package repositories .*CloudFormation.*SSM, ssmmessages/ },
+  { name: 'fleet: a node type of unknown memory (warning)', build: fleet({ instanceType: new ec2.InstanceType('x2gd.4xlarge') }), warning: /^instanceType: the memory of x2gd.4xlarge is not known here, so workingSetSize cannot be checked against its memory/ },
+  { name: 'fleet: a burstable node type (warning)', build: fleet({ instanceType: new ec2.InstanceType('t4g.large'), workingSetSize: Size.gibibytes(100) }), warning: /^instanceType: the memory of t4g.large is not known here, so workingSetSize cannot be checked/ },
+  { name: 'fleet: a Xen node type whose memory ratio differs (warning)', build: fleet({ instanceType: new ec2.InstanceType('c4.8xlarge') }), warning: /^instanceType: the memory of c4.8xlarge is not known here/ },
+  { name: 'fleet: a bare-metal node type (warning)', build: fleet({ instanceType: new ec2.InstanceType('c7gn.metal') }), warning: /^instanceType: the vCPUs and memory of c7gn.metal are not known here, so each node runs 64 nfsd threads by default \(set nfsdThreads to size them\), and workingSetSize cannot be checked/ },
+  { name: 'fleet: a node type name that does not parse (warning)', build: fleet({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86 }), warning: /^instanceType: the vCPUs and memory of u-6tb1.112xlarge are not known here, so each node runs 64 nfsd threads/ },
+  { name: 'fleet: unknown vCPUs with nfsdThreads given (warning)', build: fleet({ instanceType: new ec2.InstanceType('m7i.metal-48xl'), nfsdThreads: 192 }), warning: /^instanceType: the vCPUs and memory of m7i.metal-48xl are not known here, so workingSetSize cannot be checked/ },
   {
     name: 'fleet: a working set larger than the node type\'s memory (warning)',
     build: fleet({ instanceType: new ec2.InstanceType('c7gn.4xlarge'), workingSetSize: Size.gibibytes(100) }),
@@ -197,6 +205,21 @@ const CASES: BadInput[] = [
   { name: 'client: a fleet client with amazon-efs-utils', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { mountHelper: MountHelper.EFS_UTILS }), error: /^Invalid mountHelper: a cache fleet is mounted over plain NFSv4.1/ },
   { name: 'client: a fleet client with a TLS port', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { tlsPort: 20100 }), error: /^Invalid tlsPort: applies only when mounting EFS with amazon-efs-utils/ },
   { name: 'client: a VPC with isolated subnets only (warning)', build: (stack) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc: isolatedVpc(stack, 1), fileSystem: importedFs(stack) }), warning: /^vpc: the instances of .*\/Client run in isolated subnets .*package repositories.*CloudWatch.*SSM/ },
+  { name: 'client: an EBS cache on a Xen type (t2)', build: client({ instanceType: new ec2.InstanceType('t2.large'), cacheStorage: CacheStorage.EBS }), error: /^Invalid instanceType: t2.large is Xen-based: its EBS volumes attach as \/dev\/xvd\* block devices with no NVMe model, so the bootstrap can never find the cache volume/ },
+  { name: 'client: an EBS cache on a Xen type (m4)', build: client({ instanceType: new ec2.InstanceType('m4.xlarge'), cacheStorage: CacheStorage.EBS }), error: /^Invalid instanceType: m4.xlarge is Xen-based/ },
+  { name: 'client: an EBS cache on a Xen type with a custom device model', build: client({ instanceType: new ec2.InstanceType('c4.2xlarge'), cacheStorage: CacheStorage.EBS, cacheDeviceModel: 'Xen Virtual Block Device' }), error: /^Invalid instanceType: c4.2xlarge is Xen-based/ },
+  { name: 'client: an EBS cache on a Xen type with NVMe instance store (i3)', build: client({ instanceType: new ec2.InstanceType('i3.large'), cacheStorage: CacheStorage.EBS }), error: /^Invalid instanceType: i3.large is Xen-based/ },
+  { name: 'client: Xen SSD instance store (m3)', build: client({ instanceType: new ec2.InstanceType('m3.xlarge') }), error: /^Invalid instanceType: m3.xlarge is Xen-based and its instance store is not NVMe: the disks attach as \/dev\/xvd\*/ },
+  { name: 'client: Xen SSD instance store (c3)', build: client({ instanceType: new ec2.InstanceType('c3.2xlarge') }), error: /^Invalid instanceType: c3.2xlarge is Xen-based and its instance store is not NVMe/ },
+  { name: 'client: Xen SSD instance store (r3)', build: client({ instanceType: new ec2.InstanceType('r3.large') }), error: /^Invalid instanceType: r3.large is Xen-based and its instance store is not NVMe/ },
+  { name: 'client: Xen SSD instance store (i2)', build: client({ instanceType: new ec2.InstanceType('i2.xlarge') }), error: /^Invalid instanceType: i2.xlarge is Xen-based and its instance store is not NVMe/ },
+  { name: 'client: Xen HDD instance store (d2)', build: client({ instanceType: new ec2.InstanceType('d2.xlarge') }), error: /^Invalid instanceType: d2.xlarge is Xen-based and its instance store is not NVMe/ },
+  { name: 'client: Xen SSD instance store (x1e)', build: client({ instanceType: new ec2.InstanceType('x1e.xlarge') }), error: /^Invalid instanceType: x1e.xlarge is Xen-based and its instance store is not NVMe/ },
+  { name: 'client: a Xen type without instance store (r4)', build: client({ instanceType: new ec2.InstanceType('r4.large') }), error: /^Invalid instanceType: r4.large has no instance store, and as a Xen-based type cannot hold the cache on EBS either/ },
+  { name: 'client: a Xen type without instance store (t2)', build: client({ instanceType: new ec2.InstanceType('t2.medium') }), error: /^Invalid instanceType: t2.medium has no instance store, and as a Xen-based type/ },
+  { name: 'client: a type name that does not parse, instance store (warning)', build: client({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86 }), warning: /^instanceType: whether u-6tb1.112xlarge has NVMe instance store is not known here \(the name does not read as family, generation and size/ },
+  { name: 'client: a type name that does not parse, EBS (warning)', build: client({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86, cacheStorage: CacheStorage.EBS }), warning: /^instanceType: u-6tb1.112xlarge does not read as family, generation and size .*whether it is Nitro-based is not known/ },
+  { name: 'client: an unknown family (warning)', build: client({ instanceType: new ec2.InstanceType('zz9.xlarge') }), warning: /^instanceType: whether zz9.xlarge has NVMe instance store is not known here; if it has none/ },
   { name: 'client: a soft mount (warning)', build: client({ mountOptions: ['fsc', 'soft', 'nfsvers=4.1'] }), warning: /^mountOptions: without hard/ },
   { name: 'client: an instance type of unknown storage (warning)', build: client({ instanceType: new ec2.InstanceType('p5.48xlarge') }), warning: /^instanceType: whether p5.48xlarge has NVMe instance store is not known/ },
 

@@ -12,7 +12,7 @@ import { propError, wholeGib } from '../private/errors';
 import { checkClientCidrs, exportClients } from '../private/cidr';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
-import { instanceTypeFacts } from '../private/instance-types';
+import { instanceTypeFacts, warnUnknownNodeSize } from '../private/instance-types';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
 import { groupMetric, instanceMetrics, NODE_METRICS, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
@@ -109,7 +109,8 @@ export interface CacheFleetOptions extends FanOutOptions {
   /**
    * nfsd threads per node.
    *
-   * @default - 2 per vCPU, at least 8 (128 on a c7gn.16xlarge); 64 when the type's vCPU count is not known
+   * @default - 2 per vCPU, at least 8 (128 on a c7gn.16xlarge); 64 when the type's vCPU count is not known (with
+   * a synth warning)
    */
   readonly nfsdThreads?: number;
 
@@ -285,6 +286,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     const nodeCount = props.nodeCount ?? 2;
     this.exportPath = props.exportPath ?? '/efs';
     this.nfsdThreads = props.nfsdThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
+    warnUnknownNodeSize(this, this.instanceType, facts, props.nfsdThreads === undefined ? this.nfsdThreads : undefined);
     this.fsid = fsidFor(this.node.path, props.originPath ?? '/');
     this.metricsGroup = this.node.path;
     const mode = props.fanOut ?? FanOutMode.ROUTE53;

@@ -10,7 +10,7 @@ import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } 
 import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
-import { instanceTypeFacts } from '../private/instance-types';
+import { checkCacheDevicesFindable, instanceTypeFacts } from '../private/instance-types';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
@@ -44,7 +44,9 @@ export interface CullLimits {
 /** Options of an FS-Cache client launch template, shared with `CachedFileSystem.addClientLaunchTemplate`. */
 export interface FsCacheClientOptions {
   /**
-   * Instance type. Its instance store holds the cache (or the EBS volume, with `cacheStorage: EBS`).
+   * Instance type. Its instance store holds the cache (or the EBS volume, with `cacheStorage: EBS`). The bootstrap
+   * finds cache disks by their NVMe model, so Xen-based types (previous generations) are refused, except i3 and f1
+   * with their NVMe instance store.
    *
    * @default m6id.xlarge (4 vCPU, 16 GiB, one 237 GB NVMe instance-store volume)
    */
@@ -386,6 +388,7 @@ function iamAcknowledgeSsm(role: iam.IRole): void {
 export function validateClientOptions(scope: Construct, o: FsCacheClientOptions, instanceType: ec2.InstanceType, viaFleet: boolean): void {
   const storage = o.cacheStorage ?? CacheStorage.INSTANCE_STORE;
   const facts = instanceTypeFacts(instanceType);
+  checkCacheDevicesFindable(scope, instanceType, facts, storage === CacheStorage.EBS);
   if (storage === CacheStorage.INSTANCE_STORE) {
     if (facts.instanceStore === false) {
       throw propError('instanceType', `${instanceType} has no instance store to hold the cache; choose a type with ` +
@@ -393,8 +396,9 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
     }
     if (facts.instanceStore === undefined) {
       Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceStore',
-        `instanceType: whether ${instanceType} has NVMe instance store is not known here; if it has none, the ` +
-        'bootstrap fails. Set cacheStorage: CacheStorage.EBS for types without it.');
+        `instanceType: whether ${instanceType} has NVMe instance store is not known here` +
+        `${facts.parsed ? '' : ' (the name does not read as family, generation and size, e.g. m6id.xlarge)'}; if it ` +
+        'has none, the bootstrap fails. Set cacheStorage: CacheStorage.EBS for Nitro types without it.');
     }
     if (o.cacheVolumeSize !== undefined) {
       throw propError('cacheVolumeSize', 'applies only with cacheStorage: CacheStorage.EBS.');
