@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Duration, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -39,6 +39,8 @@ interface BadInput {
   readonly error?: RegExp;
   /** Or the warning it adds (anywhere in the stack), starting with `<prop>:`. */
   readonly warning?: RegExp;
+  /** The stack's region, for input that is wrong only in some regions. @default - env-agnostic */
+  readonly region?: string;
 }
 
 const origin = (props: (s: Stack) => Partial<OriginFileSystemProps>) =>
@@ -49,6 +51,16 @@ const client = (props: Partial<FsCacheClientLaunchTemplateProps>) =>
   (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), ...props });
 const seeder = (props: Partial<DataSeederProps>, source: (s: Stack) => SeedSource = () => SeedSource.fromInstanceDirectory('/srv/data')) =>
   (stack: Stack, vpc: ec2.Vpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source(stack), ...props });
+/**
+ * A seeder whose instance type CDK's own template validation (cdk.json `@aws-cdk/core:validateAgainstDefaultRules`,
+ * rule E3628) refuses for the region, acknowledged: the row checks the library's warning, which apps without that
+ * flag get too (the validation checks AWS::EC2::Instance, not the launch templates of nodes and clients).
+ */
+const seederInRegion = (props: Partial<DataSeederProps>) => (stack: Stack, vpc: ec2.Vpc) => {
+  const s = seeder(props)(stack, vpc);
+  Validations.of(s).acknowledge({ id: 'CloudFormation-Validate::E3628', reason: 'the row checks the library\'s own warning' });
+  return s;
+};
 const imported = (s: Stack) => efs.FileSystem.fromFileSystemAttributes(s, 'Fs', {
   fileSystemId: 'fs-0123456789abcdef0',
   securityGroup: ec2.SecurityGroup.fromSecurityGroupId(s, 'Sg', 'sg-0123456789abcdef0'),
@@ -102,6 +114,8 @@ const CASES: BadInput[] = [
   },
   { name: 'composition: a fleet in an isolated-only VPC (warning)', build: (stack) => new CachedFileSystem(stack, 'Data', { vpc: isolatedVpc(stack), cacheFleet: { nodeCount: 1 } }), warning: /^vpcSubnets: the instances of .*\/Data\/CacheFleet run in isolated subnets/ },
   { name: 'composition: clients of an isolated-only VPC (warning)', build: (stack) => new CachedFileSystem(stack, 'Data', { vpc: isolatedVpc(stack) }).addClientLaunchTemplate('C'), warning: /^vpc: the instances of .*\/Data\/C run in isolated subnets/ },
+  { name: 'composition: the fleet\'s default type where it is not offered (warning)', region: 'eu-central-1', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }), warning: /^instanceType: the default c7gn.16xlarge is not offered in eu-central-1/ },
+  { name: 'composition: the clients\' default type where it is not offered (warning)', region: 'eu-west-3', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C'), warning: /^instanceType: the default m6id.xlarge is not offered in eu-west-3/ },
   { name: 'alarms: PercentIOLimit threshold over 100', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { percentIoLimitThreshold: 150 } }), error: /^Invalid percentIoLimitThreshold: is a percentage, more than 0 and at most 100, got 150/ },
   { name: 'alarms: throughput threshold of 0', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { throughputUtilizationThreshold: 0 } }), error: /^Invalid throughputUtilizationThreshold: is a percentage/ },
   { name: 'alarms: burst credit threshold of 0 bytes', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { burstCreditBalanceThreshold: Size.bytes(0) } }), error: /^Invalid burstCreditBalanceThreshold: must be more than 0 bytes/ },
@@ -159,6 +173,9 @@ const CASES: BadInput[] = [
   { name: 'fleet: a bare-metal node type (warning)', build: fleet({ instanceType: new ec2.InstanceType('c7gn.metal') }), warning: /^instanceType: the vCPUs and memory of c7gn.metal are not known here, so each node runs 64 nfsd threads by default \(set nfsdThreads to size them\), and workingSetSize cannot be checked/ },
   { name: 'fleet: a node type name that does not parse (warning)', build: fleet({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86 }), warning: /^instanceType: the vCPUs and memory of u-6tb1.112xlarge are not known here, so each node runs 64 nfsd threads/ },
   { name: 'fleet: unknown vCPUs with nfsdThreads given (warning)', build: fleet({ instanceType: new ec2.InstanceType('m7i.metal-48xl'), nfsdThreads: 192 }), warning: /^instanceType: the vCPUs and memory of m7i.metal-48xl are not known here, so workingSetSize cannot be checked/ },
+  { name: 'fleet: the default type where it is not offered (warning)', region: 'ap-south-1', build: fleet({}), warning: /^instanceType: the default c7gn.16xlarge is not offered in ap-south-1 \(per cfn-lint [0-9.]+ .*\), so instances would fail to launch there. Pass instanceType, for example c8gn.16xlarge or c6gn.16xlarge, offered in ap-south-1/ },
+  { name: 'fleet: the default type where the next alternative is x86_64 (warning)', region: 'me-central-1', build: fleet({ nodeCount: 1 }), warning: /^instanceType: the default c7gn.16xlarge is not offered in me-central-1 .*for example c8gn.16xlarge or c6in.16xlarge \(x86_64\)/ },
+  { name: 'fleet: the default type in a GovCloud region (warning)', region: 'us-gov-west-1', build: fleet({ workingSetSize: Size.gibibytes(64) }), warning: /^instanceType: the default c7gn.16xlarge is not offered in us-gov-west-1/ },
   {
     name: 'fleet: a working set larger than the node type\'s memory (warning)',
     build: fleet({ instanceType: new ec2.InstanceType('c7gn.4xlarge'), workingSetSize: Size.gibibytes(100) }),
@@ -220,6 +237,8 @@ const CASES: BadInput[] = [
   { name: 'client: a type name that does not parse, instance store (warning)', build: client({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86 }), warning: /^instanceType: whether u-6tb1.112xlarge has NVMe instance store is not known here \(the name does not read as family, generation and size/ },
   { name: 'client: a type name that does not parse, EBS (warning)', build: client({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86, cacheStorage: CacheStorage.EBS }), warning: /^instanceType: u-6tb1.112xlarge does not read as family, generation and size .*whether it is Nitro-based is not known/ },
   { name: 'client: an unknown family (warning)', build: client({ instanceType: new ec2.InstanceType('zz9.xlarge') }), warning: /^instanceType: whether zz9.xlarge has NVMe instance store is not known here; if it has none/ },
+  { name: 'client: the default type where it is not offered (warning)', region: 'eu-north-1', build: client({}), warning: /^instanceType: the default m6id.xlarge is not offered in eu-north-1 .*for example m5d.xlarge or i4i.xlarge, offered in eu-north-1/ },
+  { name: 'client: the default type in China (warning)', region: 'cn-north-1', build: client({ cacheStorage: CacheStorage.EBS }), warning: /^instanceType: the default m6id.xlarge is not offered in cn-north-1 .*for example m5d.xlarge or i4i.xlarge/ },
   { name: 'client: a soft mount (warning)', build: client({ mountOptions: ['fsc', 'soft', 'nfsvers=4.1'] }), warning: /^mountOptions: without hard/ },
   { name: 'client: an instance type of unknown storage (warning)', build: client({ instanceType: new ec2.InstanceType('p5.48xlarge') }), warning: /^instanceType: whether p5.48xlarge has NVMe instance store is not known/ },
 
@@ -243,6 +262,8 @@ const CASES: BadInput[] = [
   { name: 'seeder: a single file as asset', build: seeder({}, () => SeedSource.fromAsset(aFile())), error: /^Invalid source: .* is a single file/ },
   { name: 'seeder: an isolated-only VPC (warning, not CDK\'s "no Private subnet groups")', build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/srv/data') }), warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets (?!.*S3 \(the seed)(?!.*SSM).*package repositories.*CloudFormation/ },
   { name: 'seeder: an S3 source from isolated subnets (warning)', build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: mixedVpc(stack), vpcSubnets: { subnetGroupName: 'iso' }, fileSystem: importedFs(stack), source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'B', 'my-bucket'), 'data/') }), warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets .*S3 \(the seed source/ },
+  { name: 'seeder: the default type where it is not offered (warning)', region: 'eu-south-1', build: seederInRegion({}), warning: /^instanceType: the default m7g.xlarge is not offered in eu-south-1 .*for example m6g.xlarge or m7i.xlarge \(x86_64\), offered in eu-south-1/ },
+  { name: 'seeder: the default type in ca-west-1 (warning)', region: 'ca-west-1', build: seederInRegion({ workers: 8 }), warning: /^instanceType: the default m7g.xlarge is not offered in ca-west-1/ },
   { name: 'seeder: deleting extraneous files at the root (warning)', build: seeder({ deleteExtraneous: true }), warning: /^deleteExtraneous: with targetPath '\/', every file of the file system/ },
 ];
 
@@ -258,7 +279,7 @@ describe('bad input names the prop', () => {
   });
 
   test.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
-    const { stack, vpc } = stackWithVpc();
+    const { stack, vpc } = stackWithVpc(undefined, undefined, c.region ? { region: c.region } : undefined);
     if (c.error) {
       expect(() => c.build(stack, vpc)).toThrow(c.error);
     } else {

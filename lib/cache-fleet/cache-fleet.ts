@@ -12,7 +12,7 @@ import { propError, wholeGib } from '../private/errors';
 import { checkClientCidrs, exportClients } from '../private/cidr';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
-import { instanceTypeFacts, warnUnknownNodeSize } from '../private/instance-types';
+import { instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
 import { groupMetric, instanceMetrics, NODE_METRICS, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
@@ -33,7 +33,8 @@ export interface CacheFleetOptions extends FanOutOptions {
    * Instance type of the nodes. Memory is the cache; network bandwidth is the throughput. arm64 or x86_64 follows
    * the type.
    *
-   * @default c7gn.16xlarge (Graviton3, 64 vCPU, 128 GiB, 200 Gbps)
+   * @default c7gn.16xlarge (Graviton3, 64 vCPU, 128 GiB, 200 Gbps), which some regions do not offer (README lists
+   * them; a stack in such a region gets a synth warning naming an alternative)
    */
   readonly instanceType?: ec2.InstanceType;
 
@@ -280,6 +281,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     super(scope, id);
     const stack = Stack.of(this);
     this.instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
+    warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     const facts = instanceTypeFacts(this.instanceType);
     validateCacheFleetOptions(this, props, facts);
 

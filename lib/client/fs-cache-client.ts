@@ -10,7 +10,7 @@ import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } 
 import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
-import { checkCacheDevicesFindable, instanceTypeFacts } from '../private/instance-types';
+import { checkCacheDevicesFindable, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
@@ -48,7 +48,8 @@ export interface FsCacheClientOptions {
    * finds cache disks by their NVMe model, so Xen-based types (previous generations) are refused, except i3 and f1
    * with their NVMe instance store.
    *
-   * @default m6id.xlarge (4 vCPU, 16 GiB, one 237 GB NVMe instance-store volume)
+   * @default m6id.xlarge (4 vCPU, 16 GiB, one 237 GB NVMe instance-store volume), which some regions do not offer (README lists
+   * them; a stack in such a region gets a synth warning naming an alternative)
    */
   readonly instanceType?: ec2.InstanceType;
 
@@ -245,6 +246,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         'give exactly one of fileSystem (mount EFS directly) and cacheFleet (mount the cache tier).');
     }
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
+    warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     validateClientOptions(this, props, instanceType, !!props.cacheFleet);
     warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []),
       ...(props.role ? [] : [ENDPOINT_NEEDS.ssm])]);

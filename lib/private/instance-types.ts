@@ -1,7 +1,8 @@
-import { Annotations } from 'aws-cdk-lib';
+import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { propError } from './errors';
+import { INSTANCE_TYPE_REGIONS } from './instance-type-regions';
 
 /** What this library can tell about an instance type from its name alone, offline. */
 export interface InstanceTypeFacts {
@@ -116,3 +117,24 @@ export function checkCacheDevicesFindable(scope: Construct, instanceType: ec2.In
   }
 }
 
+/**
+ * Warns (`instanceType:`) when a construct uses its default type (`given` undefined) in a region known at synth
+ * where that type is not offered (lib/private/instance-type-regions.ts, generated from cfn-lint's data): instances
+ * would fail to launch at deploy time. Names up to two alternatives offered there. Env-agnostic stacks (the region
+ * is a token) and regions the data does not know get no warning.
+ */
+export function warnIfDefaultTypeNotOffered(scope: Construct, defaultType: string, given: ec2.InstanceType | undefined): void {
+  if (given) return;
+  const region = Stack.of(scope).region;
+  const data = INSTANCE_TYPE_REGIONS;
+  if (Token.isUnresolved(region) || !data.regions.includes(region)) return;
+  const entry = Object.values(data.defaults).find((d) => d.type === defaultType);
+  if (!entry || data.offered[defaultType]?.includes(region)) return;
+  const arch = new ec2.InstanceType(defaultType).architecture;
+  const alternatives = entry.alternatives.filter((t) => data.offered[t]?.includes(region)).slice(0, 2)
+    .map((t) => (new ec2.InstanceType(t).architecture === arch ? t : `${t} (${new ec2.InstanceType(t).architecture})`));
+  Annotations.of(scope).addWarningV2('cdk-efs-cache:defaultInstanceTypeNotOffered',
+    `instanceType: the default ${defaultType} is not offered in ${region} (per ${data.source}), so instances would ` +
+    'fail to launch there. Pass instanceType' +
+    (alternatives.length ? `, for example ${alternatives.join(' or ')}, offered in ${region}.` : ' with a type offered there.'));
+}

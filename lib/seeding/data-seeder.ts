@@ -11,6 +11,7 @@ import { renderScript } from '../bootstrap/render';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { amazonLinux2023, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
 /** Where a seeding run takes its data from. */
@@ -221,7 +222,8 @@ export interface DataSeederProps {
   /**
    * Instance type of the seeding instance. Network bandwidth and enough CPU for the rsync jobs matter.
    *
-   * @default m7g.xlarge (Graviton3, 4 vCPU, 16 GiB, up to 12.5 Gbps)
+   * @default m7g.xlarge (Graviton3, 4 vCPU, 16 GiB, up to 12.5 Gbps), which some regions do not offer (README lists
+   * them; a stack in such a region gets a synth warning naming an alternative)
    */
   readonly instanceType?: ec2.InstanceType;
 
@@ -299,6 +301,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
     }
     const stack = Stack.of(this);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
+    warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     const mountHelper = props.mountHelper ?? MountHelper.EFS_UTILS;
     this.workers = props.workers ?? 50;
     this.filesPerPart = props.filesPerPart ?? 100;
