@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App, Duration, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { App, Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -39,6 +39,8 @@ interface BadInput {
   readonly error?: RegExp;
   /** Or the warning it adds (anywhere in the stack), starting with `<prop>:`. */
   readonly warning?: RegExp;
+  /** The stack's region, for input that is wrong only in some regions. @default - env-agnostic */
+  readonly region?: string;
 }
 
 const origin = (props: (s: Stack) => Partial<OriginFileSystemProps>) =>
@@ -56,10 +58,36 @@ const twoFleets = (second: Partial<CacheFleetProps> | ((first: CacheFleet) => Pa
     const a = new CacheFleet(stack, 'Fleet', { vpc, fileSystem, ...first });
     return new CacheFleet(stack, 'Fleet2', { vpc, fileSystem, ...(typeof second === 'function' ? second(a) : second) });
   };
+/**
+ * A seeder whose instance type CDK's own template validation (cdk.json `@aws-cdk/core:validateAgainstDefaultRules`,
+ * rule E3628) refuses for the region, acknowledged: the row checks the library's warning, which apps without that
+ * flag get too (the validation checks AWS::EC2::Instance, not the launch templates of nodes and clients).
+ */
+const seederInRegion = (props: Partial<DataSeederProps>) => (stack: Stack, vpc: ec2.Vpc) => {
+  const s = seeder(props)(stack, vpc);
+  Validations.of(s).acknowledge({ id: 'CloudFormation-Validate::E3628', reason: 'the row checks the library\'s own warning' });
+  return s;
+};
 const imported = (s: Stack) => efs.FileSystem.fromFileSystemAttributes(s, 'Fs', {
   fileSystemId: 'fs-0123456789abcdef0',
   securityGroup: ec2.SecurityGroup.fromSecurityGroupId(s, 'Sg', 'sg-0123456789abcdef0'),
 });
+/** A VPC with isolated subnets only (no NAT, no internet gateway), in `azs` AZs. */
+const isolatedVpc = (stack: Stack, azs = 2) => new ec2.Vpc(stack, 'Isolated', {
+  maxAzs: azs, natGateways: 0, subnetConfiguration: [{ name: 'iso', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+});
+/** A VPC with public, private-with-egress and isolated subnets. */
+const mixedVpc = (stack: Stack) => new ec2.Vpc(stack, 'Mixed', {
+  maxAzs: 2,
+  natGateways: 1,
+  subnetConfiguration: [
+    { name: 'pub', subnetType: ec2.SubnetType.PUBLIC },
+    { name: 'app', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+    { name: 'iso', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+  ],
+});
+/** An image for types whose architecture CDK cannot read from the name (it throws for the default image's lookup). */
+const al2023x86 = ec2.MachineImage.fromSsmParameter('/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64');
 /** A one-file directory; returns the file's path. */
 function aFile(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-bad-'));
@@ -91,6 +119,10 @@ const CASES: BadInput[] = [
     }),
     error: /^Invalid cacheFleet.vpcSubnets: subnet .* no mount target/,
   },
+  { name: 'composition: a fleet in an isolated-only VPC (warning)', build: (stack) => new CachedFileSystem(stack, 'Data', { vpc: isolatedVpc(stack), cacheFleet: { nodeCount: 1 } }), warning: /^vpcSubnets: the instances of .*\/Data\/CacheFleet run in isolated subnets/ },
+  { name: 'composition: clients of an isolated-only VPC (warning)', build: (stack) => new CachedFileSystem(stack, 'Data', { vpc: isolatedVpc(stack) }).addClientLaunchTemplate('C'), warning: /^vpc: the instances of .*\/Data\/C run in isolated subnets/ },
+  { name: 'composition: the fleet\'s default type where it is not offered (warning)', region: 'eu-central-1', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }), warning: /^instanceType: the default c7gn.16xlarge is not offered in eu-central-1/ },
+  { name: 'composition: the clients\' default type where it is not offered (warning)', region: 'eu-west-3', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C'), warning: /^instanceType: the default m6id.xlarge is not offered in eu-west-3/ },
   { name: 'alarms: PercentIOLimit threshold over 100', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { percentIoLimitThreshold: 150 } }), error: /^Invalid percentIoLimitThreshold: is a percentage, more than 0 and at most 100, got 150/ },
   { name: 'alarms: throughput threshold of 0', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { throughputUtilizationThreshold: 0 } }), error: /^Invalid throughputUtilizationThreshold: is a percentage/ },
   { name: 'alarms: burst credit threshold of 0 bytes', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { burstCreditBalanceThreshold: Size.bytes(0) } }), error: /^Invalid burstCreditBalanceThreshold: must be more than 0 bytes/ },
@@ -109,6 +141,29 @@ const CASES: BadInput[] = [
   { name: 'fleet: exporting to everyone', build: fleet({ clientCidrs: ['0.0.0.0/0'] }), error: /^Invalid clientCidrs: 0.0.0.0\/0 would export to everyone/ },
   { name: 'fleet: an address instead of a CIDR block', build: fleet({ clientCidrs: ['10.0.0.1'] }), error: /^Invalid clientCidrs: '10.0.0.1' is not a CIDR block/ },
   { name: 'fleet: an empty client list', build: fleet({ clientCidrs: [] }), error: /^Invalid clientCidrs: is empty/ },
+  { name: 'fleet: everyone as 0/0 shorthand', build: fleet({ clientCidrs: ['0/0'] }), error: /^Invalid clientCidrs: 0\/0 would export to everyone: a \/0 prefix matches every address/ },
+  { name: 'fleet: everyone as a /0 of a private network', build: fleet({ clientCidrs: ['10.0.0.0/0'] }), error: /^Invalid clientCidrs: 10.0.0.0\/0 would export to everyone/ },
+  { name: 'fleet: everyone as /00', build: fleet({ clientCidrs: ['10.0.0.0/00'] }), error: /^Invalid clientCidrs: 10.0.0.0\/00 would export to everyone/ },
+  { name: 'fleet: everyone as an all-zero netmask', build: fleet({ clientCidrs: ['10.0.0.0/0.0.0.0'] }), error: /^Invalid clientCidrs: 10.0.0.0\/0.0.0.0 would export to everyone/ },
+  { name: 'fleet: every IPv6 address (::/0)', build: fleet({ clientCidrs: ['::/0'] }), error: /^Invalid clientCidrs: ::\/0 would export to everyone/ },
+  { name: 'fleet: every IPv6 address (::0/0)', build: fleet({ clientCidrs: ['10.1.0.0/16', '::0/0'] }), error: /^Invalid clientCidrs: ::0\/0 would export to everyone/ },
+  { name: 'fleet: every IPv6 address (0000::/0)', build: fleet({ clientCidrs: ['0000::/0'] }), error: /^Invalid clientCidrs: 0000::\/0 would export to everyone/ },
+  { name: 'fleet: two IPv4 halves cover everyone', build: fleet({ clientCidrs: ['0.0.0.0/1', '128.0.0.0/1'] }), error: /^Invalid clientCidrs: 0.0.0.0\/1, 128.0.0.0\/1 together would export to everyone: they cover every IPv4 address/ },
+  { name: 'fleet: IPv4 quarters and a half cover everyone', build: fleet({ clientCidrs: ['192.0.0.0/2', '10.1.0.0/16', '0.0.0.0/1', '128.0.0.0/2'] }), error: /^Invalid clientCidrs: .* together would export to everyone: they cover every IPv4 address/ },
+  { name: 'fleet: two IPv6 halves cover everyone', build: fleet({ clientCidrs: ['::/1', '8000::/1'] }), error: /^Invalid clientCidrs: ::\/1, 8000::\/1 together would export to everyone: they cover every IPv6 address/ },
+  { name: 'fleet: an IPv4 prefix over 32', build: fleet({ clientCidrs: ['10.0.0.0/33'] }), error: /^Invalid clientCidrs: '10.0.0.0\/33' has an invalid prefix length '33': an IPv4 prefix is a whole number from 1 to 32/ },
+  { name: 'fleet: a negative prefix', build: fleet({ clientCidrs: ['10.0.0.0/-1'] }), error: /^Invalid clientCidrs: '10.0.0.0\/-1' has an invalid prefix length/ },
+  { name: 'fleet: an IPv6 prefix over 128', build: fleet({ clientCidrs: ['fd00::/129'] }), error: /^Invalid clientCidrs: 'fd00::\/129' has an invalid prefix length '129': an IPv6 prefix is a whole number from 1 to 128/ },
+  { name: 'fleet: a prefix with a leading zero', build: fleet({ clientCidrs: ['10.0.0.0/08'] }), error: /^Invalid clientCidrs: '10.0.0.0\/08' has an invalid prefix length/ },
+  { name: 'fleet: an octet over 255', build: fleet({ clientCidrs: ['999.1.1.1/8'] }), error: /^Invalid clientCidrs: '999.1.1.1\/8' is not a CIDR block: '999.1.1.1' is not an IPv4 address/ },
+  { name: 'fleet: an octet with a leading zero (octal to inet_aton)', build: fleet({ clientCidrs: ['010.0.0.0/8'] }), error: /^Invalid clientCidrs: '010.0.0.0\/8' is not a CIDR block/ },
+  { name: 'fleet: a shortened IPv4 address', build: fleet({ clientCidrs: ['10/8'] }), error: /^Invalid clientCidrs: '10\/8' is not a CIDR block/ },
+  { name: 'fleet: an IPv6 address with two ::', build: fleet({ clientCidrs: ['fd00::1::/64'] }), error: /^Invalid clientCidrs: 'fd00::1::\/64' is not a CIDR block/ },
+  { name: 'fleet: an IPv6 address with a zone', build: fleet({ clientCidrs: ['fe80::1%eth0/64'] }), error: /^Invalid clientCidrs: 'fe80::1%eth0\/64' is not a CIDR block/ },
+  { name: 'fleet: garbage', build: fleet({ clientCidrs: ['10.1.0.0/16', 'my clients'] }), error: /^Invalid clientCidrs: 'my clients' is not a CIDR block: write address\/prefix length/ },
+  { name: 'fleet: an IPv4 network with host bits set', build: fleet({ clientCidrs: ['10.0.0.1/8'] }), error: /^Invalid clientCidrs: '10.0.0.1\/8' has host bits set: the network is 10.0.0.0\/8; for the one address write 10.0.0.1\/32/ },
+  { name: 'fleet: an IPv6 network with host bits set', build: fleet({ clientCidrs: ['fd00::1/64'] }), error: /^Invalid clientCidrs: 'fd00::1\/64' has host bits set: the network is fd00::\/64; for the one address write fd00::1\/128/ },
+  { name: 'fleet: an IPv4-mapped IPv6 network', build: fleet({ clientCidrs: ['::ffff:10.0.0.0/104'] }), error: /^Invalid clientCidrs: '::ffff:10.0.0.0\/104' is an IPv4-mapped IPv6 network; write IPv4 clients as IPv4 \(10.0.0.0\/8\)/ },
   { name: 'fleet: zero nfsd threads', build: fleet({ nfsdThreads: 0 }), error: /^Invalid nfsdThreads/ },
   { name: 'fleet: an attribute cache timeout over an hour', build: fleet({ attributeCacheTimeout: Duration.hours(2) }), error: /^Invalid attributeCacheTimeout: must be between 0 and 60 minutes/ },
   { name: 'fleet: a bootstrap timeout past CloudFormation\'s 12 hours', build: fleet({ bootstrapTimeout: Duration.hours(13) }), error: /^Invalid bootstrapTimeout: must be whole seconds from 5 minutes to 12 hours, got 13 hours/ },
@@ -116,6 +171,18 @@ const CASES: BadInput[] = [
   { name: 'fleet: a root volume smaller than the image', build: fleet({ rootVolumeSize: Size.gibibytes(4) }), error: /^Invalid rootVolumeSize: must be whole GiB from 8 to 16384, got 4 GiB/ },
   { name: 'fleet: a read-ahead of 1 TiB', build: fleet({ readAhead: Size.tebibytes(1) }), error: /^Invalid readAhead: must be whole KiB from 0 to 1 GiB/ },
   { name: 'fleet: an empty working set', build: fleet({ workingSetSize: Size.gibibytes(0) }), error: /^Invalid workingSetSize: must be more than 0 bytes/ },
+  { name: 'fleet: isolated subnets by default (warning)', build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack) }), warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*package repositories.*CloudFormation.*EC2.*CloudWatch.*SSM/ },
+  { name: 'fleet: isolated subnets chosen in a mixed VPC (warning)', build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: mixedVpc(stack), fileSystem: importedFs(stack), vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }), warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets/ },
+  { name: 'fleet: isolated subnets behind an NLB, metrics off (warning)', build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack, 1), fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, metrics: false }), warning: /^vpcSubnets: (?!.*EC2 \(attaching)(?!.*CloudWatch).*endpoints for the package repositories .*CloudFormation.*SSM, ssmmessages/ },
+  { name: 'fleet: a node type of unknown memory (warning)', build: fleet({ instanceType: new ec2.InstanceType('x2gd.4xlarge') }), warning: /^instanceType: the memory of x2gd.4xlarge is not known here, so workingSetSize cannot be checked against its memory/ },
+  { name: 'fleet: a burstable node type (warning)', build: fleet({ instanceType: new ec2.InstanceType('t4g.large'), workingSetSize: Size.gibibytes(100) }), warning: /^instanceType: the memory of t4g.large is not known here, so workingSetSize cannot be checked/ },
+  { name: 'fleet: a Xen node type whose memory ratio differs (warning)', build: fleet({ instanceType: new ec2.InstanceType('c4.8xlarge') }), warning: /^instanceType: the memory of c4.8xlarge is not known here/ },
+  { name: 'fleet: a bare-metal node type (warning)', build: fleet({ instanceType: new ec2.InstanceType('c7gn.metal') }), warning: /^instanceType: the vCPUs and memory of c7gn.metal are not known here, so each node runs 64 nfsd threads by default \(set nfsdThreads to size them\), and workingSetSize cannot be checked/ },
+  { name: 'fleet: a node type name that does not parse (warning)', build: fleet({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86 }), warning: /^instanceType: the vCPUs and memory of u-6tb1.112xlarge are not known here, so each node runs 64 nfsd threads/ },
+  { name: 'fleet: unknown vCPUs with nfsdThreads given (warning)', build: fleet({ instanceType: new ec2.InstanceType('m7i.metal-48xl'), nfsdThreads: 192 }), warning: /^instanceType: the vCPUs and memory of m7i.metal-48xl are not known here, so workingSetSize cannot be checked/ },
+  { name: 'fleet: the default type where it is not offered (warning)', region: 'ap-south-1', build: fleet({}), warning: /^instanceType: the default c7gn.16xlarge is not offered in ap-south-1 \(per cfn-lint [0-9.]+ .*\), so instances would fail to launch there. Pass instanceType, for example c8gn.16xlarge or c6gn.16xlarge, offered in ap-south-1/ },
+  { name: 'fleet: the default type where the next alternative is x86_64 (warning)', region: 'me-central-1', build: fleet({ nodeCount: 1 }), warning: /^instanceType: the default c7gn.16xlarge is not offered in me-central-1 .*for example c8gn.16xlarge or c6in.16xlarge \(x86_64\)/ },
+  { name: 'fleet: the default type in a GovCloud region (warning)', region: 'us-gov-west-1', build: fleet({ workingSetSize: Size.gibibytes(64) }), warning: /^instanceType: the default c7gn.16xlarge is not offered in us-gov-west-1/ },
   {
     name: 'fleet: a working set larger than the node type\'s memory (warning)',
     build: fleet({ instanceType: new ec2.InstanceType('c7gn.4xlarge'), workingSetSize: Size.gibibytes(100) }),
@@ -161,6 +228,24 @@ const CASES: BadInput[] = [
   { name: 'client: a fleet client asked to write', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { readOnly: false }), error: /^Invalid readOnly: a cache fleet exports read-only/ },
   { name: 'client: a fleet client with amazon-efs-utils', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { mountHelper: MountHelper.EFS_UTILS }), error: /^Invalid mountHelper: a cache fleet is mounted over plain NFSv4.1/ },
   { name: 'client: a fleet client with a TLS port', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { tlsPort: 20100 }), error: /^Invalid tlsPort: applies only when mounting EFS with amazon-efs-utils/ },
+  { name: 'client: a VPC with isolated subnets only (warning)', build: (stack) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc: isolatedVpc(stack, 1), fileSystem: importedFs(stack) }), warning: /^vpc: the instances of .*\/Client run in isolated subnets .*package repositories.*CloudWatch.*SSM/ },
+  { name: 'client: an EBS cache on a Xen type (t2)', build: client({ instanceType: new ec2.InstanceType('t2.large'), cacheStorage: CacheStorage.EBS }), error: /^Invalid instanceType: t2.large is Xen-based: its EBS volumes attach as \/dev\/xvd\* block devices with no NVMe model, so the bootstrap can never find the cache volume/ },
+  { name: 'client: an EBS cache on a Xen type (m4)', build: client({ instanceType: new ec2.InstanceType('m4.xlarge'), cacheStorage: CacheStorage.EBS }), error: /^Invalid instanceType: m4.xlarge is Xen-based/ },
+  { name: 'client: an EBS cache on a Xen type with a custom device model', build: client({ instanceType: new ec2.InstanceType('c4.2xlarge'), cacheStorage: CacheStorage.EBS, cacheDeviceModel: 'Xen Virtual Block Device' }), error: /^Invalid instanceType: c4.2xlarge is Xen-based/ },
+  { name: 'client: an EBS cache on a Xen type with NVMe instance store (i3)', build: client({ instanceType: new ec2.InstanceType('i3.large'), cacheStorage: CacheStorage.EBS }), error: /^Invalid instanceType: i3.large is Xen-based/ },
+  { name: 'client: Xen SSD instance store (m3)', build: client({ instanceType: new ec2.InstanceType('m3.xlarge') }), error: /^Invalid instanceType: m3.xlarge is Xen-based and its instance store is not NVMe: the disks attach as \/dev\/xvd\*/ },
+  { name: 'client: Xen SSD instance store (c3)', build: client({ instanceType: new ec2.InstanceType('c3.2xlarge') }), error: /^Invalid instanceType: c3.2xlarge is Xen-based and its instance store is not NVMe/ },
+  { name: 'client: Xen SSD instance store (r3)', build: client({ instanceType: new ec2.InstanceType('r3.large') }), error: /^Invalid instanceType: r3.large is Xen-based and its instance store is not NVMe/ },
+  { name: 'client: Xen SSD instance store (i2)', build: client({ instanceType: new ec2.InstanceType('i2.xlarge') }), error: /^Invalid instanceType: i2.xlarge is Xen-based and its instance store is not NVMe/ },
+  { name: 'client: Xen HDD instance store (d2)', build: client({ instanceType: new ec2.InstanceType('d2.xlarge') }), error: /^Invalid instanceType: d2.xlarge is Xen-based and its instance store is not NVMe/ },
+  { name: 'client: Xen SSD instance store (x1e)', build: client({ instanceType: new ec2.InstanceType('x1e.xlarge') }), error: /^Invalid instanceType: x1e.xlarge is Xen-based and its instance store is not NVMe/ },
+  { name: 'client: a Xen type without instance store (r4)', build: client({ instanceType: new ec2.InstanceType('r4.large') }), error: /^Invalid instanceType: r4.large has no instance store, and as a Xen-based type cannot hold the cache on EBS either/ },
+  { name: 'client: a Xen type without instance store (t2)', build: client({ instanceType: new ec2.InstanceType('t2.medium') }), error: /^Invalid instanceType: t2.medium has no instance store, and as a Xen-based type/ },
+  { name: 'client: a type name that does not parse, instance store (warning)', build: client({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86 }), warning: /^instanceType: whether u-6tb1.112xlarge has NVMe instance store is not known here \(the name does not read as family, generation and size/ },
+  { name: 'client: a type name that does not parse, EBS (warning)', build: client({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86, cacheStorage: CacheStorage.EBS }), warning: /^instanceType: u-6tb1.112xlarge does not read as family, generation and size .*whether it is Nitro-based is not known/ },
+  { name: 'client: an unknown family (warning)', build: client({ instanceType: new ec2.InstanceType('zz9.xlarge') }), warning: /^instanceType: whether zz9.xlarge has NVMe instance store is not known here; if it has none/ },
+  { name: 'client: the default type where it is not offered (warning)', region: 'eu-north-1', build: client({}), warning: /^instanceType: the default m6id.xlarge is not offered in eu-north-1 .*for example m5d.xlarge or i4i.xlarge, offered in eu-north-1/ },
+  { name: 'client: the default type in China (warning)', region: 'cn-north-1', build: client({ cacheStorage: CacheStorage.EBS }), warning: /^instanceType: the default m6id.xlarge is not offered in cn-north-1 .*for example m5d.xlarge or i4i.xlarge/ },
   { name: 'client: a soft mount (warning)', build: client({ mountOptions: ['fsc', 'soft', 'nfsvers=4.1'] }), warning: /^mountOptions: without hard/ },
   { name: 'client: an instance type of unknown storage (warning)', build: client({ instanceType: new ec2.InstanceType('p5.48xlarge') }), warning: /^instanceType: whether p5.48xlarge has NVMe instance store is not known/ },
 
@@ -182,6 +267,10 @@ const CASES: BadInput[] = [
   { name: 'seeder: / as instance directory', build: seeder({}, () => SeedSource.fromInstanceDirectory('/')), error: /^Invalid source/ },
   { name: 'seeder: a missing asset', build: seeder({}, () => SeedSource.fromAsset('/no/such/dir')), error: /^Invalid source: the asset path \/no\/such\/dir does not exist/ },
   { name: 'seeder: a single file as asset', build: seeder({}, () => SeedSource.fromAsset(aFile())), error: /^Invalid source: .* is a single file/ },
+  { name: 'seeder: an isolated-only VPC (warning, not CDK\'s "no Private subnet groups")', build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/srv/data') }), warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets (?!.*S3 \(the seed)(?!.*SSM).*package repositories.*CloudFormation/ },
+  { name: 'seeder: an S3 source from isolated subnets (warning)', build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: mixedVpc(stack), vpcSubnets: { subnetGroupName: 'iso' }, fileSystem: importedFs(stack), source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'B', 'my-bucket'), 'data/') }), warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets .*S3 \(the seed source/ },
+  { name: 'seeder: the default type where it is not offered (warning)', region: 'eu-south-1', build: seederInRegion({}), warning: /^instanceType: the default m7g.xlarge is not offered in eu-south-1 .*for example m6g.xlarge or m7i.xlarge \(x86_64\), offered in eu-south-1/ },
+  { name: 'seeder: the default type in ca-west-1 (warning)', region: 'ca-west-1', build: seederInRegion({ workers: 8 }), warning: /^instanceType: the default m7g.xlarge is not offered in ca-west-1/ },
   { name: 'seeder: deleting extraneous files at the root (warning)', build: seeder({ deleteExtraneous: true }), warning: /^deleteExtraneous: with targetPath '\/', every file of the file system/ },
   // Route 53 names that two fleets would both claim (Route 53 refuses the second at deploy)
   { name: 'fleets: two with the default zone on one VPC', build: twoFleets({}), error: /^Invalid zoneName: a private hosted zone named 'efs-cache.internal' on this VPC already belongs to the fleet TestStack\/Fleet: .*another zoneName/ },
@@ -222,7 +311,7 @@ describe('bad input names the prop', () => {
   });
 
   test.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
-    const { stack, vpc } = stackWithVpc();
+    const { stack, vpc } = stackWithVpc(undefined, undefined, c.region ? { region: c.region } : undefined);
     if (c.error) {
       expect(() => c.build(stack, vpc)).toThrow(c.error);
     } else {

@@ -34,8 +34,10 @@ check_parameters() {
   need EFSC_EXPORT_PATH "$RE_DIR" 'an absolute path, not /'
   # Not 0: fsid=0 makes an export the NFSv4 pseudo-root, which changes the path clients mount.
   need EFSC_EXPORT_FSID '^([1-9][0-9]{0,9}|[0-9a-fA-F]{8}(-?[0-9a-fA-F]{4}){3}-?[0-9a-fA-F]{12})$' 'a UUID or a number > 0'
-  need EFSC_EXPORT_CLIENTS '^[0-9a-f.:/]+( [0-9a-f.:/]+)*$' 'CIDRs'
-  [[ " $EFSC_EXPORT_CLIENTS " != *" 0.0.0.0/0 "* ]] || die "EFSC_EXPORT_CLIENTS must not hold 0.0.0.0/0"
+  # IPv4 a.b.c.d/1-32 or IPv6 (lower-case hex, no dotted tail)/1-128: no /0 in any spelling (synth refuses the rest).
+  local o='(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])' c
+  c="(($o\.){3}$o/([1-9]|[12][0-9]|3[0-2])|[0-9a-f:]*:[0-9a-f:]*/([1-9][0-9]?|1[01][0-9]|12[0-8]))"
+  need EFSC_EXPORT_CLIENTS "^$c( $c)*$" 'CIDRs with prefix lengths 1-32 (IPv4) or 1-128 (IPv6)'
   for p in MOUNT_TIMEOUT_SEC NFSD_THREADS READ_AHEAD_KB SUNRPC_SLOTS VFS_CACHE_PRESSURE WARM_WORKERS; do
     need "EFSC_$p" "$RE_NUM" 'a number'
   done

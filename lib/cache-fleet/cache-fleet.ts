@@ -10,9 +10,10 @@ import { Construct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume } from '../private/instance';
 import { propError, wholeGib } from '../private/errors';
+import { checkClientCidrs, exportClients } from '../private/cidr';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
-import { defaultSubnets } from '../private/subnets';
-import { instanceTypeFacts } from '../private/instance-types';
+import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
+import { instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
 import { groupMetric, instanceMetrics, NODE_METRICS, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
@@ -33,7 +34,8 @@ export interface CacheFleetOptions extends FanOutOptions {
    * Instance type of the nodes. Memory is the cache; network bandwidth is the throughput. arm64 or x86_64 follows
    * the type.
    *
-   * @default c7gn.16xlarge (Graviton3, 64 vCPU, 128 GiB, 200 Gbps)
+   * @default c7gn.16xlarge (Graviton3, 64 vCPU, 128 GiB, 200 Gbps), which some regions do not offer (README lists
+   * them; a stack in such a region gets a synth warning naming an alternative)
    */
   readonly instanceType?: ec2.InstanceType;
 
@@ -45,7 +47,8 @@ export interface CacheFleetOptions extends FanOutOptions {
   readonly machineImage?: ec2.IMachineImage;
 
   /**
-   * Subnets of the nodes (round robin). Every AZ needs an origin mount target.
+   * Subnets of the nodes (round robin). Every AZ needs an origin mount target. In isolated subnets the nodes need
+   * VPC endpoints (packages, CloudFormation, EC2, CloudWatch, SSM), which a synth warning names.
    *
    * @default - the VPC's private subnets with egress (or isolated, if it has none)
    */
@@ -66,8 +69,10 @@ export interface CacheFleetOptions extends FanOutOptions {
   readonly exportPath?: string;
 
   /**
-   * Addresses allowed to mount the export (NFS export access list). Network access is governed separately by the
-   * security groups (`connections`).
+   * Addresses allowed to mount the export (NFS export access list): IPv4 or IPv6 CIDR blocks (`10.0.0.0/16`,
+   * `fd00::/64`) with no host bits set. A /0 in any spelling, and blocks that together cover every IPv4 or IPv6
+   * address, are refused. Tokens are checked by the nodes at boot (prefix lengths 1-32 or 1-128). Network access is
+   * governed separately by the security groups (`connections`).
    *
    * @default - the VPC's CIDR block
    */
@@ -106,7 +111,8 @@ export interface CacheFleetOptions extends FanOutOptions {
   /**
    * nfsd threads per node.
    *
-   * @default - 2 per vCPU, at least 8 (128 on a c7gn.16xlarge); 64 when the type's vCPU count is not known
+   * @default - 2 per vCPU, at least 8 (128 on a c7gn.16xlarge); 64 when the type's vCPU count is not known (with
+   * a synth warning)
    */
   readonly nfsdThreads?: number;
 
@@ -291,12 +297,14 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     super(scope, id);
     const stack = Stack.of(this);
     this.instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
+    warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     const facts = instanceTypeFacts(this.instanceType);
     validateCacheFleetOptions(this, props, facts);
 
     const nodeCount = props.nodeCount ?? 2;
     this.exportPath = props.exportPath ?? '/efs';
     this.nfsdThreads = props.nfsdThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
+    warnUnknownNodeSize(this, this.instanceType, facts, props.nfsdThreads === undefined ? this.nfsdThreads : undefined);
     this.fsid = fsidFor(this.node.path, props.originPath ?? '/');
     this.metricsGroup = this.node.path;
     const mode = props.fanOut ?? FanOutMode.ROUTE53;
@@ -325,6 +333,8 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
 
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
     if (subnets.length === 0) throw propError('vpcSubnets', 'selects no subnet of the VPC.');
+    warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, ENDPOINT_NEEDS.cloudFormation,
+      ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []), ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const clientCidrs = props.clientCidrs ?? [props.vpc.vpcCidrBlock];
     const rewarm = props.warmPaths?.length ? (props.rewarmInterval ?? Duration.hours(6)) : undefined;
     const machineImage = props.machineImage ?? amazonLinux2023(this.instanceType.architecture);
@@ -339,7 +349,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
       EFSC_MOUNT_TIMEOUT_SEC: seconds(props.originMountTimeout ?? Duration.minutes(3)),
       EFSC_EXPORT_PATH: this.exportPath,
       EFSC_EXPORT_FSID: this.fsid,
-      EFSC_EXPORT_CLIENTS: clientCidrs.join(' '),
+      EFSC_EXPORT_CLIENTS: exportClients(clientCidrs),
       EFSC_NFSD_THREADS: String(this.nfsdThreads),
       EFSC_READ_AHEAD_KB: String((props.readAhead ?? Size.mebibytes(8)).toKibibytes()),
       EFSC_SUNRPC_SLOTS: String(props.sunrpcSlotTableEntries ?? 128),
@@ -651,12 +661,8 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   if (o.originMountTimeout && (o.originMountTimeout.toSeconds() < 10 || o.originMountTimeout.toSeconds() > 3600)) {
     throw propError('originMountTimeout', `must be between 10 seconds and 60 minutes, got ${o.originMountTimeout.toHumanString()}.`);
   }
-  for (const c of o.clientCidrs ?? []) {
-    if (Token.isUnresolved(c)) continue;
-    if (c === '0.0.0.0/0' || c === '::/0') throw propError('clientCidrs', `${c} would export to everyone; name the clients' networks.`);
-    if (!/^[0-9.]+\/\d{1,2}$|^[0-9a-fA-F:]+\/\d{1,3}$/.test(c)) throw propError('clientCidrs', `'${c}' is not a CIDR block.`);
-  }
   if (o.clientCidrs && o.clientCidrs.length === 0) throw propError('clientCidrs', 'is empty: no client could mount the export.');
+  checkClientCidrs('clientCidrs', o.clientCidrs ?? []);
   wholeGib('rootVolumeSize', o.rootVolumeSize, 8, 16384);
   if (o.bootstrapTimeout) {
     // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.

@@ -11,7 +11,8 @@ import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } 
 import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
-import { instanceTypeFacts } from '../private/instance-types';
+import { checkCacheDevicesFindable, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
+import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
 /** Where the FS-Cache disk cache lives. */
@@ -44,9 +45,12 @@ export interface CullLimits {
 /** Options of an FS-Cache client launch template, shared with `CachedFileSystem.addClientLaunchTemplate`. */
 export interface FsCacheClientOptions {
   /**
-   * Instance type. Its instance store holds the cache (or the EBS volume, with `cacheStorage: EBS`).
+   * Instance type. Its instance store holds the cache (or the EBS volume, with `cacheStorage: EBS`). The bootstrap
+   * finds cache disks by their NVMe model, so Xen-based types (previous generations) are refused, except i3 and f1
+   * with their NVMe instance store.
    *
-   * @default m6id.xlarge (4 vCPU, 16 GiB, one 237 GB NVMe instance-store volume)
+   * @default m6id.xlarge (4 vCPU, 16 GiB, one 237 GB NVMe instance-store volume), which some regions do not offer (README lists
+   * them; a stack in such a region gets a synth warning naming an alternative)
    */
   readonly instanceType?: ec2.InstanceType;
 
@@ -248,7 +252,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         'give exactly one of fileSystem (mount EFS directly) and cacheFleet (mount the cache tier).');
     }
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
+    warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     validateClientOptions(this, props, instanceType, !!props.cacheFleet);
+    warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []),
+      ...(props.role ? [] : [ENDPOINT_NEEDS.ssm])]);
     const storage = props.cacheStorage ?? CacheStorage.INSTANCE_STORE;
     this.metricsGroup = this.node.path;
     const viaFleet = !!props.cacheFleet;
@@ -378,6 +385,7 @@ function iamAcknowledgeSsm(role: iam.IRole): void {
 export function validateClientOptions(scope: Construct, o: FsCacheClientOptions, instanceType: ec2.InstanceType, viaFleet: boolean): void {
   const storage = o.cacheStorage ?? CacheStorage.INSTANCE_STORE;
   const facts = instanceTypeFacts(instanceType);
+  checkCacheDevicesFindable(scope, instanceType, facts, storage === CacheStorage.EBS);
   if (storage === CacheStorage.INSTANCE_STORE) {
     if (facts.instanceStore === false) {
       throw propError('instanceType', `${instanceType} has no instance store to hold the cache; choose a type with ` +
@@ -385,8 +393,9 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
     }
     if (facts.instanceStore === undefined) {
       Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceStore',
-        `instanceType: whether ${instanceType} has NVMe instance store is not known here; if it has none, the ` +
-        'bootstrap fails. Set cacheStorage: CacheStorage.EBS for types without it.');
+        `instanceType: whether ${instanceType} has NVMe instance store is not known here` +
+        `${facts.parsed ? '' : ' (the name does not read as family, generation and size, e.g. m6id.xlarge)'}; if it ` +
+        'has none, the bootstrap fails. Set cacheStorage: CacheStorage.EBS for Nitro types without it.');
     }
     if (o.cacheVolumeSize !== undefined) {
       throw propError('cacheVolumeSize', 'applies only with cacheStorage: CacheStorage.EBS.');

@@ -1,34 +1,140 @@
+import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct } from 'constructs';
+import { propError } from './errors';
+import { INSTANCE_TYPE_REGIONS } from './instance-type-regions';
 
 /** What this library can tell about an instance type from its name alone, offline. */
 export interface InstanceTypeFacts {
+  /** Whether the name reads as `<family><generation><attributes>.<size>`; false: nothing else is known. */
+  readonly parsed: boolean;
   /** vCPUs, when the size names them (large = 2, xlarge = 4, Nxlarge = 4N). */
   readonly vcpus?: number;
-  /** Memory in GiB, for families with a fixed memory-to-vCPU ratio (c = 2, m = 4, r = 8, x = 16). */
+  /** Memory in GiB, for families with a fixed memory-to-vCPU ratio (c = 2, m = 4, r = 8 from the Nitro generations). */
   readonly memoryGiB?: number;
   /** true: has instance store; false: known to have none; undefined: not known. */
   readonly instanceStore?: boolean;
+  /** With instance store: whether it is NVMe (every Nitro type's is; of the Xen types only i3's and f1's). */
+  readonly nvmeInstanceStore?: boolean;
+  /**
+   * true: a Xen-based type (previous generations). Its EBS volumes, and instance store other than i3's and f1's,
+   * attach as /dev/xvd* block devices with no NVMe model string.
+   */
+  readonly xen?: boolean;
 }
 
 const SIZE_VCPUS: Record<string, number> = { medium: 1, large: 2, xlarge: 4 };
-const MEMORY_PER_VCPU: Record<string, number> = { c: 2, m: 4, r: 8, x: 16 };
+const MEMORY_PER_VCPU: Record<string, number> = { c: 2, m: 4, r: 8 };
+
+/**
+ * The Xen-based types (AWS EC2 documentation: "Instances built on the AWS Nitro System" lists every other current
+ * type as Nitro; the previous-generation page lists these), by `<family><generation><attributes>`, with their
+ * instance store: none, NVMe (i3, f1: passed through as NVMe devices) or disks that attach through Xen's block driver
+ * (/dev/xvd*, SSD or HDD). Their bare-metal sizes (i3.metal) are Nitro.
+ */
+const XEN_INSTANCE_STORE: Record<string, 'none' | 'nvme' | 'xvd'> = {
+  t1: 'none', t2: 'none', m4: 'none', c4: 'none', r4: 'none', p2: 'none', p3: 'none', g3: 'none', g3s: 'none',
+  i3: 'nvme', f1: 'nvme',
+  m1: 'xvd', m2: 'xvd', m3: 'xvd', c1: 'xvd', c3: 'xvd', cc2: 'xvd', cg1: 'xvd', cr1: 'xvd', r3: 'xvd', x1: 'xvd',
+  x1e: 'xvd', d2: 'xvd', h1: 'xvd', hi1: 'xvd', hs1: 'xvd', i2: 'xvd', g2: 'xvd',
+};
 
 /**
  * Facts read from an instance type's name: `<family><generation><attributes>.<size>`, e.g. c7gn.16xlarge
  * (family c, generation 7, attributes gn). Families c, m, r and t from generation 4 on have instance store exactly
- * when their attributes include `d` (c6gd, m5d, r6id); i, d and h families always have it.
+ * when their attributes include `d` (c6gd, m5d, r6id); i, d and h families always have it. Xen-based types come from
+ * a table (`XEN_INSTANCE_STORE`); their memory is known only for m4 (the c, r and m3 ratios differ).
  */
 export function instanceTypeFacts(instanceType: ec2.InstanceType): InstanceTypeFacts {
-  const m = /^([a-z]+?)(\d+)([a-z-]*)\.([a-z0-9]+)$/.exec(instanceType.toString());
-  if (!m) return {};
+  const m = /^([a-z]+?)(\d+)([a-z-]*)\.([a-z0-9-]+)$/.exec(instanceType.toString());
+  if (!m) return { parsed: false };
   const [, family, gen, attrs, size] = m;
   const sized = /^(\d+)xlarge$/.exec(size);
   const vcpus = sized ? 4 * Number(sized[1]) : SIZE_VCPUS[size];
+  const xenStore = size.startsWith('metal') ? undefined : XEN_INSTANCE_STORE[`${family}${gen}${attrs}`];
+  if (xenStore) {
+    return {
+      parsed: true,
+      vcpus,
+      memoryGiB: family === 'm' && gen === '4' && vcpus !== undefined ? 4 * vcpus : undefined,
+      instanceStore: xenStore !== 'none',
+      nvmeInstanceStore: xenStore === 'none' ? undefined : xenStore === 'nvme',
+      xen: true,
+    };
+  }
   const ratio = MEMORY_PER_VCPU[family];
-  const memoryGiB = vcpus !== undefined && ratio !== undefined && family !== 'x' ? vcpus * ratio : undefined;
+  const memoryGiB = vcpus !== undefined && ratio !== undefined ? vcpus * ratio : undefined;
   let instanceStore: boolean | undefined;
   if (/^(i|d|h|im|is)$/.test(family)) instanceStore = true;
   else if (attrs.includes('d')) instanceStore = true;
   else if (/^[cmrt]$/.test(family) && Number(gen) >= 4) instanceStore = false;
-  return { vcpus, memoryGiB, instanceStore };
+  return { parsed: true, vcpus, memoryGiB, instanceStore, nvmeInstanceStore: instanceStore ? true : undefined, xen: false };
+}
+
+/**
+ * Warns (`instanceType:`) when a cache node type's vCPUs or memory are not known from its name: the nfsd thread
+ * default then falls back to a fixed number, and `workingSetSize` cannot be compared with the node's memory.
+ * `defaultThreads`: the threads chosen for the user, undefined when they set `nfsdThreads`.
+ */
+export function warnUnknownNodeSize(scope: Construct, instanceType: ec2.InstanceType, facts: InstanceTypeFacts, defaultThreads?: number): void {
+  if (facts.vcpus !== undefined && facts.memoryGiB !== undefined) return;
+  const consequences = [
+    ...(facts.vcpus === undefined && defaultThreads !== undefined
+      ? [`each node runs ${defaultThreads} nfsd threads by default (set nfsdThreads to size them)`] : []),
+    'workingSetSize cannot be checked against its memory',
+  ];
+  Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceSize',
+    `instanceType: the ${facts.vcpus === undefined ? 'vCPUs and memory' : 'memory'} of ${instanceType} ` +
+    `${facts.vcpus === undefined ? 'are' : 'is'} not known here, so ${consequences.join(', and ')}.`);
+}
+
+/**
+ * Refuses a client type whose cache devices the bootstrap can never find: it picks disks by their NVMe model string
+ * (`Amazon EC2 NVMe Instance Storage`, `Amazon Elastic Block Store`), and on Xen-based types EBS volumes and most
+ * instance store attach as /dev/xvd* with no model at all. A name this library cannot read gets a warning with EBS
+ * (with instance store, the unknown-instance-store warning covers it).
+ */
+export function checkCacheDevicesFindable(scope: Construct, instanceType: ec2.InstanceType, facts: InstanceTypeFacts, ebs: boolean): void {
+  const noModel = 'attach as /dev/xvd* block devices with no NVMe model, so the bootstrap can never find';
+  if (facts.xen && ebs) {
+    throw propError('instanceType', `${instanceType} is Xen-based: its EBS volumes ${noModel} the cache volume ` +
+      '(cacheStorage: CacheStorage.EBS). Choose a Nitro-based type (every current generation, e.g. m6i, c7g, r6g).');
+  }
+  if (facts.xen && facts.nvmeInstanceStore === false) {
+    throw propError('instanceType', `${instanceType} is Xen-based and its instance store is not NVMe: the disks ` +
+      `${noModel} them. Choose a type with NVMe instance store (for example m6id, c6gd, i4i).`);
+  }
+  if (facts.xen && facts.instanceStore === false) {
+    throw propError('instanceType', `${instanceType} has no instance store, and as a Xen-based type cannot hold the ` +
+      `cache on EBS either (its volumes ${noModel} them). Choose a Nitro-based type: with NVMe instance store (m6id, ` +
+      'c6gd, i4i), or any other with cacheStorage: CacheStorage.EBS.');
+  }
+  if (!facts.parsed && ebs) {
+    Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceType',
+      `instanceType: ${instanceType} does not read as family, generation and size (e.g. m6i.xlarge), so whether it ` +
+      'is Nitro-based is not known here: on a Xen-based type the EBS cache volume has no NVMe model and the ' +
+      'bootstrap never finds it.');
+  }
+}
+
+/**
+ * Warns (`instanceType:`) when a construct uses its default type (`given` undefined) in a region known at synth
+ * where that type is not offered (lib/private/instance-type-regions.ts, generated from cfn-lint's data): instances
+ * would fail to launch at deploy time. Names up to two alternatives offered there. Env-agnostic stacks (the region
+ * is a token) and regions the data does not know get no warning.
+ */
+export function warnIfDefaultTypeNotOffered(scope: Construct, defaultType: string, given: ec2.InstanceType | undefined): void {
+  if (given) return;
+  const region = Stack.of(scope).region;
+  const data = INSTANCE_TYPE_REGIONS;
+  if (Token.isUnresolved(region) || !data.regions.includes(region)) return;
+  const entry = Object.values(data.defaults).find((d) => d.type === defaultType);
+  if (!entry || data.offered[defaultType]?.includes(region)) return;
+  const arch = new ec2.InstanceType(defaultType).architecture;
+  const alternatives = entry.alternatives.filter((t) => data.offered[t]?.includes(region)).slice(0, 2)
+    .map((t) => (new ec2.InstanceType(t).architecture === arch ? t : `${t} (${new ec2.InstanceType(t).architecture})`));
+  Annotations.of(scope).addWarningV2('cdk-efs-cache:defaultInstanceTypeNotOffered',
+    `instanceType: the default ${defaultType} is not offered in ${region} (per ${data.source}), so instances would ` +
+    'fail to launch there. Pass instanceType' +
+    (alternatives.length ? `, for example ${alternatives.join(' or ')}, offered in ${region}.` : ' with a type offered there.'));
 }

@@ -12,6 +12,8 @@ import { encryptedRootVolume } from '../private/instance';
 import { propError, wholeGib } from '../private/errors';
 import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { warnIfDefaultTypeNotOffered } from '../private/instance-types';
+import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
 /** Where a seeding run takes its data from. */
 export enum SeedSourceKind {
@@ -221,7 +223,8 @@ export interface DataSeederProps {
   /**
    * Instance type of the seeding instance. Network bandwidth and enough CPU for the rsync jobs matter.
    *
-   * @default m7g.xlarge (Graviton3, 4 vCPU, 16 GiB, up to 12.5 Gbps)
+   * @default m7g.xlarge (Graviton3, 4 vCPU, 16 GiB, up to 12.5 Gbps), which some regions do not offer (README lists
+   * them; a stack in such a region gets a synth warning naming an alternative)
    */
   readonly instanceType?: ec2.InstanceType;
 
@@ -234,9 +237,10 @@ export interface DataSeederProps {
 
   /**
    * Subnet of the seeding instance (the first one selected). Its AZ needs a mount target of the file system, and
-   * the instance needs HTTPS to S3, CloudFormation and the package repositories.
+   * the instance needs HTTPS to S3, CloudFormation and the package repositories (in isolated subnets: VPC
+   * endpoints, which a synth warning names).
    *
-   * @default - the VPC's private subnets with egress
+   * @default - the VPC's private subnets with egress (or isolated, if it has none)
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
 
@@ -298,6 +302,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
     }
     const stack = Stack.of(this);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
+    warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     const mountHelper = props.mountHelper ?? MountHelper.EFS_UTILS;
     checkEfsMount(this, props.fileSystem, { helperProp: 'mountHelper', helper: mountHelper }, !!props.machineImage);
     this.workers = props.workers ?? 50;
@@ -330,9 +335,12 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
     this.source = props.source.bind(this, this.role);
 
     let userData = '';
+    const vpcSubnets = props.vpcSubnets ?? defaultSubnets(props.vpc);
+    warnIfIsolated(this, 'vpcSubnets', props.vpc, props.vpc.selectSubnets(vpcSubnets).subnets.slice(0, 1), [ENDPOINT_NEEDS.packages,
+      ENDPOINT_NEEDS.cloudFormation, ...(this.source.kind === SeedSourceKind.INSTANCE_DIRECTORY ? [] : [ENDPOINT_NEEDS.s3])]);
     this.instance = new ec2.Instance(this, 'Instance', {
       vpc: props.vpc,
-      vpcSubnets: props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+      vpcSubnets,
       instanceType,
       machineImage: props.machineImage ?? amazonLinux2023(instanceType.architecture),
       role: this.role,

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, Environment, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { AwsSolutionsChecks, NIST80053R5Checks } from 'cdk-nag';
@@ -17,13 +17,13 @@ export function newApp(): App {
 }
 
 /**
- * A stack with a two-AZ VPC (private subnets with egress), env-agnostic like the sample. The VPC stands for the
+ * A stack with a two-AZ VPC (private subnets with egress), env-agnostic like the sample unless `env` is given. The VPC stands for the
  * user's network: its own cdk-nag findings (no flow logs, public subnets with an internet route) are acknowledged on
  * its constructs, so a nag test sees what the construct under test adds. The sample stack and the gates check a
  * complete network instead (bin/sample-stack.ts `sampleNetwork`).
  */
-export function stackWithVpc(app: App = newApp(), id = 'TestStack'): { app: App; stack: Stack; vpc: ec2.Vpc } {
-  const stack = new Stack(app, id);
+export function stackWithVpc(app: App = newApp(), id = 'TestStack', env?: Environment): { app: App; stack: Stack; vpc: ec2.Vpc } {
+  const stack = new Stack(app, id, { env });
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
   const reason = 'The bare VPC of unit tests, standing for the user\'s network; the sample stack checks a complete one.';
   Validations.of(vpc).acknowledge(
