@@ -130,7 +130,7 @@ const CASES: BadInput[] = [
   // CacheFleet
   { name: 'fleet: zero nodes', build: fleet({ nodeCount: 0 }), error: /^Invalid nodeCount: a cache fleet needs at least one node/ },
   { name: 'fleet: a fraction of a node', build: fleet({ nodeCount: 1.5 }), error: /^Invalid nodeCount: must be a whole number/ },
-  { name: 'fleet: more nodes than one template holds', build: fleet({ nodeCount: 64 }), error: /^Invalid nodeCount: at most 32 nodes fit in one stack, got 64/ },
+  { name: 'fleet: more nodes than one stack holds', build: fleet({ nodeCount: 129 }), error: /^Invalid nodeCount: at most 128 nodes fit in one stack, got 129: .*500 resources per stack/ },
   { name: 'fleet: a relative export path', build: fleet({ exportPath: 'efs' }), error: /^Invalid exportPath: must be an absolute path/ },
   { name: 'fleet: / as export path', build: fleet({ exportPath: '/' }), error: /^Invalid exportPath/ },
   { name: 'fleet: a relative origin path', build: fleet({ originPath: 'data' }), error: /^Invalid originPath: must be an absolute path in the file system/ },

@@ -50,3 +50,17 @@ test('10 nodes keep one plain alarm; an NLB fleet keeps one whatever its size', 
     expect(Object.keys(t.findResources('AWS::CloudWatch::Alarm')).filter((id) => id.includes('NoHealthyCacheNode'))).toHaveLength(1);
   }
 });
+
+describe('one launch template per fleet', () => {
+  test('128 nodes (the most one stack holds) synthesize with the dashboard: one launch template, under 500 resources and 1 MB', () => {
+    const { stack, cfs, t } = build(128);
+    t.resourceCountIs('AWS::EC2::LaunchTemplate', 1);
+    t.resourceCountIs('AWS::AutoScaling::AutoScalingGroup', 128);
+    const json = JSON.stringify(t.toJSON());
+    expect(Object.keys(t.toJSON().Resources).length).toBeLessThan(500);
+    expect(Buffer.byteLength(json)).toBeLessThan(1024 * 1024);
+    // The user data does not grow with the fleet: the same as one node's.
+    expect(cfs.cacheFleet!.userDataBytes).toBe(build(1).cfs.cacheFleet!.userDataBytes);
+    expect(stack.resolve(cfs.cacheFleet!.nodes[127].launchTemplate.launchTemplateId)).toEqual(stack.resolve(cfs.cacheFleet!.launchTemplate.launchTemplateId));
+  });
+});

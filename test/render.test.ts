@@ -1,5 +1,9 @@
 import { Token } from 'aws-cdk-lib';
-import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE } from '../lib/bootstrap/render';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../lib/bootstrap/render';
+import { runScript } from './util/run-script';
 
 describe('renderScript', () => {
   test('header, sorted quoted parameters, then library and script without comments', () => {
@@ -82,4 +86,40 @@ describe('compactScript', () => {
 
 test('shellQuote survives quotes', () => {
   expect(shellQuote("a'b")).toBe(`'a'"'"'b'`);
+});
+
+describe('commands users add to a template\'s userData', () => {
+  test('run after the bootstrap, on the first boot only; without any, the user data is the bootstrap alone', () => {
+    const rendered = renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: {} });
+    const extra = ec2.UserData.forLinux({ shebang: '' });
+    expect(withUserCommands(rendered, extra, 't')).toBe(rendered.text);
+    extra.addCommands('echo "my step" > /var/log/my-step', 'systemctl enable --now my.service');
+    const text = withUserCommands(rendered, extra, 't');
+    expect(text.startsWith(rendered.text)).toBe(true);
+    expect(text.slice(rendered.text.length)).toBe([
+      '# Commands added to userData: the first boot only, after the bootstrap succeeded.',
+      'if [ -z "${1:-}" ]; then',
+      'echo "my step" > /var/log/my-step',
+      'systemctl enable --now my.service',
+      'fi',
+      '',
+    ].join('\n'));
+  });
+
+  test('run only once the evaluated bootstrap returned: a failing bootstrap never reaches them', () => {
+    // A stand-in bootstrap whose main fails: the user's command must not run.
+    const rendered = renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: { EFSC_NFS_SERVER: 'bad server' } });
+    const extra = ec2.UserData.forLinux({ shebang: '' });
+    extra.addCommands('echo ran > "$HOME/user-step"');
+    const run = runScript(withUserCommands(rendered, extra, 't'));
+    expect(run.stderr).toMatch(/FATAL: EFSC_NFS_SERVER='bad server' is invalid/);
+    expect(fs.existsSync(path.join(run.dir, 'user-step'))).toBe(false);
+  });
+
+  test('count toward the 16 KB limit, with an error that says so', () => {
+    const rendered = renderScript({ script: 'client/bootstrap.sh', description: 'the clients', parameters: {} });
+    const extra = ec2.UserData.forLinux({ shebang: '' });
+    extra.addCommands(`echo '${'x'.repeat(12000)}'`);
+    expect(() => withUserCommands(rendered, extra, 'the clients')).toThrow(/user data of the clients with the commands added to userData would be about \d+ bytes/);
+  });
 });

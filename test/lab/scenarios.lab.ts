@@ -4,7 +4,7 @@
  * for EFS. Scenario numbers follow the lab issue.
  */
 import { CloudInitResult, Lab, progress, Vm } from './harness';
-import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, ORIGIN_USER_DATA } from './scenarios/stacks';
+import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, ORIGIN_USER_DATA, USER_STEP_LOG } from './scenarios/stacks';
 
 const NODE_ADDRESS = '10.77.0.100';
 const MIN = 60_000;
@@ -127,6 +127,16 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
     }
     // Clients are launch templates without a creation policy: they call no AWS API at all.
     for (const vm of [clientA, clientB]) expect((await vm.execOk('cat /var/log/lab-aws.log 2>/dev/null || true')).trim()).toBe('');
+  });
+
+  test('commands added to userData ran after the bootstrap: on a node after its signal, with the export up; on a client with the fsc mount', async () => {
+    const [nodeStep, signalled] = await Promise.all([node1.execOk(`cat ${USER_STEP_LOG}`), node1.execOk('cat /var/log/lab-aws.log')]);
+    const [ranAt, exports] = nodeStep.trim().split(' ');
+    expect(exports).toBe('exports=1');
+    expect(Number(ranAt)).toBeGreaterThan(Number(signalled.trim().split(' ')[0]));
+    expect((await clientB.execOk(`cat ${USER_STEP_LOG}`)).trim()).toMatch(/^\d+\.\d+ fstype=nfs4$/);
+    // The origin client's template has no user step.
+    expect((await clientA.exec(`test -e ${USER_STEP_LOG}`)).code).not.toBe(0);
   });
 
   describe('1. FS-Cache client', () => {

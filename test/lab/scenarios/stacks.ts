@@ -14,6 +14,8 @@ export const LAB_SUBNET = '10.77.0.0/24';
 export const FS_ID = 'fs-0123456789abcdef0';
 export const EFS_NAME = `${FS_ID}.efs.us-east-1.amazonaws.com`;
 export const FLEET_NAME = 'cache.efs-cache.internal';
+/** Where the lab's user steps (commands added to a template's userData) record that they ran. */
+export const USER_STEP_LOG = '/var/log/lab-user-step';
 /** What the lab's emulated NVMe disks report as their model (instance store reports its own on EC2). */
 export const LAB_NVME_MODEL = 'QEMU NVMe Ctrl';
 
@@ -74,6 +76,9 @@ export function labUserData(): LabUserData {
   const fleetClient = new FsCacheClientLaunchTemplate(stack, 'FleetClient', {
     vpc, cacheFleet: fleet, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
+  // A step of the user's own on each template: it records when it ran and what the bootstrap had left by then.
+  fleet.userData.addCommands(`echo "$(date +%s.%N) exports=$(exportfs | grep -c "^/efs")" > ${USER_STEP_LOG}`);
+  fleetClient.userData.addCommands(`echo "$(date +%s.%N) fstype=$(findmnt -no FSTYPE /mnt/efs)" > ${USER_STEP_LOG}`);
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const values: Record<string, string> = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' };
   const ud = (lt: ec2.LaunchTemplate) =>
