@@ -103,9 +103,14 @@ export function labUserData(): LabUserData {
   };
 }
 
-/** An origin standing in for EFS: kernel nfsd exporting /srv/efs over NFSv4.1 only, read-write, like EFS. */
+/**
+ * An origin standing in for EFS: kernel nfsd exporting /srv/efs over NFSv4.1 only, read-write, like EFS, and, like
+ * EFS, granting no delegations (fs.leases-enable=0 before nfsd starts: a stock nfsd hands out read delegations, with
+ * which a client skips most of the origin's work on its own and every baseline would flatter the wrong side).
+ */
 export const ORIGIN_USER_DATA = `#!/bin/bash
 set -euo pipefail
+sysctl -w fs.leases-enable=0
 mkdir -p /srv/efs/warm /srv/efs/data
 nfsconf --set nfsd vers3 n
 nfsconf --set nfsd vers4.0 n
