@@ -51,3 +51,15 @@ describe('CloudFormation signals of the rendered user data', () => {
     expect(signals(run)).toEqual([]);
   });
 });
+
+test('without the aws CLI and no way to install it, a signal is a warning, never a second FATAL line', () => {
+  // The sandbox's package managers fail: the subshell's install gives up. Run the seeder-like path: a first-boot
+  // node with bad parameters on an image without aws (the stub removed by shadowing it with a failing command).
+  const ud = labUserData();
+  const bad = ud.cacheNode.replace(/^export EFSC_NFSD_THREADS='16'$/m, "export EFSC_NFSD_THREADS='many'")
+    .replace('#!/bin/bash\n', '#!/bin/bash\naws() { return 127; }\ncommand() { [ "$2" = aws ] && return 1; builtin command "$@"; }\n');
+  const run = runScript(bad, [], { tags: ud.nodeTags[0] });
+  expect(run.stderr.match(/FATAL/g)).toHaveLength(1);
+  expect(run.stderr).toMatch(/FATAL: EFSC_NFSD_THREADS='many' is invalid/);
+  expect(run.stderr).toMatch(/WARN: no curl or aws CLI, cannot signal FAILURE/);
+});

@@ -12,9 +12,11 @@ signal_cloudformation() {
   local status="$1" id marker=/var/lib/efs-cache/signalled
   [ -n "${EFSC_SIGNAL_STACK:-}" ] && [ ! -e "$marker" ] || return 0
   [ -n "${EFSC_SIGNAL_RESOURCE:-}" ] || { log "WARN: no resource to signal $status to (no cdk-efs-cache:signal-resource tag?)"; return 0; }
-  # In a subshell: a failed install must not end the exit trap before it logs why no signal went out.
+  # In a subshell, whose die is a warning: a failed install must neither end the exit trap nor add a FATAL line to a
+  # run whose result is already decided.
   if ! command -v aws >/dev/null || ! command -v curl >/dev/null; then
-    (ensure_aws_cli) || { log "WARN: no curl or aws CLI, cannot signal $status"; return 0; }
+    # shellcheck disable=SC2317 # die is called by ensure_aws_cli's helpers
+    (die() { log "WARN: $*"; exit 1; } && ensure_aws_cli) || { log "WARN: no curl or aws CLI, cannot signal $status"; return 0; }
   fi
   id=$(imds meta-data/instance-id) || { log "WARN: no instance id from the metadata service, cannot signal $status"; return 0; }
   if aws cloudformation signal-resource --region "$EFSC_SIGNAL_REGION" --stack-name "$EFSC_SIGNAL_STACK" \
