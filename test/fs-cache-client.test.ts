@@ -129,14 +129,18 @@ describe('FsCacheClientLaunchTemplate over EFS', () => {
 describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
   test('mounts the fleet name and export read-only over NFSv4.1, and the fleet lets it in', () => {
     const { stack, vpc } = stackWithVpc();
-    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 2, exportPath: '/cache' } });
+    const cfs = new CachedFileSystem(stack, 'Data', {
+      vpc, cacheFleet: { nodeCount: 2, exportPath: '/cache', directoryCacheTimeout: Duration.minutes(2) },
+    });
     cfs.addClientLaunchTemplate('Clients');
     const ud = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('DataClients'))![1];
+    // No revalidation sooner than the fleet itself would: the fleet's timers (10 and 2 minutes here), no close-to-open.
     expect(parameters(ud)).toMatchObject({
       EFSC_NFS_SERVER: 'cache.efs-cache.internal',
       EFSC_NFS_PATH: '/cache',
       EFSC_MOUNT_TYPE: 'nfs4',
-      EFSC_MOUNT_OPTIONS: 'fsc,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro',
+      EFSC_MOUNT_OPTIONS: 'fsc,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro,nocto,' +
+        'acregmin=600,acregmax=600,acdirmin=120,acdirmax=120',
     });
     Template.fromStack(stack).hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
       FromPort: 2049, ToPort: 2049,

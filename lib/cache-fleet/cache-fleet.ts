@@ -260,6 +260,10 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
   public readonly nfsdThreads: number;
   /** The nodes' instance type. */
   public readonly instanceType: ec2.InstanceType;
+  /** How long nodes cache the origin's file attributes: a change on EFS shows through a node after at most this. */
+  public readonly attributeCacheTimeout: Duration;
+  /** How long nodes cache the origin's directory attributes and listings. */
+  public readonly directoryCacheTimeout: Duration;
   /** The `Group` dimension of the metrics the nodes publish (namespace CdkEfsCache): this construct's path. */
   public readonly metricsGroup: string;
   /**
@@ -279,6 +283,8 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     validateCacheFleetOptions(this, props, facts);
 
     const nodeCount = props.nodeCount ?? 2;
+    this.attributeCacheTimeout = props.attributeCacheTimeout ?? Duration.minutes(10);
+    this.directoryCacheTimeout = props.directoryCacheTimeout ?? Duration.minutes(10);
     this.exportPath = props.exportPath ?? '/efs';
     this.nfsdThreads = props.nfsdThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
     warnUnknownNodeSize(this, this.instanceType, facts, props.nfsdThreads === undefined ? this.nfsdThreads : undefined);

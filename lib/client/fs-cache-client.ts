@@ -119,8 +119,9 @@ export interface FsCacheClientOptions {
   /**
    * NFS mount options. `fsc` is what turns FS-Cache on; dropping `hard` risks silent data errors and is warned.
    *
-   * @default - fsc,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport (plus ro for a
-   * cache fleet, and tls,iam,tlsport for amazon-efs-utils)
+   * @default - fsc,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport (plus tls,iam,tlsport
+   * for amazon-efs-utils; for a cache fleet plus ro,nocto and the fleet's attribute and directory cache timers as
+   * acregmin/acregmax/acdirmin/acdirmax, so a change on EFS shows after at most twice those timers)
    */
   readonly mountOptions?: string[];
 
@@ -291,6 +292,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam', `tlsport=${props.tlsPort ?? 20049}`] : []),
       ...RECOMMENDED_NFS_OPTIONS,
       ...(readOnly ? ['ro'] : []),
+      // The fleet is read-only and may itself hold attributes for its timers: clients that revalidated sooner would
+      // ask the node for what it answers from its own cache anyway. Staleness through the fleet: at most the
+      // fleet's timer at the node plus the same again here.
+      ...(props.cacheFleet ? ['nocto', ...fleetAttributeCaching(props.cacheFleet)] : []),
     ];
     const cull = props.cullLimits ?? {};
     this.cullLimits = {
@@ -437,4 +442,11 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   if (o.tlsPort !== undefined && !Token.isUnresolved(o.tlsPort) && (!Number.isInteger(o.tlsPort) || o.tlsPort < 1024 || o.tlsPort > 65535)) {
     throw propError('tlsPort', `must be a port from 1024 to 65535, got ${o.tlsPort}.`);
   }
+}
+
+/** acregmin/acregmax/acdirmin/acdirmax of a client of the fleet: the fleet's own timers. */
+function fleetAttributeCaching(fleet: CacheFleet): string[] {
+  const ac = seconds(fleet.attributeCacheTimeout);
+  const acdir = seconds(fleet.directoryCacheTimeout);
+  return [`acregmin=${ac}`, `acregmax=${ac}`, `acdirmin=${acdir}`, `acdirmax=${acdir}`];
 }
