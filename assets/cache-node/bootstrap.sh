@@ -245,6 +245,7 @@ node_identity() {
   local k v keys
   need EFSC_NODE_IDENTITY '^(tags|given)$' 'tags or given'
   [ "$EFSC_NODE_IDENTITY" = tags ] || return 0
+  command -v curl >/dev/null || ensure_aws_cli # a minimal image has no curl to ask the metadata service with
   keys=$(imds meta-data/tags/instance) || die "cannot read the instance tags (metadata service, instance metadata tags on)"
   for k in stable-eni:EFSC_STABLE_ENI_ID signal-resource:EFSC_SIGNAL_RESOURCE; do
     if grep -qx "cdk-efs-cache:${k%%:*}" <<<"$keys"; then
