@@ -24,7 +24,8 @@ import { autoScalingGroupMetric, groupMetric, instanceMetrics, NODE_METRICS, PUT
 export interface CacheFleetOptions extends FanOutOptions {
   /**
    * Number of cache nodes, 1 to 128. Each node is its own Auto Scaling group of one, spread round robin over the
-   * subnets, with a launch template of its own: more than 32 would not fit in CloudFormation's 1 MB template limit.
+   * subnets, launched from the fleet's one launch template; 128 nodes with the dashboard make 440 of
+   * CloudFormation's 500 resources per stack.
    *
    * @default 2
    */
@@ -214,9 +215,10 @@ export interface CacheFleetProps extends CacheFleetOptions {
  * hot reads, reached through Route 53 names or an internal Network Load Balancer.
  *
  * ## Resources Deployed
- * - Per node: a launch template (IMDSv2 required, encrypted gp3 root volume, the bootstrap as user data) and an
- *   Auto Scaling group of one that replaces a failed instance; in Route 53 mode also a network interface whose
- *   address the node keeps across replacements.
+ * - One launch template for every node (IMDSv2 required, instance metadata tags on, encrypted gp3 root volume, the
+ *   bootstrap as user data, then any commands added to `userData`).
+ * - Per node (`CacheNode`): an Auto Scaling group of one that replaces a failed instance and tags it with the node's
+ *   identity; in Route 53 mode also a network interface whose address the node keeps across replacements.
  * - One security group for all nodes (no inbound rule until peers are allowed through `connections`; outbound
  *   HTTPS for packages, SSM and CloudFormation, and NFS to the origin), and one IAM role (SSM Session Manager,
  *   read-only EFS client access, attaching the nodes' own interfaces, signalling its own stack).
