@@ -8,6 +8,7 @@
 // and no error annotation.
 // Usage: node consumer-app.js OUTDIR
 import * as fs from 'fs';
+import * as zlib from 'zlib';
 import * as os from 'os';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
@@ -108,7 +109,7 @@ const expected: Record<string, Record<string, number>> = {
   Consumer: {
     'AWS::EFS::FileSystem': 1,
     'AWS::EFS::MountTarget': 2,
-    'AWS::EC2::LaunchTemplate': 4, // one per cache node, two client groups
+    'AWS::EC2::LaunchTemplate': 3, // one for the fleet's nodes, two client groups
     'AWS::AutoScaling::AutoScalingGroup': 3, // one per cache node, the client group
     'AWS::Route53::HostedZone': 1,
     'AWS::EC2::Instance': 2, // the seeders
@@ -117,7 +118,7 @@ const expected: Record<string, Record<string, number>> = {
   ConsumerTiers: {
     'AWS::EFS::FileSystem': 1,
     'AWS::EFS::MountTarget': 2,
-    'AWS::EC2::LaunchTemplate': 4, // one per cache node, two client groups
+    'AWS::EC2::LaunchTemplate': 3, // one for the fleet's nodes, two client groups
     'AWS::AutoScaling::AutoScalingGroup': 2,
     'AWS::ElasticLoadBalancingV2::LoadBalancer': 1,
     'AWS::Route53::HostedZone': 0,
@@ -137,10 +138,12 @@ for (const [stackName, counts] of Object.entries(expected)) {
   const alarms = count('AWS::CloudWatch::Alarm');
   if (alarms === 0) failures.push(`${stackName}: no CloudWatch alarm`);
   // Every launch template and instance carries a bootstrap rendered from the package's assets/: the parameter
-  // header, then assets/lib/common.sh.
+  // header, then the packed code (gzip, base64) that starts with assets/lib/common.sh.
   for (const r of resources.filter((x) => x.Type === 'AWS::EC2::LaunchTemplate' || x.Type === 'AWS::EC2::Instance')) {
     const userData = JSON.stringify((r.Properties.LaunchTemplateData ?? r.Properties).UserData) ?? '';
-    if (!userData.includes('export EFSC_') || !userData.includes("printf 'efs-cache: ")) {
+    const packed = /<<<'(H4sI[A-Za-z0-9+/=]+)'/.exec(userData)?.[1];
+    const code = packed ? zlib.gunzipSync(Buffer.from(packed, 'base64')).toString('utf8') : '';
+    if (!userData.includes('export EFSC_') || !code.includes("printf 'efs-cache: ")) {
       failures.push(`${stackName}: a ${r.Type} without the rendered bootstrap`);
     }
   }
