@@ -16,6 +16,11 @@ suite=bookworm
 base="$cache/base-$suite-1"
 
 say() { echo "[al2023] $*" >&2; }
+if [ "$(id -u)" != 0 ]; then
+  say "needs root (debootstrap, chroot, overlay mounts)"
+  echo "al2023: 0 passed, 1 failed"
+  exit 1
+fi
 
 # Tools from Debian's archive, only when missing: dnf and rpm run inside the chroot too (debootstrap installs them).
 need=()
