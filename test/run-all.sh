@@ -48,6 +48,12 @@ count_line "$results/gates.log"
 # The benchmark's cheap path (synthesis with one node, the table and the chart into a temporary folder): proves that
 # `npm run bench` still works without booting its VMs. It measures nothing that is kept.
 step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --smoke
+# The Amazon Linux 2023 branch of the scripts' package steps, with Debian's real dnf and rpm in a chroot against
+# local repositories of AL2023's package names (test/al2023/run.sh; root). 15-45 s here with its Debian base kept in
+# /var/cache/cdk-efs-cache/al2023; the first run on a machine adds 1-2 minutes (debootstrap from Debian's archive).
+al2023() { bash test/al2023/run.sh | tee "$results/al2023.log"; }
+step "Amazon Linux 2023 branch: real dnf in a chroot" al2023
+count_line "$results/al2023.log"
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
 # Here only the scenarios (about 14 minutes on two cores, image build included); `npm run test:lab` runs every lab
 # file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick local run; CI

@@ -255,6 +255,13 @@ node_identity() {
   done
 }
 
+# The packages of the first boot (ensure_aws_cli adds curl and the CLI when the stable interface needs them).
+# test/al2023 runs this with the real dnf against repositories of Amazon Linux 2023's package names.
+install_packages() {
+  if [ "$OS_PKG" = dnf ]; then ensure_packages nfs-utils; else ensure_packages nfs-kernel-server; fi
+  if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
+}
+
 main() {
   # Only the first-boot run tells CloudFormation how it ended (aws-signal.sh; absent when run from a checkout).
   if [ -z "${1:-}" ] && declare -F signal_arm >/dev/null; then signal_arm; fi
@@ -265,8 +272,7 @@ main() {
     --metrics) metrics_collect ;;
     "")
       detect_os
-      if [ "$OS_PKG" = dnf ]; then ensure_packages nfs-utils; else ensure_packages nfs-kernel-server; fi
-      if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
+      install_packages
       guard_serving
       tune
       configure_nfsd

@@ -259,6 +259,18 @@ metrics_read() {
   if mountpoint -q "$EFSC_CACHE_DIR"; then echo "CacheDiskFreePercent g $(($(stat -fc %a*100/%b "$EFSC_CACHE_DIR")))"; fi
 }
 
+# The packages of the first boot. cachefilesd is in Amazon Linux 2023's SPAL repository, not its core: spal-release
+# (core) adds that repository first. test/al2023 runs this with the real dnf against repositories of AL2023's names.
+install_packages() {
+  if [ "$OS_PKG" = dnf ]; then
+    pkg_installed cachefilesd || ensure_packages spal-release
+    ensure_packages mdadm e2fsprogs cachefilesd nfs-utils
+  else
+    ensure_packages mdadm e2fsprogs cachefilesd nfs-common
+  fi
+  if [ "$EFSC_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
+}
+
 main() {
   check_parameters
   case "${1:-}" in
@@ -270,13 +282,7 @@ main() {
     --boot) ;;
     "")
       detect_os
-      if [ "$OS_PKG" = dnf ]; then
-        pkg_installed cachefilesd || ensure_packages spal-release
-        ensure_packages mdadm e2fsprogs cachefilesd nfs-utils
-      else
-        ensure_packages mdadm e2fsprogs cachefilesd nfs-common
-      fi
-      if [ "$EFSC_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
+      install_packages
       install_boot_unit
       ;;
     *) die "unknown argument '$1' (use --boot, --status or --metrics)" ;;

@@ -38,7 +38,9 @@ OnCalendar=minutely
 WantedBy=timers.target
 EOF
   systemctl enable -q --now efs-cache-metrics.timer || return 1
-  if [ "$OS_PKG" = dnf ]; then retry 3 10 dnf -qy install amazon-cloudwatch-agent || return 1; fi
+  if [ "$OS_PKG" = dnf ] && ! pkg_installed amazon-cloudwatch-agent; then
+    retry 3 10 dnf -qy install amazon-cloudwatch-agent || return 1
+  fi
   put_file $d/etc/efs-cache.json 0644 <<'EOF' || return 0
 {"agent":{"omit_hostname":true},"metrics":{"namespace":"CdkEfsCache","metrics_collected":{"statsd":{"service_address":"127.0.0.1:8125"}}}}
 EOF

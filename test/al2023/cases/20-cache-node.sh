@@ -1,0 +1,18 @@
+# shellcheck shell=bash disable=SC1091,SC2016,SC2034 # sourced by test/al2023/run.sh in the chroot, after lib.sh
+# The cache node's packages (assets/cache-node/bootstrap.sh install_packages, origin mounted with efs-utils) and the
+# aws CLI its stable interface needs (common.sh ensure_aws_cli).
+load_script "$A/cache-node/bootstrap.sh"
+EFSC_ORIGIN_MOUNT_TYPE=efs
+detect_os
+mark
+install_packages
+ensure_aws_cli
+check "first run: nfs-utils, amazon-efs-utils, curl-minimal, awscli-2" dnf_calls_are \
+  'dnf -qy install nfs-utils' 'dnf -qy install amazon-efs-utils' 'dnf -qy install curl-minimal' 'dnf -qy install awscli-2'
+check "no SPAL on a cache node" absent spal-release
+check "exportfs, nfsconf, mount.nfs4, mount.efs, curl, aws on PATH" commands exportfs nfsconf mount.nfs4 mount.efs curl aws
+mark
+install_packages
+ensure_aws_cli
+check "second run calls no dnf" no_dnf_or_rpm_install
+check "no apt or dpkg command ran" no_apt

@@ -1,0 +1,10 @@
+# shellcheck shell=bash disable=SC1091,SC2016,SC2034 # sourced by test/al2023/run.sh in the chroot, after lib.sh
+# The cache node with a plain nfs4 origin: nfs-utils only.
+load_script "$A/cache-node/bootstrap.sh"
+EFSC_ORIGIN_MOUNT_TYPE=nfs4
+detect_os
+mark
+install_packages
+check "first run: nfs-utils only" dnf_calls_are 'dnf -qy install nfs-utils'
+check "no amazon-efs-utils" absent amazon-efs-utils
+check "no apt or dpkg command ran" no_apt
