@@ -2,6 +2,7 @@ export * from './origin/origin-file-system';
 export * from './cached-file-system';
 export * from './cache-fleet/cache-fleet';
 export * from './cache-fleet/fan-out';
+export { CacheNode, CacheNodeProps } from './cache-fleet/cache-node';
 export { MountHelper } from './private/mount';
 export * from './client/fs-cache-client';
 export * from './monitoring/cache-dashboard';

@@ -1,6 +1,5 @@
 import * as crypto from 'crypto';
-import { Annotations, Duration, Lazy, Size, SizeRoundingBehavior, Stack, Tags, Token, Validations } from 'aws-cdk-lib';
-import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import { Duration, Lazy, Size, Stack, Tags, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -8,15 +7,16 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
-import { encryptedRootVolume } from '../private/instance';
-import { propError, wholeGib } from '../private/errors';
-import { checkClientCidrs, exportClients } from '../private/cidr';
-import { ManagedPolicyRole } from '../private/managed-policy-role';
+import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
+import { CacheNode } from './cache-node';
+import { DEFAULT_INSTANCE_TYPE, validateCacheFleetOptions } from './validation';
+import { propError } from '../private/errors';
+import { exportClients } from '../private/cidr';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
-import { groupMetric, instanceMetrics, NODE_METRICS, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
+import { autoScalingGroupMetric, groupMetric, instanceMetrics, NODE_METRICS, PUT_METRIC_DATA_REASON, sumOfMetrics } from '../monitoring/metrics';
 
 /**
  * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
@@ -208,29 +208,6 @@ export interface CacheFleetProps extends CacheFleetOptions {
   readonly fileSystem: efs.IFileSystem;
 }
 
-/** One cache node: an Auto Scaling group of one instance, with a stable address in Route 53 mode. */
-export interface CacheNode {
-  /** The node's Auto Scaling group (min = max = 1): a terminated or unhealthy instance is replaced. */
-  readonly autoScalingGroup: autoscaling.AutoScalingGroup;
-  /** The launch template of the node: the fleet's one launch template. */
-  readonly launchTemplate: ec2.LaunchTemplate;
-  /** The subnet the node runs in. */
-  readonly subnet: ec2.ISubnet;
-  /**
-   * The network interface that carries the node's stable address (Route 53 mode): each instance that the group
-   * launches attaches it at boot, as its last step, once it serves.
-   */
-  readonly networkInterface?: ec2.CfnNetworkInterface;
-  /** The node's stable private address (Route 53 mode). */
-  readonly address?: string;
-  /** Estimated size of the node's user data in bytes (tokens counted generously). */
-  readonly userDataBytes: number;
-}
-
-const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
-/** The instance tags that tell a node which node it is (read by assets/cache-node/bootstrap.sh). */
-const NODE_TAGS = { signalResource: 'cdk-efs-cache:signal-resource', stableEni: 'cdk-efs-cache:stable-eni' } as const;
-const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
 
 /**
  * A RAM cache tier: EC2 nodes that mount EFS and re-export it read-only over NFSv4.1, so their page cache serves
@@ -317,15 +294,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, SSM, CloudFormation signal');
     props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from the EFS cache nodes');
 
-    this.role = new ManagedPolicyRole(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: 'EFS cache nodes: SSM Session Manager, read-only EFS client, own interface and stack signal',
-      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
-    });
-    Validations.of(this.role).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
-      reason: 'Session Manager replaces SSH on the nodes; this AWS managed policy is the documented minimum for it.',
-    });
+    this.role = instanceRole(this, 'EFS cache nodes: SSM Session Manager, read-only EFS client, own interface and stack signal');
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess'],
       resources: [props.fileSystem.fileSystemArn],
@@ -387,59 +356,22 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     });
     this.userDataBytes = rendered.estimatedBytes;
 
-    const interfaces: ec2.CfnNetworkInterface[] = [];
     this.nodes = [];
     for (let i = 0; i < nodeCount; i++) {
-      const nodeScope = new Construct(this, `Node${i + 1}`);
-      const subnet = subnets[i % subnets.length];
-      let networkInterface: ec2.CfnNetworkInterface | undefined;
-      if (mode === FanOutMode.ROUTE53) {
-        networkInterface = new ec2.CfnNetworkInterface(nodeScope, 'StableAddress', {
-          subnetId: subnet.subnetId,
-          groupSet: [this.securityGroup.securityGroupId],
-          description: `EFS cache node ${i + 1}: the address clients mount, kept across instance replacements`,
-        });
-        interfaces.push(networkInterface);
-      }
-      const asg = new autoscaling.AutoScalingGroup(nodeScope, 'Group', {
+      this.nodes.push(new CacheNode(this, `Node${i + 1}`, {
         vpc: props.vpc,
-        vpcSubnets: { subnets: [subnet] },
+        subnet: subnets[i % subnets.length],
         launchTemplate: this.launchTemplate,
-        minCapacity: 1,
-        maxCapacity: 1,
-        healthChecks: mode === FanOutMode.NETWORK_LOAD_BALANCER
-          ? autoscaling.HealthChecks.withAdditionalChecks({
-            additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
-            gracePeriod: props.bootstrapTimeout ?? Duration.minutes(20),
-          })
-          : autoscaling.HealthChecks.ec2(),
-        signals: autoscaling.Signals.waitForMinCapacity({ timeout: props.bootstrapTimeout ?? Duration.minutes(20) }),
-        updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: 0 }),
-        groupMetrics: [new autoscaling.GroupMetrics(autoscaling.GroupMetric.IN_SERVICE_INSTANCES)],
-      });
-      Validations.of(asg).acknowledge({
-        id: 'AwsSolutions-AS3',
-        reason: 'A cache node group always holds one instance; replacements are reported by the fleet dashboard and ' +
-          'CloudFormation events, so no scaling notification topic is created.',
-      });
-      const cfnAsg = asg.node.defaultChild as autoscaling.CfnAutoScalingGroup;
-      // The node's identity, copied onto every instance the group launches (assets/cache-node/bootstrap.sh node_identity).
-      Tags.of(asg).add(NODE_TAGS.signalResource, cfnAsg.logicalId, { applyToLaunchedInstances: true });
-      if (networkInterface) Tags.of(asg).add(NODE_TAGS.stableEni, networkInterface.ref, { applyToLaunchedInstances: true });
-      this.nodes.push({
-        autoScalingGroup: asg,
-        launchTemplate: this.launchTemplate,
-        subnet,
-        networkInterface,
-        address: networkInterface?.attrPrimaryPrivateIpAddress,
-        userDataBytes: rendered.estimatedBytes,
-      });
+        securityGroup: this.securityGroup,
+        stableAddress: mode === FanOutMode.ROUTE53,
+        loadBalancerHealthChecks: mode === FanOutMode.NETWORK_LOAD_BALANCER,
+        bootstrapTimeout: props.bootstrapTimeout ?? Duration.minutes(20),
+        index: i + 1,
+      }));
     }
+    const interfaces = this.nodes.flatMap((n) => (n.networkInterface ? [n.networkInterface] : []));
 
-    this.role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['cloudformation:SignalResource'],
-      resources: [stack.formatArn({ service: 'cloudformation', resource: 'stack', resourceName: `${stack.stackName}/*` })],
-    }));
+    grantSignal(this.role, stack);
     if (interfaces.length > 0) {
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({
         actions: ['ec2:AttachNetworkInterface'],
@@ -465,11 +397,6 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     if (onStar.length > 0) {
       Validations.of(this.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: `${onStar.join(' ')} Nothing else is on *.` });
     }
-    const stackNameInArn = Token.isUnresolved(stack.stackName) ? '<AWS::StackName>' : stack.stackName;
-    Validations.of(this.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/${stackNameInArn}/*]`,
-      reason: 'The stack id suffix is not known at synth time; the statement names this stack and SignalResource only.',
-    });
     // The tag that scopes the attach permission; groups copy it onto the instances they launch.
     for (const n of this.nodes) Tags.of(n.autoScalingGroup).add('cdk-efs-cache:fleet', this.node.addr);
 
@@ -562,28 +489,12 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
   private nodeMetric(node: number, metricName: string, statistic: string, props?: cloudwatch.MetricOptions, namespace = 'AWS/EC2'): cloudwatch.Metric {
     const n = this.nodes[node];
     if (!n) throw new Error(`cdk-efs-cache: the fleet has ${this.nodes.length} nodes; there is no node ${node}`);
-    return new cloudwatch.Metric({
-      namespace,
-      metricName,
-      dimensionsMap: { AutoScalingGroupName: n.autoScalingGroup.autoScalingGroupName },
-      statistic,
-      period: Duration.minutes(1),
-      ...props,
-    });
+    return autoScalingGroupMetric(n.autoScalingGroup, metricName, statistic, props, namespace);
   }
 
   private sumOverNodes(metric: (i: number) => cloudwatch.IMetric, label: string, props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
-    const usingMetrics: Record<string, cloudwatch.IMetric> = {};
-    this.nodes.forEach((_n, i) => { usingMetrics[`n${i}`] = metric(i); });
-    return new cloudwatch.MathExpression({
-      expression: Object.keys(usingMetrics).join(' + '),
-      usingMetrics,
-      label,
-      period: Duration.minutes(1),
-      ...props,
-    });
+    return sumOfMetrics(this.nodes.map((_n, i) => metric(i)), label, props);
   }
-
 }
 
 
@@ -608,88 +519,4 @@ function originMountOptions(props: CacheFleetOptions, helper: MountHelper): stri
     'lookupcache=all',
     `acregmin=${ac}`, `acregmax=${ac}`, `acdirmin=${acdir}`, `acdirmax=${acdir}`,
   ];
-}
-
-/**
- * The most nodes one fleet may have. The nodes share one launch template, so a node costs about 3.4 resources (its
- * group, its stable interface and its record in Route 53 mode) and 4.6 KB of template: measured with the sample's
- * dashboard, 100 nodes make 353 resources and 0.49 MB, 128 make 440 and 0.61 MB, 140 make 477, near CloudFormation's
- * 500 resources per stack.
- */
-const MAX_NODES = 128;
-
-/** Checks fleet options; throws `Invalid <prop>` for contradictions, warns for what may be intended. */
-export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions, facts = instanceTypeFacts(o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE))): void {
-  const int = (name: keyof CacheFleetOptions, v: number | undefined, min: number, max: number) => {
-    if (v === undefined || Token.isUnresolved(v)) return;
-    if (!Number.isInteger(v) || v < min || v > max) throw propError(name, `must be a whole number from ${min} to ${max}, got ${v}.`);
-  };
-  if (o.nodeCount !== undefined && o.nodeCount < 1) {
-    throw propError('nodeCount', `a cache fleet needs at least one node, got ${o.nodeCount}.`);
-  }
-  if (o.nodeCount !== undefined && !Token.isUnresolved(o.nodeCount) && o.nodeCount > MAX_NODES) {
-    throw propError('nodeCount', `at most ${MAX_NODES} nodes fit in one stack, got ${o.nodeCount}: each node adds its ` +
-      'Auto Scaling group, stable interface and record, and 128 nodes with the dashboard already make 440 of ' +
-      'CloudFormation\'s 500 resources per stack. Split a larger fleet over several CacheFleets in separate stacks ' +
-      '(each with a zoneName of its own, or one shared hostedZone with a recordName each).');
-  }
-  int('nodeCount', o.nodeCount, 1, MAX_NODES);
-  int('nfsdThreads', o.nfsdThreads, 1, 4096);
-  int('sunrpcSlotTableEntries', o.sunrpcSlotTableEntries, 2, 65536);
-  int('vfsCachePressure', o.vfsCachePressure, 0, 1000);
-  int('warmWorkers', o.warmWorkers, 1, 512);
-  const exportPath = o.exportPath ?? '/efs';
-  if (!PATH_RE.test(exportPath) || exportPath === '/' || exportPath.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(exportPath)) {
-    throw propError('exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
-  }
-  if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || /(^|\/)\.\.?(\/|$)/.test(o.originPath))) {
-    throw propError('originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
-  }
-  for (const p of o.warmPaths ?? []) {
-    if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError('warmPaths', `'${p}' is not an absolute path.`);
-    if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {
-      throw propError('warmPaths', `'${p}' is outside the export (exportPath '${exportPath}'); warm paths are node paths under it, e.g. '${exportPath}/data'.`);
-    }
-  }
-  if (o.rewarmInterval && !o.warmPaths?.length) {
-    throw propError('rewarmInterval', 'needs warmPaths: there is nothing to re-warm.');
-  }
-  if (o.warmWorkers !== undefined && !o.warmPaths?.length) {
-    throw propError('warmWorkers', 'needs warmPaths: there is nothing to warm.');
-  }
-  if (o.rewarmInterval) {
-    const minutes = o.rewarmInterval.toMinutes({ integral: false });
-    if (!Number.isInteger(minutes) || minutes < 5) throw propError('rewarmInterval', `must be whole minutes, at least 5, got ${o.rewarmInterval.toHumanString()}.`);
-  }
-  for (const [name, d] of [['attributeCacheTimeout', o.attributeCacheTimeout], ['directoryCacheTimeout', o.directoryCacheTimeout]] as const) {
-    if (d && (d.toSeconds() < 0 || d.toSeconds() > 3600)) throw propError(name, `must be between 0 and 60 minutes, got ${d.toHumanString()}.`);
-  }
-  if (o.originMountTimeout && (o.originMountTimeout.toSeconds() < 10 || o.originMountTimeout.toSeconds() > 3600)) {
-    throw propError('originMountTimeout', `must be between 10 seconds and 60 minutes, got ${o.originMountTimeout.toHumanString()}.`);
-  }
-  if (o.clientCidrs && o.clientCidrs.length === 0) throw propError('clientCidrs', 'is empty: no client could mount the export.');
-  checkClientCidrs('clientCidrs', o.clientCidrs ?? []);
-  wholeGib('rootVolumeSize', o.rootVolumeSize, 8, 16384);
-  if (o.bootstrapTimeout) {
-    // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.
-    const s = o.bootstrapTimeout.toSeconds({ integral: false });
-    if (!Number.isInteger(s) || s < 300 || s > 43200) {
-      throw propError('bootstrapTimeout', `must be whole seconds from 5 minutes to 12 hours, got ${o.bootstrapTimeout.toHumanString()}.`);
-    }
-  }
-  if (o.readAhead) {
-    const kib = o.readAhead.toKibibytes({ rounding: SizeRoundingBehavior.NONE });
-    if (!Number.isInteger(kib) || kib < 0 || kib > 1048576) throw propError('readAhead', `must be whole KiB from 0 to 1 GiB, got ${kib} KiB.`);
-  }
-  if (o.workingSetSize && o.workingSetSize.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
-    throw propError('workingSetSize', 'must be more than 0 bytes.');
-  }
-  if (o.workingSetSize && facts.memoryGiB !== undefined) {
-    const ws = o.workingSetSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE });
-    if (ws > facts.memoryGiB) {
-      Annotations.of(scope).addWarningV2('cdk-efs-cache:workingSetExceedsMemory',
-        `workingSetSize: ${ws} GiB does not fit in the page cache of ${o.instanceType ?? DEFAULT_INSTANCE_TYPE} ` +
-        `(${facts.memoryGiB} GiB): reads beyond it go to EFS. Choose a larger instanceType or more memory-heavy family.`);
-    }
-  }
 }

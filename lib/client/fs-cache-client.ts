@@ -5,12 +5,11 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
-import { encryptedRootVolume, encryptedVolume } from '../private/instance';
+import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
 import { CacheFleet } from '../cache-fleet/cache-fleet';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
-import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { checkCacheDevicesFindable, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
@@ -268,14 +267,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       allowAllOutbound: true,
     });
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
-    this.role = props.role ?? new ManagedPolicyRole(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: 'FS-Cache clients: SSM Session Manager and EFS client access',
-      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
-    });
-    if (!props.role) {
-      iamAcknowledgeSsm(this.role);
-    }
+    this.role = props.role ?? instanceRole(this, 'FS-Cache clients: SSM Session Manager and EFS client access');
 
     let remotePath: string;
     if (props.cacheFleet) {
@@ -372,13 +364,6 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   public metricCacheDiskFreePercent(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, CLIENT_METRICS.cacheDiskFreePercent, 'Minimum', props);
   }
-}
-
-function iamAcknowledgeSsm(role: iam.IRole): void {
-  Validations.of(role).acknowledge({
-    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
-    reason: 'Session Manager replaces SSH on the clients; this AWS managed policy is the documented minimum for it.',
-  });
 }
 
 /** Checks client options: throws `Invalid <prop>` for contradictions, warns for risky choices. */

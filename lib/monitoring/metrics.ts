@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -51,6 +52,32 @@ export const CLIENT_METRICS = {
 
 /** The metrics sent as StatsD gauges (`|g`); every other one is a counter (`|c`) of what happened since the last run. */
 const GAUGES: string[] = [NODE_METRICS.nfsdThreads, NODE_METRICS.pageCacheBytes, CLIENT_METRICS.cacheDiskFreePercent];
+
+/** A metric of one Auto Scaling group: EC2's metrics by group (AWS/EC2), or the group's own (AWS/AutoScaling). */
+export function autoScalingGroupMetric(group: autoscaling.IAutoScalingGroup, metricName: string, statistic: string,
+  props?: cloudwatch.MetricOptions, namespace = 'AWS/EC2'): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace,
+    metricName,
+    dimensionsMap: { AutoScalingGroupName: group.autoScalingGroupName },
+    statistic,
+    period: Duration.minutes(1),
+    ...props,
+  });
+}
+
+/** The sum of several metrics, per minute (CloudWatch metric math; an alarm takes at most 10 of them). */
+export function sumOfMetrics(metrics: cloudwatch.IMetric[], label: string, props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
+  const usingMetrics: Record<string, cloudwatch.IMetric> = {};
+  metrics.forEach((m, i) => { usingMetrics[`n${i}`] = m; });
+  return new cloudwatch.MathExpression({
+    expression: Object.keys(usingMetrics).join(' + '),
+    usingMetrics,
+    label,
+    period: Duration.minutes(1),
+    ...props,
+  });
+}
 
 /** A metric of the instances' own namespace, for one fleet or client group. */
 export function groupMetric(group: string, metricName: string, statistic: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {

@@ -1,5 +1,14 @@
-import { Size } from 'aws-cdk-lib';
+import { Stack, Size, Token, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { ManagedPolicyRole } from './managed-policy-role';
+
+/*
+ * What every instance the library launches shares: an encrypted gp3 root volume, a role whose statements live in a
+ * customer managed policy (with Session Manager instead of SSH where asked), and, for instances CloudFormation waits
+ * for, the permission to signal their own stack. Each with its cdk-nag acknowledgement, explained once here.
+ */
 
 /** An encrypted gp3 EBS volume, deleted with its instance: every volume the library's instances get. */
 export function encryptedVolume(deviceName: string, size: Size): ec2.BlockDevice {
@@ -16,4 +25,36 @@ export function encryptedVolume(deviceName: string, size: Size): ec2.BlockDevice
 /** The root volume of the library's instances (Amazon Linux 2023, Debian and Ubuntu images boot from /dev/xvda). */
 export function encryptedRootVolume(size: Size): ec2.BlockDevice {
   return encryptedVolume('/dev/xvda', size);
+}
+
+/** An instance role (customer managed policy for its statements), with Session Manager unless `ssm` is false. */
+export function instanceRole(scope: Construct, description: string, ssm = true): iam.Role {
+  const role = new ManagedPolicyRole(scope, 'Role', {
+    assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+    description,
+    managedPolicies: ssm ? [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')] : [],
+  });
+  if (ssm) acknowledgeSsm(role);
+  return role;
+}
+
+/** Acknowledges the AWS managed Session Manager policy on a role that has it. */
+export function acknowledgeSsm(role: iam.IRole): void {
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+    reason: 'Session Manager replaces SSH on the instances; this AWS managed policy is the documented minimum for it.',
+  });
+}
+
+/** Lets the role signal resources of its own stack (cloudformation:SignalResource on this stack only). */
+export function grantSignal(role: iam.Role, stack: Stack): void {
+  role.addToPrincipalPolicy(new iam.PolicyStatement({
+    actions: ['cloudformation:SignalResource'],
+    resources: [stack.formatArn({ service: 'cloudformation', resource: 'stack', resourceName: `${stack.stackName}/*` })],
+  }));
+  const stackNameInArn = Token.isUnresolved(stack.stackName) ? '<AWS::StackName>' : stack.stackName;
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/${stackNameInArn}/*]`,
+    reason: 'The stack id suffix is not known at synth time; the statement names this stack and SignalResource only.',
+  });
 }

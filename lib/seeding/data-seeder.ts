@@ -8,9 +8,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
-import { encryptedRootVolume } from '../private/instance';
+import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { propError, wholeGib } from '../private/errors';
-import { ManagedPolicyRole } from '../private/managed-policy-role';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
@@ -317,21 +316,10 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
     props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from the EFS data seeder');
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup] });
 
-    this.role = new ManagedPolicyRole(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: 'EFS data seeder: read the source, write the file system as root, signal its own stack',
-    });
+    this.role = instanceRole(this, 'EFS data seeder: read the source, write the file system as root, signal its own stack', false);
     // Root access: rsync keeps owners and modes, and the file system's root directory belongs to root.
     props.fileSystem.grant(this.role, 'elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite', 'elasticfilesystem:ClientRootAccess');
-    this.role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['cloudformation:SignalResource'],
-      resources: [stack.formatArn({ service: 'cloudformation', resource: 'stack', resourceName: `${stack.stackName}/*` })],
-    }));
-    const stackNameInArn = Token.isUnresolved(stack.stackName) ? '<AWS::StackName>' : stack.stackName;
-    Validations.of(this.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/${stackNameInArn}/*]`,
-      reason: 'The stack id suffix is not known at synth time; the statement names this stack and SignalResource only.',
-    });
+    grantSignal(this.role, stack);
     this.source = props.source.bind(this, this.role);
 
     let userData = '';

@@ -1,0 +1,88 @@
+import { Duration, Tags, Validations } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct } from 'constructs';
+
+/** The instance tags that tell a node which node it is (read at boot by assets/cache-node/bootstrap.sh node_identity). */
+export const NODE_TAGS = { signalResource: 'cdk-efs-cache:signal-resource', stableEni: 'cdk-efs-cache:stable-eni' } as const;
+
+/** Properties of `CacheNode`. */
+export interface CacheNodeProps {
+  readonly vpc: ec2.IVpc;
+  /** The subnet of the node. */
+  readonly subnet: ec2.ISubnet;
+  /** The fleet's launch template, shared by every node. */
+  readonly launchTemplate: ec2.LaunchTemplate;
+  /** The nodes' security group, for the stable interface. */
+  readonly securityGroup: ec2.ISecurityGroup;
+  /** A stable interface the node attaches at boot (Route 53 fan-out); none behind a load balancer. */
+  readonly stableAddress: boolean;
+  /** Health checks of the group: EC2, or EC2 and the load balancer's. */
+  readonly loadBalancerHealthChecks: boolean;
+  /** How long CloudFormation waits for the node's signal (also the load balancer's grace period). */
+  readonly bootstrapTimeout: Duration;
+  /** The node's number in the fleet, from 1, for descriptions. */
+  readonly index: number;
+}
+
+/**
+ * One cache node: an Auto Scaling group of one instance, launched from the fleet's launch template, and in Route 53
+ * mode a network interface whose address the node keeps across replacements. The group tags each instance it
+ * launches with the node's identity (`NODE_TAGS`): the resource to signal (the group itself, which waits for one
+ * signal) and the interface to attach. A replaced instance reads the same tags and so becomes the same node.
+ */
+export class CacheNode extends Construct {
+  /** The node's Auto Scaling group (min = max = 1): a terminated or unhealthy instance is replaced. */
+  public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+  /** The launch template of the node: the fleet's one launch template. */
+  public readonly launchTemplate: ec2.LaunchTemplate;
+  /** The subnet the node runs in. */
+  public readonly subnet: ec2.ISubnet;
+  /**
+   * The network interface that carries the node's stable address (Route 53 mode): each instance that the group
+   * launches attaches it at boot, as its last step, once it serves.
+   */
+  public readonly networkInterface?: ec2.CfnNetworkInterface;
+  /** The node's stable private address (Route 53 mode). */
+  public readonly address?: string;
+
+  constructor(scope: Construct, id: string, props: CacheNodeProps) {
+    super(scope, id);
+    this.subnet = props.subnet;
+    this.launchTemplate = props.launchTemplate;
+    if (props.stableAddress) {
+      this.networkInterface = new ec2.CfnNetworkInterface(this, 'StableAddress', {
+        subnetId: props.subnet.subnetId,
+        groupSet: [props.securityGroup.securityGroupId],
+        description: `EFS cache node ${props.index}: the address clients mount, kept across instance replacements`,
+      });
+      this.address = this.networkInterface.attrPrimaryPrivateIpAddress;
+    }
+    this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Group', {
+      vpc: props.vpc,
+      vpcSubnets: { subnets: [props.subnet] },
+      launchTemplate: props.launchTemplate,
+      minCapacity: 1,
+      maxCapacity: 1,
+      healthChecks: props.loadBalancerHealthChecks
+        ? autoscaling.HealthChecks.withAdditionalChecks({
+          additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
+          gracePeriod: props.bootstrapTimeout,
+        })
+        : autoscaling.HealthChecks.ec2(),
+      signals: autoscaling.Signals.waitForMinCapacity({ timeout: props.bootstrapTimeout }),
+      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: 0 }),
+      groupMetrics: [new autoscaling.GroupMetrics(autoscaling.GroupMetric.IN_SERVICE_INSTANCES)],
+    });
+    Validations.of(this.autoScalingGroup).acknowledge({
+      id: 'AwsSolutions-AS3',
+      reason: 'A cache node group always holds one instance; replacements are reported by the fleet dashboard and ' +
+        'CloudFormation events, so no scaling notification topic is created.',
+    });
+    const cfnGroup = this.autoScalingGroup.node.defaultChild as autoscaling.CfnAutoScalingGroup;
+    Tags.of(this.autoScalingGroup).add(NODE_TAGS.signalResource, cfnGroup.logicalId, { applyToLaunchedInstances: true });
+    if (this.networkInterface) {
+      Tags.of(this.autoScalingGroup).add(NODE_TAGS.stableEni, this.networkInterface.ref, { applyToLaunchedInstances: true });
+    }
+  }
+}
