@@ -1,6 +1,6 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { CacheFleet, CacheFleetProps, MountHelper } from '../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, MountHelper } from '../lib';
 import { mirrorFsid } from '../lib/cache-fleet/mirror';
 import { importedFs, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
@@ -67,5 +67,24 @@ describe('CacheFleet mirrors', () => {
     expect(outside.stderr).toMatch(/efs-cache: FATAL: EFSC_MIRROR_PATHS: \/etc\/app is not under \/efs/);
     const twoPaths = runScript(userData.replace("EFSC_MIRROR_PATHS='/efs/app'", "EFSC_MIRROR_PATHS='/efs/app /efs/b'"), [], { tags });
     expect(twoPaths.stderr).toMatch(/efs-cache: FATAL: EFSC_MIRROR_FSIDS: 1 fsids for 2 mirror paths/);
+  });
+
+  test('the dashboard shows the mirrors\' age, cost and space, with an alarm for failing syncs and one for a tree that no longer fits', () => {
+    const alarmsOf = (mirrorPaths?: string[]) => {
+      const { stack, vpc } = stackWithVpc();
+      new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1, mirrorPaths } });
+      const t = Template.fromStack(stack);
+      const body = JSON.stringify(t.findResources('AWS::CloudWatch::Dashboard'));
+      return { body, alarms: Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties) };
+    };
+    const withMirror = alarmsOf(['/efs/app']);
+    expect(withMirror.alarms.filter((a) => /mirror/i.test(a.AlarmDescription)).map((a) => [a.MetricName, a.Statistic, a.Threshold])).toEqual([
+      ['MirrorSyncFailures', 'Sum', 1],
+      ['MirrorFull', 'Maximum', 1],
+    ]);
+    for (const name of ['MirrorAgeSeconds', 'MirrorSyncSeconds', 'MirrorFilesWalked', 'MirrorOriginOps', 'MirrorBytes']) expect(withMirror.body).toContain(name);
+    const without = alarmsOf();
+    expect(without.alarms.filter((a) => /mirror/i.test(a.AlarmDescription))).toEqual([]);
+    expect(without.body).not.toContain('Mirror');
   });
 });

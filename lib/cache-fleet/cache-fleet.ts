@@ -500,6 +500,16 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     return groupMetric(this.metricsGroup, NODE_METRICS.pageCacheBytes, 'Average', props);
   }
 
+  /**
+   * A mirror metric of the nodes (`mirrorPaths`; names in NODE_METRICS): `MirrorSyncFailures` and `MirrorOriginOps`
+   * summed per period, the gauges (`MirrorAgeSeconds`, `MirrorSyncSeconds`, `MirrorFilesWalked`, `MirrorFull`,
+   * `MirrorBytes`) as their maximum over the nodes.
+   */
+  public metricMirror(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    const sums: string[] = [NODE_METRICS.mirrorSyncFailures, NODE_METRICS.mirrorOriginOps];
+    return groupMetric(this.metricsGroup, metricName, sums.includes(metricName) ? 'Sum' : 'Maximum', props);
+  }
+
   /** A metric of one node's Auto Scaling group (EC2 metrics by group, or the group's own). */
   private nodeMetric(node: number, metricName: string, statistic: string, props?: cloudwatch.MetricOptions, namespace = 'AWS/EC2'): cloudwatch.Metric {
     const n = this.nodes[node];
