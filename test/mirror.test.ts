@@ -1,6 +1,6 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, MountHelper } from '../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MountHelper } from '../lib';
 import { mirrorFsid } from '../lib/cache-fleet/mirror';
 import { importedFs, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
@@ -86,5 +86,18 @@ describe('CacheFleet mirrors', () => {
     const without = alarmsOf();
     expect(without.alarms.filter((a) => /mirror/i.test(a.AlarmDescription))).toEqual([]);
     expect(without.body).not.toContain('Mirror');
+  });
+
+  test('a client template mounts the fleet\'s mirrors read-only, without fsc, beside the fsc mount of the re-export', () => {
+    const { stack, vpc } = stackWithVpc();
+    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+    const c = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, cacheFleet: f, mirrorPaths: ['/efs/www/vendor'] });
+    const plain = new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, cacheFleet: f });
+    const ud = launchTemplateUserData(stack);
+    const p = parameters(ud[stack.getLogicalId(c.launchTemplate.node.defaultChild as any)]);
+    expect(p.EFSC_MIRROR_MOUNTS).toBe('/mirror/www/vendor=/mnt/mirror/www/vendor');
+    expect(p.EFSC_MIRROR_MOUNT_OPTIONS).toBe('nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro');
+    expect(p.EFSC_MOUNT_OPTIONS).toMatch(/^fsc,/);
+    expect(parameters(ud[stack.getLogicalId(plain.launchTemplate.node.defaultChild as any)]).EFSC_MIRROR_MOUNTS).toBe('');
   });
 });
