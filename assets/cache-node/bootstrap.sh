@@ -275,6 +275,7 @@ main() {
     "")
       detect_os
       if [ "$OS_PKG" = dnf ]; then ensure_packages nfs-utils; else ensure_packages nfs-kernel-server; fi
+      if mirrors; then ensure_packages rsync; fi
       if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
       guard_serving
       tune
