@@ -3,6 +3,7 @@ export * from './cached-file-system';
 export * from './cache-fleet/cache-fleet';
 export * from './cache-fleet/fan-out';
 export { CacheNode, CacheNodeProps } from './cache-fleet/cache-node';
+export { MirrorOptions } from './cache-fleet/mirror';
 export { MountHelper } from './private/mount';
 export * from './client/fs-cache-client';
 export * from './monitoring/cache-dashboard';

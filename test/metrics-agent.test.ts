@@ -100,9 +100,12 @@ describe('on-instance metrics through the CloudWatch agent', () => {
   });
 
   test('the collectors send every contract metric, counters as |c and gauges as |g', () => {
-    const node = compactScript(readAsset('cache-node', 'bootstrap.sh')).join('\n');
+    // The node's collector reads its mirrors' metrics in lib/mirror.sh.
+    const node = [...compactScript(readAsset('cache-node', 'bootstrap.sh')), ...compactScript(readAsset('lib', 'mirror.sh'))].join('\n');
     const client = compactScript(readAsset('client', 'bootstrap.sh')).join('\n');
-    const gauges: string[] = [NODE_METRICS.nfsdThreads, NODE_METRICS.pageCacheBytes, CLIENT_METRICS.cacheDiskFreePercent];
+    const gauges: string[] = [NODE_METRICS.nfsdThreads, NODE_METRICS.pageCacheBytes, CLIENT_METRICS.cacheDiskFreePercent,
+      NODE_METRICS.mirrorAgeSeconds, NODE_METRICS.mirrorSyncSeconds, NODE_METRICS.mirrorFilesWalked, NODE_METRICS.mirrorFull,
+      NODE_METRICS.mirrorBytes];
     for (const [text, names] of [[node, Object.values(NODE_METRICS)], [client, Object.values(CLIENT_METRICS)]] as const) {
       for (const name of names) expect(text).toMatch(new RegExp(`${name} ${gauges.includes(name) ? 'g' : 'c'}\\b`));
     }

@@ -11,6 +11,7 @@ set -euo pipefail
 #   bootstrap.sh --warm   read-ahead and warming only (efs-cache-warm.service every boot, the re-warm timer,
 #                         and /usr/local/sbin/efs-cache-warm on demand)
 #   bootstrap.sh --metrics  one run of the metrics collector (lib/metrics.sh; efs-cache-metrics.timer)
+#   bootstrap.sh --mirror   one sync of the mirrors (lib/mirror.sh; efs-cache-mirror.timer)
 # Run from a checkout, source the library (in user-data it is inlined above, and the renderer drops this block).
 # efs-cache: standalone begin
 if ! declare -F die >/dev/null; then
@@ -19,7 +20,9 @@ if ! declare -F die >/dev/null; then
   source "$EFS_CACHE_LIB"
   # shellcheck source-path=SCRIPTDIR source=../lib/metrics.sh
   source "${EFS_CACHE_LIB%/*}/metrics.sh"
-  EFS_CACHE_LIB+=":${EFS_CACHE_LIB%/*}/metrics.sh"
+  # shellcheck source-path=SCRIPTDIR source=../lib/mirror.sh
+  source "${EFS_CACHE_LIB%/*}/mirror.sh"
+  EFS_CACHE_LIB+=":${EFS_CACHE_LIB%/*}/metrics.sh:${EFS_CACHE_LIB%/*}/mirror.sh"
 fi
 # efs-cache: standalone end
 
@@ -50,6 +53,7 @@ check_parameters() {
   need EFSC_REWARM_INTERVAL '^([1-9][0-9]*(min|h|d|w))?$' 'a time span such as 6h, or empty'
   need EFSC_STABLE_ENI_ID '^(eni-[0-9a-f]{8,17})?$' 'an ENI id, or empty'
   metrics_check
+  mirror_check
 }
 
 # Before the origin mount: a transport's sunrpc slot table is sized when it connects. modprobe.d covers sunrpc loaded
@@ -148,6 +152,8 @@ warm() {
   [[ "$(findmnt -no FSTYPE "$EFSC_EXPORT_PATH")" == nfs* ]] || die "the origin is not mounted at $EFSC_EXPORT_PATH"
   echo "$EFSC_READ_AHEAD_KB" >"/sys/class/bdi/$(mountpoint -d "$EFSC_EXPORT_PATH")/read_ahead_kb" ||
     die "cannot set the read-ahead of $EFSC_EXPORT_PATH"
+  # The mirrors' first sync after boot (nothing when done): nfs-server requires this unit, so no empty mirror is served.
+  mirror_sync --first
   read -ra p <<<"$EFSC_WARM_PATHS"
   for t in "${p[@]}"; do [ -e "$t" ] || die "warm path $t does not exist"; done
   if [ "${#p[@]}" -eq 0 ]; then return 0; fi
@@ -197,18 +203,20 @@ unserve_on_failure() {
 serve() {
   local c o="ro,no_subtree_check,root_squash,sync,insecure,fsid=$EFSC_EXPORT_FSID" l="$EFSC_EXPORT_PATH" v=ok
   for c in $EFSC_EXPORT_CLIENTS; do l+=" $c($o)"; done
+  if mirrors; then l+=$'\n'"$(mirror_exports "${o%,fsid=*}")"; fi
   if systemctl is-active -q nfs-server.service && ! versions_ok; then
     if [ -z "$(exportfs)" ]; then systemctl stop nfs-server.service; else
       v=live
       warn "live nfsd serves $(cat /proc/fs/nfsd/versions), not restarting it: reboot to apply"
     fi
   fi
-  if put_file /etc/exports.d/efs-cache.exports 0644 <<<"$l" || ! exported; then exportfs -ra || die "exportfs -ra failed"; fi
+  if put_file /etc/exports.d/efs-cache.exports 0644 <<<"$l" || ! exported || { mirrors && ! mirror_exported; }; then exportfs -ra || die "exportfs -ra failed"; fi
   systemctl enable -q --now nfs-server.service || die "nfs-server did not start"
   if [ "$(cat /proc/fs/nfsd/threads)" != "$EFSC_NFSD_THREADS" ]; then echo "$EFSC_NFSD_THREADS" >/proc/fs/nfsd/threads; fi
   [ "$(cat /proc/fs/nfsd/threads)" = "$EFSC_NFSD_THREADS" ] || die "nfsd threads: $(cat /proc/fs/nfsd/threads)"
   versions_ok || [ "$v" = live ] || die "nfsd versions: $(cat /proc/fs/nfsd/versions)"
   exported || die "$EFSC_EXPORT_PATH is not exported with fsid=$EFSC_EXPORT_FSID"
+  ! mirrors || mirror_exported || die "the mirrors are not exported with their fsids: $(exportfs -v | tr -s ' \n\t' ' ')"
   [ -n "$(ss -Hltn 'sport = :2049')" ] || die "nfsd does not listen on port 2049"
   log "serving $EFSC_EXPORT_PATH: $(cat /proc/fs/nfsd/threads) threads, versions $(cat /proc/fs/nfsd/versions)"
 }
@@ -218,6 +226,7 @@ metrics_read() {
   awk '$1=="rc"{print "NfsdOps c",$2+$3+$4} $1=="io"{print "NfsdBytesRead c",$2} $1=="Cached:"{print "PageCacheBytes g",$2*1024}
     FILENAME~/ds$/{print "NfsdThreads g",$1} FILENAME~/ts$/&&!/^#/{q+=$2-$4} END{print "NfsdRequestsQueued c",q+0}' OFMT=%.0f \
     /proc/net/rpc/nfsd /proc/fs/nfsd/threads /proc/fs/nfsd/pool_stats /proc/meminfo
+  mirror_metrics_read
 }
 
 # AWS only: attach the ENI that carries the node's stable address as device 1. Skipped when EFSC_STABLE_ENI_ID is empty.
@@ -259,6 +268,7 @@ node_identity() {
 # test/al2023 runs this with the real dnf against repositories of Amazon Linux 2023's package names.
 install_packages() {
   if [ "$OS_PKG" = dnf ]; then ensure_packages nfs-utils; else ensure_packages nfs-kernel-server; fi
+  if mirrors; then ensure_packages rsync; fi
   if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
 }
 
@@ -270,6 +280,7 @@ main() {
   case "${1:-}" in
     --warm) warm ;;
     --metrics) metrics_collect ;;
+    --mirror) mirror_sync ;;
     "")
       detect_os
       install_packages
@@ -279,6 +290,7 @@ main() {
       install_units
       systemctl start efs-cache-warm.service ||
         die "$(journalctl -qu efs-cache-warm -o cat -n 9 | sed -n 's/.*FATAL: //p' | tail -1) (efs-cache-warm failed)"
+      mirror_setup
       serve
       trap -- "$PREV_EXIT" EXIT
       # Re-warming brings back what the page cache evicted (EFSC_REWARM_INTERVAL; empty: off).
@@ -298,7 +310,7 @@ EOF
       # Now, not at exit: commands added to the fleet's user data run after this, and never decide the node's result.
       if declare -F signal_cloudformation >/dev/null; then signal_cloudformation SUCCESS; fi
       ;;
-    *) die "unknown argument '$1' (use --warm or --metrics)" ;;
+    *) die "unknown argument '$1' (use --warm, --metrics or --mirror)" ;;
   esac
 }
 

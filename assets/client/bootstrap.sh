@@ -44,6 +44,8 @@ check_parameters() {
     x="EFSC_CULL_$k"
     ((${x}STOP < ${x}CULL && ${x}CULL < ${x}RUN)) || die "need 0 <= ${x}STOP < ${x}CULL < ${x}RUN < 100"
   done
+  need EFSC_MIRROR_MOUNTS '^( ?/mirror/[A-Za-z0-9._/-]+=/[A-Za-z0-9._/-]+)*$' 'path=mount point pairs, or empty'
+  if [ -n "$EFSC_MIRROR_MOUNTS" ]; then need EFSC_MIRROR_MOUNT_OPTIONS "$RE_OPTS" 'mount options'; fi
   metrics_check
 }
 
@@ -237,6 +239,20 @@ mount_nfs() {
   log "$mp is mounted with FS-Cache"
 }
 
+# The fleet's mirrors (EFSC_MIRROR_MOUNTS): plain NFSv4.1 mounts of the same server, read-only, without fsc.
+mount_mirrors() {
+  local m src mp
+  for m in $EFSC_MIRROR_MOUNTS; do
+    src="$EFSC_NFS_SERVER:${m%%=*}" mp="${m#*=}"
+    mkdir -p "$mp"
+    fstab_set "$mp" "$src $mp nfs4 $EFSC_MIRROR_MOUNT_OPTIONS,_netdev,nofail 0 0"
+    if ! mountpoint -q "$mp"; then
+      log "mounting the mirror $src at $mp"
+      timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount "$mp" || die "could not mount the mirror $src at $mp in ${EFSC_MOUNT_TIMEOUT_SEC}s"
+    fi
+  done
+}
+
 status() {
   local t s
   echo "cache $EFSC_CACHE_DIR (label $EFSC_CACHE_LABEL, tag $EFSC_CACHE_TAG):"
@@ -294,6 +310,7 @@ main() {
   fi
   if [ -z "${1:-}" ]; then
     mount_nfs
+    mount_mirrors
     metrics_setup
     log "client ready: $EFSC_MOUNT_POINT, cached on $EFSC_CACHE_DIR (fscache-status)"
   fi

@@ -16,12 +16,13 @@ import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subne
 import { instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
+import { MirrorOptions, mirrorExportPath, mirrorFsid, mirrorParameters } from './mirror';
 import { autoScalingGroupMetric, groupMetric, instanceMetrics, NODE_METRICS, PUT_METRIC_DATA_REASON, sumOfMetrics } from '../monitoring/metrics';
 
 /**
  * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
  */
-export interface CacheFleetOptions extends FanOutOptions {
+export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   /**
    * Number of cache nodes, 1 to 128. Each node is its own Auto Scaling group of one, spread round robin over the
    * subnets, launched from the fleet's one launch template; 128 nodes with the dashboard make 440 of
@@ -201,6 +202,16 @@ export interface CacheFleetOptions extends FanOutOptions {
 /**
  * Properties of `CacheFleet`.
  */
+/** A subtree that the nodes serve from a local copy (`mirrorPaths`). */
+export interface CacheFleetMirror {
+  /** The node path under `exportPath` that is mirrored, e.g. `/efs/app`. */
+  readonly path: string;
+  /** The path clients mount from the fleet, e.g. `/mirror/app`. */
+  readonly exportPath: string;
+  /** The mirror's fsid, the same on every node. */
+  readonly fsid: string;
+}
+
 export interface CacheFleetProps extends CacheFleetOptions {
   /** The VPC of the nodes. */
   readonly vpc: ec2.IVpc;
@@ -268,6 +279,8 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
   public readonly directoryCacheTimeout: Duration;
   /** The `Group` dimension of the metrics the nodes publish (namespace CdkEfsCache): this construct's path. */
   public readonly metricsGroup: string;
+  /** The subtrees served from a local copy on every node (`mirrorPaths`), with the paths clients mount. */
+  public readonly mirrors: CacheFleetMirror[];
   /**
    * With `warmPaths`: an SSM Command document that warms the nodes on demand (it runs the nodes'
    * `/usr/local/sbin/efs-cache-warm`, the same warming as at boot and on the re-warm timer), for example after new
@@ -292,6 +305,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     warnUnknownNodeSize(this, this.instanceType, facts, props.nfsdThreads === undefined ? this.nfsdThreads : undefined);
     this.fsid = fsidFor(this.node.path, props.originPath ?? '/');
     this.metricsGroup = this.node.path;
+    this.mirrors = (props.mirrorPaths ?? []).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) }));
     const mode = props.fanOut ?? FanOutMode.ROUTE53;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -335,13 +349,14 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
       EFSC_WARM_WORKERS: String(props.warmWorkers ?? 16),
       EFSC_REWARM_INTERVAL: rewarm ? systemdTimeSpan(rewarm) : '',
       ...instanceMetrics(this, this.role, props.metrics ?? true),
+      ...mirrorParameters(this.node.path, props, mountHelper),
     };
 
     // One launch template for every node: what differs between nodes (the stable interface to attach, the group
     // to signal) reaches each instance as tags its group propagates, read at boot through the metadata service.
     const rendered = renderScript({
       script: 'cache-node/bootstrap.sh',
-      libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/aws-signal.sh'],
+      libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/mirror.sh', 'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
       parameters: {
         ...common,
@@ -491,6 +506,16 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
   /** Page cache per node, bytes (average): the RAM cache. */
   public metricPageCacheBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, NODE_METRICS.pageCacheBytes, 'Average', props);
+  }
+
+  /**
+   * A mirror metric of the nodes (`mirrorPaths`; names in NODE_METRICS): `MirrorSyncFailures` and `MirrorOriginOps`
+   * summed per period, the gauges (`MirrorAgeSeconds`, `MirrorSyncSeconds`, `MirrorFilesWalked`, `MirrorFull`,
+   * `MirrorBytes`) as their maximum over the nodes.
+   */
+  public metricMirror(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    const sums: string[] = [NODE_METRICS.mirrorSyncFailures, NODE_METRICS.mirrorOriginOps];
+    return groupMetric(this.metricsGroup, metricName, sums.includes(metricName) ? 'Sum' : 'Maximum', props);
   }
 
   /** A metric of one node's Auto Scaling group (EC2 metrics by group, or the group's own). */

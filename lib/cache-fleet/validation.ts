@@ -5,6 +5,7 @@ import { checkClientCidrs } from '../private/cidr';
 import { propError, wholeGib } from '../private/errors';
 import { instanceTypeFacts } from '../private/instance-types';
 import type { CacheFleetOptions } from './cache-fleet';
+import { validateMirrorOptions } from './mirror';
 
 /** The fleet's default node type. */
 export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
@@ -45,6 +46,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || /(^|\/)\.\.?(\/|$)/.test(o.originPath))) {
     throw propError('originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
+  validateMirrorOptions(o, exportPath);
   for (const p of o.warmPaths ?? []) {
     if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError('warmPaths', `'${p}' is not an absolute path.`);
     if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {

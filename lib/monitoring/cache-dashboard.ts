@@ -8,6 +8,7 @@ import { CacheFleet } from '../cache-fleet/cache-fleet';
 import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import { OriginFileSystem } from '../origin/origin-file-system';
 import { propError } from '../private/errors';
+import { NODE_METRICS } from './metrics';
 
 /** CloudWatch refuses alarms whose math expression uses more metrics than this. */
 const MAX_ALARM_METRICS = 10;
@@ -179,6 +180,7 @@ export class CacheDashboard extends Construct {
           new cloudwatch.GraphWidget({ title: 'NLB: active flows', width: 8, left: [lb.metrics.activeFlowCount()] }),
         );
       }
+      if (f.mirrors.length > 0) this.addMirrors(f);
       const noHealthy = {
         threshold: 1,
         evaluationPeriods: 2,
@@ -271,6 +273,38 @@ export class CacheDashboard extends Construct {
       usingMetrics,
       label: '% of reads served by caches',
       period: Duration.minutes(5),
+    });
+  }
+
+  /**
+   * The mirrors of a fleet (`mirrorPaths`): age of the copies, the syncs' own cost (seconds, files walked, origin
+   * requests), failures and space; alarms when syncs keep failing (clients see an older copy) and when a tree no
+   * longer fits the nodes' tmpfs.
+   */
+  private addMirrors(f: CacheFleet): void {
+    const m = (name: string, label: string) => f.metricMirror(name, { label });
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({ title: 'Mirrors: age of the oldest copy (s) and failed syncs', width: 8,
+        left: [m(NODE_METRICS.mirrorAgeSeconds, 'age (s)')], right: [m(NODE_METRICS.mirrorSyncFailures, 'failed syncs')] }),
+      new cloudwatch.GraphWidget({ title: 'Mirrors: sync cost (seconds, files walked, origin requests)', width: 8,
+        left: [m(NODE_METRICS.mirrorSyncSeconds, 'seconds'), m(NODE_METRICS.mirrorFilesWalked, 'files walked')],
+        right: [m(NODE_METRICS.mirrorOriginOps, 'origin requests')] }),
+      new cloudwatch.GraphWidget({ title: 'Mirrors: bytes held and out of space', width: 8,
+        left: [m(NODE_METRICS.mirrorBytes, 'bytes')], right: [m(NODE_METRICS.mirrorFull, 'out of space')] }),
+    );
+    this.alarm('MirrorSyncFailing', f.metricMirror(NODE_METRICS.mirrorSyncFailures, { period: Duration.minutes(5) }), {
+      threshold: 1,
+      evaluationPeriods: 3,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `Syncs of the mirrors of ${f.node.path} failed for 15 minutes: nodes serve their last copy, which grows older.`,
+    });
+    this.alarm('MirrorFull', f.metricMirror(NODE_METRICS.mirrorFull, { period: Duration.minutes(5) }), {
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `A mirrored tree of ${f.node.path} no longer fits the nodes' mirrorSize: they serve the last copy that fit.`,
     });
   }
 

@@ -33,6 +33,20 @@ export const NODE_METRICS = {
   nfsdRequestsQueued: 'NfsdRequestsQueued',
   /** Bytes of page cache (average), from /proc/meminfo Cached: the RAM cache itself. */
   pageCacheBytes: 'PageCacheBytes',
+  /** Syncs of the mirrors that failed (sum per period): the node kept serving the last copy (assets/lib/mirror.sh). */
+  mirrorSyncFailures: 'MirrorSyncFailures',
+  /** Seconds since the oldest mirror of a node was last synced (maximum): the staleness a client may see. */
+  mirrorAgeSeconds: 'MirrorAgeSeconds',
+  /** Seconds the last sync of a node's mirrors took (maximum). */
+  mirrorSyncSeconds: 'MirrorSyncSeconds',
+  /** Files and directories the last sync of a node's mirrors walked (maximum). */
+  mirrorFilesWalked: 'MirrorFilesWalked',
+  /** 1 when the last sync of a node's mirrors ran out of space in its tmpfs (maximum): raise mirrorSize. */
+  mirrorFull: 'MirrorFull',
+  /** Bytes held by a node's mirrors (maximum). */
+  mirrorBytes: 'MirrorBytes',
+  /** NFS requests the syncs of the mirrors sent to the origin (sum per period), from the sync mount's mountstats. */
+  mirrorOriginOps: 'MirrorOriginOps',
 } as const;
 
 /** Metrics of an FS-Cache client, read from /proc/fs/fscache and the cache file system. */
@@ -51,7 +65,9 @@ export const CLIENT_METRICS = {
 } as const;
 
 /** The metrics sent as StatsD gauges (`|g`); every other one is a counter (`|c`) of what happened since the last run. */
-const GAUGES: string[] = [NODE_METRICS.nfsdThreads, NODE_METRICS.pageCacheBytes, CLIENT_METRICS.cacheDiskFreePercent];
+const GAUGES: string[] = [NODE_METRICS.nfsdThreads, NODE_METRICS.pageCacheBytes, CLIENT_METRICS.cacheDiskFreePercent,
+  NODE_METRICS.mirrorAgeSeconds, NODE_METRICS.mirrorSyncSeconds, NODE_METRICS.mirrorFilesWalked, NODE_METRICS.mirrorFull,
+  NODE_METRICS.mirrorBytes];
 
 /** A metric of one Auto Scaling group: EC2's metrics by group (AWS/EC2), or the group's own (AWS/AutoScaling). */
 export function autoScalingGroupMetric(group: autoscaling.IAutoScalingGroup, metricName: string, statistic: string,

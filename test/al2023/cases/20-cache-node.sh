@@ -1,8 +1,11 @@
 # shellcheck shell=bash disable=SC1091,SC2016,SC2034 # sourced by test/al2023/run.sh in the chroot, after lib.sh
 # The cache node's packages (assets/cache-node/bootstrap.sh install_packages, origin mounted with efs-utils) and the
 # aws CLI its stable interface needs (common.sh ensure_aws_cli).
+# shellcheck source=/dev/null
+source "$A/lib/mirror.sh"
 load_script "$A/cache-node/bootstrap.sh"
 EFSC_ORIGIN_MOUNT_TYPE=efs
+EFSC_MIRROR_PATHS=''
 detect_os
 mark
 install_packages
@@ -16,3 +19,7 @@ install_packages
 ensure_aws_cli
 check "second run calls no dnf" no_dnf_or_rpm_install
 check "no apt or dpkg command ran" no_apt
+mark
+EFSC_MIRROR_PATHS='/efs/app'
+install_packages
+check "a node with mirrors adds rsync (the sync), nothing else" dnf_calls_are 'dnf -qy install rsync'

@@ -1,0 +1,181 @@
+#!/bin/bash
+set -euo pipefail
+# Mirrors of a cache node (issue 19): chosen subtrees of the origin served from a local copy instead of the
+# re-export. The copy lives on a RAM-backed file system of the node's own (tmpfs at MIRROR_ROOT), so nfsd exports a
+# local file system and grants read delegations: a client holding one re-opens and re-reads a file with no request.
+# A sync (rsync, never --inplace: each changed file is written aside and renamed over the old one, so a reader sees
+# the old or the new file, never a mix; deletions after the transfer, so a renamed file is never missing) refreshes
+# each copy from a mount of the origin of its own without attribute caching (the re-export's mount keeps attributes
+# for minutes, which would add to the staleness). The first sync after boot completes before nfs-server starts (it is
+# part of --warm, which nfs-server requires): a node never serves an empty mirror. Later syncs run on a timer; a
+# failed one keeps the last copy served and is recorded (metrics below, a WARN line in the journal).
+#   EFSC_MIRROR_PATHS           node paths under EFSC_EXPORT_PATH, space-separated; empty: no mirror
+#   EFSC_MIRROR_FSIDS           the export fsid of each mirror (same order; the same on every node)
+#   EFSC_MIRROR_INTERVAL        systemd time span from the end of one sync to the start of the next (e.g. 1min)
+#   EFSC_MIRROR_SIZE_MB         size of the tmpfs that holds every mirror
+#   EFSC_MIRROR_TIMEOUT_SEC     longest time one sync of one mirror may take
+#   EFSC_MIRROR_SOURCE_OPTIONS  mount options of the sync's own origin mount
+# A mirror of EFSC_EXPORT_PATH/app is exported at MIRROR_ROOT/app. Needs common.sh.
+
+MIRROR_ROOT=/mirror MIRROR_SOURCE=/run/efs-cache/mirror-source MIRROR_STATE=/run/efs-cache/mirror
+
+mirror_check() {
+  local p f n=0 nf=0
+  need EFSC_MIRROR_PATHS '^( ?/[A-Za-z0-9._/-]+)*$' 'absolute paths, or empty'
+  need EFSC_MIRROR_FSIDS '^( ?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})*$' 'UUIDs, or empty'
+  for p in $EFSC_MIRROR_PATHS; do
+    [[ "$p/" == "$EFSC_EXPORT_PATH"/?* && "$p/" != */../* && "$p/" != */./* ]] ||
+      die "EFSC_MIRROR_PATHS: $p is not under $EFSC_EXPORT_PATH"
+    n=$((n + 1))
+  done
+  for f in $EFSC_MIRROR_FSIDS; do nf=$((nf + 1)); done
+  [ "$n" = "$nf" ] || die "EFSC_MIRROR_FSIDS: $nf fsids for $n mirror paths"
+  [ "$n" = 0 ] && return 0
+  need EFSC_MIRROR_INTERVAL '^[1-9][0-9]*(s|min|h)$' 'a time span such as 1min'
+  need EFSC_MIRROR_SIZE_MB '^[1-9][0-9]{0,7}$' 'MiB, more than 0'
+  need EFSC_MIRROR_TIMEOUT_SEC '^[1-9][0-9]{0,5}$' 'seconds, more than 0'
+  need EFSC_MIRROR_SOURCE_OPTIONS "$RE_OPTS" 'mount options'
+}
+
+mirrors() { [ -n "$EFSC_MIRROR_PATHS" ]; }
+
+# The export lines of the mirrors for the clients in EFSC_EXPORT_CLIENTS, with options OPTIONS (no fsid).
+mirror_exports() {
+  local o="$1" p c l i=0 fsids=()
+  read -ra fsids <<<"$EFSC_MIRROR_FSIDS"
+  for p in $EFSC_MIRROR_PATHS; do
+    l="$MIRROR_ROOT${p#"$EFSC_EXPORT_PATH"}"
+    for c in $EFSC_EXPORT_CLIENTS; do l+=" $c($o,fsid=${fsids[i]})"; done
+    printf '%s\n' "$l"
+    i=$((i + 1))
+  done
+}
+
+mirror_exported() {
+  local p i=0 fsids=() e
+  read -ra fsids <<<"$EFSC_MIRROR_FSIDS"
+  e="$(exportfs -v | tr -s ' \n\t' ' ')"
+  for p in $EFSC_MIRROR_PATHS; do
+    [[ "$e" == *"$MIRROR_ROOT${p#"$EFSC_EXPORT_PATH"} "*"fsid=${fsids[i]}"* ]] || return 1
+    i=$((i + 1))
+  done
+}
+
+# The tmpfs of the copies and the sync's own origin mount (a hard mount: a sync that hangs is ended by its timeout).
+mirror_mounts() {
+  local s="size=${EFSC_MIRROR_SIZE_MB}m"
+  mkdir -p "$MIRROR_ROOT" "$MIRROR_STATE"
+  if ! mountpoint -q "$MIRROR_ROOT"; then
+    mount -t tmpfs -o "$s,mode=0755" efs-cache-mirror "$MIRROR_ROOT" || die "cannot mount a tmpfs at $MIRROR_ROOT"
+  elif [[ ",$(findmnt -no OPTIONS "$MIRROR_ROOT")," != *",size=$((EFSC_MIRROR_SIZE_MB * 1024))k,"* ]]; then
+    mount -o "remount,$s" "$MIRROR_ROOT" || warn "cannot resize $MIRROR_ROOT to $EFSC_MIRROR_SIZE_MB MiB"
+  fi
+  # findmnt reads the mount table: a stat of a hard mount whose server is gone would hang.
+  if ! findmnt -rn --mountpoint "$MIRROR_SOURCE" >/dev/null; then
+    mkdir -p "$MIRROR_SOURCE"
+    timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount -t "$EFSC_ORIGIN_MOUNT_TYPE" -o "$EFSC_MIRROR_SOURCE_OPTIONS" \
+      "$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH" "$MIRROR_SOURCE" || return 1
+  fi
+}
+
+# mirror_sync_one PATH: one sync of one mirror; state in MIRROR_STATE/<name>: "<last success> <seconds> <files>".
+mirror_sync_one() {
+  local rel="${1#"$EFSC_EXPORT_PATH"}" out rc=0 t0=$SECONDS f s
+  f="$MIRROR_STATE/$(systemd-escape -p "$rel")"
+  timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" test -d "$MIRROR_SOURCE$rel" ||
+    { warn "mirror $1: $MIRROR_SOURCE$rel is not a directory on the origin, or the origin does not answer: serving the last copy"; return 1; }
+  mkdir -p "$MIRROR_ROOT$rel"
+  out=$(timeout -k 30 "$EFSC_MIRROR_TIMEOUT_SEC" rsync -a --delete-delay --numeric-ids -x --stats \
+    "$MIRROR_SOURCE$rel/" "$MIRROR_ROOT$rel/" 2>&1) || rc=$?
+  if [ "$rc" != 0 ]; then
+    if [[ "$out" == *"No space left on device"* ]]; then
+      echo 1 >"$MIRROR_STATE/full"
+      warn "mirror $1 does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirrorSize"
+    else
+      warn "mirror $1: sync failed (rsync exit $rc): serving the last copy: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
+    fi
+    return 1
+  fi
+  s=$(sed -n 's/^Number of files: \([0-9,]*\).*/\1/p' <<<"$out" | tr -d ,)
+  echo "$(date +%s) $((SECONDS - t0)) ${s:-0}" >"$f"
+  log "mirror $1: synced ${s:-0} files in $((SECONDS - t0))s"
+}
+
+# mirror_sync [--first]: syncs every mirror once (never two syncs at a time). --first: only mirrors not synced since
+# boot, and a failure is fatal (the node must not serve an empty or partial first copy).
+mirror_sync() {
+  local p bad=0
+  mirrors || return 0
+  mkdir -p "$MIRROR_STATE"
+  exec 9>"$MIRROR_STATE/.lock"
+  flock 9
+  echo 0 >"$MIRROR_STATE/full"
+  if ! mirror_mounts; then
+    [ "${1:-}" != --first ] || die "could not mount the origin for the mirrors in ${EFSC_MOUNT_TIMEOUT_SEC}s"
+    warn "mirrors: cannot mount the origin at $MIRROR_SOURCE: serving the last copies"
+    bad=1
+  else
+    for p in $EFSC_MIRROR_PATHS; do
+      if [ "${1:-}" = --first ] && [ -f "$MIRROR_STATE/$(systemd-escape -p "${p#"$EFSC_EXPORT_PATH"}")" ]; then continue; fi
+      mirror_sync_one "$p" || bad=1
+    done
+  fi
+  if [ "$bad" = 1 ]; then
+    echo $(($(cat "$MIRROR_STATE/failures" 2>/dev/null || echo 0) + 1)) >"$MIRROR_STATE/failures"
+    [ "${1:-}" != --first ] || die "the first sync of the mirrors failed (see the WARN lines above)"
+    return 1
+  fi
+}
+
+# Read delegations need leases (fs.leases-enable, on by default): without them nfsd grants none and the mirrors
+# lose their point. The units: efs-cache-mirror.timer runs "$SELF --mirror" EFSC_MIRROR_INTERVAL after the end of
+# the last sync.
+mirror_setup() {
+  mirrors || return 0
+  put_file /etc/sysctl.d/91-efs-cache-mirror.conf 0644 <<<"fs.leases-enable = 1" || true
+  sysctl -qw fs.leases-enable=1 || die "cannot enable leases (fs.leases-enable): nfsd would grant no delegations"
+  put_unit efs-cache-mirror.service <<EOF
+[Unit]
+Description=efs-cache: sync the mirrors $EFSC_MIRROR_PATHS
+After=efs-cache-warm.service
+[Service]
+Type=oneshot
+Nice=10
+ExecStart=$SELF --mirror
+EOF
+  put_unit efs-cache-mirror.timer <<EOF
+[Timer]
+OnActiveSec=$EFSC_MIRROR_INTERVAL
+OnUnitInactiveSec=$EFSC_MIRROR_INTERVAL
+AccuracySec=1s
+[Install]
+WantedBy=timers.target
+EOF
+  systemctl enable -q --now efs-cache-mirror.timer || die "cannot start efs-cache-mirror.timer"
+}
+
+# Metrics of the mirrors for metrics_read (names: lib/monitoring/metrics.ts): failed syncs, age of the oldest copy,
+# the last sync's seconds and files walked (sums over the mirrors), whether the last sync ran out of space, bytes
+# held, and the origin operations of the sync's own mount (its per-op counts in /proc/self/mountstats).
+mirror_metrics_read() {
+  local p f now age=0 secs=0 files=0 t s n
+  mirrors || return 0
+  now=$(date +%s)
+  for p in $EFSC_MIRROR_PATHS; do
+    f="$MIRROR_STATE/$(systemd-escape -p "${p#"$EFSC_EXPORT_PATH"}")"
+    if read -r t s n 2>/dev/null <"$f"; then
+      if ((now - t > age)); then age=$((now - t)); fi
+      secs=$((secs + s)) files=$((files + n))
+    else
+      age=$(awk '{printf "%d", $1}' /proc/uptime)
+    fi
+  done
+  echo "MirrorSyncFailures c $(cat "$MIRROR_STATE/failures" 2>/dev/null || echo 0)"
+  echo "MirrorAgeSeconds g $age"
+  echo "MirrorSyncSeconds g $secs"
+  echo "MirrorFilesWalked g $files"
+  echo "MirrorFull g $(cat "$MIRROR_STATE/full" 2>/dev/null || echo 0)"
+  echo "MirrorBytes g $(df -B1 --output=used "$MIRROR_ROOT" 2>/dev/null | tail -n 1 | tr -d ' ' || echo 0)"
+  awk -v m="$MIRROR_SOURCE" '$1 == "device" { on = ($5 == m) } on && /^ +[A-Z_]+: [0-9]/ { n += $2 }
+    END { printf "MirrorOriginOps c %d\n", n }' /proc/self/mountstats
+}

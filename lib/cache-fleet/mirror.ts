@@ -1,0 +1,118 @@
+import * as crypto from 'crypto';
+import { Duration, Size, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
+import { propError } from '../private/errors';
+import { MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+
+/**
+ * Mirror options of a cache fleet (issue 19): subtrees that the nodes serve from a local copy instead of the
+ * re-export, so that clients get read delegations and re-open and re-read hot files with no request at all.
+ */
+export interface MirrorOptions {
+  /**
+   * Node paths under `exportPath` (for example `'/efs/app'`) that every node copies into RAM and exports read-only
+   * from there, at `/mirror/<path under exportPath>` (`'/efs/app'` becomes `node:/mirror/app`). A copy lags the
+   * origin by at most `mirrorInterval` plus one sync (plus the client's own attribute cache for directory listings).
+   * For trees read again and again and changed rarely: application code, templates, vendor and package trees.
+   * Writes still go to EFS. No path may contain another.
+   *
+   * @default - no mirror
+   */
+  readonly mirrorPaths?: string[];
+
+  /**
+   * Time from the end of one sync of the mirrors to the start of the next. Whole seconds, 10 seconds to 24 hours.
+   *
+   * @default Duration.minutes(1)
+   */
+  readonly mirrorInterval?: Duration;
+
+  /**
+   * Size of the RAM-backed file system (tmpfs) that holds every mirror of a node. A tree that outgrows it is not
+   * copied further: the node keeps serving the last copy and reports `MirrorFull`; at boot the node refuses to
+   * serve. Whole MiB.
+   *
+   * @default Size.gibibytes(1)
+   */
+  readonly mirrorSize?: Size;
+
+  /**
+   * Longest time one sync of one mirror may take; a sync that takes longer is ended and counted as failed.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly mirrorSyncTimeout?: Duration;
+}
+
+const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
+
+/** Where clients mount a mirror of node path `path` (under `exportPath`): `/mirror/<path under exportPath>`. */
+export function mirrorExportPath(exportPath: string, path: string): string {
+  return `/mirror${path.slice(exportPath.length)}`;
+}
+
+/** The fsid of one mirror: a UUID from the fleet's construct path and the mirror's path, the same on every node. */
+export function mirrorFsid(constructPath: string, path: string): string {
+  const h = crypto.createHash('sha256').update(`cdk-efs-cache:mirror-fsid:${constructPath}:${path}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Throws `Invalid <prop>` for mirror options that cannot work. */
+export function validateMirrorOptions(o: MirrorOptions, exportPath: string): void {
+  const paths = o.mirrorPaths ?? [];
+  for (const p of paths) {
+    if (Token.isUnresolved(p) || !PATH_RE.test(p) || p.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(p)) {
+      throw propError('mirrorPaths', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing /).`);
+    }
+    if (!p.startsWith(`${exportPath}/`)) {
+      throw propError('mirrorPaths', `'${p}' is not under the export (exportPath '${exportPath}'); mirror paths are node paths below it, e.g. '${exportPath}/app'.`);
+    }
+    const outer = paths.find((q) => q !== p && p.startsWith(`${q}/`));
+    if (outer) throw propError('mirrorPaths', `'${p}' is inside '${outer}': a tree is mirrored once.`);
+  }
+  if (new Set(paths).size !== paths.length) throw propError('mirrorPaths', 'lists a path twice.');
+  const needsPaths = (name: keyof MirrorOptions, given: unknown) => {
+    if (given !== undefined && paths.length === 0) throw propError(name, 'needs mirrorPaths: there is nothing to mirror.');
+  };
+  needsPaths('mirrorInterval', o.mirrorInterval);
+  needsPaths('mirrorSize', o.mirrorSize);
+  needsPaths('mirrorSyncTimeout', o.mirrorSyncTimeout);
+  if (o.mirrorInterval) {
+    const s = o.mirrorInterval.toSeconds({ integral: false });
+    if (!Number.isInteger(s) || s < 10 || s > 86400) {
+      throw propError('mirrorInterval', `must be whole seconds from 10 seconds to 24 hours, got ${o.mirrorInterval.toHumanString()}.`);
+    }
+  }
+  if (o.mirrorSyncTimeout) {
+    const s = o.mirrorSyncTimeout.toSeconds({ integral: false });
+    if (!Number.isInteger(s) || s < 10 || s > 86400) {
+      throw propError('mirrorSyncTimeout', `must be whole seconds from 10 seconds to 24 hours, got ${o.mirrorSyncTimeout.toHumanString()}.`);
+    }
+  }
+  if (o.mirrorSize) {
+    const mib = o.mirrorSize.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
+    if (!Number.isInteger(mib) || mib < 1 || mib > 16 * 1024 * 1024) {
+      throw propError('mirrorSize', `must be whole MiB from 1 MiB to 16 TiB, got ${mib} MiB.`);
+    }
+  }
+}
+
+/**
+ * The `EFSC_MIRROR_*` parameters of assets/lib/mirror.sh. The sync mounts the origin a second time, read-only and
+ * without attribute caching (`actimeo=0`, `nosharecache` so that the re-export's long timers do not apply), so a
+ * sync sees the origin as it is: the staleness bound is the interval plus one sync, not the re-export's timers.
+ */
+export function mirrorParameters(constructPath: string, o: MirrorOptions, helper: MountHelper): Record<string, string> {
+  const paths = o.mirrorPaths ?? [];
+  if (paths.length === 0) return { EFSC_MIRROR_PATHS: '', EFSC_MIRROR_FSIDS: '' };
+  return {
+    EFSC_MIRROR_PATHS: paths.join(' '),
+    EFSC_MIRROR_FSIDS: paths.map((p) => mirrorFsid(constructPath, p)).join(' '),
+    EFSC_MIRROR_INTERVAL: `${seconds(o.mirrorInterval ?? Duration.minutes(1))}s`,
+    EFSC_MIRROR_SIZE_MB: String((o.mirrorSize ?? Size.gibibytes(1)).toMebibytes()),
+    EFSC_MIRROR_TIMEOUT_SEC: seconds(o.mirrorSyncTimeout ?? Duration.minutes(10)),
+    EFSC_MIRROR_SOURCE_OPTIONS: [
+      ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam'] : []),
+      ...RECOMMENDED_NFS_OPTIONS, 'ro', 'nosharecache', 'actimeo=0',
+    ].join(','),
+  };
+}

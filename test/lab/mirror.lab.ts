@@ -1,0 +1,296 @@
+/**
+ * Mirrors (issue 19) on a real kernel: a cache node that serves /efs/app from a synced copy in RAM, exported by its
+ * own nfsd, which grants read delegations; an origin that behaves like EFS (no delegations, 2 ms + 16 Mbit/s); one
+ * client that mounts the mirror and, for the baseline, the origin directly with EFS's recommended options.
+ * Asserts counters and state, never timings; the times are printed as figures of this run.
+ */
+import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CacheFleet, MountHelper } from '../../lib';
+import { importedFs, newApp } from '../util';
+import { CfnTemplate, CloudInitResult, IntrinsicValues, Lab, progress, resolveUserData, Vm } from './harness';
+import { EFS_NAME, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
+
+const MIN = 60_000;
+const NODE = '10.77.0.31';
+const FILES = 500;
+const ROUNDS = 20;
+const INTERVAL_S = 60;
+/** The client's mounts: the mirror through the node, and the origin directly with EFS's recommended options. */
+const MIRROR_MNT = '/mnt/mirror';
+const ORIGIN_MNT = '/mnt/origin';
+const EFS_OPTIONS = 'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport';
+
+function mirrorNodeUserData(): { userData: string; tags: Record<string, string>; fsid: string } {
+  const app = newApp();
+  const stack = new Stack(app, 'MirrorLab');
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
+  const fleet = new CacheFleet(stack, 'Fleet', {
+    vpc,
+    fileSystem: importedFs(stack),
+    nodeCount: 1,
+    originMountHelper: MountHelper.NFS,
+    clientCidrs: [LAB_SUBNET],
+    originMountTimeout: Duration.seconds(150),
+    nfsdThreads: 16,
+    mirrorPaths: ['/efs/app'],
+    mirrorInterval: Duration.seconds(INTERVAL_S),
+    mirrorSize: Size.mebibytes(256),
+    mirrorSyncTimeout: Duration.seconds(30),
+  });
+  const template = Template.fromStack(stack).toJSON() as CfnTemplate;
+  const values = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' } as IntrinsicValues;
+  const userData = resolveUserData(template, stack.getLogicalId(fleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate), values);
+  const asg = fleet.nodes[0].autoScalingGroup.node.defaultChild as CfnResource;
+  return {
+    userData,
+    tags: { 'cdk-efs-cache:signal-resource': stack.getLogicalId(asg), 'cdk-efs-cache:fleet': fleet.node.addr },
+    fsid: fleet.mirrors[0].fsid,
+  };
+}
+
+/** Sum of the origin nfsd's NFSv4 operations (proc4ops: the count, then one number per operation). */
+async function originOps(origin: Vm): Promise<number> {
+  return Number((await origin.execOk("awk '$1 == \"proc4ops\" { s = 0; for (i = 3; i <= NF; i++) s += $i; print s }' /proc/net/rpc/nfsd")).trim());
+}
+
+/** OPEN operations (op 18) an nfsd has served, from its own proc4ops line. */
+async function nfsdOpens(vm: Vm): Promise<number> {
+  return Number((await vm.execOk("awk '$1 == \"proc4ops\" { print $21 }' /proc/net/rpc/nfsd")).trim());
+}
+
+/**
+ * The steady-state loop on the client (python3, one process): ROUNDS rounds of stat + open + read + close of the
+ * same FILES files, no cache drops. Prints JSON: the wall time, and the client's OPEN count for the mount in
+ * /proc/self/mountstats after each round.
+ */
+const LOOP = `import json, os, sys, time
+d, files, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def opens():
+    on = False
+    for l in open('/proc/self/mountstats'):
+        if l.startswith('device '):
+            on = (' mounted on %s ' % d) in l
+        elif on and l.strip().startswith('OPEN:'):
+            return int(l.split()[1])
+    return -1
+counts = [opens()]
+t = time.time()
+for r in range(rounds):
+    for i in range(1, files + 1):
+        p = '%s/f%d' % (d, i)
+        os.stat(p)
+        with open(p, 'rb') as f:
+            f.read()
+    counts.append(opens())
+print(json.dumps({'seconds': time.time() - t, 'opens': counts}))
+`;
+
+interface LoopResult { seconds: number; opens: number[] }
+
+/** A reader that re-opens and reads one file in a loop, checking each read is one whole version (one repeated byte). */
+const READER = `import os, sys, time
+p, until = sys.argv[1], time.time() + float(sys.argv[2])
+reads = errors = mixed = 0
+seen = set()
+while time.time() < until:
+    try:
+        with open(p, 'rb') as f:
+            b = f.read()
+        reads += 1
+        if len(b) != 262144 or b.count(b[:1]) != len(b):
+            mixed += 1
+        else:
+            seen.add(b[:1].decode())
+    except OSError as e:
+        errors += 1
+        sys.stderr.write('%s\\n' % e)
+print('%d %d %d %s' % (reads, errors, mixed, ''.join(sorted(seen))))
+`;
+
+describe('lab: mirrors (a local copy served with delegations)', () => {
+  let lab: Lab;
+  let origin: Vm;
+  let node: Vm;
+  let client: Vm;
+  let boot: CloudInitResult;
+  let fsid: string;
+
+  beforeAll(async () => {
+    const t0 = Date.now();
+    const ud = mirrorNodeUserData();
+    fsid = ud.fsid;
+    progress(`mirror node user data ${ud.userData.length} B`);
+    lab = await Lab.create({ name: 'mirror' });
+    origin = await lab.startVm({ name: 'origin', ip: '10.77.0.10', userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1 });
+    await origin.waitForCloudInit();
+    await origin.execOk([
+      'mkdir -p /srv/efs/app/sub',
+      `for i in $(seq 1 ${FILES}); do head -c $((512 + i)) /dev/urandom > /srv/efs/app/f$i; done`,
+      'echo v1 > /srv/efs/app/change.txt; echo gone > /srv/efs/app/remove.txt; echo moved > /srv/efs/app/rename.txt',
+      'head -c 262144 /dev/zero | tr "\\0" A > /srv/efs/app/hot.bin',
+      'sync',
+    ].join(' && '));
+    await lab.setLink(origin, { delayMs: 2, rateMbit: 16 });
+    node = await lab.startVm({ name: 'node', ip: NODE, userData: ud.userData, cpus: 1, instance: { tags: ud.tags } });
+    client = await lab.startVm({ name: 'client', ip: '10.77.0.21', userData: '#!/bin/bash\ntrue\n', cpus: 1 });
+    [boot] = await Promise.all([node.waitForCloudInit(), client.waitForCloudInit()]);
+    await client.execOk([
+      `mkdir -p ${MIRROR_MNT} ${ORIGIN_MNT}`,
+      `mount -t nfs4 -o nfsvers=4.1,ro,hard,timeo=600,retrans=2,noresvport ${NODE}:/mirror/app ${MIRROR_MNT}`,
+      `mount -t nfs4 -o ${EFS_OPTIONS} ${EFS_NAME}:/app ${ORIGIN_MNT}`,
+    ].join(' && '), { timeoutMs: 5 * MIN });
+    await client.writeFile('/root/loop.py', LOOP);
+    await client.writeFile('/root/reader.py', READER);
+    progress(`lab up in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }, 20 * MIN);
+
+  afterAll(async () => {
+    await lab?.destroy();
+  });
+
+  test('(a) the first sync completed before the node served and signalled SUCCESS', async () => {
+    expect({ status: boot.status, errors: boot.errors }).toEqual({ status: 'done', errors: [] });
+    // The first sync runs in efs-cache-warm.service, which nfs-server requires: its line comes before the first
+    // "serving" line, and the one signal (SUCCESS, sent while nfsd served) after both.
+    const journal = await node.execOk('journalctl -b -o short-unix --no-pager');
+    const at = (re: RegExp) => Number(journal.split('\n').find((l) => re.test(l))?.split(' ')[0] ?? NaN);
+    const synced = at(/efs-cache: mirror \/efs\/app: synced \d+ files/);
+    const serving = at(/serving \/efs:/);
+    const signal = (await node.execOk('cat /var/log/lab-aws.log')).split('\n').filter((l) => / cloudformation signal-resource /.test(l));
+    progress(`first sync done at ${synced}, serving at ${serving}, signal at ${signal[0]?.split(' ')[0]}`);
+    expect(synced).toBeLessThan(serving);
+    expect(signal).toHaveLength(1);
+    expect(signal[0]).toMatch(/--status SUCCESS/);
+    expect(signal[0]).toMatch(/serving=yes/);
+    expect(Number(signal[0].split(' ')[0])).toBeGreaterThan(serving);
+    // Exported read-only from the tmpfs, with the synthesized fsid; leases on, so nfsd may delegate.
+    expect((await node.execOk('findmnt -no FSTYPE /mirror')).trim()).toBe('tmpfs');
+    const exports = (await node.execOk('exportfs -v')).replace(/\s+/g, ' ');
+    const line = /\/mirror\/app (\S+)\(([^)]*)\)/.exec(exports);
+    expect(line?.[1]).toBe(LAB_SUBNET);
+    const opts = (line?.[2] ?? '').split(',');
+    expect(opts).toEqual(expect.arrayContaining(['ro', 'root_squash', 'no_subtree_check', `fsid=${fsid}`]));
+    expect((await node.execOk('cat /proc/sys/fs/leases-enable')).trim()).toBe('1');
+    expect((await node.execOk(`ls /mirror/app | grep -c '^f[0-9]'`)).trim()).toBe(String(FILES));
+  });
+
+  test('(b) steady state: through the mirror the origin does nothing and the client stops opening (delegations)', async () => {
+    // The timer's syncs are the mirror's own cost, measured apart: one sync now, then the timer is held while the
+    // rounds run, so what the origin sees during the rounds is the rounds' work only.
+    await node.execOk('systemctl stop efs-cache-mirror.timer');
+    const s0 = await originOps(origin);
+    await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
+    const syncOps = (await originOps(origin)) - s0;
+    const walked = (await node.execOk('cat /run/efs-cache/mirror/app')).trim().split(' ');
+    progress(`one sync of ${walked[2]} entries: ${syncOps} origin NFSv4 operations, ${walked[1]} s`);
+
+    // The first round, then the other 19: the server that answers counts its own OPENs after the first round.
+    const run = async (dir: string, server: Vm): Promise<LoopResult & { originOps: number; laterOpens: number }> => {
+      const o0 = await originOps(origin);
+      const first = JSON.parse(await client.execOk(`python3 /root/loop.py ${dir} ${FILES} 1`, { timeoutMs: 30 * MIN })) as LoopResult;
+      const s0 = await nfsdOpens(server);
+      const rest = JSON.parse(await client.execOk(`python3 /root/loop.py ${dir} ${FILES} ${ROUNDS - 1}`, { timeoutMs: 30 * MIN })) as LoopResult;
+      const laterOpens = (await nfsdOpens(server)) - s0;
+      return { seconds: first.seconds + rest.seconds, opens: [...first.opens, ...rest.opens.slice(1)], originOps: (await originOps(origin)) - o0, laterOpens };
+    };
+    const mirror = await run(MIRROR_MNT, node);
+    const plain = await run(ORIGIN_MNT, origin);
+    await node.execOk('systemctl start efs-cache-mirror.timer');
+    const perRound = (o: number[]) => o.slice(1).map((v, i) => v - o[i]);
+    progress(`mirror: ${mirror.seconds.toFixed(1)} s for ${ROUNDS} rounds, origin ops ${mirror.originOps}, OPENs per round ${perRound(mirror.opens).join(',')}`);
+    progress(`plain origin mount: ${plain.seconds.toFixed(1)} s, origin ops ${plain.originOps}, OPENs per round ${perRound(plain.opens).join(',')}`);
+    progress(`OPENs the server answered in rounds 2-${ROUNDS}: node (mirror) ${mirror.laterOpens}, origin (plain) ${plain.laterOpens}; client mountstats OPEN totals ${mirror.opens[0]}..${mirror.opens[ROUNDS]} / ${plain.opens[0]}..${plain.opens[ROUNDS]}`);
+    progress(`ratio ${(plain.seconds / mirror.seconds).toFixed(1)}x; origin operations avoided ${(100 * (1 - mirror.originOps / plain.originOps)).toFixed(2)} %`);
+
+    // The origin: nothing from the mirror's rounds but lease upkeep (a few SEQUENCEs of idle mounts).
+    expect(mirror.originOps).toBeLessThan(50);
+    expect(plain.originOps).toBeGreaterThan(ROUNDS * FILES);
+    // OPENs in the first round only: after it the node answers none, so the client opens under the read delegations
+    // it holds; the plain mount (no delegations, like EFS) sends an OPEN for every file every round. (The client's own
+    // mountstats OPEN count stayed 0 on kernel 6.1 for both mounts, and /proc/fs/nfsd/clients/*/states listed no
+    // delegation: the server's counters are the measure here.)
+    expect(mirror.laterOpens).toBe(0);
+    expect(plain.laterOpens).toBeGreaterThanOrEqual((ROUNDS - 1) * FILES);
+  });
+
+  test('(c) staleness: a change, an addition, a removal and a rename on the origin reach the client within the bound', async () => {
+    // Open them first, so the client holds delegations that the sync must break.
+    await client.execOk(`cat ${MIRROR_MNT}/change.txt ${MIRROR_MNT}/remove.txt ${MIRROR_MNT}/rename.txt`);
+    await origin.execOk([
+      'cd /srv/efs/app',
+      'echo v2 > change.txt.tmp && mv change.txt.tmp change.txt',
+      'echo new > added.txt',
+      'rm remove.txt',
+      'mv rename.txt renamed.txt',
+    ].join(' && '));
+    const t0 = Date.now();
+    const check = [
+      `test "$(cat ${MIRROR_MNT}/change.txt)" = v2`,
+      `test "$(cat ${MIRROR_MNT}/added.txt 2>/dev/null)" = new`,
+      `! test -e ${MIRROR_MNT}/remove.txt`,
+      `! test -e ${MIRROR_MNT}/rename.txt`,
+      `test "$(cat ${MIRROR_MNT}/renamed.txt 2>/dev/null)" = moved`,
+    ].join(' && ');
+    // The bound: the interval, one sync, and the client's directory attribute cache (acdirmax, 60 s by default).
+    const boundS = INTERVAL_S + 30 + 60;
+    const r = await client.exec(`for i in $(seq ${boundS}); do ( ${check} ) && exit 0; sleep 1; done; exit 1`, { timeoutMs: 5 * MIN });
+    const seen = (Date.now() - t0) / 1000;
+    progress(`staleness: all four changes seen by the client after ${seen.toFixed(0)} s (bound ${boundS} s)`);
+    expect(r.code).toBe(0);
+  });
+
+  test('(d) a client reading a file while syncs replace it sees whole versions, never a mix or an error', async () => {
+    await client.execOk('nohup python3 /root/reader.py /mnt/mirror/hot.bin 60 > /tmp/reader.out 2> /tmp/reader.err &');
+    for (const v of ['B', 'C', 'D']) {
+      await origin.execOk(`head -c 262144 /dev/zero | tr "\\0" ${v} > /srv/efs/app/hot.tmp && mv /srv/efs/app/hot.tmp /srv/efs/app/hot.bin`);
+      await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
+      await client.execOk('sleep 3');
+    }
+    await client.execOk('while pgrep -f "[r]eader.py" >/dev/null; do sleep 2; done', { timeoutMs: 5 * MIN });
+    const [reads, errors, mixed, seen] = (await client.execOk('cat /tmp/reader.out')).trim().split(' ');
+    progress(`reader: ${reads} reads, ${errors} errors, ${mixed} mixed, versions seen ${seen}`);
+    expect({ errors: Number(errors), mixed: Number(mixed), err: (await client.execOk('cat /tmp/reader.err')).trim() })
+      .toEqual({ errors: 0, mixed: 0, err: '' });
+    expect(Number(reads)).toBeGreaterThan(10);
+    expect(seen).toContain('D');
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+  });
+
+  test('(e) a failed sync keeps the last copy served and is recorded (state, metric, journal)', async () => {
+    await node.execOk([
+      `cat > /run/statsd-listen.py <<'EOF'`,
+      'import socket',
+      's = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)',
+      "s.bind(('127.0.0.1', 8125))",
+      "f = open('/run/statsd-received', 'a')",
+      'while True:',
+      '    f.write(s.recv(65535).decode())',
+      '    f.flush()',
+      'EOF',
+      'nohup python3 /run/statsd-listen.py >/dev/null 2>&1 &',
+      'sleep 2',
+      'systemctl start efs-cache-metrics.service',
+    ].join('\n'));
+    const before = (await node.execOk('cat /run/efs-cache/mirror/failures 2>/dev/null || echo 0')).trim();
+    const expected = (await client.execOk(`md5sum < ${MIRROR_MNT}/f7`)).trim();
+    await node.execOk('systemctl stop efs-cache-mirror.timer');
+    await origin.execOk(`ip route add blackhole ${NODE}/32`);
+    const r = await node.exec('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
+    expect(r.code).not.toBe(0);
+    // Still served, from the last copy, while the origin is unreachable.
+    await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches');
+    expect((await client.execOk(`md5sum < ${MIRROR_MNT}/f7`, { timeoutMs: MIN })).trim()).toBe(expected);
+    expect((await client.execOk(`ls ${MIRROR_MNT} | grep -c '^f[0-9]'`)).trim()).toBe(String(FILES));
+    expect(Number((await node.execOk('cat /run/efs-cache/mirror/failures')).trim())).toBe(Number(before) + 1);
+    expect(await node.execOk('journalctl -q -u efs-cache-mirror.service -o cat')).toMatch(/WARN: mirror \/efs\/app: .*serving the last copy/);
+    await node.execOk('systemctl start efs-cache-metrics.service; sleep 1');
+    const statsd = await node.execOk('cat /run/statsd-received');
+    progress(`metrics after the failed sync: ${statsd.split('\n').filter((l) => l.startsWith('Mirror')).join(' ')}`);
+    expect(statsd).toMatch(/^MirrorSyncFailures:1\|c\|/m);
+    expect(statsd).toMatch(/^MirrorAgeSeconds:\d+\|g\|/m);
+    await origin.execOk(`ip route del blackhole ${NODE}/32`);
+    await node.execOk('systemctl start efs-cache-mirror.timer');
+  });
+});

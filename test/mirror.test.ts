@@ -1,0 +1,103 @@
+import { Duration, Size } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MountHelper } from '../lib';
+import { mirrorFsid } from '../lib/cache-fleet/mirror';
+import { importedFs, stackWithVpc } from './util';
+import { launchTemplateUserData, parameters } from './util/user-data';
+import { runScript } from './util/run-script';
+
+function fleet(props: Partial<CacheFleetProps> = {}, id = 'Fleet') {
+  const { stack, vpc } = stackWithVpc();
+  const f = new CacheFleet(stack, id, { vpc, fileSystem: importedFs(stack), ...props });
+  const userData = Object.values(launchTemplateUserData(stack, (k) => (k.includes('CidrBlock') ? '10.0.0.0/16' : 'lab')))[0];
+  return { fleet: f, t: Template.fromStack(stack), userData, params: parameters(userData) };
+}
+
+describe('CacheFleet mirrors', () => {
+  test('without mirrorPaths the nodes get empty mirror parameters and the fleet no mirror', () => {
+    const { fleet: f, params } = fleet();
+    expect(f.mirrors).toEqual([]);
+    expect(params).toMatchObject({ EFSC_MIRROR_PATHS: '', EFSC_MIRROR_FSIDS: '' });
+    expect(params.EFSC_MIRROR_INTERVAL).toBeUndefined();
+  });
+
+  test('mirror paths, fsids, interval, size, timeout and the sync\'s own origin mount are rendered', () => {
+    const { fleet: f, params } = fleet({
+      mirrorPaths: ['/efs/app', '/efs/www/vendor'],
+      mirrorInterval: Duration.seconds(90),
+      mirrorSize: Size.gibibytes(2),
+      mirrorSyncTimeout: Duration.minutes(5),
+    });
+    expect(f.mirrors.map((m) => [m.path, m.exportPath])).toEqual([['/efs/app', '/mirror/app'], ['/efs/www/vendor', '/mirror/www/vendor']]);
+    expect(params).toMatchObject({
+      EFSC_MIRROR_PATHS: '/efs/app /efs/www/vendor',
+      EFSC_MIRROR_FSIDS: f.mirrors.map((m) => m.fsid).join(' '),
+      EFSC_MIRROR_INTERVAL: '90s',
+      EFSC_MIRROR_SIZE_MB: '2048',
+      EFSC_MIRROR_TIMEOUT_SEC: '300',
+    });
+    // A mount of its own: read-only, no attribute caching (the re-export's long timers would add to the staleness).
+    expect(params.EFSC_MIRROR_SOURCE_OPTIONS.split(',')).toEqual([
+      'tls', 'iam', 'nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport',
+      'ro', 'nosharecache', 'actimeo=0',
+    ]);
+  });
+
+  test('defaults: one minute, 1 GiB, 10 minutes; plain NFS without tls and iam', () => {
+    const { params } = fleet({ mirrorPaths: ['/efs/app'], originMountHelper: MountHelper.NFS });
+    expect(params).toMatchObject({ EFSC_MIRROR_INTERVAL: '60s', EFSC_MIRROR_SIZE_MB: '1024', EFSC_MIRROR_TIMEOUT_SEC: '600' });
+    expect(params.EFSC_MIRROR_SOURCE_OPTIONS).toMatch(/^nfsvers=4\.1,/);
+  });
+
+  test('each mirror\'s fsid is a UUID of the fleet\'s path and the mirror path: stable, distinct from the re-export and from other mirrors', () => {
+    const a = fleet({ mirrorPaths: ['/efs/app', '/efs/lib'] }).fleet;
+    const b = fleet({ mirrorPaths: ['/efs/app', '/efs/lib'] }).fleet;
+    expect(a.mirrors.map((m) => m.fsid)).toEqual(b.mirrors.map((m) => m.fsid));
+    expect(a.mirrors[0].fsid).toBe(mirrorFsid(a.node.path, '/efs/app'));
+    expect(new Set([a.fsid, ...a.mirrors.map((m) => m.fsid)]).size).toBe(3);
+    expect(a.mirrors[0].fsid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(fleet({ mirrorPaths: ['/efs/app'] }, 'Other').fleet.mirrors[0].fsid).not.toBe(a.mirrors[0].fsid);
+  });
+
+  test('the node script refuses mirror parameters that do not match (paths outside the export, fsid count)', () => {
+    const { userData } = fleet({ mirrorPaths: ['/efs/app'] });
+    const tags = { 'cdk-efs-cache:signal-resource': 'FleetNode1GroupASG' };
+    const outside = runScript(userData.replace("EFSC_MIRROR_PATHS='/efs/app'", "EFSC_MIRROR_PATHS='/etc/app'"), [], { tags });
+    expect(outside.status).toBe(1);
+    expect(outside.stderr).toMatch(/efs-cache: FATAL: EFSC_MIRROR_PATHS: \/etc\/app is not under \/efs/);
+    const twoPaths = runScript(userData.replace("EFSC_MIRROR_PATHS='/efs/app'", "EFSC_MIRROR_PATHS='/efs/app /efs/b'"), [], { tags });
+    expect(twoPaths.stderr).toMatch(/efs-cache: FATAL: EFSC_MIRROR_FSIDS: 1 fsids for 2 mirror paths/);
+  });
+
+  test('the dashboard shows the mirrors\' age, cost and space, with an alarm for failing syncs and one for a tree that no longer fits', () => {
+    const alarmsOf = (mirrorPaths?: string[]) => {
+      const { stack, vpc } = stackWithVpc();
+      new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1, mirrorPaths } });
+      const t = Template.fromStack(stack);
+      const body = JSON.stringify(t.findResources('AWS::CloudWatch::Dashboard'));
+      return { body, alarms: Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties) };
+    };
+    const withMirror = alarmsOf(['/efs/app']);
+    expect(withMirror.alarms.filter((a) => /mirror/i.test(a.AlarmDescription)).map((a) => [a.MetricName, a.Statistic, a.Threshold])).toEqual([
+      ['MirrorSyncFailures', 'Sum', 1],
+      ['MirrorFull', 'Maximum', 1],
+    ]);
+    for (const name of ['MirrorAgeSeconds', 'MirrorSyncSeconds', 'MirrorFilesWalked', 'MirrorOriginOps', 'MirrorBytes']) expect(withMirror.body).toContain(name);
+    const without = alarmsOf();
+    expect(without.alarms.filter((a) => /mirror/i.test(a.AlarmDescription))).toEqual([]);
+    expect(without.body).not.toContain('Mirror');
+  });
+
+  test('a client template mounts the fleet\'s mirrors read-only, without fsc, beside the fsc mount of the re-export', () => {
+    const { stack, vpc } = stackWithVpc();
+    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+    const c = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, cacheFleet: f, mirrorPaths: ['/efs/www/vendor'] });
+    const plain = new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, cacheFleet: f });
+    const ud = launchTemplateUserData(stack);
+    const p = parameters(ud[stack.getLogicalId(c.launchTemplate.node.defaultChild as any)]);
+    expect(p.EFSC_MIRROR_MOUNTS).toBe('/mirror/www/vendor=/mnt/mirror/www/vendor');
+    expect(p.EFSC_MIRROR_MOUNT_OPTIONS).toBe('nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro');
+    expect(p.EFSC_MOUNT_OPTIONS).toMatch(/^fsc,/);
+    expect(parameters(ud[stack.getLogicalId(plain.launchTemplate.node.defaultChild as any)]).EFSC_MIRROR_MOUNTS).toBe('');
+  });
+});
