@@ -55,11 +55,11 @@ al2023() { bash test/al2023/run.sh | tee "$results/al2023.log"; }
 step "Amazon Linux 2023 branch: real dnf in a chroot" al2023
 count_line "$results/al2023.log"
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
-# Here only the scenarios (about 14 minutes on two cores, image build included); `npm run test:lab` runs every lab
-# file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick local run; CI
-# always runs it.
+# Here the scenarios and the mirrors (about 19 and 10 minutes on two cores, plus 4 for the image); `npm run test:lab`
+# runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick
+# local run; CI always runs it.
 if [ "${LAB:-run}" != skip ] || [ "${CI:-}" = true ]; then
-  step "lab: user data on a real kernel (QEMU)" bash test/lab/run.sh scenarios --json --outputFile="$results/lab.json"
+  step "lab: user data on a real kernel (QEMU)" bash test/lab/run.sh 'scenarios\.lab|mirror\.lab' --json --outputFile="$results/lab.json"
   count_jest "$results/lab.json"
 fi
 
