@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import { Duration, Size, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
-import { propError } from '../private/errors';
+import { propError, wholeSeconds } from '../private/errors';
 import { MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
 /**
@@ -76,18 +76,8 @@ export function validateMirrorOptions(o: MirrorOptions, exportPath: string): voi
   needsPaths('mirrorInterval', o.mirrorInterval);
   needsPaths('mirrorSize', o.mirrorSize);
   needsPaths('mirrorSyncTimeout', o.mirrorSyncTimeout);
-  if (o.mirrorInterval) {
-    const s = o.mirrorInterval.toSeconds({ integral: false });
-    if (!Number.isInteger(s) || s < 10 || s > 86400) {
-      throw propError('mirrorInterval', `must be whole seconds from 10 seconds to 24 hours, got ${o.mirrorInterval.toHumanString()}.`);
-    }
-  }
-  if (o.mirrorSyncTimeout) {
-    const s = o.mirrorSyncTimeout.toSeconds({ integral: false });
-    if (!Number.isInteger(s) || s < 10 || s > 86400) {
-      throw propError('mirrorSyncTimeout', `must be whole seconds from 10 seconds to 24 hours, got ${o.mirrorSyncTimeout.toHumanString()}.`);
-    }
-  }
+  wholeSeconds('mirrorInterval', o.mirrorInterval, 10, 86400, '10 seconds to 24 hours');
+  wholeSeconds('mirrorSyncTimeout', o.mirrorSyncTimeout, 10, 86400, '10 seconds to 24 hours');
   if (o.mirrorSize) {
     const mib = o.mirrorSize.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
     if (!Number.isInteger(mib) || mib < 1 || mib > 16 * 1024 * 1024) {

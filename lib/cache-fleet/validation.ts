@@ -2,7 +2,7 @@ import { Annotations, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { checkClientCidrs } from '../private/cidr';
-import { propError, wholeGib } from '../private/errors';
+import { propError, wholeGib, wholeSeconds } from '../private/errors';
 import { instanceTypeFacts } from '../private/instance-types';
 import type { CacheFleetOptions } from './cache-fleet';
 import { validateMirrorOptions } from './mirror';
@@ -72,13 +72,8 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   if (o.clientCidrs && o.clientCidrs.length === 0) throw propError('clientCidrs', 'is empty: no client could mount the export.');
   checkClientCidrs('clientCidrs', o.clientCidrs ?? []);
   wholeGib('rootVolumeSize', o.rootVolumeSize, 8, 16384);
-  if (o.bootstrapTimeout) {
-    // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.
-    const s = o.bootstrapTimeout.toSeconds({ integral: false });
-    if (!Number.isInteger(s) || s < 300 || s > 43200) {
-      throw propError('bootstrapTimeout', `must be whole seconds from 5 minutes to 12 hours, got ${o.bootstrapTimeout.toHumanString()}.`);
-    }
-  }
+  // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.
+  wholeSeconds('bootstrapTimeout', o.bootstrapTimeout, 300, 43200, '5 minutes to 12 hours');
   if (o.readAhead) {
     const kib = o.readAhead.toKibibytes({ rounding: SizeRoundingBehavior.NONE });
     if (!Number.isInteger(kib) || kib < 0 || kib > 1048576) throw propError('readAhead', `must be whole KiB from 0 to 1 GiB, got ${kib} KiB.`);

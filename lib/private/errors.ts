@@ -1,4 +1,4 @@
-import { Size, SizeRoundingBehavior } from 'aws-cdk-lib';
+import { Duration, Size, SizeRoundingBehavior } from 'aws-cdk-lib';
 
 /**
  * An error about one prop, worded so the user sees which prop to change: `Invalid <prop>: <why>`.
@@ -12,4 +12,11 @@ export function wholeGib(prop: string, size: Size | undefined, min: number, max:
   if (size === undefined) return;
   const gib = size.toGibibytes({ rounding: SizeRoundingBehavior.NONE });
   if (!Number.isInteger(gib) || gib < min || gib > max) throw propError(prop, `must be whole GiB from ${min} to ${max}, got ${gib} GiB.`);
+}
+
+/** Throws `Invalid <prop>` unless `d` (when given) is whole seconds from `min` to `max` (named `range` in the message). */
+export function wholeSeconds(prop: string, d: Duration | undefined, min: number, max: number, range: string): void {
+  if (d === undefined) return;
+  const s = d.toSeconds({ integral: false });
+  if (!Number.isInteger(s) || s < min || s > max) throw propError(prop, `must be whole seconds from ${range}, got ${d.toHumanString()}.`);
 }
