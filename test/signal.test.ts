@@ -43,6 +43,16 @@ describe('CloudFormation signals of the rendered user data', () => {
     );
   });
 
+  test('a metadata service that times out twice is asked again: the node still finds its resource', () => {
+    const bad = ud.cacheNode.replace(/^export EFSC_NFSD_THREADS='16'$/m, "export EFSC_NFSD_THREADS='many'");
+    const run = runScript(bad, [], { tags, imdsTimeouts: 2 });
+    expect(run.stderr).toMatch(/retry 2\/3: imds_once meta-data\/tags\/instance/);
+    expect(run.stderr).not.toMatch(/cannot read the instance tags/);
+    expect(run.calls.find((c) => c.startsWith('aws cloudformation'))).toContain(
+      `--logical-resource-id ${tags['cdk-efs-cache:signal-resource']} --unique-id i-0123456789abcdef0 --status FAILURE`,
+    );
+  });
+
   test('a node that cannot read its tags fails, and has nothing to signal to', () => {
     const run = runScript(ud.cacheNode);
     expect(run.status).toBe(1);

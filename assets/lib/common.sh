@@ -68,7 +68,11 @@ ensure_packages() {
 }
 
 # imds PATH: GET http://169.254.169.254/latest/PATH with an IMDSv2 token (the library's launch templates require v2).
+# The service can be slow or throttle under load (EC2 documents throttling), so a failed read is tried 3 times.
 imds() {
+  retry 3 2 imds_once "$1"
+}
+imds_once() {
   local t
   t=$(curl -fsS -m 5 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' http://169.254.169.254/latest/api/token) &&
     curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $t" "http://169.254.169.254/latest/$1"

@@ -19,6 +19,8 @@ export interface ScriptRun {
 export interface RunScriptOptions {
   /** Instance tags the stubbed metadata service serves (tags/instance/). @default - none: their listing fails */
   readonly tags?: Record<string, string>;
+  /** How many of the first calls to the metadata service time out (curl exit 28), as a loaded service can. @default 0 */
+  readonly imdsTimeouts?: number;
 }
 
 /**
@@ -33,7 +35,7 @@ const REFUSED = [
 /**
  * Runs a rendered user data with bash on the test host, with an empty environment, HOME in a scratch folder, and a
  * PATH whose first folder holds stubs: `curl` answers the instance metadata service (IMDSv2 token, instance id
- * `i-0123456789abcdef0`, region `us-east-1`, the given instance tags), `aws` records its call and succeeds, `logger` and `sleep` do nothing, and every
+ * `i-0123456789abcdef0`, region `us-east-1`, the given instance tags; the first `imdsTimeouts` calls time out), `aws` records its call and succeeds, `logger` and `sleep` do nothing, and every
  * command in REFUSED records its call and fails. Only a script's parameter checks and its AWS calls can be proved
  * this way: the rest needs the lab's real kernel.
  */
@@ -46,6 +48,8 @@ export function runScript(script: string, args: string[] = [], options: RunScrip
     fs.writeFileSync(path.join(bin, name), `#!/bin/bash\na="$*"\nprintf '%s\\n' "${name} \${a//$'\\n'/\\\\n}" >>'${calls}'\n${body}\n`, { mode: 0o755 });
   const tags = Object.entries(options.tags ?? {});
   stub('curl', [
+    `n=$(cat '${dir}/imds-calls' 2>/dev/null || echo 0); echo $((n + 1)) >'${dir}/imds-calls'`,
+    `[ "$n" -ge ${options.imdsTimeouts ?? 0} ] || exit 28`,
     'case "$*" in',
     '  *api/token*) echo lab-token ;;',
     '  *meta-data/instance-id*) echo i-0123456789abcdef0 ;;',
