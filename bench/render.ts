@@ -2,7 +2,7 @@
  * Turns the recorded figures into the Markdown table and the chart's data. Every ratio is computed here from two
  * figures of the same run; nothing is typed in by hand.
  */
-import { LabResults, PartRun, Results, SeedingResults, SynthResults, Timing } from './results';
+import { LabResults, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, PartRun, Results, SeedingResults, SynthResults, SyncRun, Timing } from './results';
 
 /** CloudFormation's limit on a template's size (a template uploaded through S3), bytes. */
 export const TEMPLATE_LIMIT_BYTES = 1_000_000;
@@ -193,6 +193,17 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   if (opts.chart) out.push(`![Benchmark chart](${opts.chart})`, '');
   out.push('## Results', '', mainTable(results), '');
   out.push('Speed-up: baseline time / cached time. Of the ceiling: cached speed / the ceiling\'s speed for the same work.', '');
+  out.push('## Metadata-heavy work, cold, warm and steady (item 6)', '');
+  if (results.metadata) {
+    out.push(
+      'Against an origin that behaves like EFS (no delegations), each workload through each mode, run by the library\'s own',
+      'client user data (the baseline mounts the origin with EFS\'s recommended options). The settings are under "Runs and',
+      'settings"; a part of the run that failed is listed under the tables and left out of them.',
+      '',
+    );
+  }
+  out.push(metadataTables(results.metadata), '');
+  if (results.metadata) out.push(metadataDetail(results.metadata));
   out.push('## Synthesis: how cost grows with the fleet (item 5)', '', synthTable(results.synth), '');
   const failed = results.synth?.rows.filter((r) => r.defaultError) ?? [];
   for (const r of failed) {
@@ -217,11 +228,12 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   out.push(...partLines('Items 1-3 (lab VMs)', results.lab));
   out.push(...partLines('Item 4 (seeding lab)', results.seeding));
   out.push(...partLines('Item 5 (synthesis)', results.synth));
+  out.push(...partLines('Item 6 (metadata lab)', results.metadata));
   out.push('', '## Re-running', '');
   out.push(
     '```',
     'sudo npm run bench                       # everything (root: the lab makes network namespaces and taps)',
-    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4); comma-separated',
+    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4), metadata (item 6)',
     'npm run bench -- --only render           # the table, chart and README section from bench/figures.json',
     'npm run bench -- --smoke                 # cheap check: synth with 1 node, rendered into a temporary folder',
     '```',
@@ -247,4 +259,146 @@ export function chartSpec(results: Results): ChartSpec {
     limitKiB: TEMPLATE_LIMIT_BYTES / 1024,
     synthRefused: (results.synth?.rows ?? []).filter((r) => r.seconds === undefined).map((r) => r.nodes),
   };
+}
+
+// Item 6: metadata-heavy work (bench/metadata.ts). Ratios are of medians; their range pairs the extremes
+// (slowest baseline pass over fastest cached pass, and the reverse), so it holds every pair of passes measured.
+const META_WORKLOADS: Array<[MetaWorkload, string]> = [['storm', 'include/stat storm'], ['tree', 'package tree, walked and read'], ['ls', '`ls -lR` of the tree']];
+const META_STATES: Array<[MetaState, string]> = [['cold', 'cold'], ['warm', 'warm (client caches dropped)'], ['steady', 'steady (nothing dropped)']];
+const META_CACHED: MetaMode[] = ['fscache', 'node', 'mirror'];
+export const META_MODE_LABELS: Record<MetaMode, string> = {
+  direct: 'origin, directly', fscache: 'FS-Cache client', node: 'through the node', mirror: 'node\'s mirror',
+};
+
+function med(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const secs = (v: number) => (v < 0.1 ? `${(v * 1000).toFixed(1)} ms` : v < 10 ? `${v.toFixed(2)} s` : `${v.toFixed(1)} s`);
+
+export function metaCell(m: MetaResults, mode: MetaMode, wl: MetaWorkload, state: MetaState): MetaCell | undefined {
+  return m.cells.find((c) => c.mode === mode && c.workload === wl && c.state === state);
+}
+
+/** Speed-up of `cached` over `base`: ratio of medians, and the range over every pair of passes. */
+export function metaSpeedup(base: MetaCell, cached: MetaCell): { median: number; low: number; high: number } {
+  return {
+    median: med(base.seconds) / med(cached.seconds),
+    low: Math.min(...base.seconds) / Math.max(...cached.seconds),
+    high: Math.max(...base.seconds) / Math.min(...cached.seconds),
+  };
+}
+
+/** Fraction of the baseline's origin operations a mode did not cause (per pass). */
+export function metaAvoided(base: MetaCell, cached: MetaCell): number {
+  return base.originOps.total > 0 ? 1 - cached.originOps.total / base.originOps.total : 0;
+}
+
+const ratio = (r: { median: number; low: number; high: number }, passes: number) =>
+  passes > 1 ? `${x(r.median)} (${x(r.low)}-${x(r.high)})` : x(r.median);
+const avoidedPct = (v: number) => `${v >= 0.995 && v < 1 ? (v * 100).toFixed(2) : (v * 100).toFixed(v >= 0.99 ? 1 : 0)} %`;
+
+export function metadataTables(m: MetaResults | undefined): string {
+  if (!m) return `Metadata-heavy work (item 6): ${NOT_MEASURED}.`;
+  const speed: string[][] = [];
+  const ops: string[][] = [];
+  for (const [wl, wlLabel] of META_WORKLOADS) {
+    for (const [state, stLabel] of META_STATES) {
+      const base = metaCell(m, 'direct', wl, state);
+      const what = `${wlLabel}, ${stLabel}`;
+      if (!base) {
+        speed.push([what, `${NOT_MEASURED} (failed)`, '', '', '']);
+        ops.push([what, `${NOT_MEASURED} (failed)`, '', '', '']);
+        continue;
+      }
+      const n = base.seconds.length;
+      const time = n > 1 ? `${secs(med(base.seconds))} (${secs(Math.min(...base.seconds))}-${secs(Math.max(...base.seconds))})` : secs(base.seconds[0]);
+      speed.push([what, time, ...META_CACHED.map((mode) => {
+        const c = metaCell(m, mode, wl, state);
+        return c ? `${secs(med(c.seconds))}: ${ratio(metaSpeedup(base, c), Math.min(n, c.seconds.length))}` : `${NOT_MEASURED} (failed)`;
+      })]);
+      ops.push([what, int(Math.round(base.originOps.total)), ...META_CACHED.map((mode) => {
+        const c = metaCell(m, mode, wl, state);
+        return c ? `${int(Math.round(c.originOps.total))} (${avoidedPct(metaAvoided(base, c))} avoided)` : `${NOT_MEASURED} (failed)`;
+      })]);
+    }
+  }
+  const head = (first: string) => ['Work, state', first, ...META_CACHED.map((mo) => META_MODE_LABELS[mo])];
+  return [
+    'Time per pass (median, range over the passes) and speed-up over the origin directly (ratio of medians; the range',
+    'pairs the slowest and fastest passes of each side):',
+    '',
+    table(head('Origin, directly'), speed),
+    '',
+    'NFSv4 operations the origin served per pass (its own nfsd counters), and the share of the direct baseline\'s',
+    'operations avoided:',
+    '',
+    table(head('Origin, directly'), ops),
+  ].join('\n');
+}
+
+/** The steady storm in detail: latencies per system call and the origin's operations by kind. */
+export function metadataDetail(m: MetaResults): string {
+  const out: string[] = [];
+  const kinds = ['stat', 'open', 'read'];
+  const rowsLat: string[][] = [];
+  const rowsOps: string[][] = [];
+  const opKinds = ['OPEN', 'CLOSE', 'ACCESS', 'GETATTR', 'LOOKUP', 'READ', 'READDIR'];
+  for (const mode of ['direct', ...META_CACHED] as MetaMode[]) {
+    const c = metaCell(m, mode, 'storm', 'steady');
+    if (!c) continue;
+    const files = (c.latency.open?.n ?? 0) / c.seconds.length;
+    rowsLat.push([META_MODE_LABELS[mode], `${int(Math.round(files / med(c.seconds)))}`,
+      ...kinds.map((k) => (c.latency[k] ? `${c.latency[k].p50.toFixed(0)} / ${c.latency[k].p99.toFixed(0)}` : ''))]);
+    rowsOps.push([META_MODE_LABELS[mode], ...opKinds.map((k) => (c.originOps[k] ?? 0).toFixed(1)), (c.originOps.total ?? 0).toFixed(1),
+      c.nodeOps ? c.nodeOps.OPEN.toFixed(1) : '']);
+  }
+  out.push('### The steady include/stat storm in detail', '');
+  out.push('Latency of each system call, p50 / p99 in microseconds, over every pass:', '');
+  out.push(table(['Mode', 'Files per second', ...kinds.map((k) => `${k} p50 / p99`)], rowsLat), '');
+  out.push('The origin\'s NFSv4 operations by kind, per pass (and the OPENs the cache node answered, where it served):', '');
+  out.push(table(['Mode', ...opKinds, 'All', 'OPEN at the node'], rowsOps), '');
+  const s = m.sync;
+  if (s) {
+    const files = (r: SyncRun) => r.state.split(' ')[2] ?? '?';
+    const mibOf = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+    out.push('### The mirror\'s own cost (its syncs, run with the timer held)', '');
+    out.push(table(['Sync', 'Files in the mirror', 'Wall time', 'Origin requests', 'Origin operations'], [
+      ['nothing changed', files(s.unchangedBefore), secs(s.unchangedBefore.seconds), int(s.unchangedBefore.originRpcs), int(s.unchangedBefore.originOps.total)],
+      [`${int(s.addedFiles)} files added`, files(s.copyAdded), secs(s.copyAdded.seconds), int(s.copyAdded.originRpcs), int(s.copyAdded.originOps.total)],
+      ['nothing changed, after', files(s.unchangedAfter), secs(s.unchangedAfter.seconds), int(s.unchangedAfter.originRpcs), int(s.unchangedAfter.originOps.total)],
+    ]), '');
+    out.push(`Node memory taken by the ${int(s.addedFiles)} added files: ${mibOf(s.memoryAfter.tmpfsUsed - s.memoryBefore.tmpfsUsed)} of tmpfs ` +
+      `(file data, in page-sized blocks), ${mibOf(s.memoryAfter.slab - s.memoryBefore.slab)} of kernel slab (inodes and dentries); ` +
+      `MemAvailable fell by ${mibOf(s.memoryBefore.available - s.memoryAfter.available)}.`, '');
+  }
+  if (m.failures.length) {
+    out.push('What failed in this run (left out of the tables):', '', ...m.failures.map((f) => `- ${f}`), '');
+  }
+  return out.join('\n');
+}
+
+export const README_START = '<!-- benchmarks:start (written by npm run bench) -->';
+export const README_END = '<!-- benchmarks:end -->';
+
+/** The README's benchmark section, from its start marker up to (not including) its end marker. */
+export function readmeSection(results: Results): string {
+  return [
+    README_START,
+    `Measured by \`npm run bench\` (${settingsLine(results)}); details, settings and every figure in`,
+    '[docs/benchmarks.md](docs/benchmarks.md).',
+    '',
+    '![Benchmark chart](docs/benchmarks.png)',
+    '',
+    mainTable(results),
+    '',
+    '**Metadata-heavy work (item 6)**, against an origin with no delegations, like EFS:',
+    '',
+    metadataTables(results.metadata),
+    '',
+    synthTable(results.synth),
+    '',
+  ].join('\n');
 }

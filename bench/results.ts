@@ -92,10 +92,72 @@ export interface SeedingResults extends PartRun {
   readonly results?: Record<string, number>;
 }
 
+export type MetaMode = 'direct' | 'fscache' | 'node' | 'mirror';
+export type MetaWorkload = 'storm' | 'tree' | 'ls';
+export type MetaState = 'cold' | 'warm' | 'steady';
+
+/** Latency of one kind of system call over a call's passes, microseconds. */
+export interface OpLatency {
+  readonly n: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+/** One workload in one state through one mode: a call of bench/workload.py on a client. */
+export interface MetaCell {
+  readonly mode: MetaMode;
+  readonly workload: MetaWorkload;
+  readonly state: MetaState;
+  /** Wall time of each pass, seconds. */
+  readonly seconds: number[];
+  /** The origin nfsd's NFSv4 operations per pass (total and by kind). */
+  readonly originOps: Record<string, number>;
+  /** The origin nfsd's NFSv4 requests (COMPOUNDs) per pass. */
+  readonly originRpcs: number;
+  /** The cache node's nfsd operations per pass (modes served by the node). */
+  readonly nodeOps?: Record<string, number>;
+  /** stat, open, read, readdir latencies (the ls workload has none). */
+  readonly latency: Record<string, OpLatency>;
+}
+
+export interface SyncRun {
+  readonly seconds: number;
+  readonly originOps: Record<string, number>;
+  readonly originRpcs: number;
+  /** The mirror's state line after it: "<last success> <seconds> <files>". */
+  readonly state: string;
+}
+
+export interface NodeMemory {
+  readonly shmem: number;
+  readonly slab: number;
+  readonly available: number;
+  /** Bytes used on the mirrors' tmpfs. */
+  readonly tmpfsUsed: number;
+}
+
+/** The mirror's own cost: syncs with nothing changed, and one that copies `addedFiles` new files. */
+export interface MirrorSync {
+  readonly addedFiles: number;
+  readonly unchangedBefore: SyncRun;
+  readonly copyAdded: SyncRun;
+  readonly unchangedAfter: SyncRun;
+  readonly memoryBefore: NodeMemory;
+  readonly memoryAfter: NodeMemory;
+}
+
+export interface MetaResults extends PartRun {
+  readonly cells: MetaCell[];
+  readonly sync?: MirrorSync;
+  /** What failed in the run (a failed measurement is left out of the tables, never shown as a result). */
+  readonly failures: string[];
+}
+
 export interface Results {
   synth?: SynthResults;
   lab?: LabResults;
   seeding?: SeedingResults;
+  metadata?: MetaResults;
 }
 
 export function machine(withQemu: boolean): Machine {

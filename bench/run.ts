@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: measures what the README claims and writes docs/benchmarks.md and docs/benchmarks.png.
  *
- *   npm run bench [-- --only synth,lab,seeding|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
+ *   npm run bench [-- --only synth,lab,seeding,metadata|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
  *
- * Parts: synth (item 5, in this process), lab (items 1-3, VMs: root), seeding (item 4, the seeding lab: root).
+ * Parts: synth (item 5, in this process), lab (items 1-3, VMs: root), seeding (item 4, the seeding lab: root),
+ * metadata (item 6, metadata-heavy work cold, warm and steady through every mode, and the mirror's sync cost; VMs: root).
  * The figures of each part are kept in bench/figures.json with the date, machine and settings of the run that
  * measured them; the table and chart are rendered from that file. --smoke measures synthesis with one node only and
  * renders into a temporary folder (or --out), leaving figures.json, docs and README alone.
@@ -13,7 +14,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { DEFAULT_LAB_SETTINGS, runLab } from './lab';
-import { chartSpec, mainTable, markdown, settingsLine, synthTable } from './render';
+import { DEFAULT_METADATA_SETTINGS, runMetadata } from './metadata';
+import { chartSpec, mainTable, markdown, README_END, README_START, readmeSection, synthTable } from './render';
 import { readResults, Results, writeResults } from './results';
 import { runSeeding } from './seeding';
 import { runSynth } from './synth';
@@ -23,9 +25,7 @@ const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'figures.json');
 const DOCS = path.join(REPO, 'docs');
 const README = path.join(REPO, 'README.md');
-const README_START = '<!-- benchmarks:start (written by npm run bench) -->';
-const README_END = '<!-- benchmarks:end -->';
-const PARTS = ['synth', 'lab', 'seeding'] as const;
+const PARTS = ['synth', 'lab', 'seeding', 'metadata'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -80,19 +80,7 @@ function updateReadme(results: Results): void {
     log('README has no benchmark markers: left alone');
     return;
   }
-  const body = [
-    README_START,
-    `Measured by \`npm run bench\` (${settingsLine(results)}); details, settings and every figure in`,
-    '[docs/benchmarks.md](docs/benchmarks.md).',
-    '',
-    '![Benchmark chart](docs/benchmarks.png)',
-    '',
-    mainTable(results),
-    '',
-    synthTable(results.synth),
-    '',
-  ].join('\n');
-  fs.writeFileSync(README, text.slice(0, start) + body + text.slice(end));
+  fs.writeFileSync(README, text.slice(0, start) + readmeSection(results) + text.slice(end));
   log('README benchmark section updated');
 }
 
@@ -112,7 +100,7 @@ async function main(): Promise<void> {
   const save = () => {
     if (!o.smoke) writeResults(RESULTS, results);
   };
-  if ((o.parts.includes('lab') || o.parts.includes('seeding')) && process.getuid?.() !== 0) {
+  if ((o.parts.includes('lab') || o.parts.includes('seeding') || o.parts.includes('metadata')) && process.getuid?.() !== 0) {
     throw new Error('the lab parts boot VMs in network namespaces: run as root (sudo npm run bench)');
   }
   const durations: string[] = [];
@@ -133,6 +121,9 @@ async function main(): Promise<void> {
   });
   await timedPart('seeding', async () => {
     results.seeding = await runSeeding(log);
+  });
+  await timedPart('metadata', async () => {
+    results.metadata = await runMetadata({ ...DEFAULT_METADATA_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);
   });
 
   fs.mkdirSync(out, { recursive: true });

@@ -1,0 +1,280 @@
+/**
+ * Item 6: metadata-heavy work in the states users live in (issues 16 and 19), on the lab's VMs, in one run.
+ *
+ * An origin that behaves like EFS (kernel nfsd, NFSv4.1 only, no delegations, shaped link), one cache node with a
+ * mirror of /efs/app, and two clients running the library's own client user data: client A is an FS-Cache client of
+ * the origin (and mounts the origin directly as well, with EFS's recommended options and no fsc: the baseline);
+ * client B is a client of the fleet (the re-export with fsc, nocto and the fleet's timers) with the fleet's mirror
+ * mounted. Each workload runs in one python3 process on the client (bench/workload.py), cold (first pass, every cache
+ * on the path empty), warm (the client's caches dropped before each pass: what the node, FS-Cache or mirror keep) and
+ * steady (passes one after another, nothing dropped). Around every call the origin's own nfsd counters are read, so
+ * each figure comes with the origin operations it cost. Last, the mirror's own cost: a sync of a tree of 20,000 more
+ * files, its time, origin operations and node memory.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper } from '../lib';
+import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from '../test/lab/harness';
+import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from '../test/lab/scenarios/stacks';
+import { importedFs, newApp } from '../test/util';
+import { machine, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, MirrorSync } from './results';
+
+export interface MetadataSettings {
+  readonly delayMs: number;
+  readonly rateMbit: number;
+  /** Files of the include/stat storm (one pass: stat + open + read of each). */
+  readonly stormFiles: number;
+  /** Passes of the steady storm (no drops). */
+  readonly stormRounds: number;
+  /** Files of the package tree. */
+  readonly treeFiles: number;
+  /** Passes of each warm and steady measurement of the tree and of ls -lR. */
+  readonly passes: number;
+  /** Files added to the mirrored tree for the sync measurement. */
+  readonly syncFiles: number;
+}
+
+export const DEFAULT_METADATA_SETTINGS: MetadataSettings = {
+  delayMs: 2, rateMbit: 16, stormFiles: 500, stormRounds: 20, treeFiles: 1000, passes: 5, syncFiles: 20_000,
+};
+
+const MIN = 60_000;
+const SUBNET = '10.77.0';
+const NODE_IP = `${SUBNET}.31`;
+const EFS_OPTIONS = 'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport';
+/** NFSv4 operation numbers (RFC 8881) whose counts the tables show, besides the total. */
+const OPS: Record<string, number> = { ACCESS: 3, CLOSE: 4, GETATTR: 9, LOOKUP: 15, OPEN: 18, READ: 25, READDIR: 26 };
+
+export const MODES: Record<MetaMode, string> = {
+  direct: 'origin, directly (EFS options, no fsc)',
+  fscache: 'FS-Cache client of the origin',
+  node: 'client of the cache node (re-export)',
+  mirror: 'client of the node\'s mirror',
+};
+
+interface Counters { ops: Record<string, number>; rpcs: number }
+
+/** The origin's (or a node's) nfsd counters: NFSv4 compounds and the operations above, from /proc/net/rpc/nfsd. */
+async function counters(vm: Vm): Promise<Counters> {
+  const text = await vm.execOk("grep -E '^proc4(ops)? ' /proc/net/rpc/nfsd");
+  const line = (name: string) => (text.split('\n').find((l) => l.startsWith(`${name} `)) ?? '').trim().split(/\s+/).map(Number);
+  const p4 = line('proc4');
+  const p4ops = line('proc4ops');
+  // proc4: "proc4 2 null compound"; proc4ops: "proc4ops N op0 op1 ...", op k in field k + 2.
+  const ops: Record<string, number> = { total: p4ops.slice(2).reduce((a, b) => a + (b || 0), 0) };
+  for (const [k, i] of Object.entries(OPS)) ops[k] = p4ops[i + 2] ?? 0;
+  return { ops, rpcs: p4[3] ?? 0 };
+}
+
+function minus(a: Counters, b: Counters, per: number): Counters {
+  const ops: Record<string, number> = {};
+  for (const k of Object.keys(a.ops)) ops[k] = (a.ops[k] - b.ops[k]) / per;
+  return { ops, rpcs: (a.rpcs - b.rpcs) / per };
+}
+
+function fleetUserData(s: MetadataSettings): { node: string; nodeTags: Record<string, string>; originClient: string; fleetClient: string; fleetName: string } {
+  const app = newApp();
+  const stack = new Stack(app, 'MetaBench');
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
+  const fileSystem = importedFs(stack);
+  const fleet = new CacheFleet(stack, 'Fleet', {
+    vpc, fileSystem, nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [LAB_SUBNET],
+    originMountTimeout: Duration.seconds(150), nfsdThreads: 16,
+    mirrorPaths: ['/efs/app'],
+    // The bench holds the timer and starts each sync itself: the passes' counters are the passes' own.
+    mirrorInterval: Duration.minutes(10),
+    mirrorSize: Size.mebibytes(Math.ceil((s.syncFiles * 8 + s.treeFiles * 64 + s.stormFiles * 8) / 1024) + 128),
+    mirrorSyncTimeout: Duration.hours(1),
+  });
+  const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
+    vpc, fileSystem, mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+  });
+  const fleetClient = new FsCacheClientLaunchTemplate(stack, 'FleetClient', {
+    vpc, cacheFleet: fleet, mirrorPaths: ['/efs/app'], cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+  });
+  const template = Template.fromStack(stack).toJSON() as CfnTemplate;
+  const values = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' } as IntrinsicValues;
+  const ud = (lt: ec2.LaunchTemplate) => resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), values);
+  const asg = fleet.nodes[0].autoScalingGroup.node.defaultChild as CfnResource;
+  return {
+    node: ud(fleet.launchTemplate),
+    nodeTags: { 'cdk-efs-cache:signal-resource': stack.getLogicalId(asg) },
+    originClient: ud(originClient.launchTemplate),
+    fleetClient: ud(fleetClient.launchTemplate),
+    fleetName: fleet.endpoint,
+  };
+}
+
+/** Shell for the origin: the storm's files, and a package tree of `files` files of 1-50 KiB in deep folders. */
+function dataSet(s: MetadataSettings): string {
+  const py = `import os, random
+random.seed(16)
+os.makedirs('/srv/efs/app/storm', exist_ok=True)
+for i in range(1, ${s.stormFiles} + 1):
+    with open('/srv/efs/app/storm/f%d' % i, 'wb') as f:
+        f.write(os.urandom(random.randint(512, 4096)))
+n = 0
+while n < ${s.treeFiles}:
+    pkg = '/srv/efs/app/pkg/node_modules/p%03d' % (n // 25)
+    d = os.path.join(pkg, random.choice(['lib', 'dist', 'src/util', 'lib/internal/x', 'types']))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'm%d.js' % n), 'wb') as f:
+        f.write(os.urandom(random.randint(1024, 50 * 1024)))
+    n += 1
+`;
+  return `python3 - <<'EOF'\n${py}EOF\nsync`;
+}
+
+interface WorkloadRun { seconds: number[]; ops: Record<string, { n: number; p50: number; p99: number }> }
+
+export async function runMetadata(s: MetadataSettings, log: (m: string) => void): Promise<MetaResults> {
+  const date = new Date().toISOString();
+  const started = Date.now();
+  const ud = fleetUserData(s);
+  const lab = await Lab.create({ name: 'bench-meta' });
+  const failures: string[] = [];
+  try {
+    const origin = await lab.startVm({ name: 'origin', ip: `${SUBNET}.10`, userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1, memoryMiB: 1536 });
+    expectDone('origin', await origin.waitForCloudInit({ timeoutMs: 15 * MIN }));
+    await origin.execOk(dataSet(s), { timeoutMs: 20 * MIN });
+    log('origin: data set written');
+    await lab.setLink(origin, { delayMs: s.delayMs, rateMbit: s.rateMbit });
+    const node = await lab.startVm({ name: 'node', ip: NODE_IP, userData: ud.node, cpus: 1, memoryMiB: 1536, instance: { tags: ud.nodeTags } });
+    expectDone('node', await node.waitForCloudInit({ timeoutMs: 30 * MIN }));
+    await node.execOk('systemctl stop efs-cache-mirror.timer');
+    await lab.setDnsRecord(ud.fleetName, [NODE_IP]);
+    const nvme = (c: string) => Array.from({ length: 2 }, (_, i) => ({ sizeMiB: 384, serial: `meta-${c}-${i}`, blank: true }));
+    const clientA = await lab.startVm({ name: 'client-a', ip: `${SUBNET}.21`, userData: ud.originClient, cpus: 1, memoryMiB: 1024, nvmeDisks: nvme('a') });
+    const clientB = await lab.startVm({ name: 'client-b', ip: `${SUBNET}.22`, userData: ud.fleetClient, cpus: 1, memoryMiB: 1024, nvmeDisks: nvme('b') });
+    expectDone('client-a', await clientA.waitForCloudInit({ timeoutMs: 20 * MIN }));
+    expectDone('client-b', await clientB.waitForCloudInit({ timeoutMs: 20 * MIN }));
+    await clientA.execOk(`mkdir -p /mnt/direct && mount -t nfs4 -o ${EFS_OPTIONS},nosharecache ${EFS_NAME}:/ /mnt/direct`);
+    const workload = fs.readFileSync(path.join(__dirname, 'workload.py'), 'utf8');
+    for (const c of [clientA, clientB]) await c.writeFile('/root/workload.py', workload);
+    const mounts = `${await clientA.execOk('findmnt -t nfs4 -rno TARGET,SOURCE,OPTIONS')}${await clientB.execOk('findmnt -t nfs4 -rno TARGET,SOURCE,OPTIONS')}`;
+    log(`client mounts:\n${mounts}`);
+    const where: Record<MetaMode, { vm: Vm; root: string; server: Vm }> = {
+      direct: { vm: clientA, root: '/mnt/direct/app', server: origin },
+      fscache: { vm: clientA, root: '/mnt/efs/app', server: origin },
+      node: { vm: clientB, root: '/mnt/efs/app', server: node },
+      mirror: { vm: clientB, root: '/mnt/mirror/app', server: node },
+    };
+
+    const cells: MetaCell[] = [];
+    const measureStart = Date.now();
+    for (const mode of Object.keys(MODES) as MetaMode[]) {
+      const { vm, root, server } = where[mode];
+      for (const wl of ['storm', 'tree', 'ls'] as MetaWorkload[]) {
+        const dir = `${root}/${wl === 'storm' ? 'storm' : 'pkg'}`;
+        for (const state of ['cold', 'warm', 'steady'] as MetaState[]) {
+          const passes = state === 'cold' ? 1 : wl === 'storm' && state === 'steady' ? s.stormRounds : s.passes;
+          const args = `${wl} ${dir} ${passes} ${state === 'warm' ? 'drop' : 'keep'}${wl === 'storm' ? ` ${s.stormFiles}` : ''}`;
+          try {
+            const o0 = await counters(origin);
+            const n0 = server === origin ? undefined : await counters(server);
+            const r = JSON.parse(await vm.execOk(`python3 /root/workload.py ${args}`, { timeoutMs: 40 * MIN })) as WorkloadRun;
+            const o = minus(await counters(origin), o0, passes);
+            const n = n0 ? minus(await counters(server), n0, passes) : undefined;
+            cells.push({ mode, workload: wl, state, seconds: r.seconds, originOps: o.ops, originRpcs: o.rpcs, ...(n ? { nodeOps: n.ops } : {}), latency: r.ops });
+            const med = median(r.seconds);
+            log(`6. ${mode} ${wl} ${state}: median ${med.toFixed(3)} s of ${passes}, origin ${o.rpcs.toFixed(0)} RPCs/pass ` +
+              `(OPEN ${o.ops.OPEN.toFixed(0)}, GETATTR ${o.ops.GETATTR.toFixed(0)})${n ? `, node OPEN ${n.ops.OPEN.toFixed(0)}/pass` : ''}`);
+          } catch (e) {
+            failures.push(`${mode} ${wl} ${state}: ${(e as Error).message.split('\n')[0]}`);
+            log(`6. ${mode} ${wl} ${state}: FAILED ${(e as Error).message}`);
+          }
+        }
+      }
+    }
+    log(`passes took ${((Date.now() - measureStart) / 1000).toFixed(0)} s`);
+
+    // The mirror's own cost: a sync with nothing changed, then SYNC_FILES more files on the origin and a sync that
+    // copies them, then one with nothing changed again; node memory read around them.
+    let sync: MirrorSync | undefined;
+    try {
+      sync = await mirrorCost(s, origin, node, log);
+    } catch (e) {
+      failures.push(`mirror sync: ${(e as Error).message.split('\n')[0]}`);
+      log(`mirror sync: FAILED ${(e as Error).message}`);
+    }
+    return {
+      date,
+      durationSeconds: (Date.now() - started) / 1000,
+      machine: machine(true),
+      settings: {
+        'origin': `kernel nfsd, NFSv4.1 only, delegations off (fs.leases-enable=0, like EFS); its egress shaped with netem: delay ${s.delayMs} ms, rate ${s.rateMbit} Mbit/s`,
+        'VMs': 'QEMU with TCG (software emulation, no KVM), 1 vCPU each: origin 1536 MiB, cache node 1536 MiB, two clients 1024 MiB with 2 x 384 MiB emulated NVMe in RAID 0',
+        'client mounts': `the library's client user data (FS-Cache client of the origin; client of the fleet with its mirror); the direct baseline: ${EFS_OPTIONS},nosharecache`,
+        'workloads': `storm: stat + open + read + close of the same ${s.stormFiles} files of 0.5-4 KiB; tree: a package tree of ${s.treeFiles} files of 1-50 KiB in ` +
+          `${Math.ceil(s.treeFiles / 25)} packages, walked and read; ls: ls -lR of that tree. One python3 process per call (bench/workload.py)`,
+        'states': `cold: the first pass, every cache on the path empty (one pass); warm: the client's page, dentry and inode caches dropped before each of ${s.passes} passes; ` +
+          `steady: passes one after another, nothing dropped (${s.stormRounds} for the storm, ${s.passes} otherwise)`,
+        'counts': 'origin operations per pass: the origin nfsd\'s own counters (/proc/net/rpc/nfsd) read around each call, divided by its passes; the mirror\'s timer held during the passes',
+      },
+      cells,
+      ...(sync ? { sync } : {}),
+      failures,
+    };
+  } finally {
+    await lab.destroy();
+    progress('bench-meta lab destroyed');
+  }
+}
+
+async function mirrorCost(s: MetadataSettings, origin: Vm, node: Vm, log: (m: string) => void): Promise<MirrorSync> {
+  const mem = async () => {
+    const m = Object.fromEntries((await node.execOk('cat /proc/meminfo')).split('\n').filter(Boolean)
+      .map((l) => { const [k, v] = l.split(':'); return [k, Number(v.trim().split(' ')[0]) * 1024]; }));
+    const used = Number((await node.execOk("df -B1 --output=used /mirror | tail -1")).trim());
+    return { shmem: m.Shmem, slab: m.Slab, available: m.MemAvailable, tmpfsUsed: used };
+  };
+  const syncOnce = async () => {
+    const o0 = await counters(origin);
+    const out = await node.execOk('s=$(date +%s%N); systemctl start efs-cache-mirror.service; e=$(date +%s%N); echo "US=$(( (e - s) / 1000 ))"; cat /run/efs-cache/mirror/app',
+      { timeoutMs: 70 * MIN });
+    const o = minus(await counters(origin), o0, 1);
+    const us = Number(/US=(\d+)/.exec(out)?.[1]);
+    const state = out.split('\n').filter((l) => l && !l.startsWith('US=')).pop() ?? '';
+    return { seconds: us / 1e6, originOps: o.ops, originRpcs: o.rpcs, state };
+  };
+  const before = await syncOnce();
+  const m0 = await mem();
+  await origin.execOk(`python3 - <<'EOF'
+import os, random
+random.seed(19)
+for i in range(${s.syncFiles}):
+    d = '/srv/efs/app/bulk/d%03d' % (i // 200)
+    os.makedirs(d, exist_ok=True)
+    with open('%s/f%d' % (d, i), 'wb') as f:
+        f.write(os.urandom(random.randint(512, 4096)))
+EOF
+sync`, { timeoutMs: 30 * MIN });
+  const copy = await syncOnce();
+  const m1 = await mem();
+  const again = await syncOnce();
+  log(`mirror sync: unchanged ${before.seconds.toFixed(1)} s/${before.originRpcs} RPCs; +${s.syncFiles} files ${copy.seconds.toFixed(1)} s/${copy.originRpcs} RPCs; ` +
+    `unchanged ${again.seconds.toFixed(1)} s/${again.originRpcs} RPCs; tmpfs +${((m1.tmpfsUsed - m0.tmpfsUsed) / 2 ** 20).toFixed(1)} MiB, slab +${((m1.slab - m0.slab) / 2 ** 20).toFixed(1)} MiB`);
+  return {
+    addedFiles: s.syncFiles,
+    unchangedBefore: before,
+    copyAdded: copy,
+    unchangedAfter: again,
+    memoryBefore: m0,
+    memoryAfter: m1,
+  };
+}
+
+export function median(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function expectDone(name: string, r: { status: string; errors: string[]; output: string }): void {
+  if (r.status !== 'done' || r.errors.length) {
+    throw new Error(`${name}: user data did not finish (${r.status}): ${r.errors.join('; ')}\n${r.output.split('\n').slice(-30).join('\n')}`);
+  }
+}
