@@ -324,3 +324,40 @@ describe('CachedFileSystem with a cache fleet', () => {
     expect(cfs.cacheFleet?.nodes).toHaveLength(2);
   });
 });
+
+describe('the nodes\' second cache level (nodeDiskCache)', () => {
+  test('off by default on the default type (no instance store): no fsc, no cache parameters', () => {
+    const { params, fleet: f } = fleet();
+    expect(f.diskCache).toBe(false);
+    expect(params[0].EFSC_NODE_DISK_CACHE).toBe('false');
+    expect(params[0].EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).not.toContain('fsc');
+    expect(params[0].EFSC_CACHE_DIR).toBeUndefined();
+  });
+
+  test('on by default on a type with NVMe instance store: fsc on the origin mount, efs-utils\' TLS port pinned', () => {
+    const { params, fleet: f } = fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge') });
+    expect(f.diskCache).toBe(true);
+    const p = params[0];
+    expect(p).toMatchObject({
+      EFSC_NODE_DISK_CACHE: 'true', EFSC_CACHE_DIR: '/var/cache/fscache', EFSC_CACHE_LABEL: 'efs-node-cache',
+      EFSC_CACHE_TAG: 'efsnode', EFSC_DEVICE_MODEL: 'Amazon EC2 NVMe Instance Storage', EFSC_INITIALIZE_DEVICES: 'false',
+      EFSC_CULL_BRUN: '10', EFSC_CULL_BCULL: '7', EFSC_CULL_BSTOP: '3',
+    });
+    expect(p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).toEqual(expect.arrayContaining(['fsc', 'tls', 'iam', 'tlsport=20049', 'ro']));
+  });
+
+  test('can be turned off on a type with instance store, and given another device model', () => {
+    expect(fleet({ instanceType: new ec2.InstanceType('i4i.4xlarge'), nodeDiskCache: false }).params[0].EFSC_NODE_DISK_CACHE).toBe('false');
+    const p = fleet({ instanceType: new ec2.InstanceType('c6gd.4xlarge'), originMountHelper: MountHelper.NFS, nodeDiskCacheDeviceModel: 'QEMU NVMe Ctrl' }).params[0];
+    expect(p.EFSC_DEVICE_MODEL).toBe('QEMU NVMe Ctrl');
+    expect(p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).toContain('fsc');
+    expect(p.EFSC_ORIGIN_MOUNT_OPTIONS).not.toMatch(/tlsport/);
+  });
+
+  test('on a type whose instance store is not known, explicitly on, with a warning', () => {
+    const { stack, fleet: f } = fleet({ instanceType: new ec2.InstanceType('x99z.large'), nodeDiskCache: true });
+    expect(f.diskCache).toBe(true);
+    const w = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('whether x99z\\.large has NVMe instance store is not known'));
+    expect(w).toHaveLength(1);
+  });
+});

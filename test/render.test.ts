@@ -7,7 +7,7 @@ import { runScript } from './util/run-script';
 
 describe('renderScript', () => {
   test('header, sorted quoted parameters, then library and script without comments', () => {
-    const r = renderScript({ script: 'client/bootstrap.sh', description: 'test', parameters: { EFSC_B: "it's", EFSC_A: 'x y' } });
+    const r = renderScript({ script: 'client/bootstrap.sh', description: 'test', parameters: { EFSC_B: "it's", EFSC_A: 'x y' }, libraries: ['lib/common.sh', 'lib/fscache.sh'] });
     const lines = r.text.split('\n');
     expect(lines.slice(0, 4)).toEqual(['#!/bin/bash', 'set -euo pipefail', "export EFSC_A='x y'", `export EFSC_B='it'"'"'s'`]);
     expect(r.text.match(/^#!/gm)).toHaveLength(1);

@@ -12,6 +12,8 @@ set -euo pipefail
 #                         and /usr/local/sbin/efs-cache-warm on demand)
 #   bootstrap.sh --metrics  one run of the metrics collector (lib/metrics.sh; efs-cache-metrics.timer)
 #   bootstrap.sh --mirror   one sync of the mirrors (lib/mirror.sh; efs-cache-mirror.timer)
+#   bootstrap.sh --disk-cache  the second cache level only (EFSC_NODE_DISK_CACHE=true; efs-cache-disk-cache.service
+#                         every boot, before the origin mount): FS-Cache on a RAID 0 of the instance store
 # Run from a checkout, source the library (in user-data it is inlined above, and the renderer drops this block).
 # efs-cache: standalone begin
 if ! declare -F die >/dev/null; then
@@ -22,7 +24,9 @@ if ! declare -F die >/dev/null; then
   source "${EFS_CACHE_LIB%/*}/metrics.sh"
   # shellcheck source-path=SCRIPTDIR source=../lib/mirror.sh
   source "${EFS_CACHE_LIB%/*}/mirror.sh"
-  EFS_CACHE_LIB+=":${EFS_CACHE_LIB%/*}/metrics.sh:${EFS_CACHE_LIB%/*}/mirror.sh"
+  # shellcheck source-path=SCRIPTDIR source=../lib/fscache.sh
+  source "${EFS_CACHE_LIB%/*}/fscache.sh"
+  EFS_CACHE_LIB+=":${EFS_CACHE_LIB%/*}/metrics.sh:${EFS_CACHE_LIB%/*}/mirror.sh:${EFS_CACHE_LIB%/*}/fscache.sh"
 fi
 # efs-cache: standalone end
 
@@ -52,9 +56,18 @@ check_parameters() {
   done
   need EFSC_REWARM_INTERVAL '^([1-9][0-9]*(min|h|d|w))?$' 'a time span such as 6h, or empty'
   need EFSC_STABLE_ENI_ID '^(eni-[0-9a-f]{8,17})?$' 'an ENI id, or empty'
+  need EFSC_NODE_DISK_CACHE '^(true|false)$' 'true or false'
+  if disk_cache; then
+    fscache_check
+    [[ ",$EFSC_ORIGIN_MOUNT_OPTIONS," =~ ,fsc[,=] ]] || die "EFSC_ORIGIN_MOUNT_OPTIONS must contain fsc with EFSC_NODE_DISK_CACHE=true"
+  fi
   metrics_check
   mirror_check
 }
+
+# The second cache level: the origin mount keeps what it reads on the instance store too (FS-Cache, lib/fscache.sh),
+# so a file the page cache evicted is served from local disk, not the origin.
+disk_cache() { [ "$EFSC_NODE_DISK_CACHE" = true ]; }
 
 # Before the origin mount: a transport's sunrpc slot table is sized when it connects. modprobe.d covers sunrpc loaded
 # as a module at boot (systemd-sysctl runs before it loads, hence the - that ignores the keys then), sysctl.d a
@@ -99,9 +112,27 @@ install_units() {
   m=$(systemd-escape -p --suffix=mount "$mp")
   install_self "$SELF"
   put_file /usr/local/sbin/efs-cache-warm 0755 <<<$'#!/bin/sh\nexec '"$SELF --warm" || true
+  local after=""
+  if disk_cache; then
+    put_unit efs-cache-disk-cache.service <<EOF
+[Unit]
+Description=efs-cache: rebuild or reassemble the node's FS-Cache disk, start cachefilesd, before the origin mount
+After=local-fs.target
+Wants=remote-fs-pre.target
+Before=remote-fs-pre.target
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=$SELF --disk-cache
+[Install]
+WantedBy=multi-user.target
+EOF
+    systemctl enable -q efs-cache-disk-cache.service
+    after=$'\nWants=efs-cache-disk-cache.service\nAfter=efs-cache-disk-cache.service'
+  fi
   put_unit "$m" <<EOF
 [Unit]
-Description=efs-cache: origin of the re-export
+Description=efs-cache: origin of the re-export$after
 [Mount]
 What=$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH
 Where=$mp
@@ -143,6 +174,10 @@ EOF
   if ! mountpoint -q "$mp"; then
     log "mounting the origin $EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH at $mp"
     systemctl start "$m" || die "could not mount the origin $EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH in ${EFSC_MOUNT_TIMEOUT_SEC}s"
+  fi
+  if disk_cache; then
+    [ "$(fsc_of "$mp")" = yes ] || die "the origin is mounted at $mp without FS-Cache (/proc/fs/nfsfs/volumes: FSC no)"
+    log "the origin at $mp is cached on $EFSC_CACHE_DIR too (FS-Cache)"
   fi
 }
 
@@ -267,7 +302,9 @@ node_identity() {
 # The packages of the first boot (ensure_aws_cli adds curl and the CLI when the stable interface needs them).
 # test/al2023 runs this with the real dnf against repositories of Amazon Linux 2023's package names.
 install_packages() {
-  if [ "$OS_PKG" = dnf ]; then ensure_packages nfs-utils; else ensure_packages nfs-kernel-server; fi
+  local nfs='nfs-kernel-server'
+  if [ "$OS_PKG" = dnf ]; then nfs='nfs-utils'; fi
+  if disk_cache; then fscache_packages "$nfs"; else ensure_packages "$nfs"; fi
   if mirrors; then ensure_packages rsync; fi
   if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
 }
@@ -281,12 +318,14 @@ main() {
     --warm) warm ;;
     --metrics) metrics_collect ;;
     --mirror) mirror_sync ;;
+    --disk-cache) if disk_cache; then fscache_up; fi ;;
     "")
       detect_os
       install_packages
       guard_serving
       tune
       configure_nfsd
+      if disk_cache; then fscache_up; fi
       install_units
       systemctl start efs-cache-warm.service ||
         die "$(journalctl -qu efs-cache-warm -o cat -n 9 | sed -n 's/.*FATAL: //p' | tail -1) (efs-cache-warm failed)"
@@ -310,7 +349,7 @@ EOF
       # Now, not at exit: commands added to the fleet's user data run after this, and never decide the node's result.
       if declare -F signal_cloudformation >/dev/null; then signal_cloudformation SUCCESS; fi
       ;;
-    *) die "unknown argument '$1' (use --warm, --metrics or --mirror)" ;;
+    *) die "unknown argument '$1' (use --warm, --metrics, --mirror or --disk-cache)" ;;
   esac
 }
 

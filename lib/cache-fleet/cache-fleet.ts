@@ -10,6 +10,7 @@ import { renderScript, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { CacheNode } from './cache-node';
 import { DEFAULT_INSTANCE_TYPE, validateCacheFleetOptions } from './validation';
+import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { propError } from '../private/errors';
 import { exportClients } from '../private/cidr';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
@@ -140,6 +141,24 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly vfsCachePressure?: number;
 
   /**
+   * A second cache level on each node: the node's origin mount keeps what it reads on a RAID 0 of the node type's
+   * NVMe instance store too (FS-Cache), so a working set larger than RAM is still served from the node, and a file
+   * the page cache evicted is read from local disk, not from EFS. Instance store is lost on stop/start (the cache
+   * is rebuilt empty) and kept across reboots. A node that cannot build it does not serve.
+   *
+   * @default - on when `instanceType` has NVMe instance store (c7gd, c6gd, m6id, i4i and the like), off otherwise
+   */
+  readonly nodeDiskCache?: boolean;
+
+  /**
+   * The model string of the devices the nodes' disk cache is built on, as `/sys/block/<device>/device/model` shows
+   * it: change it only for images or hardware that name instance store otherwise.
+   *
+   * @default 'Amazon EC2 NVMe Instance Storage'
+   */
+  readonly nodeDiskCacheDeviceModel?: string;
+
+  /**
    * Paths under `exportPath` read in parallel before a node starts serving, so the first client read hits RAM.
    *
    * @default - no warming
@@ -261,6 +280,8 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
   public readonly userData: ec2.UserData;
   /** Estimated size of the nodes' user data in bytes (tokens counted generously), without commands added to `userData`. */
   public readonly userDataBytes: number;
+  /** Whether the nodes keep a second cache level on their instance store (`nodeDiskCache`). */
+  public readonly diskCache: boolean;
   /** The fan-out in front of the nodes. */
   public readonly fanOut: FanOut;
   /** The name clients mount: every node (Route 53 round robin) or the load balancer. */
@@ -304,6 +325,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     this.nfsdThreads = props.nfsdThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
     warnUnknownNodeSize(this, this.instanceType, facts, props.nfsdThreads === undefined ? this.nfsdThreads : undefined);
     this.fsid = fsidFor(this.node.path, props.originPath ?? '/');
+    this.diskCache = props.nodeDiskCache ?? (facts.instanceStore === true && facts.nvmeInstanceStore === true);
     this.metricsGroup = this.node.path;
     this.mirrors = (props.mirrorPaths ?? []).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) }));
     const mode = props.fanOut ?? FanOutMode.ROUTE53;
@@ -336,7 +358,7 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
       EFSC_ORIGIN_SERVER: efsDnsName(props.fileSystem),
       EFSC_ORIGIN_PATH: props.originPath ?? '/',
       EFSC_ORIGIN_MOUNT_TYPE: mountHelper,
-      EFSC_ORIGIN_MOUNT_OPTIONS: originMountOptions(props, mountHelper).join(','),
+      EFSC_ORIGIN_MOUNT_OPTIONS: originMountOptions(props, mountHelper, this.diskCache).join(','),
       EFSC_MOUNT_TIMEOUT_SEC: seconds(props.originMountTimeout ?? Duration.minutes(3)),
       EFSC_EXPORT_PATH: this.exportPath,
       EFSC_EXPORT_FSID: this.fsid,
@@ -350,13 +372,18 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
       EFSC_REWARM_INTERVAL: rewarm ? systemdTimeSpan(rewarm) : '',
       ...instanceMetrics(this, this.role, props.metrics ?? true),
       ...mirrorParameters(this.node.path, props, mountHelper),
+      EFSC_NODE_DISK_CACHE: String(this.diskCache),
+      ...(this.diskCache ? diskCacheParameters({
+        dir: '/var/cache/fscache', label: 'efs-node-cache', tag: 'efsnode',
+        deviceModel: props.nodeDiskCacheDeviceModel ?? INSTANCE_STORE_MODEL, initializeDevices: false, cull: DEFAULT_CULL,
+      }) : {}),
     };
 
     // One launch template for every node: what differs between nodes (the stable interface to attach, the group
     // to signal) reaches each instance as tags its group propagates, read at boot through the metadata service.
     const rendered = renderScript({
       script: 'cache-node/bootstrap.sh',
-      libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/mirror.sh', 'lib/aws-signal.sh'],
+      libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/mirror.sh', 'lib/fscache.sh', 'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
       parameters: {
         ...common,
@@ -540,11 +567,14 @@ export function fsidFor(constructPath: string, originPath: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-function originMountOptions(props: CacheFleetOptions, helper: MountHelper): string[] {
+function originMountOptions(props: CacheFleetOptions, helper: MountHelper, diskCache: boolean): string[] {
   const ac = seconds(props.attributeCacheTimeout ?? Duration.minutes(10));
   const acdir = seconds(props.directoryCacheTimeout ?? Duration.minutes(10));
   return [
-    ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam'] : []),
+    // FS-Cache keys its cache on the server's address and port: with the disk cache, efs-utils' local TLS port is
+    // pinned (as on clients), so a remount finds what the disk holds.
+    ...(diskCache ? ['fsc'] : []),
+    ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam', ...(diskCache ? ['tlsport=20049'] : [])] : []),
     ...RECOMMENDED_NFS_OPTIONS,
     'ro',
     props.closeToOpenConsistency ? 'cto' : 'nocto',

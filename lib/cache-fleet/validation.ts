@@ -47,6 +47,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
     throw propError('originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
   validateMirrorOptions(o, exportPath);
+  validateDiskCache(scope, o, facts);
   for (const p of o.warmPaths ?? []) {
     if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError('warmPaths', `'${p}' is not an absolute path.`);
     if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {
@@ -88,5 +89,31 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
         `workingSetSize: ${ws} GiB does not fit in the page cache of ${o.instanceType ?? DEFAULT_INSTANCE_TYPE} ` +
         `(${facts.memoryGiB} GiB): reads beyond it go to EFS. Choose a larger instanceType or more memory-heavy family.`);
     }
+  }
+}
+
+/** The nodes' second cache level (`nodeDiskCache`) needs NVMe instance store the bootstrap can find by its model. */
+function validateDiskCache(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): void {
+  const type = String(o.instanceType ?? DEFAULT_INSTANCE_TYPE);
+  const nvme = facts.instanceStore === true && facts.nvmeInstanceStore === true;
+  const on = o.nodeDiskCache ?? nvme;
+  if (o.nodeDiskCacheDeviceModel !== undefined) {
+    if (!on) {
+      throw propError('nodeDiskCacheDeviceModel', o.nodeDiskCache === false ? 'applies only with nodeDiskCache.'
+        : `applies only with nodeDiskCache, which is off by default for ${type} (no NVMe instance store known).`);
+    }
+    if (!/^[\x20-\x7e]*[\x21-\x7e]$/.test(o.nodeDiskCacheDeviceModel)) {
+      throw propError('nodeDiskCacheDeviceModel', `must be printable ASCII without a trailing space, got '${o.nodeDiskCacheDeviceModel}'.`);
+    }
+  }
+  if (!o.nodeDiskCache) return;
+  if (facts.instanceStore === false || (facts.instanceStore === true && facts.nvmeInstanceStore === false)) {
+    throw propError('nodeDiskCache', `${type} has no NVMe instance store to hold the disk cache; choose a node type ` +
+      'with it (for example c7gd, c6gd, m6id, i4i), or leave nodeDiskCache off.');
+  }
+  if (facts.instanceStore === undefined && o.nodeDiskCacheDeviceModel === undefined) {
+    Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownNodeInstanceStore',
+      `nodeDiskCache: whether ${type} has NVMe instance store is not known here; if it has none, every node fails ` +
+      'its bootstrap and does not serve.');
   }
 }

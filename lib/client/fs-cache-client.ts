@@ -10,6 +10,7 @@ import { CacheFleet } from '../cache-fleet/cache-fleet';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
+import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
@@ -219,7 +220,6 @@ export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
 }
 
 const DEFAULT_INSTANCE_TYPE = 'm6id.xlarge';
-const INSTANCE_STORE_MODEL = 'Amazon EC2 NVMe Instance Storage';
 const EBS_MODEL = 'Amazon Elastic Block Store';
 const DIR_RE = /^\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
 
@@ -313,9 +313,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       ...(props.cacheFleet ? ['nocto', ...fleetAttributeCaching(props.cacheFleet)] : []),
     ];
     const cull = props.cullLimits ?? {};
+    const d = DEFAULT_CULL;
     this.cullLimits = {
-      blocksRun: cull.blocksRun ?? 10, blocksCull: cull.blocksCull ?? 7, blocksStop: cull.blocksStop ?? 3,
-      filesRun: cull.filesRun ?? 10, filesCull: cull.filesCull ?? 7, filesStop: cull.filesStop ?? 3,
+      blocksRun: cull.blocksRun ?? d.blocksRun, blocksCull: cull.blocksCull ?? d.blocksCull, blocksStop: cull.blocksStop ?? d.blocksStop,
+      filesRun: cull.filesRun ?? d.filesRun, filesCull: cull.filesCull ?? d.filesCull, filesStop: cull.filesStop ?? d.filesStop,
     };
     const model = props.cacheDeviceModel ?? (storage === CacheStorage.EBS ? EBS_MODEL : INSTANCE_STORE_MODEL);
 
@@ -332,22 +333,15 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         EFSC_MOUNT_TYPE: helper,
         EFSC_MOUNT_OPTIONS: options.join(','),
         EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? Duration.minutes(3)),
-        EFSC_CACHE_DIR: props.cacheDirectory ?? '/var/cache/fscache',
-        EFSC_CACHE_LABEL: 'fscache',
-        EFSC_CACHE_TAG: props.cacheTag ?? 'efscache',
+        ...diskCacheParameters({
+          dir: props.cacheDirectory ?? '/var/cache/fscache', label: 'fscache', tag: props.cacheTag ?? 'efscache',
+          deviceModel: model, initializeDevices: props.initializeCacheDevices ?? false, cull: this.cullLimits,
+        }),
         EFSC_CACHE_SOURCE: storage,
-        EFSC_DEVICE_MODEL: model,
-        EFSC_INITIALIZE_DEVICES: String(props.initializeCacheDevices ?? false),
-        EFSC_CULL_BRUN: String(this.cullLimits.blocksRun),
-        EFSC_CULL_BCULL: String(this.cullLimits.blocksCull),
-        EFSC_CULL_BSTOP: String(this.cullLimits.blocksStop),
-        EFSC_CULL_FRUN: String(this.cullLimits.filesRun),
-        EFSC_CULL_FCULL: String(this.cullLimits.filesCull),
-        EFSC_CULL_FSTOP: String(this.cullLimits.filesStop),
         ...instanceMetrics(this, this.role, props.metrics ?? true),
         ...clientMirrorParameters(props),
       },
-      libraries: ['lib/common.sh', 'lib/metrics.sh'],
+      libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/fscache.sh'],
     });
     if (props.metrics ?? true) {
       Validations.of(this.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: PUT_METRIC_DATA_REASON });

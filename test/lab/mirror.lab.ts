@@ -1,7 +1,9 @@
 /**
  * Mirrors (issue 19) on a real kernel: a cache node that serves /efs/app from a synced copy in RAM, exported by its
  * own nfsd, which grants read delegations; an origin that behaves like EFS (no delegations, 2 ms + 16 Mbit/s); one
- * client that mounts the mirror and, for the baseline, the origin directly with EFS's recommended options.
+ * client that mounts the mirror and, for the baseline, the origin directly with EFS's recommended options. The node
+ * also keeps its second cache level (nodeDiskCache: FS-Cache on a RAID 0 of two emulated NVMe disks), and (f) shows
+ * a file evicted from its RAM served from that disk with no origin read.
  * Asserts counters and state, never timings; the times are printed as figures of this run.
  */
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
@@ -10,7 +12,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, MountHelper } from '../../lib';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, IntrinsicValues, Lab, progress, resolveUserData, Vm } from './harness';
-import { EFS_NAME, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
+import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
 const MIN = 60_000;
 const NODE = '10.77.0.31';
@@ -20,6 +22,8 @@ const INTERVAL_S = 60;
 /** The client's mounts: the mirror through the node, and the origin directly with EFS's recommended options. */
 const MIRROR_MNT = '/mnt/mirror';
 const ORIGIN_MNT = '/mnt/origin';
+/** The node's re-export of the whole origin, for the second cache level. */
+const REEXPORT_MNT = '/mnt/node';
 const EFS_OPTIONS = 'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport';
 
 function mirrorNodeUserData(): { userData: string; tags: Record<string, string>; fsid: string } {
@@ -38,6 +42,8 @@ function mirrorNodeUserData(): { userData: string; tags: Record<string, string>;
     mirrorInterval: Duration.seconds(INTERVAL_S),
     mirrorSize: Size.mebibytes(256),
     mirrorSyncTimeout: Duration.seconds(30),
+    nodeDiskCache: true,
+    nodeDiskCacheDeviceModel: LAB_NVME_MODEL,
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const values = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' } as IntrinsicValues;
@@ -133,13 +139,17 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
       'sync',
     ].join(' && '));
     await lab.setLink(origin, { delayMs: 2, rateMbit: 16 });
-    node = await lab.startVm({ name: 'node', ip: NODE, userData: ud.userData, cpus: 1, instance: { tags: ud.tags } });
+    node = await lab.startVm({
+      name: 'node', ip: NODE, userData: ud.userData, cpus: 1, instance: { tags: ud.tags },
+      nvmeDisks: [0, 1].map((i) => ({ sizeMiB: 256, serial: `mirror-node-${i}`, blank: true })),
+    });
     client = await lab.startVm({ name: 'client', ip: '10.77.0.21', userData: '#!/bin/bash\ntrue\n', cpus: 1 });
     [boot] = await Promise.all([node.waitForCloudInit(), client.waitForCloudInit()]);
     await client.execOk([
       `mkdir -p ${MIRROR_MNT} ${ORIGIN_MNT}`,
       `mount -t nfs4 -o nfsvers=4.1,ro,hard,timeo=600,retrans=2,noresvport ${NODE}:/mirror/app ${MIRROR_MNT}`,
       `mount -t nfs4 -o ${EFS_OPTIONS} ${EFS_NAME}:/app ${ORIGIN_MNT}`,
+      `mkdir -p ${REEXPORT_MNT} && mount -t nfs4 -o nfsvers=4.1,ro,hard,timeo=600,retrans=2,noresvport ${NODE}:/efs ${REEXPORT_MNT}`,
     ].join(' && '), { timeoutMs: 5 * MIN });
     await client.writeFile('/root/loop.py', LOOP);
     await client.writeFile('/root/reader.py', READER);
@@ -256,6 +266,34 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect(Number(reads)).toBeGreaterThan(10);
     expect(seen).toContain('D');
     expect(seen.length).toBeGreaterThanOrEqual(2);
+  });
+
+  test('(f) second cache level: a file evicted from the node\'s RAM is read from its disk cache, not the origin', async () => {
+    // Built at boot: a RAID 0 of both blank disks, cachefilesd with its cache active, the origin mount with FSC yes.
+    expect((await node.execOk('findmnt -no FSTYPE,SOURCE /var/cache/fscache')).trim()).toMatch(/^ext4 \/dev\/md/);
+    expect((await node.execOk('cat /proc/mdstat')).replace(/\s+/g, ' ')).toMatch(/active raid0 nvme\dn1\[\d\] nvme\dn1\[\d\]/);
+    expect((await node.execOk('awk \'$NF == "efsnode" { print $(NF-1) }\' /proc/fs/fscache/caches')).trim()).toBe('A');
+    expect((await node.execOk('pgrep -x cachefilesd | wc -l')).trim()).toBe('1');
+    expect((await node.execOk(`awk -v d="$(mountpoint -d /efs)" '$4 == d { print $NF }' /proc/fs/nfsfs/volumes`)).trim()).toBe('yes');
+    expect((await node.execOk('systemctl is-enabled efs-cache-disk-cache.service')).trim()).toBe('enabled');
+
+    await origin.execOk('head -c 16M /dev/urandom > /srv/efs/data/l2.bin && sync');
+    const sum = (await origin.execOk('md5sum < /srv/efs/data/l2.bin')).trim();
+    // The first read fills the node's page cache and its disk cache; FS-Cache writes behind: wait until it is done.
+    expect((await client.execOk(`md5sum < ${REEXPORT_MNT}/data/l2.bin`, { timeoutMs: 10 * MIN })).trim()).toBe(sum);
+    await node.execOk('p=; for i in $(seq 60); do c=$(cat /proc/fs/fscache/stats); [ "$c" = "$p" ] && break; p=$c; sleep 3; done; sync',
+      { timeoutMs: 5 * MIN });
+    // Evict it from the node's RAM (and the client's): the next read must come from somewhere.
+    await node.execOk('echo 3 > /proc/sys/vm/drop_caches');
+    await client.execOk('echo 3 > /proc/sys/vm/drop_caches');
+    const originBytes = async () => Number((await origin.execOk("awk '$1 == \"io\" { print $2 }' /proc/net/rpc/nfsd")).trim());
+    const diskReads = async () => Number(/IO\s*:\s*rd=(\d+)/.exec(await node.execOk('cat /proc/fs/fscache/stats'))?.[1]);
+    const [o0, d0] = [await originBytes(), await diskReads()];
+    expect((await client.execOk(`md5sum < ${REEXPORT_MNT}/data/l2.bin`, { timeoutMs: 10 * MIN })).trim()).toBe(sum);
+    const [o1, d1] = [await originBytes(), await diskReads()];
+    progress(`second cache level: origin bytes read +${o1 - o0}, node FS-Cache pages read +${d1 - d0}`);
+    expect(o1 - o0).toBe(0);
+    expect(d1 - d0).toBeGreaterThanOrEqual(4096); // 16 MiB in 4 KiB pages
   });
 
   test('(e) a failed sync keeps the last copy served and is recorded (state, metric, journal)', async () => {

@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC1091,SC2016,SC2034 # sourced by test/al2023/run.sh in the chroot, after lib.sh
 # The client's packages (assets/client/bootstrap.sh install_packages), mounting EFS or the fleet with plain nfs4.
 source "$A/lib/metrics.sh"
+source "$A/lib/fscache.sh"
 load_script "$A/client/bootstrap.sh"
 EFSC_MOUNT_TYPE=nfs4
 detect_os

@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC1091,SC2016,SC2034 # sourced by test/al2023/run.sh in the chroot, after lib.sh
 # The client's packages with mount type efs: amazon-efs-utils from core as well.
 source "$A/lib/metrics.sh"
+source "$A/lib/fscache.sh"
 load_script "$A/client/bootstrap.sh"
 EFSC_MOUNT_TYPE=efs
 detect_os

@@ -2,6 +2,7 @@
 # label_cache_dir with SELinux reported enabled: it installs policycoreutils-python-utils for semanage and adds the
 # rule. selinuxenabled, matchpathcon and restorecon are stubs here (no SELinux in a chroot), so the function's last
 # check, the label of the directory, fails as it must where nothing labels it.
+source "$A/lib/fscache.sh"
 load_script "$A/client/bootstrap.sh"
 printf '#!/bin/sh\nexit 0\n' >/opt/t/bin/selinuxenabled
 printf '#!/bin/sh\necho "$2 system_u:object_r:var_t:s0"\n' >/opt/t/bin/matchpathcon

@@ -3,8 +3,10 @@
 # aws CLI its stable interface needs (common.sh ensure_aws_cli).
 # shellcheck source=/dev/null
 source "$A/lib/mirror.sh"
+source "$A/lib/fscache.sh"
 load_script "$A/cache-node/bootstrap.sh"
 EFSC_ORIGIN_MOUNT_TYPE=efs
+EFSC_NODE_DISK_CACHE=false
 EFSC_MIRROR_PATHS=''
 detect_os
 mark
@@ -23,3 +25,10 @@ mark
 EFSC_MIRROR_PATHS='/efs/app'
 install_packages
 check "a node with mirrors adds rsync (the sync), nothing else" dnf_calls_are 'dnf -qy install rsync'
+mark
+EFSC_MIRROR_PATHS=''
+EFSC_NODE_DISK_CACHE=true
+install_packages
+check "a node with the disk cache adds SPAL, then its disk packages in one call" dnf_calls_are \
+  'dnf -qy install spal-release' 'dnf -qy install mdadm e2fsprogs cachefilesd'
+check "mdadm, mkfs.ext4, cachefilesd on PATH" commands mdadm mkfs.ext4 cachefilesd

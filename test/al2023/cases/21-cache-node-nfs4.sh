@@ -1,7 +1,9 @@
 # shellcheck shell=bash disable=SC1091,SC2016,SC2034 # sourced by test/al2023/run.sh in the chroot, after lib.sh
 # The cache node with a plain nfs4 origin: nfs-utils only.
+source "$A/lib/fscache.sh"
 load_script "$A/cache-node/bootstrap.sh"
 EFSC_ORIGIN_MOUNT_TYPE=nfs4
+EFSC_NODE_DISK_CACHE=false
 detect_os
 mark
 install_packages

@@ -1,0 +1,56 @@
+/**
+ * The node's second cache level as the rendered user data runs it (host sandbox, test/util/run-script.ts): its
+ * parameter checks. That the cache is built, used by the origin mount and serves evicted files with no origin read
+ * is the lab's to prove (test/lab/mirror.lab.ts, on a real kernel).
+ */
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CacheFleet, MountHelper } from '../lib';
+import { importedFs, stackWithVpc } from './util';
+import { runScript } from './util/run-script';
+import { launchTemplateUserData, parameters } from './util/user-data';
+
+function nodeUserData(): string {
+  const { stack, vpc } = stackWithVpc();
+  new CacheFleet(stack, 'Fleet', {
+    vpc, fileSystem: importedFs(stack), nodeCount: 1, instanceType: new ec2.InstanceType('c7gd.4xlarge'),
+    originMountHelper: MountHelper.NFS, clientCidrs: ['10.0.0.0/16'],
+  });
+  // The lab's values for what resolves at deploy time.
+  return Object.values(launchTemplateUserData(stack, () => 'fs-0123456789abcdef0.efs.us-east-1.amazonaws.com'))[0];
+}
+
+describe('node disk cache: the script\'s own checks', () => {
+  const ud = nodeUserData();
+
+  test('the rendered node asks for it, with fsc on the origin mount', () => {
+    const p = parameters(ud);
+    expect(p.EFSC_NODE_DISK_CACHE).toBe('true');
+    expect(p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).toContain('fsc');
+  });
+
+  test('an origin mount without fsc is refused before anything is installed', () => {
+    const p = parameters(ud).EFSC_ORIGIN_MOUNT_OPTIONS;
+    const bad = ud.replace(`export EFSC_ORIGIN_MOUNT_OPTIONS='${p}'`, `export EFSC_ORIGIN_MOUNT_OPTIONS='${p.replace(/^fsc,|,fsc(?=,|$)/, '')}'`);
+    expect(bad).not.toBe(ud);
+    const run = runScript(bad, ['--disk-cache'], {});
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/FATAL: EFSC_ORIGIN_MOUNT_OPTIONS must contain fsc with EFSC_NODE_DISK_CACHE=true/);
+    expect(run.calls.filter((c) => /^(dnf|apt-get|mdadm|mkfs\.ext4|mount) /.test(c))).toEqual([]);
+  });
+
+  test('a bad cull setting is refused by the shared disk cache checks', () => {
+    const bad = ud.replace("export EFSC_CULL_BCULL='7'", "export EFSC_CULL_BCULL='12'");
+    expect(bad).not.toBe(ud);
+    const run = runScript(bad, ['--disk-cache'], {});
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/FATAL: need 0 <= EFSC_CULL_BSTOP < EFSC_CULL_BCULL < EFSC_CULL_BRUN < 100/);
+  });
+
+  test('--disk-cache on a node without it does nothing', () => {
+    const off = ud.replace("export EFSC_NODE_DISK_CACHE='true'", "export EFSC_NODE_DISK_CACHE='false'");
+    const run = runScript(off, ['--disk-cache'], {});
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.calls).toEqual([]);
+  });
+});
