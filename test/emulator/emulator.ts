@@ -33,6 +33,8 @@ export interface ApiCall {
   readonly params: Record<string, string>;
   /** The first word of the User-Agent: aws-cli/1.x for the scripts, Boto3/... for the test's own set-up calls. */
   readonly client: string;
+  /** The Host header: the name the client resolved (an S3 bucket's virtual host, for example). */
+  readonly host: string;
   /** The HTTP status the emulator answered. */
   readonly status: number;
 }
@@ -53,6 +55,8 @@ export interface RunOptions {
   readonly varLib?: string;
   /** Called every 200 ms while the script runs, with the calls recorded so far (a replacement happens here). */
   readonly whileRunning?: (calls: ApiCall[]) => Promise<void> | void;
+  /** More host names that resolve to the emulator (an S3 bucket's virtual host, such as BUCKET.s3.amazonaws.com). */
+  readonly extraHosts?: string[];
 }
 
 export class Emulator {
@@ -130,7 +134,7 @@ export class Emulator {
     for (const name of REFUSED) stub(name, 'exit 97');
     fs.symlinkSync(path.join(VENV, 'bin', 'aws'), path.join(bin, 'aws'));
     const hosts = path.join(dir, 'hosts');
-    fs.writeFileSync(hosts, `127.0.0.1 localhost\n127.0.0.1 ${AWS_HOSTS.join(' ')}\n`);
+    fs.writeFileSync(hosts, `127.0.0.1 localhost\n127.0.0.1 ${[...AWS_HOSTS, ...options.extraHosts ?? []].join(' ')}\n`);
     const file = path.join(dir, 'user-data.sh');
     fs.writeFileSync(file, script, { mode: 0o700 });
     const varLib = options.varLib ? `/bin/mount --bind '${options.varLib}' /var/lib` : '/bin/mount -t tmpfs efsc-test /var/lib';

@@ -78,10 +78,14 @@ class Front:
 
     def __call__(self, environ, start_response):
         length = int(environ.get('CONTENT_LENGTH') or 0)
-        body = environ['wsgi.input'].read(length) if length else b''
+        if length:
+            body = environ['wsgi.input'].read(length)
+        else:  # chunked (boto3's PutObject with a trailing checksum): the server decoded it, read to the end
+            body = environ['wsgi.input'].read() if environ.get('wsgi.input_terminated') else b''
         environ['wsgi.input'] = io.BytesIO(body)
         service = service_of(environ)
-        params = {k: v[0] if len(v) == 1 else v for k, v in parse_qs(body.decode('utf-8', 'replace')).items()}
+        form = environ.get('CONTENT_TYPE', '').startswith('application/x-www-form-urlencoded')  # the query protocol
+        params = {k: v[0] if len(v) == 1 else v for k, v in parse_qs(body.decode('utf-8', 'replace') if form else '').items()}
         if environ.get('QUERY_STRING'):
             params.update({k: v[0] for k, v in parse_qs(environ['QUERY_STRING']).items()})
         action = params.pop('Action', None) or environ.get('HTTP_X_AMZ_TARGET') or \
@@ -210,11 +214,15 @@ class Control(BaseHTTPRequestHandler):
         if self.path == '/api':
             import boto3  # pylint: disable=import-outside-toplevel
             import botocore.exceptions  # pylint: disable=import-outside-toplevel
+            from botocore.config import Config  # pylint: disable=import-outside-toplevel
             client = boto3.client(body['service'], region_name='us-east-1', endpoint_url='https://localhost',
                                   verify=os.path.join(STATE, 'ca.pem'), aws_access_key_id='AKIALABTEST',
-                                  aws_secret_access_key='lab')
+                                  aws_secret_access_key='lab', config=Config(s3={'addressing_style': 'path'}))
+            params = body.get('params', {})
+            if 'Body' in params:  # S3 PutObject: text in the JSON, bytes to boto3
+                params['Body'] = params['Body'].encode('utf-8')
             try:
-                result = getattr(client, body['method'])(**body.get('params', {}))
+                result = getattr(client, body['method'])(**params)
             except botocore.exceptions.ClientError as e:
                 return self.reply(400, {'error': e.response.get('Error', {})})
             result.pop('ResponseMetadata', None)
