@@ -117,8 +117,22 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     const stray = { ...tags, [SIGNAL_TAG]: 'NotInTheStack' };
     const { run, calls } = await boot(iid, badParameters, { varLib: vm }, stray);
     expect(run.status).toBe(1);
-    expect(actions(calls)).toEqual(['SignalResource 400']);
+    expect(actions(calls)).toEqual(Array(3).fill('SignalResource 400')); // the script's 3 tries (the CLI retries no 400 but throttling)
     expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(false);
+  });
+
+  test('CloudFormation throttles the signal longer than the CLI retries: the script tries again, one signal gets through', async () => {
+    // The CLI retries a throttled call by itself (v1: 5 attempts; v2, which Amazon Linux 2023 ships: 3). A fleet's
+    // nodes signal together; throttling that outlasts those attempts must not lose the node's one signal, or
+    // CloudFormation waits out the CreationPolicy timeout and reports no reason.
+    const iid = await launch();
+    const vm = disk();
+    await emu.fail('SignalResource', Array.from({ length: 5 }, () => [400, 'Throttling', 'Rate exceeded'] as [number, string, string]));
+    const { run, calls } = await boot(iid, badParameters, { varLib: vm });
+    expect(run.status).toBe(1);
+    expect(actions(calls)).toEqual([...Array(5).fill('SignalResource 400'), 'SignalResource 200']);
+    expect(calls[5].params).toEqual({ StackName: 'Lab', LogicalResourceId: tags[SIGNAL_TAG], UniqueId: iid, Status: 'FAILURE' });
+    expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(true);
   });
 
   let first: string;

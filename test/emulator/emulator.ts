@@ -111,6 +111,11 @@ export class Emulator {
     await this.control('POST', '/stacks', { [name]: logicalIds });
   }
 
+  /** The next calls of `action` are answered with these errors, in order (a throttled or failing service). */
+  public async fail(action: string, errors: Array<[status: number, code: string, message: string]>): Promise<void> {
+    await this.control('POST', '/faults', { [action]: errors });
+  }
+
   /** What the metadata service answers from now on: the instance that boots next. */
   public async boot(instanceId: string, tags: Record<string, string>): Promise<void> {
     await this.control('POST', '/imds', { 'instance-id': instanceId, tags });

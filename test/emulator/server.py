@@ -21,6 +21,8 @@ is an address of lo:
       GET  /calls              every API call recorded so far, in order
       POST /stacks             {"Stack": ["LogicalId", ...]}: the resources that may be signalled
       POST /imds               {"instance-id": ..., "tags": {...}}: the instance the metadata service describes
+      POST /faults             {"SignalResource": [[400, "Throttling", "Rate exceeded"], ...]}: the next calls of
+                               that action are answered with these errors, one each, before anything else
       POST /api                {"service": "ec2", "method": "run_instances", "params": {...}}: a call with boto3
                                through the TLS front (recorded like any other, client Boto3)
 Usage: server.py STATE_DIR IMDS_SCRIPT   (STATE_DIR holds ca.pem, server.pem, server.key from certs.sh)
@@ -46,6 +48,7 @@ from werkzeug.serving import make_server
 STATE, IMDS_SCRIPT = sys.argv[1], sys.argv[2]
 CALLS = []
 STACKS = {}
+FAULTS = {}  # action -> errors still to answer, [status, code, message] each
 LOCK = threading.Lock()
 IMDS_SOURCES = ('169.254.169.254', '127.0.0.1')
 
@@ -121,6 +124,10 @@ class Front:
             CALLS.append(record)
 
     def own_answer(self, service, action, params):
+        with LOCK:
+            fault = FAULTS.get(action, []).pop(0) if FAULTS.get(action) else None
+        if fault:
+            return query_error(fault[0], fault[1], fault[2], ec2=service == 'ec2')
         if service == 'cloudformation' and action == 'SignalResource':
             return self.signal_resource(params)
         if service == 'ec2' and action == 'AttachNetworkInterface':
@@ -203,6 +210,10 @@ class Control(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get('Content-Length') or 0)) or b'{}')
         if self.path == '/stacks':
             STACKS.update({k: set(v) for k, v in body.items()})
+            return self.reply(200, {})
+        if self.path == '/faults':
+            with LOCK:
+                FAULTS.update(body)
             return self.reply(200, {})
         if self.path == '/imds':
             entry = {'region': 'us-east-1', 'availability-zone': 'us-east-1a', 'iam-role': 'NodeRole', **body}
