@@ -47,7 +47,7 @@ step "independent gates (cfn-lint, shellcheck, 16 KB)" gates
 count_line "$results/gates.log"
 # The scripts' AWS calls with the real aws CLI against an AWS API emulator (moto behind TLS, CloudFormation signals
 # recorded, the lab's metadata service) in a network namespace of its own: signals, the stable interface (test/emulator/;
-# root; about 1.5 minutes).
+# root; about 2 minutes on two cores, half of it ts-jest and synthesis).
 step "AWS boundary: real aws CLI against an emulator" bash test/emulator/run.sh --json --outputFile="$results/emulator.json"
 count_jest "$results/emulator.json"
 # The benchmark's cheap path (synthesis with one node, the table and the chart into a temporary folder): proves that
