@@ -45,6 +45,11 @@ step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/pa
 gates() { bash test/gates/run.sh | tee "$results/gates.log"; }
 step "independent gates (cfn-lint, shellcheck, 16 KB)" gates
 count_line "$results/gates.log"
+# The scripts' AWS calls with the real aws CLI against an AWS API emulator (moto behind TLS, CloudFormation signals
+# recorded, the lab's metadata service) in a network namespace of its own: signals, the stable interface (test/emulator/;
+# root; about 2 minutes on two cores, half of it ts-jest and synthesis).
+step "AWS boundary: real aws CLI against an emulator" bash test/emulator/run.sh --json --outputFile="$results/emulator.json"
+count_jest "$results/emulator.json"
 # The benchmark's cheap path (synthesis with one node, the table and the chart into a temporary folder): proves that
 # `npm run bench` still works without booting its VMs. It measures nothing that is kept.
 step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --smoke

@@ -19,7 +19,10 @@ signal_cloudformation() {
     (die() { log "WARN: $*"; exit 1; } && ensure_aws_cli) || { log "WARN: no curl or aws CLI, cannot signal $status"; return 0; }
   fi
   id=$(imds meta-data/instance-id) || { log "WARN: no instance id from the metadata service, cannot signal $status"; return 0; }
-  if aws cloudformation signal-resource --region "$EFSC_SIGNAL_REGION" --stack-name "$EFSC_SIGNAL_STACK" \
+  # The CLI retries a throttled call by itself, but only a few times (v2: 3 attempts), and a fleet's nodes signal
+  # together: a signal lost to throttling leaves CloudFormation waiting out its timeout with no reason. The same
+  # unique id makes a repeated signal harmless.
+  if retry 3 10 aws cloudformation signal-resource --region "$EFSC_SIGNAL_REGION" --stack-name "$EFSC_SIGNAL_STACK" \
     --logical-resource-id "$EFSC_SIGNAL_RESOURCE" --unique-id "$id" --status "$status"; then
     mkdir -p "${marker%/*}" && : >"$marker"
     log "signalled $status to $EFSC_SIGNAL_STACK/$EFSC_SIGNAL_RESOURCE"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Installs the tools of the independent gates, idempotently:
-#   - a project-local Python venv at .venv/ with requirements-dev.txt (cfn-lint), reinstalled only when that file
-#     changes (its hash is stamped into the venv);
+#   - a project-local Python venv at .venv/ with requirements-dev.txt (cfn-lint; moto and the aws CLI for the AWS
+#     boundary of test/emulator/), reinstalled only when that file changes (its hash is stamped into the venv);
 #   - shellcheck from apt when it is not on PATH (CI runs as root on a fresh Debian/Ubuntu machine).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -16,7 +16,7 @@ if [ -f "$stamp" ]; then
   have="$(cat "$stamp")"
 fi
 
-if [ ! -x "$venv/bin/python" ] || [ "$want" != "$have" ] || [ ! -x "$venv/bin/cfn-lint" ]; then
+if [ ! -x "$venv/bin/python" ] || [ "$want" != "$have" ] || [ ! -x "$venv/bin/cfn-lint" ] || [ ! -x "$venv/bin/aws" ]; then
   echo "setup: installing $requirements into $venv"
   if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
@@ -27,6 +27,7 @@ else
   echo "setup: $venv is up to date"
 fi
 "$venv/bin/cfn-lint" --version
+"$venv/bin/aws" --version
 
 if ! command -v shellcheck > /dev/null 2>&1; then
   echo "setup: installing shellcheck"

@@ -27,7 +27,7 @@ export interface RunScriptOptions {
  * Commands that change a machine or reach a network: stubbed with one that records its call and fails, so a script
  * run on the test host can do nothing to it and a test sees what it tried.
  */
-const REFUSED = [
+export const REFUSED = [
   'apt-get', 'dnf', 'rpm', 'dpkg-query', 'systemctl', 'mount', 'umount', 'mkfs.ext4', 'mdadm', 'modprobe', 'sysctl',
   'nfsconf', 'exportfs', 'shutdown', 'reboot', 'poweroff', 'restorecon', 'semanage', 'wipefs', 'dd', 'flock',
 ];

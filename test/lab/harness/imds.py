@@ -3,10 +3,11 @@
 
 IMDSv2 only (a PUT for a token, then GETs that carry it), with what the bootstrap scripts read: instance-id,
 placement/region and availability-zone, and instance tags (tags/instance/, which EC2 serves when the launch template
-enables instance metadata tags). Each VM is told apart by its source address. The answers come from a JSON file
+enables instance metadata tags), and, when a VM's entry names an "iam-role", that role's temporary credentials
+(iam/security-credentials/, where the AWS CLI and SDKs look for an instance profile's keys). Each VM is told apart by its source address. The answers come from a JSON file
 the harness rewrites (re-read on every request, so a replaced instance gets a new id at once):
   {"10.77.0.31": {"instance-id": "i-...", "region": "us-east-1", "availability-zone": "us-east-1a",
-                  "tags": {"cdk-efs-cache:node": "1"}}}
+                  "tags": {"cdk-efs-cache:node": "1"}, "iam-role": "NodeRole"}}
 Every request is appended to a log file as one JSON line (time, source, method, path, status), for assertions.
 
 Usage: imds.py BIND_ADDRESS CONFIG_JSON REQUEST_LOG
@@ -75,6 +76,15 @@ class Handler(BaseHTTPRequestHandler):
         }
         for key, value in tags.items():
             answers['/latest/meta-data/tags/instance/' + key] = value
+        role = me.get('iam-role')
+        if role:
+            # Keys an emulator accepts (it checks no signature); they expire like an instance profile's, in hours.
+            expires = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(time.time() + 6 * 3600))
+            answers['/latest/meta-data/iam/security-credentials/'] = role
+            answers['/latest/meta-data/iam/security-credentials/' + role] = json.dumps({
+                'Code': 'Success', 'Type': 'AWS-HMAC', 'AccessKeyId': 'ASIALABINSTANCEROLE1',
+                'SecretAccessKey': 'lab-secret-key', 'Token': 'lab-session-token', 'Expiration': expires,
+                'LastUpdated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())})
         value = answers.get(self.path)
         return self.reply(200, value) if value is not None else self.reply(404)
 

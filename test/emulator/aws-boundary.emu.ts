@@ -1,0 +1,212 @@
+/**
+ * The AWS side of the rendered user data, against an AWS API emulator (test/emulator/server.py: moto behind real TLS,
+ * CloudFormation signals recorded, the lab's metadata service), with the REAL aws CLI and curl of the instance and
+ * the scripts unchanged. Every assertion is on what the emulator recorded or holds (calls, their order and
+ * parameters, where the interface is attached), never on log lines.
+ *
+ * What runs on the test host: a full first-boot run up to its first step that needs a real kernel (packages), and,
+ * for the path to SUCCESS, the node's real main with only the steps that need a real kernel (packages, tuning, nfsd,
+ * units, mounts, serving, metrics set-up: proved in the lab) replaced by no-ops, so the interface attach and the
+ * signal run in main's own order.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { labUserData } from '../lab/scenarios/stacks';
+import { expand } from '../util/user-data';
+import { ApiCall, byCli, Emulator } from './emulator';
+
+const SIGNAL_TAG = 'cdk-efs-cache:signal-resource';
+const ENI_TAG = 'cdk-efs-cache:stable-eni';
+
+/** The steps of the node's main that need a real kernel, replaced by no-ops; the rest of main runs as rendered. */
+export const KERNEL_STEPS = ['install_packages', 'tune', 'configure_nfsd', 'install_units', 'mirror_setup', 'serve', 'metrics_setup'];
+
+/** The cache node's user data, unpacked, with KERNEL_STEPS (and systemctl, put_unit) defined as no-ops before main runs. */
+function withoutKernelSteps(userData: string): string {
+  const code = expand(userData);
+  const call = '\nmain "$@"\n';
+  const at = code.lastIndexOf(call);
+  if (at < 0 || code.indexOf(call) !== at) throw new Error('expected exactly one main "$@" line');
+  const stubs = [...KERNEL_STEPS.map((f) => `${f}() { :; }`), 'put_unit() { cat >/dev/null; }', 'systemctl() { :; }'];
+  return `${code.slice(0, at)}\n${stubs.join('\n')}${code.slice(at)}`;
+}
+
+/** The calls of the scripts since `from`, as `Action status` strings. */
+const actions = (calls: ApiCall[]) => calls.map((c) => `${c.action} ${c.status}`);
+
+describe('the AWS boundary of the rendered user data, against an emulator', () => {
+  const ud = labUserData();
+  const tags = ud.nodeTags[0];
+  const badParameters = ud.cacheNode.replace(/^export EFSC_NFSD_THREADS='16'$/m, "export EFSC_NFSD_THREADS='many'");
+  const node = withoutKernelSteps(ud.cacheNode);
+  let emu: Emulator;
+  let subnet: string;
+  let eni: string;
+
+  /** Launches an instance in moto with the node's tags (what its Auto Scaling group propagates). */
+  const launch = async (extra: Record<string, string> = {}): Promise<string> => {
+    const r = await emu.api('ec2', 'run_instances', {
+      ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1, InstanceType: 'r6i.large', SubnetId: subnet,
+      TagSpecifications: [{ ResourceType: 'instance', Tags: Object.entries({ ...tags, ...extra }).map(([Key, Value]) => ({ Key, Value })) }],
+    });
+    return r.Instances[0].InstanceId;
+  };
+  /** Where the stable interface is attached now, as EC2 describes it. */
+  const attachment = async () => (await emu.api('ec2', 'describe_network_interfaces', { NetworkInterfaceIds: [eni] }))
+    .NetworkInterfaces[0].Attachment as { InstanceId: string; DeviceIndex: number } | undefined;
+  /** Runs a user data as instance `iid` (its metadata) and returns the aws CLI's calls of that run. */
+  const boot = async (iid: string, script: string, options: Parameters<Emulator['run']>[2] = {}, instanceTags = tags) => {
+    await emu.boot(iid, instanceTags);
+    const before = (await emu.calls()).length;
+    const run = await emu.run(script, [], options);
+    return { run, calls: byCli((await emu.calls()).slice(before)) };
+  };
+  const disks: string[] = [];
+  /** A host folder that stands for an instance's disk (/var/lib): kept across that instance's runs. */
+  const disk = () => {
+    disks.push(fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-disk-')));
+    return disks[disks.length - 1];
+  };
+
+  beforeAll(async () => {
+    emu = await Emulator.start();
+    await emu.registerStack('Lab', ud.nodeTags.map((t) => t[SIGNAL_TAG]));
+    subnet = (await emu.api('ec2', 'describe_subnets')).Subnets[0].SubnetId;
+    eni = (await emu.api('ec2', 'create_network_interface', { SubnetId: subnet, Description: 'stable address of node 1' }))
+      .NetworkInterface.NetworkInterfaceId;
+  });
+  afterAll(async () => {
+    if (!emu) return;
+    // What the emulator recorded, kept for reading after the run (git-ignored).
+    const keep = path.join(__dirname, '..', '..', '.lab-cache', 'emulator');
+    fs.mkdirSync(keep, { recursive: true });
+    fs.writeFileSync(path.join(keep, 'calls.json'), JSON.stringify(await emu.calls(), null, 1));
+    await emu.stop();
+    for (const d of disks) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  test('bad parameters: one SignalResource, FAILURE, for the stack, the resource its tags name and its instance id; none on a re-run', async () => {
+    const iid = await launch();
+    const vm = disk();
+    const { run, calls } = await boot(iid, badParameters, { varLib: vm });
+    expect(run.stderr).toMatch(/FATAL: EFSC_NFSD_THREADS='many' is invalid/);
+    expect(run.status).toBe(1);
+    expect(actions(calls)).toEqual(['SignalResource 200']);
+    expect(calls[0].service).toBe('cloudformation');
+    expect(calls[0].params).toEqual({ StackName: 'Lab', LogicalResourceId: tags[SIGNAL_TAG], UniqueId: iid, Status: 'FAILURE' });
+    expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(true);
+    // The same instance again (its disk kept): the marker holds the signal back.
+    const again = await boot(iid, badParameters, { varLib: vm });
+    expect(again.run.status).toBe(1);
+    expect(again.calls).toEqual([]);
+  });
+
+  test('a full first-boot run stops at the packages (no kernel here) and signals FAILURE once, with the real CLI', async () => {
+    const iid = await launch();
+    const { run, calls } = await boot(iid, ud.cacheNode);
+    expect(run.status).toBe(1);
+    expect(run.stubbed.some((l) => l.startsWith('dpkg-query '))).toBe(true);
+    expect(actions(calls)).toEqual(['SignalResource 200']);
+    expect(calls[0].params).toMatchObject({ LogicalResourceId: tags[SIGNAL_TAG], UniqueId: iid, Status: 'FAILURE' });
+  });
+
+  test('a signal CloudFormation refuses (a resource of no stack) leaves no marker: nothing is taken as signalled', async () => {
+    const iid = await launch();
+    const vm = disk();
+    const stray = { ...tags, [SIGNAL_TAG]: 'NotInTheStack' };
+    const { run, calls } = await boot(iid, badParameters, { varLib: vm }, stray);
+    expect(run.status).toBe(1);
+    expect(actions(calls)).toEqual(Array(3).fill('SignalResource 400')); // the script's 3 tries (the CLI retries no 400 but throttling)
+    expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(false);
+  });
+
+  test('CloudFormation throttles the signal longer than the CLI retries: the script tries again, one signal gets through', async () => {
+    // The CLI retries a throttled call by itself (v1: 5 attempts; v2, which Amazon Linux 2023 ships: 3). A fleet's
+    // nodes signal together; throttling that outlasts those attempts must not lose the node's one signal, or
+    // CloudFormation waits out the CreationPolicy timeout and reports no reason.
+    const iid = await launch();
+    const vm = disk();
+    await emu.fail('SignalResource', Array.from({ length: 5 }, () => [400, 'Throttling', 'Rate exceeded'] as [number, string, string]));
+    const { run, calls } = await boot(iid, badParameters, { varLib: vm });
+    expect(run.status).toBe(1);
+    expect(actions(calls)).toEqual([...Array(5).fill('SignalResource 400'), 'SignalResource 200']);
+    expect(calls[5].params).toEqual({ StackName: 'Lab', LogicalResourceId: tags[SIGNAL_TAG], UniqueId: iid, Status: 'FAILURE' });
+    expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(true);
+  });
+
+  let first: string;
+  test('the stable interface: attached to the instance that booted, at device 1, before SUCCESS is signalled', async () => {
+    first = await launch({ [ENI_TAG]: eni });
+    expect(await attachment()).toBeUndefined();
+    const vm = disk();
+    const { run, calls } = await boot(first, node, { varLib: vm }, { ...tags, [ENI_TAG]: eni });
+    expect(run.stderr).toMatch(/cache node ready/);
+    expect(run.status).toBe(0);
+    expect(actions(calls)).toEqual([
+      'DescribeNetworkInterfaces 200', 'AttachNetworkInterface 200', 'DescribeNetworkInterfaces 200', 'SignalResource 200',
+    ]);
+    expect(calls[1].params).toEqual({ InstanceId: first, NetworkInterfaceId: eni, DeviceIndex: '1' });
+    expect(calls[3].params).toEqual({ StackName: 'Lab', LogicalResourceId: tags[SIGNAL_TAG], UniqueId: first, Status: 'SUCCESS' });
+    expect(await attachment()).toMatchObject({ InstanceId: first, DeviceIndex: 1 });
+    // Nothing reaches CloudWatch from the scripts: the CloudWatch agent publishes (StatsD in, PutMetricData out).
+    expect(calls.filter((c) => c.service === 'monitoring')).toEqual([]);
+    // The same instance runs it again (its disk kept): the interface is found attached, nothing else is called.
+    const again = await boot(first, node, { varLib: vm }, { ...tags, [ENI_TAG]: eni });
+    expect(again.run.status).toBe(0);
+    expect(actions(again.calls)).toEqual(['DescribeNetworkInterfaces 200']);
+  });
+
+  let second: string;
+  test('replacement after the old instance terminated: the interface moves to the new instance, which signals SUCCESS', async () => {
+    await emu.api('ec2', 'terminate_instances', { InstanceIds: [first] });
+    expect(await attachment()).toBeUndefined(); // EC2 detaches a terminated instance's secondary interfaces
+    second = await launch({ [ENI_TAG]: eni });
+    const { run, calls } = await boot(second, node, {}, { ...tags, [ENI_TAG]: eni });
+    expect(run.status).toBe(0);
+    expect(actions(calls)).toEqual([
+      'DescribeNetworkInterfaces 200', 'AttachNetworkInterface 200', 'DescribeNetworkInterfaces 200', 'SignalResource 200',
+    ]);
+    expect(calls[1].params.InstanceId).toBe(second);
+    expect(calls[3].params).toMatchObject({ UniqueId: second, Status: 'SUCCESS' });
+    expect(await attachment()).toMatchObject({ InstanceId: second, DeviceIndex: 1 });
+  });
+
+  let third: string;
+  test('replacement while the old instance still holds the interface: refused (in use) until it terminates, then attached', async () => {
+    third = await launch({ [ENI_TAG]: eni });
+    let terminated = false;
+    const { run, calls } = await boot(third, node, {
+      whileRunning: async (all) => {
+        // The old instance finishes terminating after the new one was refused once (its Auto Scaling group's doing).
+        if (!terminated && byCli(all).some((c) => c.action === 'AttachNetworkInterface' && c.status === 400)) {
+          terminated = true;
+          await emu.api('ec2', 'terminate_instances', { InstanceIds: [second] });
+        }
+      },
+    }, { ...tags, [ENI_TAG]: eni });
+    expect(run.status).toBe(0);
+    const attaches = calls.filter((c) => c.action === 'AttachNetworkInterface');
+    expect(attaches.length).toBeGreaterThanOrEqual(2);
+    expect(attaches.slice(0, -1).every((c) => c.status === 400)).toBe(true);
+    expect(attaches[attaches.length - 1].status).toBe(200);
+    expect(attaches.every((c) => c.params.InstanceId === third)).toBe(true);
+    expect(calls[calls.length - 1].action).toBe('SignalResource');
+    expect(calls[calls.length - 1].params).toMatchObject({ UniqueId: third, Status: 'SUCCESS' });
+    expect(calls.filter((c) => c.action === 'SignalResource')).toHaveLength(1);
+    expect(await attachment()).toMatchObject({ InstanceId: third, DeviceIndex: 1 });
+  });
+
+  test('an interface that never frees up: the node gives up after its retries and signals FAILURE; the interface stays', async () => {
+    const fourth = await launch({ [ENI_TAG]: eni });
+    const { run, calls } = await boot(fourth, node, {}, { ...tags, [ENI_TAG]: eni });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`FATAL: could not attach ${eni}`));
+    const attaches = calls.filter((c) => c.action === 'AttachNetworkInterface');
+    expect(attaches).toHaveLength(20);
+    expect(attaches.every((c) => c.status === 400)).toBe(true);
+    expect(actions(calls.filter((c) => c.action === 'SignalResource'))).toEqual(['SignalResource 200']);
+    expect(calls[calls.length - 1].params).toMatchObject({ UniqueId: fourth, Status: 'FAILURE' });
+    expect(await attachment()).toMatchObject({ InstanceId: third, DeviceIndex: 1 });
+  });
+});

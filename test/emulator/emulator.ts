@@ -1,0 +1,224 @@
+/**
+ * The AWS API emulator of the scripts' AWS boundary (server.py: moto behind real TLS, a recorder of CloudFormation
+ * signals, the lab's metadata service) in a network namespace of its own, and a runner that executes a rendered user
+ * data inside that namespace with the REAL aws CLI and curl. Nothing in the scripts is redirected: in the run's own
+ * mount namespace /etc/hosts (bind-mounted) resolves the AWS host names to the emulator, the CA bundle the CLI trusts
+ * (bind-mounted over the venv's certifi bundle) holds the public roots plus a CA made for this run, and the CLI takes
+ * its credentials from the metadata service at 169.254.169.254, as on EC2. No AWS_* variable is set.
+ * Needs root (or unprivileged user namespaces), openssl, and the venv of test/gates/setup.sh (moto, awscli).
+ */
+import { spawn, spawnSync, ChildProcess } from 'child_process';
+import * as fs from 'fs';
+import * as http from 'http';
+import * as os from 'os';
+import * as path from 'path';
+import { REFUSED } from '../util/run-script';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const VENV = path.join(ROOT, '.venv');
+/** The AWS host names the scripts reach (region us-east-1), resolved to the emulator. */
+export const AWS_HOSTS = [
+  'ec2.us-east-1.amazonaws.com', 'cloudformation.us-east-1.amazonaws.com', 'monitoring.us-east-1.amazonaws.com',
+  'sts.us-east-1.amazonaws.com', 'sts.amazonaws.com', 's3.amazonaws.com', 's3.us-east-1.amazonaws.com',
+];
+
+/** One API call as the emulator recorded it. */
+export interface ApiCall {
+  readonly t: number;
+  /** The SigV4 service (ec2, cloudformation, monitoring, s3, ...). */
+  readonly service: string;
+  /** The API action (AttachNetworkInterface, SignalResource, ...). */
+  readonly action: string;
+  /** Its parameters as sent (query protocol: flat keys such as InstanceId.1). */
+  readonly params: Record<string, string>;
+  /** The first word of the User-Agent: aws-cli/1.x for the scripts, Boto3/... for the test's own set-up calls. */
+  readonly client: string;
+  /** The Host header: the name the client resolved (an S3 bucket's virtual host, for example). */
+  readonly host: string;
+  /** The HTTP status the emulator answered. */
+  readonly status: number;
+}
+
+/** What one run of a user data did. */
+export interface EmulatedRun {
+  readonly status: number | null;
+  readonly stderr: string;
+  /** Stubbed commands it invoked (logger, sleep and the refused ones), `name args` per line. */
+  readonly stubbed: string[];
+  /** How long it took, in seconds. */
+  readonly seconds: number;
+}
+
+/** Options of `Emulator.run`. */
+export interface RunOptions {
+  /** A host folder mounted as the instance's /var/lib (its disk: the signal marker survives a re-run). @default a fresh tmpfs */
+  readonly varLib?: string;
+  /** Called every 200 ms while the script runs, with the calls recorded so far (a replacement happens here). */
+  readonly whileRunning?: (calls: ApiCall[]) => Promise<void> | void;
+  /** More host names that resolve to the emulator (an S3 bucket's virtual host, such as BUCKET.s3.amazonaws.com). */
+  readonly extraHosts?: string[];
+}
+
+export class Emulator {
+  /** Starts an emulator in a new network namespace; resolves when its TLS front and metadata service listen. */
+  public static async start(): Promise<Emulator> {
+    const python = path.join(VENV, 'bin', 'python');
+    if (!fs.existsSync(path.join(VENV, 'bin', 'aws')) || !fs.existsSync(python)) {
+      throw new Error(`no aws CLI in ${VENV}: run test/gates/setup.sh (installs requirements-dev.txt: moto, awscli)`);
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-emu-'));
+    const certs = spawnSync('bash', [path.join(__dirname, 'certs.sh'), dir], { encoding: 'utf8' });
+    if (certs.status !== 0) throw new Error(`certs.sh failed: ${certs.stderr}`);
+    const netns = 'ip link set lo up && ip addr add 169.254.169.254/32 dev lo && exec "$@"';
+    const logFd = fs.openSync(path.join(dir, 'server.log'), 'a');
+    const child = spawn('unshare', [...userns(), '--net', 'bash', '-c', netns, 'emulator', python,
+      path.join(__dirname, 'server.py'), dir, path.join(ROOT, 'test', 'lab', 'harness', 'imds.py')], {
+      stdio: ['ignore', 'ignore', logFd],
+    });
+    fs.closeSync(logFd);
+    const emu = new Emulator(dir, child);
+    const sock = path.join(dir, 'control.sock');
+    for (let i = 0; !fs.existsSync(sock); i++) {
+      if (child.exitCode !== null || i > 300) {
+        const log = fs.readFileSync(path.join(dir, 'server.log'), 'utf8');
+        await emu.stop();
+        throw new Error(`the emulator did not start: ${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    emu.bundle = emu.makeBundle();
+    return emu;
+  }
+
+  private bundle = '';
+
+  private constructor(public readonly dir: string, private readonly child: ChildProcess) {}
+
+  /** A boto3 call through the TLS front (the test's set-up and its reading of EC2 state). Throws on an API error. */
+  public async api(service: string, method: string, params: Record<string, unknown> = {}): Promise<any> {
+    const [status, value] = await this.control('POST', '/api', { service, method, params });
+    if (status !== 200) throw new Error(`${service}.${method}: ${JSON.stringify(value)}`);
+    return value;
+  }
+
+  /** Every API call recorded so far, in order. */
+  public async calls(): Promise<ApiCall[]> {
+    return (await this.control('GET', '/calls'))[1];
+  }
+
+  /** The resources of a stack that may be signalled (others are refused, as CloudFormation refuses them). */
+  public async registerStack(name: string, logicalIds: string[]): Promise<void> {
+    await this.control('POST', '/stacks', { [name]: logicalIds });
+  }
+
+  /** The next calls of `action` are answered with these errors, in order (a throttled or failing service). */
+  public async fail(action: string, errors: Array<[status: number, code: string, message: string]>): Promise<void> {
+    await this.control('POST', '/faults', { [action]: errors });
+  }
+
+  /** What the metadata service answers from now on: the instance that boots next. */
+  public async boot(instanceId: string, tags: Record<string, string>): Promise<void> {
+    await this.control('POST', '/imds', { 'instance-id': instanceId, tags });
+  }
+
+  /**
+   * Runs a user data (bash, args) inside the emulator's network namespace and a private mount namespace: tmpfs over
+   * /usr/local, /run and /etc/systemd/system (and /var/lib unless `varLib`), /etc/hosts and the CLI's CA bundle
+   * bind-mounted, an empty environment but PATH (stubs first: logger, sleep that returns at once, and the refused
+   * commands of test/util/run-script.ts; then the venv's aws and the host's curl), HOME and LANG.
+   */
+  public async run(script: string, args: string[] = [], options: RunOptions = {}): Promise<EmulatedRun> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-emurun-'));
+    const bin = path.join(dir, 'bin');
+    const log = path.join(dir, 'stubbed.log');
+    fs.mkdirSync(bin);
+    const stub = (name: string, body: string) => fs.writeFileSync(path.join(bin, name),
+      `#!/bin/bash\na="$*"\nprintf '%s\\n' "${name} \${a//$'\\n'/\\\\n}" >>'${log}'\n${body}\n`, { mode: 0o755 });
+    stub('logger', 'exit 0');
+    stub('sleep', 'exit 0');
+    for (const name of REFUSED) stub(name, 'exit 97');
+    fs.symlinkSync(path.join(VENV, 'bin', 'aws'), path.join(bin, 'aws'));
+    const hosts = path.join(dir, 'hosts');
+    fs.writeFileSync(hosts, `127.0.0.1 localhost\n127.0.0.1 ${[...AWS_HOSTS, ...options.extraHosts ?? []].join(' ')}\n`);
+    const file = path.join(dir, 'user-data.sh');
+    fs.writeFileSync(file, script, { mode: 0o700 });
+    const varLib = options.varLib ? `/bin/mount --bind '${options.varLib}' /var/lib` : '/bin/mount -t tmpfs efsc-test /var/lib';
+    const wrapper = [
+      'set -e',
+      'for d in /usr/local /run /etc/systemd/system; do /bin/mount -t tmpfs efsc-test "$d"; done',
+      varLib,
+      `/bin/mount --bind '${hosts}' /etc/hosts`,
+      `/bin/mount --bind '${this.bundle}' '${caBundlePath()}'`,
+      'exec "$@"',
+    ].join('\n');
+    const started = Date.now();
+    const child = spawn('nsenter', ['--target', String(this.child.pid), ...(process.getuid?.() === 0 ? [] : ['--user']),
+      '--net', '--', 'unshare', '--mount', '/bin/bash', '-c', wrapper, 'sandbox', 'bash', file, ...args], {
+      cwd: dir,
+      env: { PATH: `${bin}:/usr/sbin:/usr/bin:/sbin:/bin`, HOME: dir, LANG: 'C' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => { stderr += d; });
+    const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    let status: number | null | undefined;
+    void done.then((s) => { status = s; });
+    while (status === undefined) {
+      if (options.whileRunning) await options.whileRunning(await this.calls());
+      await Promise.race([done, new Promise((r) => setTimeout(r, 200))]);
+    }
+    clearTimeout(killer);
+    const stubbed = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((l) => l !== '') : [];
+    fs.rmSync(dir, { recursive: true, force: true });
+    return { status, stderr, stubbed, seconds: (Date.now() - started) / 1000 };
+  }
+
+  /** Stops the emulator (its metadata service exits with it) and removes its folder, keys included. */
+  public async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const exited = new Promise((r) => this.child.once('exit', r));
+      this.child.kill('SIGTERM');
+      await exited;
+    }
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private makeBundle(): string {
+    const file = path.join(this.dir, 'bundle.pem');
+    fs.writeFileSync(file, fs.readFileSync(caBundlePath(), 'utf8') + '\n' + fs.readFileSync(path.join(this.dir, 'ca.pem'), 'utf8'));
+    return file;
+  }
+
+  private control(method: string, urlPath: string, body?: unknown): Promise<[number, any]> {
+    const data = body === undefined ? '' : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = http.request({ socketPath: path.join(this.dir, 'control.sock'), path: urlPath, method,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } }, (res) => {
+        let text = '';
+        res.on('data', (d) => { text += d; });
+        res.on('end', () => resolve([res.statusCode ?? 0, JSON.parse(text)]));
+      });
+      req.on('error', reject);
+      req.end(data);
+    });
+  }
+}
+
+let bundlePath: string | undefined;
+/** The CA bundle the venv's aws CLI verifies TLS with (botocore's choice: certifi's, when installed). */
+export function caBundlePath(): string {
+  bundlePath ??= spawnSync(path.join(VENV, 'bin', 'python'), ['-c',
+    'from botocore.httpsession import get_cert_path; print(get_cert_path(True))'], { encoding: 'utf8' }).stdout.trim();
+  if (!bundlePath) throw new Error('cannot find the CA bundle of the venv\'s botocore');
+  return bundlePath;
+}
+
+function userns(): string[] {
+  return process.getuid?.() === 0 ? [] : ['--user', '--map-root-user'];
+}
+
+/** The calls the scripts made (the aws CLI's), without the test's own set-up calls. */
+export function byCli(calls: ApiCall[]): ApiCall[] {
+  return calls.filter((c) => c.client.startsWith('aws-cli/'));
+}

@@ -1,0 +1,16 @@
+/**
+ * The AWS boundary against an emulator (test/emulator/*.emu.ts): the real aws CLI in the venv of test/gates/setup.sh,
+ * moto behind TLS in a network namespace of its own (root). Run through test/emulator/run.sh.
+ */
+const path = require('path');
+
+module.exports = {
+  rootDir: path.resolve(__dirname, '..', '..'),
+  roots: ['<rootDir>/test/emulator'],
+  testMatch: ['**/*.emu.ts'],
+  testEnvironment: 'node',
+  transform: { '^.+\\.tsx?$': ['ts-jest', { isolatedModules: false }] },
+  testTimeout: 5 * 60 * 1000,
+  maxWorkers: 1,
+  verbose: true,
+};

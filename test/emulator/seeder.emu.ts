@@ -1,0 +1,108 @@
+/**
+ * The data seeder's AWS side against the emulator (see aws-boundary.emu.ts): its S3 download with the real aws CLI
+ * (`aws s3 sync` of a prefix, over TLS, the bucket's virtual host resolving to the emulator) and its one
+ * CloudFormation signal. The steps that need a real kernel or tools the host lacks (packages, the lock, the EFS mount,
+ * fpsync's copy and its verification, the power-off: the lab's seeding.lab.ts) are defined as no-ops; main runs as
+ * rendered otherwise, so the download and the signal happen in its own order.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { DataSeeder, MountHelper, SeedSource } from '../../lib';
+import { importedFs, stackWithVpc } from '../util';
+import { expand, flatten } from '../util/user-data';
+import { byCli, Emulator } from './emulator';
+
+const BUCKET = 'efsc-seed-data';
+const FILES: Record<string, string> = { 'raw/a.txt': 'alpha\n', 'raw/sub/b.txt': 'beta\n', 'raw/sub/deeper/c.bin': 'x'.repeat(70_000) };
+const MISSING = 'efsc-no-such-bucket';
+/** The buckets' virtual hosts, resolved to the emulator (the missing one too: S3 answers it NoSuchBucket). */
+const HOSTS = [BUCKET, MISSING].flatMap((b) => [`${b}.s3.amazonaws.com`, `${b}.s3.us-east-1.amazonaws.com`]);
+
+/** The seeder's user data (source: the bucket's prefix raw/), deploy-time values filled in as in us-east-1. */
+function seederUserData(): { userData: string; logicalId: string } {
+  const { stack, vpc } = stackWithVpc(undefined, 'Seed');
+  new DataSeeder(stack, 'Seeder', {
+    vpc, fileSystem: importedFs(stack), mountHelper: MountHelper.NFS,
+    source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Data', BUCKET), 'raw'),
+  });
+  const [logicalId, instance] = Object.entries(Template.fromStack(stack).findResources('AWS::EC2::Instance'))[0];
+  const values: Record<string, string> = { 'Ref:AWS::Region': 'us-east-1', 'Ref:AWS::URLSuffix': 'amazonaws.com' };
+  const userData = flatten(instance.Properties.UserData, (k) => {
+    if (!(k in values)) throw new Error(`no lab value for ${k}`);
+    return values[k];
+  });
+  return { userData, logicalId };
+}
+
+/** The seeder's code with the steps it cannot run on the test host as no-ops (copy sets what the summary reads). */
+function withoutKernelSteps(userData: string): string {
+  const code = expand(userData);
+  const call = '\nmain "$@"\n';
+  const at = code.lastIndexOf(call);
+  if (at < 0 || code.indexOf(call) !== at) throw new Error('expected exactly one main "$@" line');
+  const stubs = ['flock() { :; }', 'install_packages() { :; }', 'mount_efs() { :; }', 'rsync_check_opts() { :; }',
+    'copy() { SOURCE_FILES=0 COPIED_FILES=0; }', 'verify() { :; }', 'umount() { :; }', 'shutdown() { :; }'];
+  return `${code.slice(0, at)}\n${stubs.join('\n')}${code.slice(at)}`;
+}
+
+describe('the data seeder against the emulator', () => {
+  const { userData, logicalId } = seederUserData();
+  const seeder = withoutKernelSteps(userData);
+  let emu: Emulator;
+  const disks: string[] = [];
+
+  beforeAll(async () => {
+    emu = await Emulator.start();
+    await emu.registerStack('Seed', [logicalId]);
+    await emu.api('s3', 'create_bucket', { Bucket: BUCKET });
+    for (const [Key, Body] of Object.entries(FILES)) await emu.api('s3', 'put_object', { Bucket: BUCKET, Key, Body });
+  });
+  afterAll(async () => {
+    if (!emu) return;
+    const keep = path.join(__dirname, '..', '..', '.lab-cache', 'emulator');
+    fs.mkdirSync(keep, { recursive: true });
+    fs.writeFileSync(path.join(keep, 'seeder-calls.json'), JSON.stringify(await emu.calls(), null, 1));
+    await emu.stop();
+    for (const d of disks) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  const boot = async (script: string) => {
+    const iid = (await emu.api('ec2', 'run_instances', { ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1 })).Instances[0].InstanceId;
+    await emu.boot(iid, {});
+    const vm = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-disk-'));
+    disks.push(vm);
+    const before = (await emu.calls()).length;
+    const run = await emu.run(script, [], { varLib: vm, extraHosts: HOSTS });
+    return { iid, vm, run, calls: byCli((await emu.calls()).slice(before)) };
+  };
+
+  test('the source prefix is downloaded with aws s3 sync, byte for byte, before one SUCCESS signal', async () => {
+    const { iid, vm, run, calls } = await boot(seeder);
+    expect(run.stderr).toMatch(/seeding done/);
+    expect(run.status).toBe(0);
+    const staged = path.join(vm, 'efs-cache', 'seed', 'source');
+    for (const [key, body] of Object.entries(FILES)) {
+      expect(fs.readFileSync(path.join(staged, key.slice('raw/'.length)), 'utf8')).toBe(body);
+    }
+    const reads = calls.filter((c) => c.service === 's3');
+    expect(reads.length).toBeGreaterThanOrEqual(1 + Object.keys(FILES).length); // a listing, then each object
+    expect(reads.every((c) => c.status === 200)).toBe(true);
+    const signals = calls.filter((c) => c.action === 'SignalResource');
+    expect(signals.map((c) => c.params)).toEqual([{ StackName: 'Seed', LogicalResourceId: logicalId, UniqueId: iid, Status: 'SUCCESS' }]);
+    expect(calls[calls.length - 1]).toBe(signals[0]);
+  });
+
+  test('a source S3 does not have (no such bucket: 404) ends in one FAILURE signal', async () => {
+    const missing = seeder.replace(`s3://${BUCKET}/raw/`, `s3://${MISSING}/raw/`);
+    expect(missing).not.toBe(seeder);
+    const { iid, run, calls } = await boot(missing);
+    expect(run.stderr).toMatch(/FATAL: could not download s3:\/\/efsc-no-such-bucket\/raw\//);
+    expect(run.status).toBe(1);
+    expect(calls.filter((c) => c.service === 's3').map((c) => `${c.host} ${c.status}`)).toEqual([`${MISSING}.s3.amazonaws.com 404`]);
+    const signals = calls.filter((c) => c.action === 'SignalResource');
+    expect(signals.map((c) => c.params)).toEqual([{ StackName: 'Seed', LogicalResourceId: logicalId, UniqueId: iid, Status: 'FAILURE' }]);
+  });
+});
