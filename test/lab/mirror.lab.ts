@@ -2,7 +2,7 @@
  * Mirrors (issue 19) on a real kernel: a cache node that serves /efs/app from a synced copy in RAM, exported by its
  * own nfsd, which grants read delegations; an origin that behaves like EFS (no delegations, 2 ms + 16 Mbit/s); one
  * client that mounts the mirror and, for the baseline, the origin directly with EFS's recommended options. The node
- * also keeps its second cache level (nodeDiskCache: FS-Cache on a RAID 0 of two emulated NVMe disks), and (f) shows
+ * also keeps its second cache level (nodeDiskCache: FS-Cache on a RAID 0 of two emulated NVMe disks), and (e) shows
  * a file evicted from its RAM served from that disk with no origin read.
  * Asserts counters and state, never timings; the times are printed as figures of this run.
  */
@@ -40,7 +40,7 @@ function mirrorNodeUserData(): { userData: string; tags: Record<string, string>;
     nfsdThreads: 16,
     mirrorPaths: ['/efs/app'],
     mirrorInterval: Duration.seconds(INTERVAL_S),
-    mirrorSize: Size.mebibytes(256),
+    mirrorSize: Size.mebibytes(64),
     mirrorSyncTimeout: Duration.seconds(30),
     nodeDiskCache: true,
     nodeDiskCacheDeviceModel: LAB_NVME_MODEL,
@@ -151,6 +151,20 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
       `mount -t nfs4 -o ${EFS_OPTIONS} ${EFS_NAME}:/app ${ORIGIN_MNT}`,
       `mkdir -p ${REEXPORT_MNT} && mount -t nfs4 -o nfsvers=4.1,ro,hard,timeo=600,retrans=2,noresvport ${NODE}:/efs ${REEXPORT_MNT}`,
     ].join(' && '), { timeoutMs: 5 * MIN });
+    // What the metrics collector sends (the CloudWatch agent's StatsD port; no agent in the lab), for (g) and (h).
+    await node.execOk([
+      `cat > /run/statsd-listen.py <<'EOF'`,
+      'import socket',
+      's = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)',
+      "s.bind(('127.0.0.1', 8125))",
+      "f = open('/run/statsd-received', 'a')",
+      'while True:',
+      '    f.write(s.recv(65535).decode())',
+      '    f.flush()',
+      'EOF',
+      'nohup python3 /run/statsd-listen.py >/dev/null 2>&1 &',
+      'sleep 2',
+    ].join('\n'));
     await client.writeFile('/root/loop.py', LOOP);
     await client.writeFile('/root/reader.py', READER);
     progress(`lab up in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
@@ -268,7 +282,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect(seen.length).toBeGreaterThanOrEqual(2);
   });
 
-  test('(f) second cache level: a file evicted from the node\'s RAM is read from its disk cache, not the origin', async () => {
+  test('(e) second cache level: a file evicted from the node\'s RAM is read from its disk cache, not the origin', async () => {
     // Built at boot: a RAID 0 of both blank disks, cachefilesd with its cache active, the origin mount with FSC yes.
     expect((await node.execOk('findmnt -no FSTYPE,SOURCE /var/cache/fscache')).trim()).toMatch(/^ext4 \/dev\/md/);
     expect((await node.execOk('cat /proc/mdstat')).replace(/\s+/g, ' ')).toMatch(/active raid0 nvme\dn1\[\d\] nvme\dn1\[\d\]/);
@@ -296,21 +310,51 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect(d1 - d0).toBeGreaterThanOrEqual(4096); // 16 MiB in 4 KiB pages
   });
 
-  test('(e) a failed sync keeps the last copy served and is recorded (state, metric, journal)', async () => {
-    await node.execOk([
-      `cat > /run/statsd-listen.py <<'EOF'`,
-      'import socket',
-      's = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)',
-      "s.bind(('127.0.0.1', 8125))",
-      "f = open('/run/statsd-received', 'a')",
-      'while True:',
-      '    f.write(s.recv(65535).decode())',
-      '    f.flush()',
-      'EOF',
-      'nohup python3 /run/statsd-listen.py >/dev/null 2>&1 &',
-      'sleep 2',
-      'systemctl start efs-cache-metrics.service',
-    ].join('\n'));
+  test('(f) locks: a read-only SQLite query and a shared lock, on the mirror and through the re-export (kernel 6.1)', async () => {
+    await origin.execOk(`python3 -c "import sqlite3; c = sqlite3.connect('/srv/efs/app/db.sqlite'); ` +
+      `c.execute('create table if not exists t (n)'); c.execute('delete from t'); c.executemany('insert into t values (?)', [(i,) for i in range(100)]); c.commit()"`);
+    await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
+    const query = (db: string) => `python3 -c "import sqlite3; c = sqlite3.connect('file:${db}?mode=ro', uri=True); print(c.execute('select count(*), sum(n) from t').fetchone())"`;
+    const results: Record<string, string> = {};
+    for (const [where, db] of [['mirror', `${MIRROR_MNT}/db.sqlite`], ['re-export', `${REEXPORT_MNT}/app/db.sqlite`]]) {
+      const q = await client.exec(query(db), { timeoutMs: 2 * MIN });
+      const lock = await client.exec(`flock -s -w 30 ${db} true`, { timeoutMs: 2 * MIN });
+      results[where] = `query ${q.code} ${q.stdout.trim()} ${q.stderr.trim()}; flock -s ${lock.code} ${lock.stderr.trim()}`.trim();
+    }
+    progress(`locks: ${JSON.stringify(results)}`);
+    expect(results).toEqual({ 'mirror': 'query 0 (100, 4950) ; flock -s 0', 're-export': 'query 0 (100, 4950) ; flock -s 0' });
+  });
+
+  test('(g) a tree that outgrows mirrorSize: the sync stops, says so (WARN, state, metric), and the last copy stays served', async () => {
+    // Unshaped for this one: 80 MiB through 16 Mbit/s would take a minute, and the point is the space, not the link.
+    await lab.setLink(origin, undefined);
+    const expected = (await client.execOk(`md5sum < ${MIRROR_MNT}/f7`)).trim();
+    try {
+      await origin.execOk('head -c 80M /dev/zero > /srv/efs/app/huge.bin && sync', { timeoutMs: 5 * MIN });
+      const r = await node.exec('systemctl start efs-cache-mirror.service', { timeoutMs: 10 * MIN });
+      expect(r.code).not.toBe(0);
+      expect((await node.execOk('cat /run/efs-cache/mirror/full')).trim()).toBe('1');
+      expect(await node.execOk('journalctl -q -u efs-cache-mirror.service -o cat -n 20'))
+        .toMatch(/WARN: mirror \/efs\/app does not fit in \/mirror \(64 MiB\): serving the last copy; raise mirrorSize/);
+      await node.execOk('systemctl start efs-cache-metrics.service; sleep 1');
+      expect(await node.execOk('cat /run/statsd-received')).toMatch(/^MirrorFull:1\|g/m);
+      await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches');
+      expect((await client.execOk(`md5sum < ${MIRROR_MNT}/f7`)).trim()).toBe(expected);
+      expect((await client.execOk(`ls ${MIRROR_MNT} | grep -c '^f[0-9]'`)).trim()).toBe(String(FILES));
+      // Removed on the origin, the next sync fits again and clears the flag.
+      await origin.execOk('rm /srv/efs/app/huge.bin');
+      await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 10 * MIN });
+      expect((await node.execOk('cat /run/efs-cache/mirror/full')).trim()).toBe('0');
+      expect((await node.execOk('test ! -e /mirror/app/huge.bin && echo gone')).trim()).toBe('gone');
+    } finally {
+      await origin.exec('rm -f /srv/efs/app/huge.bin');
+      await lab.setLink(origin, { delayMs: 2, rateMbit: 16 });
+    }
+  });
+
+  test('(h) a failed sync keeps the last copy served and is recorded (state, metric, journal)', async () => {
+    // Only this test's lines: (g) sent its own before (the listener appends, so emptying the file is safe).
+    await node.execOk('truncate -s 0 /run/statsd-received; systemctl start efs-cache-metrics.service');
     const before = (await node.execOk('cat /run/efs-cache/mirror/failures 2>/dev/null || echo 0')).trim();
     const expected = (await client.execOk(`md5sum < ${MIRROR_MNT}/f7`)).trim();
     await node.execOk('systemctl stop efs-cache-mirror.timer');
