@@ -1,9 +1,9 @@
 import { Duration, Token, Validations } from 'aws-cdk-lib';
-import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import { Construct, IConstruct } from 'constructs';
+import { CacheNode } from './cache-node';
 import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 
@@ -81,7 +81,7 @@ export interface FanOutProps extends FanOutOptions {
   /** The VPC. */
   readonly vpc: ec2.IVpc;
   /** The nodes behind the fan-out. */
-  readonly nodes: Array<{ autoScalingGroup: autoscaling.AutoScalingGroup; subnet: ec2.ISubnet; address?: string }>;
+  readonly nodes: CacheNode[];
   /** The nodes' security group (NLB mode lets the load balancer in on 2049). */
   readonly nodeSecurityGroup: ec2.ISecurityGroup;
 }

@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
-import { CacheFleet } from '../cache-fleet/cache-fleet';
+import { ICacheFleet } from '../cache-fleet/cache-fleet';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
@@ -196,11 +196,11 @@ export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
    */
   readonly fileSystem?: efs.IFileSystem;
   /**
-   * Mount this cache fleet.
+   * Mount this cache fleet: a `CacheFleet`, or one of another stack or app (`CacheFleet.fromCacheFleetAttributes`).
    *
    * @default - none: `fileSystem` must be given
    */
-  readonly cacheFleet?: CacheFleet;
+  readonly cacheFleet?: ICacheFleet;
   /**
    * Mirrors of `cacheFleet` to mount as well (its `mirrorPaths`, e.g. `'/efs/app'`), each read-only at
    * `mirrorMountPoint` plus its path under the fleet's export (`/mnt/mirror/app`), without FS-Cache and with the
@@ -237,13 +237,15 @@ const DIR_RE = /^\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
  * The instances reach the file system or fleet on TCP 2049 only, through `connections`. Use Session Manager, not
  * SSH. Mounting EFS directly uses TLS and IAM (amazon-efs-utils) by default.
  */
-export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConnectable {
+export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConnectable, iam.IGrantable {
   /** The launch template. */
   public readonly launchTemplate: ec2.LaunchTemplate;
   /** The instances' security group. */
   public readonly securityGroup: ec2.ISecurityGroup;
   /** The instances' role. */
   public readonly role: iam.IRole;
+  /** The instances' role, to grant them more (`bucket.grantRead(clients)`). */
+  public readonly grantPrincipal: iam.IPrincipal;
   /** The instances' connections. */
   public readonly connections: ec2.Connections;
   /** The NFS server the instances mount. */
@@ -256,7 +258,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    */
   public readonly userData: ec2.UserData = ec2.UserData.forLinux({ shebang: '' });
   /** The culling limits in force, defaults filled in. */
-  public readonly cullLimits: Required<CullLimits>;
+  public readonly cullLimits: CullLimits;
   /** The `Group` dimension of the metrics the instances publish (namespace CdkEfsCache): this construct's path. */
   public readonly metricsGroup: string;
 
@@ -284,6 +286,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     });
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
     this.role = props.role ?? instanceRole(this, 'FS-Cache clients: SSM Session Manager and EFS client access');
+    this.grantPrincipal = this.role;
 
     let remotePath: string;
     if (props.cacheFleet) {
@@ -461,7 +464,7 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
 }
 
 /** acregmin/acregmax/acdirmin/acdirmax of a client of the fleet: the fleet's own timers. */
-function fleetAttributeCaching(fleet: CacheFleet): string[] {
+function fleetAttributeCaching(fleet: ICacheFleet): string[] {
   const ac = seconds(fleet.attributeCacheTimeout);
   const acdir = seconds(fleet.directoryCacheTimeout);
   return [`acregmin=${ac}`, `acregmax=${ac}`, `acdirmin=${acdir}`, `acdirmax=${acdir}`];

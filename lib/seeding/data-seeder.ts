@@ -273,11 +273,13 @@ const DEFAULT_INSTANCE_TYPE = 'm7g.xlarge';
  * logs one line `efs-cache: FATAL: <reason>` (console output and /var/log/cloud-init-output.log), and stays up
  * until the stack's rollback removes it. A run never deletes data unless `deleteExtraneous` is set.
  */
-export class DataSeeder extends Construct implements ec2.IConnectable {
+export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGrantable {
   /** The seeding instance. */
   public readonly instance: ec2.Instance;
   /** The instance's role. */
   public readonly role: iam.Role;
+  /** The instance's role, to grant it more. */
+  public readonly grantPrincipal: iam.IPrincipal;
   /** The instance's security group. */
   public readonly securityGroup: ec2.SecurityGroup;
   /** The instance's network access (outbound only). */
@@ -317,6 +319,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup] });
 
     this.role = instanceRole(this, 'EFS data seeder: read the source, write the file system as root, signal its own stack', false);
+    this.grantPrincipal = this.role;
     // Root access: rsync keeps owners and modes, and the file system's root directory belongs to root.
     props.fileSystem.grant(this.role, 'elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite', 'elasticfilesystem:ClientRootAccess');
     grantSignal(this.role, stack);
