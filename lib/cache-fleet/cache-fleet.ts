@@ -429,7 +429,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     }));
 
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
-    if (subnets.length === 0) throw propError('vpcSubnets', 'selects no subnet of the VPC.');
+    if (subnets.length === 0) throw propError(this, 'vpcSubnets', 'selects no subnet of the VPC.');
     warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, ENDPOINT_NEEDS.cloudFormation,
       ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []), ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const clientCidrs = props.clientCidrs ?? [props.vpc.vpcCidrBlock];

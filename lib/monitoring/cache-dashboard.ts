@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwactions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { CacheFleet, MirrorMetric } from '../cache-fleet/cache-fleet';
 import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import { OriginFileSystem } from '../origin/origin-file-system';
@@ -82,7 +82,7 @@ export class CacheDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: CacheDashboardProps) {
     super(scope, id);
-    validateDashboardOptions(props);
+    validateDashboardOptions(this, props);
     this.props = props;
     const o = props.origin;
     this.dashboard = new cloudwatch.Dashboard(this, 'Resource', {
@@ -332,12 +332,12 @@ export class CacheDashboard extends Construct {
 }
 
 /** Throws `Invalid <prop>` for thresholds out of range. */
-export function validateDashboardOptions(o: CacheDashboardOptions): void {
+export function validateDashboardOptions(scope: IConstruct, o: CacheDashboardOptions): void {
   for (const [name, v] of [['percentIoLimitThreshold', o.percentIoLimitThreshold], ['throughputUtilizationThreshold', o.throughputUtilizationThreshold]] as const) {
-    if (v !== undefined && !(v > 0 && v <= 100)) throw propError(name, `is a percentage, more than 0 and at most 100, got ${v}.`);
+    if (v !== undefined && !(v > 0 && v <= 100)) throw propError(scope, name, `is a percentage, more than 0 and at most 100, got ${v}.`);
   }
   if (o.burstCreditBalanceThreshold && o.burstCreditBalanceThreshold.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
-    throw propError('burstCreditBalanceThreshold', 'must be more than 0 bytes.');
+    throw propError(scope, 'burstCreditBalanceThreshold', 'must be more than 0 bytes.');
   }
 }
 

@@ -61,11 +61,11 @@ export interface TlsMountProps {
 export function checkEfsMount(scope: Construct, fileSystem: efs.IFileSystem, p: TlsMountProps, customImage: boolean): void {
   if (TLS_ONLY.has(fileSystem)) {
     if (p.helper !== MountHelper.EFS_UTILS) {
-      throw propError(p.helperProp, 'the file system was created by this library with a policy that denies non-TLS ' +
+      throw propError(scope, p.helperProp, 'the file system was created by this library with a policy that denies non-TLS ' +
         'access, so a plain NFS mount would be refused at boot: use MountHelper.EFS_UTILS (mount -t efs -o tls).');
     }
     if (p.options && !p.options.includes('tls')) {
-      throw propError(p.optionsProp ?? 'mountOptions', 'must include tls: the file system was created by this ' +
+      throw propError(scope, p.optionsProp ?? 'mountOptions', 'must include tls: the file system was created by this ' +
         'library with a policy that denies non-TLS access, and amazon-efs-utils mounts without TLS unless told.');
     }
   }
