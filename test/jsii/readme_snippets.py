@@ -1,5 +1,6 @@
-"""Runs the README's examples in Python, as jsii-rosetta translated them from TypeScript (test/jsii/run.sh writes
-each translation to a file of the folder given as the first argument), and synthesizes what each built.
+"""Runs the README's examples in Python, as jsii-rosetta translated them from TypeScript, and the README's own Python
+examples (test/jsii/run.sh writes each to a file of the folder given as the first argument, named by its line), and
+synthesizes what each built.
 
 Each example runs in a stack of its own, given what the TypeScript fixture (rosetta/default.ts-fixture) gives it:
 stack (and self), vpc, file_system, my_security_group, analytics_security_group, datasets, shared and clients, and

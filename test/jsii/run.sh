@@ -4,7 +4,7 @@
 #     .jsii) and generates the Python package from it (dist/packages/python);
 #   - API.md, generated from .jsii by jsii-docgen, must equal the checked-in one (`npm run docgen` updates it);
 #   - the README's TypeScript examples compile (jsii-rosetta --strict, with the fixtures in rosetta/), and rosetta's
-#     Python translations of them run and synthesize (readme_snippets.py);
+#     Python translations of them, with the README's own Python examples, run and synthesize (readme_snippets.py);
 #   - the wheel is installed into .venv-python/ (test/jsii/setup.sh: aws-cdk-lib, constructs and the jsii runtime
 #     from PyPI, pinned in requirements-python.txt), test/jsii/app.py (the sample stack in Python) synthesizes, and
 #     compare.ts holds its template against the TypeScript sample's: the same resources by type, the same logical ids.
@@ -34,6 +34,8 @@ phase "jsii build and jsii-pacmak" "$t"
 
 t="$(now)"
 readme_typescript() {
+  # No cached translations (rosetta's implicit tablet beside .jsii): every example is compiled anew.
+  rm -f .jsii.tabl.json
   npx jsii-rosetta extract --strict --fail --compile --output "$work/tablet.json" .jsii >"$work/rosetta.log" 2>&1 &&
     node -e '
       const fs = require("fs");
@@ -41,7 +43,12 @@ readme_typescript() {
       fs.mkdirSync(dir);
       for (const s of Object.values(JSON.parse(fs.readFileSync(tablet, "utf8")).snippets)) {
         fs.writeFileSync(`${dir}/${String(s.location.field.line).padStart(4, "0")}.py`, `${s.translations.python.source}\n`);
-      }' "$work/tablet.json" "$work/readme" && return 0
+      }' "$work/tablet.json" "$work/readme" &&
+    # The README's own Python examples join them, named by their line too.
+    awk -v dir="$work/readme" '
+      /^```python$/ { file = sprintf("%s/%04d-python.py", dir, NR); inside = 1; next }
+      /^```$/ && inside { inside = 0; close(file); next }
+      inside { print > file }' README.md && return 0
   cat "$work/rosetta.log"
   return 1
 }
