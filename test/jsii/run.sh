@@ -33,6 +33,7 @@ check "jsii build and Python package (jsii-pacmak)" bash -c "npx jsii-pacmak --t
 phase "jsii build and jsii-pacmak" "$t"
 
 t="$(now)"
+# shellcheck disable=SC2016 # JavaScript and awk, not shell
 readme_typescript() {
   # No cached translations (rosetta's implicit tablet beside .jsii): every example is compiled anew.
   rm -f .jsii.tabl.json

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 venv=.venv-python
-requirements=requirements-python.txt
+requirements="requirements-python.txt"
 stamp="$venv/.requirements-python.sha256"
 want="$(sha256sum "$requirements" | cut -d' ' -f1)"
 have="$(cat "$stamp" 2>/dev/null || true)"
