@@ -112,7 +112,7 @@ export class CachedFileSystem extends Construct {
       this.origin.checkMountTargetsCover(this.cacheFleet.nodes.map((n) => n.subnet), 'cacheFleet.vpcSubnets');
     }
     if (props.dashboard === false && props.monitoring) {
-      throw propError('monitoring', 'configures the dashboard and alarms, but dashboard is false. Remove one of them.');
+      throw propError(this, 'monitoring', 'configures the dashboard and alarms, but dashboard is false. Remove one of them.');
     }
     if (props.dashboard !== false) {
       this.dashboard = new CacheDashboard(this, 'Dashboard', { ...props.monitoring, origin: this.origin, cacheFleet: this.cacheFleet });
@@ -126,7 +126,7 @@ export class CachedFileSystem extends Construct {
   public addClientLaunchTemplate(id: string, options: ClientLaunchTemplateOptions = {}): FsCacheClientLaunchTemplate {
     const source = options.source ?? (this.cacheFleet ? ClientSource.CACHE_FLEET : ClientSource.ORIGIN);
     if (source === ClientSource.CACHE_FLEET && !this.cacheFleet) {
-      throw propError('source', 'ClientSource.CACHE_FLEET needs a cache fleet: give the cacheFleet prop, or mount the origin.');
+      throw propError(this, 'source', 'ClientSource.CACHE_FLEET needs a cache fleet: give the cacheFleet prop, or mount the origin.');
     }
     const { source: _source, ...clientOptions } = options;
     void _source;

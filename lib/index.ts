@@ -1,11 +1,14 @@
-export * from './origin/origin-file-system';
-export * from './cached-file-system';
-export * from './cache-fleet/cache-fleet';
-export * from './cache-fleet/fan-out';
+// The public API, named one by one: what is exported here is what jsii carries to every language and what API.md
+// lists. Helpers of the modules below (validation, fsid derivation, metric-name tables) stay internal.
+export { OriginFileSystem, OriginFileSystemProps, OriginOptions } from './origin/origin-file-system';
+export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions, ClientSource } from './cached-file-system';
+export {
+  CacheFleet, CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ICacheFleet, MirrorMetric,
+} from './cache-fleet/cache-fleet';
+export { FanOut, FanOutMode, FanOutOptions, FanOutProps } from './cache-fleet/fan-out';
 export { CacheNode, CacheNodeProps } from './cache-fleet/cache-node';
 export { MirrorOptions } from './cache-fleet/mirror';
-export { MountHelper } from './private/mount';
-export * from './client/fs-cache-client';
-export * from './monitoring/cache-dashboard';
-export { METRIC_NAMESPACE, NODE_METRICS, CLIENT_METRICS } from './monitoring/metrics';
-export * from './seeding/data-seeder';
+export { MountHelper } from './mount-helper';
+export { CacheStorage, CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, FsCacheClientOptions } from './client/fs-cache-client';
+export { CacheDashboard, CacheDashboardOptions, CacheDashboardProps } from './monitoring/cache-dashboard';
+export { DataSeeder, DataSeederProps, SeedSource, SeedSourceConfig, SeedSourceKind } from './seeding/data-seeder';

@@ -2,7 +2,8 @@ import { Duration, Size } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, FanOutMode, fsidFor, MountHelper } from '../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, FanOutMode, MountHelper } from '../lib';
+import { fsidFor } from '../lib/cache-fleet/cache-fleet';
 import { importedFs, nagFindings, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
 

@@ -20,7 +20,7 @@ describe('clientCidrs at synth', () => {
     ['64:ff9b::10.0.0.0/104', '64:ff9b::a00:0/104'],
     ['1:2:3:4:5:6:7::/112', '1:2:3:4:5:6:7:0/112'],
   ])('%s is accepted and rendered as %s', (given, canonical) => {
-    expect(formatCidr(parseCidr('clientCidrs', given))).toBe(canonical);
+    expect(formatCidr(parseCidr(undefined, 'clientCidrs', given))).toBe(canonical);
     const { stack, vpc } = stackWithVpc();
     new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 1, clientCidrs: ['10.9.0.0/16', given] });
     const [ud] = Object.values(launchTemplateUserData(stack));

@@ -42,6 +42,12 @@ step "type check" npx tsc --noEmit -p .
 step "unit tests" npx jest --ci --json --outputFile="$results/unit.json"
 count_jest "$results/unit.json"
 step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/package/pack-and-synth.sh
+# The jsii build, the Python package generated from it, API.md against the code, the README's examples compiled in
+# TypeScript and run in Python, and the sample stack written in Python synthesized and compared with the TypeScript
+# one (test/jsii/run.sh; 1.5 to 2.5 minutes on two shared cores, 40 s more on a first run, which creates .venv-python/).
+jsii() { bash test/jsii/run.sh | tee "$results/jsii.log"; }
+step "jsii: Python package, API.md, Python sample app" jsii
+count_line "$results/jsii.log"
 gates() { bash test/gates/run.sh | tee "$results/gates.log"; }
 step "independent gates (cfn-lint, shellcheck, 16 KB)" gates
 count_line "$results/gates.log"

@@ -5,7 +5,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { CacheNode } from './cache-node';
@@ -18,7 +18,8 @@ import { instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } f
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
 import { MirrorOptions, mirrorExportPath, mirrorFsid, mirrorParameters } from './mirror';
-import { autoScalingGroupMetric, groupMetric, instanceMetrics, NODE_METRICS, PUT_METRIC_DATA_REASON, sumOfMetrics } from '../monitoring/metrics';
+import { autoScalingGroupMetric, groupMetric, instanceMetrics, METRIC_NAMESPACE, NODE_METRICS, PUT_METRIC_DATA_REASON, sumOfMetrics } from '../monitoring/metrics';
+import { NFS_PORT } from '../private/constants';
 
 /**
  * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
@@ -218,9 +219,6 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly metrics?: boolean;
 }
 
-/**
- * Properties of `CacheFleet`.
- */
 /** A subtree that the nodes serve from a local copy (`mirrorPaths`). */
 export interface CacheFleetMirror {
   /** The node path under `exportPath` that is mirrored, e.g. `/efs/app`. */
@@ -231,6 +229,7 @@ export interface CacheFleetMirror {
   readonly fsid: string;
 }
 
+/** Properties of `CacheFleet`. */
 export interface CacheFleetProps extends CacheFleetOptions {
   /** The VPC of the nodes. */
   readonly vpc: ec2.IVpc;
@@ -239,6 +238,99 @@ export interface CacheFleetProps extends CacheFleetOptions {
   readonly fileSystem: efs.IFileSystem;
 }
 
+
+/**
+ * A cache fleet as its clients see it: the name and path they mount, the security group they are let through, the
+ * attribute caching the nodes apply, and the mirrors. A `CacheFleet`, or one defined elsewhere
+ * (`CacheFleet.fromCacheFleetAttributes`).
+ */
+export interface ICacheFleet extends IConstruct, ec2.IConnectable {
+  /** The name clients mount: every node (Route 53 round robin) or the load balancer. */
+  readonly endpoint: string;
+  /** The path clients mount from the fleet. */
+  readonly exportPath: string;
+  /** How long nodes cache the origin's file attributes: a change on EFS shows through a node after at most this. */
+  readonly attributeCacheTimeout: Duration;
+  /** How long nodes cache the origin's directory attributes and listings. */
+  readonly directoryCacheTimeout: Duration;
+  /** The subtrees served from a local copy on every node (`mirrorPaths`), with the paths clients mount. */
+  readonly mirrors: CacheFleetMirror[];
+}
+
+/**
+ * What a client needs to know of a cache fleet defined in another stack or app (`CacheFleet.fromCacheFleetAttributes`).
+ */
+export interface CacheFleetAttributes {
+  /** The name clients mount: the fleet's `endpoint`. */
+  readonly endpoint: string;
+  /**
+   * The security group clients are let through on TCP 2049: the fleet's `connections.securityGroups[0]` (the nodes'
+   * group with Route 53, the load balancer's with an NLB).
+   */
+  readonly securityGroup: ec2.ISecurityGroup;
+  /**
+   * The path clients mount: the fleet's `exportPath`.
+   *
+   * @default '/efs'
+   */
+  readonly exportPath?: string;
+  /**
+   * The fleet's `attributeCacheTimeout`.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly attributeCacheTimeout?: Duration;
+  /**
+   * The fleet's `directoryCacheTimeout`.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly directoryCacheTimeout?: Duration;
+  /**
+   * The fleet's `mirrors`, for clients that mount them (`mirrorPaths`).
+   *
+   * @default - none
+   */
+  readonly mirrors?: CacheFleetMirror[];
+}
+
+/** The mirror metrics the nodes publish (`mirrorPaths`), for `CacheFleet.metricMirror`. */
+export enum MirrorMetric {
+  /** Syncs of the mirrors that failed (sum per period): the node kept serving the last copy. */
+  SYNC_FAILURES = 'MirrorSyncFailures',
+  /** Seconds since the oldest mirror of a node was last synced (maximum over the nodes): the staleness a client may see. */
+  AGE_SECONDS = 'MirrorAgeSeconds',
+  /** Seconds the last sync of a node's mirrors took (maximum). */
+  SYNC_SECONDS = 'MirrorSyncSeconds',
+  /** Files and directories the last sync of a node's mirrors walked (maximum). */
+  FILES_WALKED = 'MirrorFilesWalked',
+  /** 1 when the last sync of a node's mirrors ran out of space in its tmpfs (maximum): raise mirrorSize. */
+  FULL = 'MirrorFull',
+  /** Bytes held by a node's mirrors (maximum). */
+  BYTES = 'MirrorBytes',
+  /** NFS requests the syncs of the mirrors sent to the origin (sum per period). */
+  ORIGIN_OPS = 'MirrorOriginOps',
+}
+
+/** A fleet defined elsewhere, known by its attributes. */
+class ImportedCacheFleet extends Construct implements ICacheFleet {
+  public readonly endpoint: string;
+  public readonly exportPath: string;
+  public readonly attributeCacheTimeout: Duration;
+  public readonly directoryCacheTimeout: Duration;
+  public readonly mirrors: CacheFleetMirror[];
+  public readonly connections: ec2.Connections;
+
+  constructor(scope: Construct, id: string, attrs: CacheFleetAttributes) {
+    super(scope, id);
+    this.endpoint = attrs.endpoint;
+    this.exportPath = attrs.exportPath ?? '/efs';
+    this.attributeCacheTimeout = attrs.attributeCacheTimeout ?? Duration.minutes(10);
+    this.directoryCacheTimeout = attrs.directoryCacheTimeout ?? Duration.minutes(10);
+    this.mirrors = attrs.mirrors ?? [];
+    this.connections = new ec2.Connections({ securityGroups: [attrs.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
+  }
+}
 
 /**
  * A RAM cache tier: EC2 nodes that mount EFS and re-export it read-only over NFSv4.1, so their page cache serves
@@ -258,13 +350,26 @@ export interface CacheFleetProps extends CacheFleetOptions {
  * The export is read-only, NFSv4.1 only, `root_squash`, limited to `clientCidrs`, with the same `fsid` on every
  * node. There is no SSH: use Session Manager. Writes go to EFS directly, never through the cache tier.
  */
-export class CacheFleet extends Construct implements ec2.IConnectable {
+export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable {
+  /** The namespace of the metrics the nodes and clients publish through the CloudWatch agent. */
+  public static readonly METRIC_NAMESPACE: string = METRIC_NAMESPACE;
+
+  /**
+   * A fleet defined in another stack or app, for clients (`FsCacheClientLaunchTemplate`'s `cacheFleet`): they mount
+   * its endpoint and are let into its security group on TCP 2049.
+   */
+  public static fromCacheFleetAttributes(scope: Construct, id: string, attrs: CacheFleetAttributes): ICacheFleet {
+    return new ImportedCacheFleet(scope, id, attrs);
+  }
+
   /** Where clients connect: the nodes' security group (Route 53) or the load balancer's (NLB), port 2049. */
   public readonly connections: ec2.Connections;
   /** The nodes' security group. */
   public readonly securityGroup: ec2.SecurityGroup;
   /** The nodes' IAM role. */
   public readonly role: iam.Role;
+  /** The nodes' role, to grant them more (`bucket.grantRead(fleet)`). */
+  public readonly grantPrincipal: iam.IPrincipal;
   /** The nodes. */
   public readonly nodes: CacheNode[];
   /**
@@ -339,13 +444,14 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
     props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from the EFS cache nodes');
 
     this.role = instanceRole(this, 'EFS cache nodes: SSM Session Manager, read-only EFS client, own interface and stack signal');
+    this.grantPrincipal = this.role;
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess'],
       resources: [props.fileSystem.fileSystemArn],
     }));
 
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
-    if (subnets.length === 0) throw propError('vpcSubnets', 'selects no subnet of the VPC.');
+    if (subnets.length === 0) throw propError(this, 'vpcSubnets', 'selects no subnet of the VPC.');
     warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, ENDPOINT_NEEDS.cloudFormation,
       ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []), ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const clientCidrs = props.clientCidrs ?? [props.vpc.vpcCidrBlock];
@@ -536,13 +642,12 @@ export class CacheFleet extends Construct implements ec2.IConnectable {
   }
 
   /**
-   * A mirror metric of the nodes (`mirrorPaths`; names in NODE_METRICS): `MirrorSyncFailures` and `MirrorOriginOps`
-   * summed per period, the gauges (`MirrorAgeSeconds`, `MirrorSyncSeconds`, `MirrorFilesWalked`, `MirrorFull`,
-   * `MirrorBytes`) as their maximum over the nodes.
+   * A mirror metric of the nodes (`mirrorPaths`): `SYNC_FAILURES` and `ORIGIN_OPS` summed per period, the gauges
+   * (`AGE_SECONDS`, `SYNC_SECONDS`, `FILES_WALKED`, `FULL`, `BYTES`) as their maximum over the nodes.
    */
-  public metricMirror(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    const sums: string[] = [NODE_METRICS.mirrorSyncFailures, NODE_METRICS.mirrorOriginOps];
-    return groupMetric(this.metricsGroup, metricName, sums.includes(metricName) ? 'Sum' : 'Maximum', props);
+  public metricMirror(metric: MirrorMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    const sums: string[] = [MirrorMetric.SYNC_FAILURES, MirrorMetric.ORIGIN_OPS];
+    return groupMetric(this.metricsGroup, metric, sums.includes(metric) ? 'Sum' : 'Maximum', props);
   }
 
   /** A metric of one node's Auto Scaling group (EC2 metrics by group, or the group's own). */

@@ -1,9 +1,9 @@
 import { Duration, Token, Validations } from 'aws-cdk-lib';
-import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import { Construct, IConstruct } from 'constructs';
+import { CacheNode } from './cache-node';
 import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 
@@ -81,7 +81,7 @@ export interface FanOutProps extends FanOutOptions {
   /** The VPC. */
   readonly vpc: ec2.IVpc;
   /** The nodes behind the fan-out. */
-  readonly nodes: Array<{ autoScalingGroup: autoscaling.AutoScalingGroup; subnet: ec2.ISubnet; address?: string }>;
+  readonly nodes: CacheNode[];
   /** The nodes' security group (NLB mode lets the load balancer in on 2049). */
   readonly nodeSecurityGroup: ec2.ISecurityGroup;
 }
@@ -110,7 +110,7 @@ export class FanOut extends Construct implements ec2.IConnectable {
 
   constructor(scope: Construct, id: string, props: FanOutProps) {
     super(scope, id);
-    validateFanOutOptions(props);
+    validateFanOutOptions(this, props);
     this.mode = props.fanOut ?? FanOutMode.ROUTE53;
 
     if (this.mode === FanOutMode.ROUTE53) {
@@ -261,7 +261,7 @@ function claimName(scope: Construct, fleet: string, key: string, prop: string, w
   const claimed = CLAIMED.get(root) ?? new Map<string, string>();
   CLAIMED.set(root, claimed);
   const owner = claimed.get(key);
-  if (owner !== undefined && owner !== fleet) throw propError(prop, `${what} ${owner}: ${why}`);
+  if (owner !== undefined && owner !== fleet) throw propError(scope, prop, `${what} ${owner}: ${why}`);
   claimed.set(key, fleet);
 }
 
@@ -280,32 +280,32 @@ function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {
 }
 
 /** Throws `Invalid <prop>` when fan-out options contradict the chosen mode or each other. */
-export function validateFanOutOptions(o: FanOutOptions): void {
+export function validateFanOutOptions(scope: IConstruct, o: FanOutOptions): void {
   const mode = o.fanOut ?? FanOutMode.ROUTE53;
   const route53Only: Array<keyof FanOutOptions> = ['hostedZone', 'zoneName', 'recordName', 'recordTtl'];
   const nlbOnly: Array<keyof FanOutOptions> = ['loadBalancerIdleTimeout', 'crossZone'];
   const wrong = mode === FanOutMode.ROUTE53 ? nlbOnly : route53Only;
   for (const k of wrong) {
     if (o[k] !== undefined) {
-      throw propError(k, `applies only with fanOut: FanOutMode.${mode === FanOutMode.ROUTE53 ? 'NETWORK_LOAD_BALANCER' : 'ROUTE53'}, but fanOut is FanOutMode.${mode === FanOutMode.ROUTE53 ? 'ROUTE53' : 'NETWORK_LOAD_BALANCER'}.`);
+      throw propError(scope, k, `applies only with fanOut: FanOutMode.${mode === FanOutMode.ROUTE53 ? 'NETWORK_LOAD_BALANCER' : 'ROUTE53'}, but fanOut is FanOutMode.${mode === FanOutMode.ROUTE53 ? 'ROUTE53' : 'NETWORK_LOAD_BALANCER'}.`);
     }
   }
   if (o.hostedZone && o.zoneName !== undefined) {
-    throw propError('zoneName', 'names a new hosted zone, but hostedZone gives an existing one. Remove one of them.');
+    throw propError(scope, 'zoneName', 'names a new hosted zone, but hostedZone gives an existing one. Remove one of them.');
   }
   if (o.zoneName !== undefined && !Token.isUnresolved(o.zoneName)) {
     const labels = o.zoneName.replace(/\.$/, '').split('.');
     if (labels.length < 2 || !labels.every((l) => LABEL_RE.test(l))) {
-      throw propError('zoneName', `'${o.zoneName}' is not a valid DNS zone name (lower-case labels, at least two).`);
+      throw propError(scope, 'zoneName', `'${o.zoneName}' is not a valid DNS zone name (lower-case labels, at least two).`);
     }
   }
   if (o.recordName !== undefined && !Token.isUnresolved(o.recordName) && !o.recordName.split('.').every((l) => LABEL_RE.test(l))) {
-    throw propError('recordName', `'${o.recordName}' is not a valid DNS name relative to the zone.`);
+    throw propError(scope, 'recordName', `'${o.recordName}' is not a valid DNS name relative to the zone.`);
   }
   if (o.recordTtl && (o.recordTtl.toSeconds() < 0 || o.recordTtl.toSeconds() > 86400)) {
-    throw propError('recordTtl', `must be between 0 seconds and 1 day, got ${o.recordTtl.toHumanString()}.`);
+    throw propError(scope, 'recordTtl', `must be between 0 seconds and 1 day, got ${o.recordTtl.toHumanString()}.`);
   }
   if (o.loadBalancerIdleTimeout && (o.loadBalancerIdleTimeout.toSeconds() < 60 || o.loadBalancerIdleTimeout.toSeconds() > 6000)) {
-    throw propError('loadBalancerIdleTimeout', `must be between 60 and 6000 seconds, got ${o.loadBalancerIdleTimeout.toSeconds()}.`);
+    throw propError(scope, 'loadBalancerIdleTimeout', `must be between 60 and 6000 seconds, got ${o.loadBalancerIdleTimeout.toSeconds()}.`);
   }
 }

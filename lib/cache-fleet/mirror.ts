@@ -1,5 +1,6 @@
 import * as crypto from 'crypto';
 import { Duration, Size, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
+import { IConstruct } from 'constructs';
 import { propError, wholeSeconds } from '../private/errors';
 import { MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
@@ -57,31 +58,31 @@ export function mirrorFsid(constructPath: string, path: string): string {
 }
 
 /** Throws `Invalid <prop>` for mirror options that cannot work. */
-export function validateMirrorOptions(o: MirrorOptions, exportPath: string): void {
+export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, exportPath: string): void {
   const paths = o.mirrorPaths ?? [];
   for (const p of paths) {
     if (Token.isUnresolved(p) || !PATH_RE.test(p) || p.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(p)) {
-      throw propError('mirrorPaths', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing /).`);
+      throw propError(scope, 'mirrorPaths', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing /).`);
     }
     if (!p.startsWith(`${exportPath}/`)) {
-      throw propError('mirrorPaths', `'${p}' is not under the export (exportPath '${exportPath}'); mirror paths are node paths below it, e.g. '${exportPath}/app'.`);
+      throw propError(scope, 'mirrorPaths', `'${p}' is not under the export (exportPath '${exportPath}'); mirror paths are node paths below it, e.g. '${exportPath}/app'.`);
     }
     const outer = paths.find((q) => q !== p && p.startsWith(`${q}/`));
-    if (outer) throw propError('mirrorPaths', `'${p}' is inside '${outer}': a tree is mirrored once.`);
+    if (outer) throw propError(scope, 'mirrorPaths', `'${p}' is inside '${outer}': a tree is mirrored once.`);
   }
-  if (new Set(paths).size !== paths.length) throw propError('mirrorPaths', 'lists a path twice.');
+  if (new Set(paths).size !== paths.length) throw propError(scope, 'mirrorPaths', 'lists a path twice.');
   const needsPaths = (name: keyof MirrorOptions, given: unknown) => {
-    if (given !== undefined && paths.length === 0) throw propError(name, 'needs mirrorPaths: there is nothing to mirror.');
+    if (given !== undefined && paths.length === 0) throw propError(scope, name, 'needs mirrorPaths: there is nothing to mirror.');
   };
   needsPaths('mirrorInterval', o.mirrorInterval);
   needsPaths('mirrorSize', o.mirrorSize);
   needsPaths('mirrorSyncTimeout', o.mirrorSyncTimeout);
-  wholeSeconds('mirrorInterval', o.mirrorInterval, 10, 86400, '10 seconds to 24 hours');
-  wholeSeconds('mirrorSyncTimeout', o.mirrorSyncTimeout, 10, 86400, '10 seconds to 24 hours');
+  wholeSeconds(scope, 'mirrorInterval', o.mirrorInterval, 10, 86400, '10 seconds to 24 hours');
+  wholeSeconds(scope, 'mirrorSyncTimeout', o.mirrorSyncTimeout, 10, 86400, '10 seconds to 24 hours');
   if (o.mirrorSize) {
     const mib = o.mirrorSize.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
     if (!Number.isInteger(mib) || mib < 1 || mib > 16 * 1024 * 1024) {
-      throw propError('mirrorSize', `must be whole MiB from 1 MiB to 16 TiB, got ${mib} MiB.`);
+      throw propError(scope, 'mirrorSize', `must be whole MiB from 1 MiB to 16 TiB, got ${mib} MiB.`);
     }
   }
 }

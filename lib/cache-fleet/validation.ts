@@ -23,13 +23,13 @@ const MAX_NODES = 128;
 export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions, facts = instanceTypeFacts(o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE))): void {
   const int = (name: keyof CacheFleetOptions, v: number | undefined, min: number, max: number) => {
     if (v === undefined || Token.isUnresolved(v)) return;
-    if (!Number.isInteger(v) || v < min || v > max) throw propError(name, `must be a whole number from ${min} to ${max}, got ${v}.`);
+    if (!Number.isInteger(v) || v < min || v > max) throw propError(scope, name, `must be a whole number from ${min} to ${max}, got ${v}.`);
   };
   if (o.nodeCount !== undefined && o.nodeCount < 1) {
-    throw propError('nodeCount', `a cache fleet needs at least one node, got ${o.nodeCount}.`);
+    throw propError(scope, 'nodeCount', `a cache fleet needs at least one node, got ${o.nodeCount}.`);
   }
   if (o.nodeCount !== undefined && !Token.isUnresolved(o.nodeCount) && o.nodeCount > MAX_NODES) {
-    throw propError('nodeCount', `at most ${MAX_NODES} nodes fit in one stack, got ${o.nodeCount}: each node adds its ` +
+    throw propError(scope, 'nodeCount', `at most ${MAX_NODES} nodes fit in one stack, got ${o.nodeCount}: each node adds its ` +
       'Auto Scaling group, stable interface and record, and 128 nodes with the dashboard already make 440 of ' +
       'CloudFormation\'s 500 resources per stack. Split a larger fleet over several CacheFleets in separate stacks ' +
       '(each with a zoneName of its own, or one shared hostedZone with a recordName each).');
@@ -41,46 +41,46 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   int('warmWorkers', o.warmWorkers, 1, 512);
   const exportPath = o.exportPath ?? '/efs';
   if (!PATH_RE.test(exportPath) || exportPath === '/' || exportPath.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(exportPath)) {
-    throw propError('exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
+    throw propError(scope, 'exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
   }
   if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || /(^|\/)\.\.?(\/|$)/.test(o.originPath))) {
-    throw propError('originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
+    throw propError(scope, 'originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
-  validateMirrorOptions(o, exportPath);
+  validateMirrorOptions(scope, o, exportPath);
   validateDiskCache(scope, o, facts);
   for (const p of o.warmPaths ?? []) {
-    if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError('warmPaths', `'${p}' is not an absolute path.`);
+    if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError(scope, 'warmPaths', `'${p}' is not an absolute path.`);
     if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {
-      throw propError('warmPaths', `'${p}' is outside the export (exportPath '${exportPath}'); warm paths are node paths under it, e.g. '${exportPath}/data'.`);
+      throw propError(scope, 'warmPaths', `'${p}' is outside the export (exportPath '${exportPath}'); warm paths are node paths under it, e.g. '${exportPath}/data'.`);
     }
   }
   if (o.rewarmInterval && !o.warmPaths?.length) {
-    throw propError('rewarmInterval', 'needs warmPaths: there is nothing to re-warm.');
+    throw propError(scope, 'rewarmInterval', 'needs warmPaths: there is nothing to re-warm.');
   }
   if (o.warmWorkers !== undefined && !o.warmPaths?.length) {
-    throw propError('warmWorkers', 'needs warmPaths: there is nothing to warm.');
+    throw propError(scope, 'warmWorkers', 'needs warmPaths: there is nothing to warm.');
   }
   if (o.rewarmInterval) {
     const minutes = o.rewarmInterval.toMinutes({ integral: false });
-    if (!Number.isInteger(minutes) || minutes < 5) throw propError('rewarmInterval', `must be whole minutes, at least 5, got ${o.rewarmInterval.toHumanString()}.`);
+    if (!Number.isInteger(minutes) || minutes < 5) throw propError(scope, 'rewarmInterval', `must be whole minutes, at least 5, got ${o.rewarmInterval.toHumanString()}.`);
   }
   for (const [name, d] of [['attributeCacheTimeout', o.attributeCacheTimeout], ['directoryCacheTimeout', o.directoryCacheTimeout]] as const) {
-    if (d && (d.toSeconds() < 0 || d.toSeconds() > 3600)) throw propError(name, `must be between 0 and 60 minutes, got ${d.toHumanString()}.`);
+    if (d && (d.toSeconds() < 0 || d.toSeconds() > 3600)) throw propError(scope, name, `must be between 0 and 60 minutes, got ${d.toHumanString()}.`);
   }
   if (o.originMountTimeout && (o.originMountTimeout.toSeconds() < 10 || o.originMountTimeout.toSeconds() > 3600)) {
-    throw propError('originMountTimeout', `must be between 10 seconds and 60 minutes, got ${o.originMountTimeout.toHumanString()}.`);
+    throw propError(scope, 'originMountTimeout', `must be between 10 seconds and 60 minutes, got ${o.originMountTimeout.toHumanString()}.`);
   }
-  if (o.clientCidrs && o.clientCidrs.length === 0) throw propError('clientCidrs', 'is empty: no client could mount the export.');
-  checkClientCidrs('clientCidrs', o.clientCidrs ?? []);
-  wholeGib('rootVolumeSize', o.rootVolumeSize, 8, 16384);
+  if (o.clientCidrs && o.clientCidrs.length === 0) throw propError(scope, 'clientCidrs', 'is empty: no client could mount the export.');
+  checkClientCidrs(scope, 'clientCidrs', o.clientCidrs ?? []);
+  wholeGib(scope, 'rootVolumeSize', o.rootVolumeSize, 8, 16384);
   // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.
-  wholeSeconds('bootstrapTimeout', o.bootstrapTimeout, 300, 43200, '5 minutes to 12 hours');
+  wholeSeconds(scope, 'bootstrapTimeout', o.bootstrapTimeout, 300, 43200, '5 minutes to 12 hours');
   if (o.readAhead) {
     const kib = o.readAhead.toKibibytes({ rounding: SizeRoundingBehavior.NONE });
-    if (!Number.isInteger(kib) || kib < 0 || kib > 1048576) throw propError('readAhead', `must be whole KiB from 0 to 1 GiB, got ${kib} KiB.`);
+    if (!Number.isInteger(kib) || kib < 0 || kib > 1048576) throw propError(scope, 'readAhead', `must be whole KiB from 0 to 1 GiB, got ${kib} KiB.`);
   }
   if (o.workingSetSize && o.workingSetSize.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
-    throw propError('workingSetSize', 'must be more than 0 bytes.');
+    throw propError(scope, 'workingSetSize', 'must be more than 0 bytes.');
   }
   if (o.workingSetSize && facts.memoryGiB !== undefined) {
     const ws = o.workingSetSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE });
@@ -99,16 +99,16 @@ function validateDiskCache(scope: Construct, o: CacheFleetOptions, facts: Return
   const on = o.nodeDiskCache ?? nvme;
   if (o.nodeDiskCacheDeviceModel !== undefined) {
     if (!on) {
-      throw propError('nodeDiskCacheDeviceModel', o.nodeDiskCache === false ? 'applies only with nodeDiskCache.'
+      throw propError(scope, 'nodeDiskCacheDeviceModel', o.nodeDiskCache === false ? 'applies only with nodeDiskCache.'
         : `applies only with nodeDiskCache, which is off by default for ${type} (no NVMe instance store known).`);
     }
     if (!/^[\x20-\x7e]*[\x21-\x7e]$/.test(o.nodeDiskCacheDeviceModel)) {
-      throw propError('nodeDiskCacheDeviceModel', `must be printable ASCII without a trailing space, got '${o.nodeDiskCacheDeviceModel}'.`);
+      throw propError(scope, 'nodeDiskCacheDeviceModel', `must be printable ASCII without a trailing space, got '${o.nodeDiskCacheDeviceModel}'.`);
     }
   }
   if (!o.nodeDiskCache) return;
   if (facts.instanceStore === false || (facts.instanceStore === true && facts.nvmeInstanceStore === false)) {
-    throw propError('nodeDiskCache', `${type} has no NVMe instance store to hold the disk cache; choose a node type ` +
+    throw propError(scope, 'nodeDiskCache', `${type} has no NVMe instance store to hold the disk cache; choose a node type ` +
       'with it (for example c7gd, c6gd, m6id, i4i), or leave nodeDiskCache off.');
   }
   if (facts.instanceStore === undefined && o.nodeDiskCacheDeviceModel === undefined) {

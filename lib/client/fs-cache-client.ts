@@ -3,14 +3,14 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
-import { CacheFleet } from '../cache-fleet/cache-fleet';
+import { ICacheFleet } from '../cache-fleet/cache-fleet';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
-import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
+import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
@@ -197,11 +197,11 @@ export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
    */
   readonly fileSystem?: efs.IFileSystem;
   /**
-   * Mount this cache fleet.
+   * Mount this cache fleet: a `CacheFleet`, or one of another stack or app (`CacheFleet.fromCacheFleetAttributes`).
    *
    * @default - none: `fileSystem` must be given
    */
-  readonly cacheFleet?: CacheFleet;
+  readonly cacheFleet?: ICacheFleet;
   /**
    * Mirrors of `cacheFleet` to mount as well (its `mirrorPaths`, e.g. `'/efs/app'`), each read-only at
    * `mirrorMountPoint` plus its path under the fleet's export (`/mnt/mirror/app`), without FS-Cache and with the
@@ -237,13 +237,15 @@ const DIR_RE = /^\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
  * The instances reach the file system or fleet on TCP 2049 only, through `connections`. Use Session Manager, not
  * SSH. Mounting EFS directly uses TLS and IAM (amazon-efs-utils) by default.
  */
-export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConnectable {
+export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConnectable, iam.IGrantable {
   /** The launch template. */
   public readonly launchTemplate: ec2.LaunchTemplate;
   /** The instances' security group. */
   public readonly securityGroup: ec2.ISecurityGroup;
   /** The instances' role. */
   public readonly role: iam.IRole;
+  /** The instances' role, to grant them more (`bucket.grantRead(clients)`). */
+  public readonly grantPrincipal: iam.IPrincipal;
   /** The instances' connections. */
   public readonly connections: ec2.Connections;
   /** The NFS server the instances mount. */
@@ -256,14 +258,14 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    */
   public readonly userData: ec2.UserData = ec2.UserData.forLinux({ shebang: '' });
   /** The culling limits in force, defaults filled in. */
-  public readonly cullLimits: Required<CullLimits>;
+  public readonly cullLimits: CullLimits;
   /** The `Group` dimension of the metrics the instances publish (namespace CdkEfsCache): this construct's path. */
   public readonly metricsGroup: string;
 
   constructor(scope: Construct, id: string, props: FsCacheClientLaunchTemplateProps) {
     super(scope, id);
     if (!props.fileSystem === !props.cacheFleet) {
-      throw propError(props.fileSystem ? 'cacheFleet' : 'fileSystem',
+      throw propError(this, props.fileSystem ? 'cacheFleet' : 'fileSystem',
         'give exactly one of fileSystem (mount EFS directly) and cacheFleet (mount the cache tier).');
     }
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
@@ -284,6 +286,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     });
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
     this.role = props.role ?? instanceRole(this, 'FS-Cache clients: SSM Session Manager and EFS client access');
+    this.grantPrincipal = this.role;
 
     let remotePath: string;
     if (props.cacheFleet) {
@@ -314,10 +317,11 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     ];
     const cull = props.cullLimits ?? {};
     const d = DEFAULT_CULL;
-    this.cullLimits = {
+    const cullPercents: CullPercents = {
       blocksRun: cull.blocksRun ?? d.blocksRun, blocksCull: cull.blocksCull ?? d.blocksCull, blocksStop: cull.blocksStop ?? d.blocksStop,
       filesRun: cull.filesRun ?? d.filesRun, filesCull: cull.filesCull ?? d.filesCull, filesStop: cull.filesStop ?? d.filesStop,
     };
+    this.cullLimits = cullPercents;
     const model = props.cacheDeviceModel ?? (storage === CacheStorage.EBS ? EBS_MODEL : INSTANCE_STORE_MODEL);
 
     const blockDevices = [encryptedRootVolume(props.rootVolumeSize ?? Size.gibibytes(16))];
@@ -335,11 +339,11 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? Duration.minutes(3)),
         ...diskCacheParameters({
           dir: props.cacheDirectory ?? '/var/cache/fscache', label: 'fscache', tag: props.cacheTag ?? 'efscache',
-          deviceModel: model, initializeDevices: props.initializeCacheDevices ?? false, cull: this.cullLimits,
+          deviceModel: model, initializeDevices: props.initializeCacheDevices ?? false, cull: cullPercents,
         }),
         EFSC_CACHE_SOURCE: storage,
         ...instanceMetrics(this, this.role, props.metrics ?? true),
-        ...clientMirrorParameters(props),
+        ...clientMirrorParameters(this, props),
       },
       libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/fscache.sh'],
     });
@@ -388,7 +392,7 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   checkCacheDevicesFindable(scope, instanceType, facts, storage === CacheStorage.EBS);
   if (storage === CacheStorage.INSTANCE_STORE) {
     if (facts.instanceStore === false) {
-      throw propError('instanceType', `${instanceType} has no instance store to hold the cache; choose a type with ` +
+      throw propError(scope, 'instanceType', `${instanceType} has no instance store to hold the cache; choose a type with ` +
         'NVMe instance store (for example m6id, c6gd, i4i) or set cacheStorage: CacheStorage.EBS.');
     }
     if (facts.instanceStore === undefined) {
@@ -398,25 +402,25 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
         'has none, the bootstrap fails. Set cacheStorage: CacheStorage.EBS for Nitro types without it.');
     }
     if (o.cacheVolumeSize !== undefined) {
-      throw propError('cacheVolumeSize', 'applies only with cacheStorage: CacheStorage.EBS.');
+      throw propError(scope, 'cacheVolumeSize', 'applies only with cacheStorage: CacheStorage.EBS.');
     }
   } else if (o.initializeCacheDevices) {
-    throw propError('initializeCacheDevices', 'applies only with cacheStorage: CacheStorage.INSTANCE_STORE: a new EBS ' +
+    throw propError(scope, 'initializeCacheDevices', 'applies only with cacheStorage: CacheStorage.INSTANCE_STORE: a new EBS ' +
       'volume reads at full speed without being written once first.');
   }
-  wholeGib('cacheVolumeSize', o.cacheVolumeSize, 1, 16384);
-  wholeGib('rootVolumeSize', o.rootVolumeSize, 8, 16384);
+  wholeGib(scope, 'cacheVolumeSize', o.cacheVolumeSize, 1, 16384);
+  wholeGib(scope, 'rootVolumeSize', o.rootVolumeSize, 8, 16384);
   if (o.cacheDirectory !== undefined && (!DIR_RE.test(o.cacheDirectory) || /(^|\/)\.\.?(\/|$)/.test(o.cacheDirectory))) {
-    throw propError('cacheDirectory', `must be an absolute path other than /, got '${o.cacheDirectory}'.`);
+    throw propError(scope, 'cacheDirectory', `must be an absolute path other than /, got '${o.cacheDirectory}'.`);
   }
   if (o.mountPoint !== undefined && (!DIR_RE.test(o.mountPoint) || /(^|\/)\.\.?(\/|$)/.test(o.mountPoint))) {
-    throw propError('mountPoint', `must be an absolute path other than /, got '${o.mountPoint}'.`);
+    throw propError(scope, 'mountPoint', `must be an absolute path other than /, got '${o.mountPoint}'.`);
   }
   if ((o.mountPoint ?? '/mnt/efs') === (o.cacheDirectory ?? '/var/cache/fscache')) {
-    throw propError('mountPoint', 'must differ from cacheDirectory.');
+    throw propError(scope, 'mountPoint', 'must differ from cacheDirectory.');
   }
   if (o.cacheTag !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(o.cacheTag)) {
-    throw propError('cacheTag', `must be 1-32 letters, digits, _ or -, got '${o.cacheTag}'.`);
+    throw propError(scope, 'cacheTag', `must be 1-32 letters, digits, _ or -, got '${o.cacheTag}'.`);
   }
   const c = o.cullLimits ?? {};
   for (const kind of ['blocks', 'files'] as const) {
@@ -424,17 +428,17 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
     const cull = c[`${kind}Cull`] ?? 7;
     const stop = c[`${kind}Stop`] ?? 3;
     for (const [name, v] of [[`${kind}Run`, run], [`${kind}Cull`, cull], [`${kind}Stop`, stop]] as const) {
-      if (!Number.isInteger(v) || v < 0 || v >= 100) throw propError(`cullLimits.${name}`, `must be a whole percentage from 0 to 99, got ${v}.`);
+      if (!Number.isInteger(v) || v < 0 || v >= 100) throw propError(scope, `cullLimits.${name}`, `must be a whole percentage from 0 to 99, got ${v}.`);
     }
     if (!(stop < cull && cull < run)) {
-      throw propError(`cullLimits.${kind}Cull`, `needs 0 <= ${kind}Stop < ${kind}Cull < ${kind}Run < 100, got stop ${stop}, cull ${cull}, run ${run}.`);
+      throw propError(scope, `cullLimits.${kind}Cull`, `needs 0 <= ${kind}Stop < ${kind}Cull < ${kind}Run < 100, got stop ${stop}, cull ${cull}, run ${run}.`);
     }
   }
   if (o.mountOptions) {
     for (const opt of o.mountOptions) {
-      if (!/^[A-Za-z0-9=._:/-]+$/.test(opt)) throw propError('mountOptions', `'${opt}' is not a mount option (no spaces or commas inside one).`);
+      if (!/^[A-Za-z0-9=._:/-]+$/.test(opt)) throw propError(scope, 'mountOptions', `'${opt}' is not a mount option (no spaces or commas inside one).`);
     }
-    if (!o.mountOptions.includes('fsc')) throw propError('mountOptions', 'must include fsc, which is what turns FS-Cache on.');
+    if (!o.mountOptions.includes('fsc')) throw propError(scope, 'mountOptions', 'must include fsc, which is what turns FS-Cache on.');
     if (!o.mountOptions.includes('hard')) {
       Annotations.of(scope).addWarningV2('cdk-efs-cache:softMount',
         'mountOptions: without hard, a slow or failed server returns I/O errors to applications, which can ' +
@@ -442,20 +446,20 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
     }
   }
   if (viaFleet && o.mountHelper === MountHelper.EFS_UTILS) {
-    throw propError('mountHelper', 'a cache fleet is mounted over plain NFSv4.1; amazon-efs-utils only mounts EFS.');
+    throw propError(scope, 'mountHelper', 'a cache fleet is mounted over plain NFSv4.1; amazon-efs-utils only mounts EFS.');
   }
   if (viaFleet && o.readOnly === false) {
-    throw propError('readOnly', 'a cache fleet exports read-only; write to EFS directly.');
+    throw propError(scope, 'readOnly', 'a cache fleet exports read-only; write to EFS directly.');
   }
-  if (viaFleet && o.tlsPort !== undefined) throw propError('tlsPort', 'applies only when mounting EFS with amazon-efs-utils.');
-  if (o.mountHelper === MountHelper.NFS && o.tlsPort !== undefined) throw propError('tlsPort', 'applies only with mountHelper: MountHelper.EFS_UTILS.');
+  if (viaFleet && o.tlsPort !== undefined) throw propError(scope, 'tlsPort', 'applies only when mounting EFS with amazon-efs-utils.');
+  if (o.mountHelper === MountHelper.NFS && o.tlsPort !== undefined) throw propError(scope, 'tlsPort', 'applies only with mountHelper: MountHelper.EFS_UTILS.');
   if (o.tlsPort !== undefined && !Token.isUnresolved(o.tlsPort) && (!Number.isInteger(o.tlsPort) || o.tlsPort < 1024 || o.tlsPort > 65535)) {
-    throw propError('tlsPort', `must be a port from 1024 to 65535, got ${o.tlsPort}.`);
+    throw propError(scope, 'tlsPort', `must be a port from 1024 to 65535, got ${o.tlsPort}.`);
   }
 }
 
 /** acregmin/acregmax/acdirmin/acdirmax of a client of the fleet: the fleet's own timers. */
-function fleetAttributeCaching(fleet: CacheFleet): string[] {
+function fleetAttributeCaching(fleet: ICacheFleet): string[] {
   const ac = seconds(fleet.attributeCacheTimeout);
   const acdir = seconds(fleet.directoryCacheTimeout);
   return [`acregmin=${ac}`, `acregmax=${ac}`, `acdirmin=${acdir}`, `acdirmax=${acdir}`];
@@ -465,18 +469,18 @@ function fleetAttributeCaching(fleet: CacheFleet): string[] {
  * `EFSC_MIRROR_MOUNTS` ("<fleet path>=<mount point>" pairs, space-separated; the server is the fleet's) and their
  * options: NFSv4.1, read-only, hard, no fsc (the page cache holds what a delegation covers), default attribute caching.
  */
-function clientMirrorParameters(props: FsCacheClientLaunchTemplateProps): Record<string, string> {
+function clientMirrorParameters(scope: IConstruct, props: FsCacheClientLaunchTemplateProps): Record<string, string> {
   const paths = props.mirrorPaths ?? [];
   const root = props.mirrorMountPoint ?? '/mnt/mirror';
-  if (props.mirrorMountPoint !== undefined && paths.length === 0) throw propError('mirrorMountPoint', 'needs mirrorPaths: there is nothing to mount.');
+  if (props.mirrorMountPoint !== undefined && paths.length === 0) throw propError(scope, 'mirrorMountPoint', 'needs mirrorPaths: there is nothing to mount.');
   if (paths.length === 0) return { EFSC_MIRROR_MOUNTS: '' };
   const fleet = props.cacheFleet;
-  if (!fleet) throw propError('mirrorPaths', 'needs cacheFleet: mirrors are served by a cache fleet.');
-  if (!DIR_RE.test(root) || /(^|\/)\.\.?(\/|$)/.test(root)) throw propError('mirrorMountPoint', `must be an absolute path other than /, got '${root}'.`);
+  if (!fleet) throw propError(scope, 'mirrorPaths', 'needs cacheFleet: mirrors are served by a cache fleet.');
+  if (!DIR_RE.test(root) || /(^|\/)\.\.?(\/|$)/.test(root)) throw propError(scope, 'mirrorMountPoint', `must be an absolute path other than /, got '${root}'.`);
   const mounts = paths.map((p) => {
     const m = fleet.mirrors.find((x) => x.path === p);
     if (!m) {
-      throw propError('mirrorPaths', `'${p}' is not a mirror of ${fleet.node.path} (its mirrorPaths: ${fleet.mirrors.map((x) => x.path).join(', ') || 'none'}).`);
+      throw propError(scope, 'mirrorPaths', `'${p}' is not a mirror of ${fleet.node.path} (its mirrorPaths: ${fleet.mirrors.map((x) => x.path).join(', ') || 'none'}).`);
     }
     return `${m.exportPath}=${root}${m.exportPath.slice('/mirror'.length)}`;
   });

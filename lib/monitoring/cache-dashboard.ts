@@ -3,12 +3,11 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwactions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { Construct } from 'constructs';
-import { CacheFleet } from '../cache-fleet/cache-fleet';
+import { Construct, IConstruct } from 'constructs';
+import { CacheFleet, MirrorMetric } from '../cache-fleet/cache-fleet';
 import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import { OriginFileSystem } from '../origin/origin-file-system';
 import { propError } from '../private/errors';
-import { NODE_METRICS } from './metrics';
 
 /** CloudWatch refuses alarms whose math expression uses more metrics than this. */
 const MAX_ALARM_METRICS = 10;
@@ -83,7 +82,7 @@ export class CacheDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: CacheDashboardProps) {
     super(scope, id);
-    validateDashboardOptions(props);
+    validateDashboardOptions(this, props);
     this.props = props;
     const o = props.origin;
     this.dashboard = new cloudwatch.Dashboard(this, 'Resource', {
@@ -250,10 +249,10 @@ export class CacheDashboard extends Construct {
       }),
     );
     this.alarm(`CullingStalled${n}`, clients.metricCacheDiskFreePercent({ period: Duration.minutes(5) }), {
-      threshold: clients.cullLimits.blocksCull,
+      threshold: clients.cullLimits.blocksCull!,
       evaluationPeriods: 3,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      alarmDescription: `FS-Cache disk of ${clients.node.path} stayed below its cull limit (${clients.cullLimits.blocksCull}% free) for 15 minutes: culling is not keeping up or has stopped.`,
+      alarmDescription: `FS-Cache disk of ${clients.node.path} stayed below its cull limit (${clients.cullLimits.blocksCull!}% free) for 15 minutes: culling is not keeping up or has stopped.`,
     });
   }
 
@@ -282,24 +281,24 @@ export class CacheDashboard extends Construct {
    * longer fits the nodes' tmpfs.
    */
   private addMirrors(f: CacheFleet): void {
-    const m = (name: string, label: string) => f.metricMirror(name, { label });
+    const m = (name: MirrorMetric, label: string) => f.metricMirror(name, { label });
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({ title: 'Mirrors: age of the oldest copy (s) and failed syncs', width: 8,
-        left: [m(NODE_METRICS.mirrorAgeSeconds, 'age (s)')], right: [m(NODE_METRICS.mirrorSyncFailures, 'failed syncs')] }),
+        left: [m(MirrorMetric.AGE_SECONDS, 'age (s)')], right: [m(MirrorMetric.SYNC_FAILURES, 'failed syncs')] }),
       new cloudwatch.GraphWidget({ title: 'Mirrors: sync cost (seconds, files walked, origin requests)', width: 8,
-        left: [m(NODE_METRICS.mirrorSyncSeconds, 'seconds'), m(NODE_METRICS.mirrorFilesWalked, 'files walked')],
-        right: [m(NODE_METRICS.mirrorOriginOps, 'origin requests')] }),
+        left: [m(MirrorMetric.SYNC_SECONDS, 'seconds'), m(MirrorMetric.FILES_WALKED, 'files walked')],
+        right: [m(MirrorMetric.ORIGIN_OPS, 'origin requests')] }),
       new cloudwatch.GraphWidget({ title: 'Mirrors: bytes held and out of space', width: 8,
-        left: [m(NODE_METRICS.mirrorBytes, 'bytes')], right: [m(NODE_METRICS.mirrorFull, 'out of space')] }),
+        left: [m(MirrorMetric.BYTES, 'bytes')], right: [m(MirrorMetric.FULL, 'out of space')] }),
     );
-    this.alarm('MirrorSyncFailing', f.metricMirror(NODE_METRICS.mirrorSyncFailures, { period: Duration.minutes(5) }), {
+    this.alarm('MirrorSyncFailing', f.metricMirror(MirrorMetric.SYNC_FAILURES, { period: Duration.minutes(5) }), {
       threshold: 1,
       evaluationPeriods: 3,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: `Syncs of the mirrors of ${f.node.path} failed for 15 minutes: nodes serve their last copy, which grows older.`,
     });
-    this.alarm('MirrorFull', f.metricMirror(NODE_METRICS.mirrorFull, { period: Duration.minutes(5) }), {
+    this.alarm('MirrorFull', f.metricMirror(MirrorMetric.FULL, { period: Duration.minutes(5) }), {
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -333,12 +332,12 @@ export class CacheDashboard extends Construct {
 }
 
 /** Throws `Invalid <prop>` for thresholds out of range. */
-export function validateDashboardOptions(o: CacheDashboardOptions): void {
+export function validateDashboardOptions(scope: IConstruct, o: CacheDashboardOptions): void {
   for (const [name, v] of [['percentIoLimitThreshold', o.percentIoLimitThreshold], ['throughputUtilizationThreshold', o.throughputUtilizationThreshold]] as const) {
-    if (v !== undefined && !(v > 0 && v <= 100)) throw propError(name, `is a percentage, more than 0 and at most 100, got ${v}.`);
+    if (v !== undefined && !(v > 0 && v <= 100)) throw propError(scope, name, `is a percentage, more than 0 and at most 100, got ${v}.`);
   }
   if (o.burstCreditBalanceThreshold && o.burstCreditBalanceThreshold.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
-    throw propError('burstCreditBalanceThreshold', 'must be more than 0 bytes.');
+    throw propError(scope, 'burstCreditBalanceThreshold', 'must be more than 0 bytes.');
   }
 }
 

@@ -117,7 +117,7 @@ export function instanceMetrics(scope: Construct, role: iam.IRole, enabled = tru
   if (!enabled) return { EFSC_METRICS: 'off', EFSC_METRICS_GROUP: '' };
   const group = scope.node.path;
   if (!/^[A-Za-z0-9/_.-]{1,255}$/.test(group)) {
-    throw propError('metrics', `the metrics dimension Group is the construct path '${group}', which must be 1-255 ` +
+    throw propError(scope, 'metrics', `the metrics dimension Group is the construct path '${group}', which must be 1-255 ` +
       'letters, digits, / _ . or -: rename the constructs, or set metrics: false.');
   }
   role.addToPrincipalPolicy(new iam.PolicyStatement({

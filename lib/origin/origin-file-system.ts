@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { NFS_PORT } from '../private/constants';
 import { markTlsOnly } from '../private/mount';
 import { propError } from '../private/errors';
@@ -139,7 +139,7 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
 
   constructor(scope: Construct, id: string, props: OriginFileSystemProps) {
     super(scope, id);
-    validateOriginOptions(props, 'origin');
+    validateOriginOptions(this, props, 'origin');
 
     if (props.fileSystem) {
       this.fileSystem = props.fileSystem;
@@ -281,7 +281,7 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
     for (const subnet of subnets) {
       const az = subnet.availabilityZone;
       if (!covered.some((c) => azMayBeSame(this, c, az))) {
-        throw propError(
+        throw propError(this, 
           propName,
           `subnet ${subnet.subnetId} is in ${az}, where the file system has no mount target (mount targets: ${covered.join(', ')}). ` +
             'Add a subnet in that AZ to the origin\'s vpcSubnets, or place the instances in covered AZs.',
@@ -313,7 +313,7 @@ function azMayBeSame(scope: Construct, a: string, b: string): boolean {
 
 
 /** Checks origin options for contradictions; `prefix` names where the options sit (for error messages). */
-export function validateOriginOptions(o: OriginOptions, prefix: string): void {
+export function validateOriginOptions(scope: IConstruct, o: OriginOptions, prefix: string): void {
   const p = (name: string) => (prefix === 'origin' ? name : `${prefix}.${name}`);
   if (o.fileSystem) {
     const createOnly: Array<keyof OriginOptions> = [
@@ -322,31 +322,31 @@ export function validateOriginOptions(o: OriginOptions, prefix: string): void {
     ];
     for (const k of createOnly) {
       if (o[k] !== undefined) {
-        throw propError(p(k), `applies only to a file system created here, but ${p('fileSystem')} imports an existing one. Remove one of them.`);
+        throw propError(scope, p(k), `applies only to a file system created here, but ${p('fileSystem')} imports an existing one. Remove one of them.`);
       }
     }
     return;
   }
   if (o.removalPolicy === RemovalPolicy.DESTROY && o.confirmDataLoss !== true) {
-    throw propError(
+    throw propError(scope, 
       p('removalPolicy'),
       `RemovalPolicy.DESTROY deletes the file system and its data with the stack; set ${p('confirmDataLoss')}: true as well if that is intended.`,
     );
   }
   if (o.removalPolicy === RemovalPolicy.SNAPSHOT) {
-    throw propError(p('removalPolicy'), 'EFS does not support RemovalPolicy.SNAPSHOT; use RETAIN (default) or DESTROY.');
+    throw propError(scope, p('removalPolicy'), 'EFS does not support RemovalPolicy.SNAPSHOT; use RETAIN (default) or DESTROY.');
   }
   if (o.confirmDataLoss === true && o.removalPolicy !== RemovalPolicy.DESTROY) {
-    throw propError(p('confirmDataLoss'), `only has a meaning with ${p('removalPolicy')}: RemovalPolicy.DESTROY.`);
+    throw propError(scope, p('confirmDataLoss'), `only has a meaning with ${p('removalPolicy')}: RemovalPolicy.DESTROY.`);
   }
   const mode = o.throughputMode ?? efs.ThroughputMode.ELASTIC;
   if (mode === efs.ThroughputMode.ELASTIC && o.performanceMode === efs.PerformanceMode.MAX_IO) {
-    throw propError(p('performanceMode'), 'Max I/O cannot be combined with Elastic throughput (the default throughputMode); use General Purpose, or set throughputMode.');
+    throw propError(scope, p('performanceMode'), 'Max I/O cannot be combined with Elastic throughput (the default throughputMode); use General Purpose, or set throughputMode.');
   }
   if (mode === efs.ThroughputMode.PROVISIONED && o.provisionedThroughputPerSecond === undefined) {
-    throw propError(p('provisionedThroughputPerSecond'), 'is required with ThroughputMode.PROVISIONED.');
+    throw propError(scope, p('provisionedThroughputPerSecond'), 'is required with ThroughputMode.PROVISIONED.');
   }
   if (mode !== efs.ThroughputMode.PROVISIONED && o.provisionedThroughputPerSecond !== undefined) {
-    throw propError(p('provisionedThroughputPerSecond'), `is only valid with ThroughputMode.PROVISIONED (${p('throughputMode')}).`);
+    throw propError(scope, p('provisionedThroughputPerSecond'), `is only valid with ThroughputMode.PROVISIONED (${p('throughputMode')}).`);
   }
 }

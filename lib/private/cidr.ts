@@ -1,4 +1,5 @@
 import { Token } from 'aws-cdk-lib';
+import { IConstruct } from 'constructs';
 import { propError } from './errors';
 
 /** A parsed CIDR block: the address as a number of 32 (IPv4) or 128 (IPv6) bits, and the prefix length. */
@@ -77,11 +78,11 @@ export function formatCidr(c: Cidr): string {
  * Parses `address/prefix` (IPv4 or IPv6). Throws `Invalid <prop>` naming what is wrong: not an address, a prefix
  * length out of range, host bits set, or a /0 in any spelling (which would match every address).
  */
-export function parseCidr(prop: string, text: string): Cidr {
+export function parseCidr(scope: IConstruct | undefined, prop: string, text: string): Cidr {
   const slash = text.indexOf('/');
   if (slash < 0) {
     const one = parseIpv4(text) !== undefined ? 32 : parseIpv6(text) !== undefined ? 128 : undefined;
-    throw propError(prop, `'${text}' is not a CIDR block: ` +
+    throw propError(scope, prop, `'${text}' is not a CIDR block: ` +
       (one ? `add the prefix length (${text}/${one} for one address).` : 'write address/prefix length, e.g. 10.0.0.0/16.'));
   }
   const addr = text.slice(0, slash);
@@ -89,30 +90,30 @@ export function parseCidr(prop: string, text: string): Cidr {
   // Checked before the address: nfs-utils reads shorthand such as 0/0 (inet_aton) and a netmask after the slash, so
   // any /0 (or all-zero netmask) matches every client however the address is written.
   if (/^0+$/.test(len) || parseIpv4(len) === 0n || parseIpv6(len) === 0n) {
-    throw propError(prop, `${text} would export to everyone: a /0 prefix matches every address; name the clients' networks.`);
+    throw propError(scope, prop, `${text} would export to everyone: a /0 prefix matches every address; name the clients' networks.`);
   }
   const v4 = parseIpv4(addr);
   const v6 = v4 === undefined ? parseIpv6(addr) : undefined;
   if (v4 === undefined && v6 === undefined) {
-    throw propError(prop, `'${text}' is not a CIDR block: '${addr}' is not an IPv4 address (four decimal parts 0-255 ` +
+    throw propError(scope, prop, `'${text}' is not a CIDR block: '${addr}' is not an IPv4 address (four decimal parts 0-255 ` +
       'without leading zeros) or an IPv6 address.');
   }
   const version = v4 !== undefined ? 4 : 6;
   const max = bits(version);
   if (!/^[1-9][0-9]*$/.test(len) || Number(len) > max) {
-    throw propError(prop, `'${text}' has an invalid prefix length '${len}': an IPv${version} prefix is a whole number ` +
+    throw propError(scope, prop, `'${text}' has an invalid prefix length '${len}': an IPv${version} prefix is a whole number ` +
       `from 1 to ${max}, without leading zeros.`);
   }
   const c: Cidr = { version, address: (v4 ?? v6)!, prefix: Number(len) };
   const host = (1n << BigInt(max - c.prefix)) - 1n;
   if ((c.address & host) !== 0n) {
     const net = formatCidr({ ...c, address: c.address & ~host });
-    throw propError(prop, `'${text}' has host bits set: the network is ${net}; for the one address write ` +
+    throw propError(scope, prop, `'${text}' has host bits set: the network is ${net}; for the one address write ` +
       `${formatCidr({ ...c, prefix: max })}.`);
   }
   if (version === 6 && c.prefix >= 96 && c.address >> 32n === 0xffffn) {
     const v4net = formatCidr({ version: 4, address: c.address & 0xffffffffn, prefix: c.prefix - 96 });
-    throw propError(prop, `'${text}' is an IPv4-mapped IPv6 network; write IPv4 clients as IPv4 (${v4net}).`);
+    throw propError(scope, prop, `'${text}' is an IPv4-mapped IPv6 network; write IPv4 clients as IPv4 (${v4net}).`);
   }
   return c;
 }
@@ -135,12 +136,12 @@ function coverAll(blocks: Cidr[], version: 4 | 6): boolean {
  * Checks an NFS export access list: every literal entry parses (`parseCidr`), and the entries together do not cover
  * every IPv4 or every IPv6 address. Unresolved tokens are skipped: the instance checks them at boot.
  */
-export function checkClientCidrs(prop: string, cidrs: string[]): void {
-  const blocks = cidrs.filter((c) => !Token.isUnresolved(c)).map((c) => parseCidr(prop, c));
+export function checkClientCidrs(scope: IConstruct, prop: string, cidrs: string[]): void {
+  const blocks = cidrs.filter((c) => !Token.isUnresolved(c)).map((c) => parseCidr(scope, prop, c));
   for (const version of [4, 6] as const) {
     if (coverAll(blocks, version)) {
       const named = blocks.filter((b) => b.version === version).map(formatCidr).join(', ');
-      throw propError(prop, `${named} together would export to everyone: they cover every IPv${version} address; ` +
+      throw propError(scope, prop, `${named} together would export to everyone: they cover every IPv${version} address; ` +
         'name the clients\' networks.');
     }
   }
@@ -151,5 +152,5 @@ export function checkClientCidrs(prop: string, cidrs: string[]): void {
  * IPv6 without a dotted tail, which the node's check requires), tokens as they are, separated by spaces.
  */
 export function exportClients(cidrs: string[]): string {
-  return cidrs.map((c) => (Token.isUnresolved(c) ? c : formatCidr(parseCidr('clientCidrs', c)))).join(' ');
+  return cidrs.map((c) => (Token.isUnresolved(c) ? c : formatCidr(parseCidr(undefined, 'clientCidrs', c)))).join(' ');
 }

@@ -97,15 +97,15 @@ export function warnUnknownNodeSize(scope: Construct, instanceType: ec2.Instance
 export function checkCacheDevicesFindable(scope: Construct, instanceType: ec2.InstanceType, facts: InstanceTypeFacts, ebs: boolean): void {
   const noModel = 'attach as /dev/xvd* block devices with no NVMe model, so the bootstrap can never find';
   if (facts.xen && ebs) {
-    throw propError('instanceType', `${instanceType} is Xen-based: its EBS volumes ${noModel} the cache volume ` +
+    throw propError(scope, 'instanceType', `${instanceType} is Xen-based: its EBS volumes ${noModel} the cache volume ` +
       '(cacheStorage: CacheStorage.EBS). Choose a Nitro-based type (every current generation, e.g. m6i, c7g, r6g).');
   }
   if (facts.xen && facts.nvmeInstanceStore === false) {
-    throw propError('instanceType', `${instanceType} is Xen-based and its instance store is not NVMe: the disks ` +
+    throw propError(scope, 'instanceType', `${instanceType} is Xen-based and its instance store is not NVMe: the disks ` +
       `${noModel} them. Choose a type with NVMe instance store (for example m6id, c6gd, i4i).`);
   }
   if (facts.xen && facts.instanceStore === false) {
-    throw propError('instanceType', `${instanceType} has no instance store, and as a Xen-based type cannot hold the ` +
+    throw propError(scope, 'instanceType', `${instanceType} has no instance store, and as a Xen-based type cannot hold the ` +
       `cache on EBS either (its volumes ${noModel} them). Choose a Nitro-based type: with NVMe instance store (m6id, ` +
       'c6gd, i4i), or any other with cacheStorage: CacheStorage.EBS.');
   }

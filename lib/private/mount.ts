@@ -3,17 +3,10 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { Construct } from 'constructs';
 import { propError } from './errors';
+import { MountHelper } from '../mount-helper';
 
-/** How instances mount NFS. */
-export enum MountHelper {
-  /**
-   * amazon-efs-utils (`mount -t efs -o tls,iam`): encrypted in transit, as the TLS-only policy of a file system
-   * created by this library requires. AWS only.
-   */
-  EFS_UTILS = 'efs',
-  /** Plain NFSv4.1 (`mount -t nfs4`): for a cache fleet, or an origin whose policy allows non-TLS access. */
-  NFS = 'nfs4',
-}
+export { MountHelper };
+
 
 /** The options EFS recommends for NFS clients. */
 export const RECOMMENDED_NFS_OPTIONS = ['nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport'];
@@ -68,11 +61,11 @@ export interface TlsMountProps {
 export function checkEfsMount(scope: Construct, fileSystem: efs.IFileSystem, p: TlsMountProps, customImage: boolean): void {
   if (TLS_ONLY.has(fileSystem)) {
     if (p.helper !== MountHelper.EFS_UTILS) {
-      throw propError(p.helperProp, 'the file system was created by this library with a policy that denies non-TLS ' +
+      throw propError(scope, p.helperProp, 'the file system was created by this library with a policy that denies non-TLS ' +
         'access, so a plain NFS mount would be refused at boot: use MountHelper.EFS_UTILS (mount -t efs -o tls).');
     }
     if (p.options && !p.options.includes('tls')) {
-      throw propError(p.optionsProp ?? 'mountOptions', 'must include tls: the file system was created by this ' +
+      throw propError(scope, p.optionsProp ?? 'mountOptions', 'must include tls: the file system was created by this ' +
         'library with a policy that denies non-TLS access, and amazon-efs-utils mounts without TLS unless told.');
     }
   }

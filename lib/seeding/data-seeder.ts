@@ -6,7 +6,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { propError, wholeGib } from '../private/errors';
@@ -88,7 +88,7 @@ class BucketSource extends SeedSource {
     const p = prefix.replace(/^\/+/, '');
     this.prefix = p === '' || p.endsWith('/') ? p : `${p}/`;
     if (!Token.isUnresolved(prefix) && !S3_PREFIX_RE.test(this.prefix)) {
-      throw propError('source', `the S3 prefix '${prefix}' may hold only letters, digits and . _ = + - / (and no empty segment).`);
+      throw propError(undefined, 'source', `the S3 prefix '${prefix}' may hold only letters, digits and . _ = + - / (and no empty segment).`);
     }
   }
 
@@ -115,10 +115,10 @@ class AssetSource extends SeedSource {
   }
 
   public bind(scope: Construct, role: iam.IRole): SeedSourceConfig {
-    if (!fs.existsSync(this.path)) throw propError('source', `the asset path ${this.path} does not exist.`);
+    if (!fs.existsSync(this.path)) throw propError(scope, 'source', `the asset path ${this.path} does not exist.`);
     const asset = new s3_assets.Asset(scope, 'Asset', { ...this.options, path: this.path });
     if (!asset.isZipArchive) {
-      throw propError('source', `${this.path} is a single file; SeedSource.fromAsset takes a directory (or a .zip of one).`);
+      throw propError(scope, 'source', `${this.path} is a single file; SeedSource.fromAsset takes a directory (or a .zip of one).`);
     }
     // Exactly the asset's object: the seeder downloads one zip.
     role.addToPrincipalPolicy(new iam.PolicyStatement({
@@ -133,7 +133,7 @@ class InstanceDirectorySource extends SeedSource {
   constructor(private readonly path: string) {
     super();
     if (!PATH_RE.test(path) || path === '/' || path.endsWith('/') || DOT_SEGMENT_RE.test(path)) {
-      throw propError('source', `the instance directory must be an absolute path other than / (letters, digits, . _ - /), got '${path}'.`);
+      throw propError(undefined, 'source', `the instance directory must be an absolute path other than / (letters, digits, . _ - /), got '${path}'.`);
     }
   }
 
@@ -273,11 +273,13 @@ const DEFAULT_INSTANCE_TYPE = 'm7g.xlarge';
  * logs one line `efs-cache: FATAL: <reason>` (console output and /var/log/cloud-init-output.log), and stays up
  * until the stack's rollback removes it. A run never deletes data unless `deleteExtraneous` is set.
  */
-export class DataSeeder extends Construct implements ec2.IConnectable {
+export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGrantable {
   /** The seeding instance. */
   public readonly instance: ec2.Instance;
   /** The instance's role. */
   public readonly role: iam.Role;
+  /** The instance's role, to grant it more. */
+  public readonly grantPrincipal: iam.IPrincipal;
   /** The instance's security group. */
   public readonly securityGroup: ec2.SecurityGroup;
   /** The instance's network access (outbound only). */
@@ -293,7 +295,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
 
   constructor(scope: Construct, id: string, props: DataSeederProps) {
     super(scope, id);
-    validateDataSeederProps(props);
+    validateDataSeederProps(this, props);
     if (props.deleteExtraneous && (props.targetPath ?? '/') === '/') {
       Annotations.of(this).addWarningV2('cdk-efs-cache:deleteWholeFileSystem',
         'deleteExtraneous: with targetPath \'/\', every file of the file system that the source does not hold is ' +
@@ -317,6 +319,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable {
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup] });
 
     this.role = instanceRole(this, 'EFS data seeder: read the source, write the file system as root, signal its own stack', false);
+    this.grantPrincipal = this.role;
     // Root access: rsync keeps owners and modes, and the file system's root directory belongs to root.
     props.fileSystem.grant(this.role, 'elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite', 'elasticfilesystem:ClientRootAccess');
     grantSignal(this.role, stack);
@@ -440,30 +443,30 @@ function nagText(scope: Construct, value: string): string {
 }
 
 /** Checks the props; throws `Invalid <prop>: ...` naming what to change. */
-export function validateDataSeederProps(p: DataSeederProps): void {
+export function validateDataSeederProps(scope: IConstruct, p: DataSeederProps): void {
   const int = (name: keyof DataSeederProps, v: number | undefined, min: number, max: number) => {
     if (v === undefined || Token.isUnresolved(v)) return;
-    if (!Number.isInteger(v) || v < min || v > max) throw propError(name, `must be a whole number from ${min} to ${max}, got ${v}.`);
+    if (!Number.isInteger(v) || v < min || v > max) throw propError(scope, name, `must be a whole number from ${min} to ${max}, got ${v}.`);
   };
   int('workers', p.workers, 1, 512);
   int('filesPerPart', p.filesPerPart, 1, 99999);
   const target = p.targetPath ?? '/';
   if (!Token.isUnresolved(target) && (!PATH_RE.test(target) || DOT_SEGMENT_RE.test(target))) {
-    throw propError('targetPath', `must be an absolute path in the file system (letters, digits, . _ - /), got '${target}'.`);
+    throw propError(scope, 'targetPath', `must be an absolute path in the file system (letters, digits, . _ - /), got '${target}'.`);
   }
   if (p.version !== undefined && !Token.isUnresolved(p.version) && !/^[A-Za-z0-9._:+-]{0,64}$/.test(p.version)) {
-    throw propError('version', `must be up to 64 of A-Z a-z 0-9 . _ : + -, got '${p.version}'.`);
+    throw propError(scope, 'version', `must be up to 64 of A-Z a-z 0-9 . _ : + -, got '${p.version}'.`);
   }
   const range = (name: keyof DataSeederProps, d: Duration | undefined, min: Duration, max: Duration) => {
     if (!d) return;
     const s = d.toSeconds({ integral: false });
     if (!Number.isInteger(s) || s < min.toSeconds() || s > max.toSeconds()) {
-      throw propError(name, `must be whole seconds from ${min.toHumanString()} to ${max.toHumanString()}, got ${d.toHumanString()}.`);
+      throw propError(scope, name, `must be whole seconds from ${min.toHumanString()} to ${max.toHumanString()}, got ${d.toHumanString()}.`);
     }
   };
   // CloudFormation waits at most 12 hours for a signal.
   range('timeout', p.timeout, Duration.minutes(5), Duration.hours(12));
   range('mountTimeout', p.mountTimeout, Duration.seconds(10), Duration.hours(1));
   range('progressInterval', p.progressInterval, Duration.seconds(1), Duration.hours(1));
-  wholeGib('volumeSize', p.volumeSize, 8, 16384);
+  wholeGib(scope, 'volumeSize', p.volumeSize, 8, 16384);
 }

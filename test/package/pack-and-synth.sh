@@ -29,7 +29,7 @@ if grep -E '^(test|bin|lib|bench)/' "$work/files.txt" >&2; then
   fail "the package ships sources or tests (above)"
 fi
 for file in "$(node -p "require('./package.json').main")" "$(node -p "require('./package.json').types")" \
-  assets/lib/common.sh README.md LICENSE; do
+  .jsii API.md assets/lib/common.sh README.md LICENSE; do
   grep -qxF "$file" "$work/files.txt" || fail "the package lacks $file"
 done
 npx ts-node --transpile-only test/package/readme-links.ts README.md "$work/files.txt"

@@ -1,0 +1,133 @@
+// The public API as jsii carries it to every language (issue 17): what index.ts exports, fleets of other stacks,
+// grants to the instances' roles, mirror metrics by enum, and validation errors bound to their construct.
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as lib from '../lib';
+import { CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MirrorMetric, MountHelper, SeedSource } from '../lib';
+import { importedFs, stackWithVpc } from './util';
+import { launchTemplateUserData, parameters } from './util/user-data';
+
+describe('exports', () => {
+  test('only classes and enums leave at run time: no validators, fsid helper or metric tables', () => {
+    expect(Object.keys(lib).sort()).toEqual([
+      'CacheDashboard', 'CacheFleet', 'CacheNode', 'CacheStorage', 'CachedFileSystem', 'ClientSource', 'DataSeeder',
+      'FanOut', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MountHelper', 'OriginFileSystem',
+      'SeedSource', 'SeedSourceKind',
+    ]);
+  });
+
+  test('the metric namespace is a static member', () => {
+    expect(CacheFleet.METRIC_NAMESPACE).toBe('CdkEfsCache');
+  });
+});
+
+describe('CacheFleet.fromCacheFleetAttributes', () => {
+  function fleetAndClients(attrs: Partial<lib.CacheFleetAttributes> = {}) {
+    const { app, stack: fleetStack, vpc } = stackWithVpc();
+    const fleet = new CacheFleet(fleetStack, 'Fleet', { vpc, fileSystem: importedFs(fleetStack), nodeCount: 1, originMountHelper: MountHelper.NFS });
+    const clientStack = new Stack(app, 'ClientStack');
+    const clientVpc = new ec2.Vpc(clientStack, 'Vpc', { maxAzs: 1 });
+    const imported = CacheFleet.fromCacheFleetAttributes(clientStack, 'Fleet', {
+      endpoint: 'cache.efs-cache.internal',
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(clientStack, 'FleetSg', 'sg-0123456789abcdef1'),
+      ...attrs,
+    });
+    const clients = new FsCacheClientLaunchTemplate(clientStack, 'Clients', { vpc: clientVpc, cacheFleet: imported, mirrorPaths: attrs.mirrors ? ['/efs/app'] : undefined });
+    const params = parameters(Object.values(launchTemplateUserData(clientStack))[0]);
+    return { fleet, imported, clients, clientStack, params };
+  }
+
+  test('clients in another stack mount the imported fleet with its attribute caching, and are let into its group', () => {
+    const { params, clientStack } = fleetAndClients({ exportPath: '/data', attributeCacheTimeout: Duration.minutes(2) });
+    expect(params.EFSC_NFS_SERVER).toBe('cache.efs-cache.internal');
+    expect(params.EFSC_NFS_PATH).toBe('/data');
+    expect(params.EFSC_MOUNT_OPTIONS).toContain('acregmin=120,acregmax=120,acdirmin=600,acdirmax=600');
+    Template.fromStack(clientStack).hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+      GroupId: 'sg-0123456789abcdef1', FromPort: 2049, ToPort: 2049, IpProtocol: 'tcp',
+      SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ClientsSecurityGroup'), 'GroupId'] },
+    });
+  });
+
+  test('defaults: /efs and ten-minute timers, as a CacheFleet has them', () => {
+    const { imported, fleet, params } = fleetAndClients();
+    expect(imported.exportPath).toBe(fleet.exportPath);
+    expect(imported.attributeCacheTimeout.toSeconds()).toBe(fleet.attributeCacheTimeout.toSeconds());
+    expect(imported.directoryCacheTimeout.toSeconds()).toBe(fleet.directoryCacheTimeout.toSeconds());
+    expect(imported.mirrors).toEqual([]);
+    expect(params.EFSC_NFS_PATH).toBe('/efs');
+  });
+
+  test('mirrors given as attributes can be mounted; others are refused with the imported fleet named', () => {
+    const mirrors = [{ path: '/efs/app', exportPath: '/mirror/app', fsid: 'f' }];
+    expect(() => fleetAndClients({ mirrors })).not.toThrow();
+    const { stack, vpc } = stackWithVpc();
+    const imported = CacheFleet.fromCacheFleetAttributes(stack, 'Imported', {
+      endpoint: 'x', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef1'),
+    });
+    expect(() => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, cacheFleet: imported, mirrorPaths: ['/efs/app'] }))
+      .toThrow(/^Invalid mirrorPaths: '\/efs\/app' is not a mirror of TestStack\/Imported/);
+  });
+});
+
+describe('grants to the instances\' roles (IGrantable)', () => {
+  test.each([
+    ['fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 1, originMountHelper: MountHelper.NFS }), /^FleetRole/],
+    ['clients', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, fileSystem: importedFs(stack) }), /^ClientsRole/],
+    ['seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', {
+      vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), mountHelper: MountHelper.NFS,
+    }), /^SeederRole/],
+  ])('bucket.grantRead(%s) lands on its role', (_name, build, role) => {
+    const { stack, vpc } = stackWithVpc();
+    const grantee = build(stack, vpc);
+    const bucket = new s3.Bucket(stack, 'Extra');
+    bucket.grantRead(grantee);
+    // The roles keep their statements in one customer managed policy each (<role>/Policy).
+    const policies = Template.fromStack(stack).findResources('AWS::IAM::ManagedPolicy', {
+      Properties: { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: Match.arrayWith(['s3:GetObject*']) })]) } },
+    });
+    expect(Object.keys(policies)).toHaveLength(1);
+    expect(Object.keys(policies)[0]).toMatch(role);
+  });
+});
+
+describe('MirrorMetric', () => {
+  test.each([
+    [MirrorMetric.SYNC_FAILURES, 'Sum'], [MirrorMetric.ORIGIN_OPS, 'Sum'],
+    [MirrorMetric.AGE_SECONDS, 'Maximum'], [MirrorMetric.FULL, 'Maximum'], [MirrorMetric.BYTES, 'Maximum'],
+  ])('%s: %s over the nodes', (metric, statistic) => {
+    const { stack, vpc } = stackWithVpc();
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 1, originMountHelper: MountHelper.NFS });
+    const m = fleet.metricMirror(metric);
+    expect(m.metricName).toBe(metric);
+    expect(m.statistic).toBe(statistic);
+    expect(m.namespace).toBe(CacheFleet.METRIC_NAMESPACE);
+  });
+});
+
+describe('validation errors are bound to their construct', () => {
+  test.each([
+    ['a fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 0 }), 'TestStack/Fleet', /^Invalid nodeCount: /],
+    ['a fleet inside CachedFileSystem', (stack: Stack, vpc: ec2.IVpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 0 } }), 'TestStack/Data/CacheFleet', /^Invalid nodeCount: /],
+    ['a client\'s CIDR check', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), clientCidrs: ['0.0.0.0/0'] }), 'TestStack/Fleet', /^Invalid clientCidrs: /],
+    ['a client template', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc }), 'TestStack/Clients', /^Invalid fileSystem: /],
+    ['a seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), targetPath: 'relative' }), 'TestStack/Seeder', /^Invalid targetPath: /],
+  ])('%s: the message ends with the construct path, which the error also carries', (_name, build, path, message) => {
+    const { stack, vpc } = stackWithVpc();
+    let error: Error & { constructPath?: string } = new Error('nothing thrown');
+    try {
+      build(stack, vpc);
+    } catch (e) {
+      error = e as Error;
+    }
+    expect(error.message).toMatch(message);
+    expect(error.message.endsWith(` (at ${path})`)).toBe(true);
+    expect(error.constructPath).toBe(path);
+    expect(error.name).toBe('ValidationError');
+  });
+
+  test('a SeedSource made before any construct has no path to name', () => {
+    expect(() => SeedSource.fromInstanceDirectory('relative')).toThrow(/^Invalid source: .*got 'relative'\.$/);
+  });
+});
