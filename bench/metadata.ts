@@ -210,7 +210,7 @@ export async function runMetadata(s: MetadataSettings, log: (m: string) => void)
         'client mounts': `the library's client user data (FS-Cache client of the origin; client of the fleet with its mirror); the direct baseline: ${EFS_OPTIONS},nosharecache`,
         'workloads': `storm: stat + open + read + close of the same ${s.stormFiles} files of 0.5-4 KiB; tree: a package tree of ${s.treeFiles} files of 1-50 KiB in ` +
           `${Math.ceil(s.treeFiles / 25)} packages, walked and read; ls: ls -lR of that tree. One python3 process per call (bench/workload.py)`,
-        'states': `cold: the first pass, every cache on the path empty (one pass); warm: the client's page, dentry and inode caches dropped before each of ${s.passes} passes; ` +
+        'states': `cold: a workload's first pass on its client (one pass; the client's caches empty, a node's holding what earlier workloads read through it); warm: the client's page, dentry and inode caches dropped before each of ${s.passes} passes; ` +
           `steady: passes one after another, nothing dropped (${s.stormRounds} for the storm, ${s.passes} otherwise)`,
         'counts': 'origin operations per pass: the origin nfsd\'s own counters (/proc/net/rpc/nfsd) read around each call, divided by its passes; the mirror\'s timer held during the passes',
       },

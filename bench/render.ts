@@ -298,7 +298,9 @@ export function metaAvoided(base: MetaCell, cached: MetaCell): number {
 
 const ratio = (r: { median: number; low: number; high: number }, passes: number) =>
   passes > 1 ? `${x(r.median)} (${x(r.low)}-${x(r.high)})` : x(r.median);
-const avoidedPct = (v: number) => `${v >= 0.995 && v < 1 ? (v * 100).toFixed(2) : (v * 100).toFixed(v >= 0.99 ? 1 : 0)} %`;
+const avoidedPct = (v: number) => (v < 0 ? `${(-v * 100).toFixed(0)} % more` : v === 1 ? '100 % avoided'
+  : `${v >= 0.995 ? (v * 100).toFixed(2) : (v * 100).toFixed(v >= 0.99 ? 1 : 0)} % avoided`);
+const opsPerPass = (v: number) => (v > 0 && v < 10 ? v.toFixed(1) : int(Math.round(v)));
 
 export function metadataTables(m: MetaResults | undefined): string {
   if (!m) return `Metadata-heavy work (item 6): ${NOT_MEASURED}.`;
@@ -319,9 +321,9 @@ export function metadataTables(m: MetaResults | undefined): string {
         const c = metaCell(m, mode, wl, state);
         return c ? `${secs(med(c.seconds))}: ${ratio(metaSpeedup(base, c), Math.min(n, c.seconds.length))}` : `${NOT_MEASURED} (failed)`;
       })]);
-      ops.push([what, int(Math.round(base.originOps.total)), ...META_CACHED.map((mode) => {
+      ops.push([what, opsPerPass(base.originOps.total), ...META_CACHED.map((mode) => {
         const c = metaCell(m, mode, wl, state);
-        return c ? `${int(Math.round(c.originOps.total))} (${avoidedPct(metaAvoided(base, c))} avoided)` : `${NOT_MEASURED} (failed)`;
+        return c ? `${opsPerPass(c.originOps.total)} (${avoidedPct(metaAvoided(base, c))})` : `${NOT_MEASURED} (failed)`;
       })]);
     }
   }
@@ -332,8 +334,12 @@ export function metadataTables(m: MetaResults | undefined): string {
     '',
     table(head('Origin, directly'), speed),
     '',
+    'The workloads ran in the order of the rows, each mode in turn: "cold" is a workload\'s first pass on its client, whose',
+    'caches were empty; a node may already hold what an earlier workload read through it (the `ls -lR` rows list the',
+    'tree the package-tree rows read), and a mirror is full before its node serves.',
+    '',
     'NFSv4 operations the origin served per pass (its own nfsd counters), and the share of the direct baseline\'s',
-    'operations avoided:',
+    'operations avoided (or how many more were caused):',
     '',
     table(head('Origin, directly'), ops),
   ].join('\n');
