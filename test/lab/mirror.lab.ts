@@ -42,7 +42,8 @@ function mirrorNodeUserData(): { userData: string; tags: Record<string, string>;
     mirrorInterval: Duration.seconds(INTERVAL_S),
     mirrorSize: Size.mebibytes(64),
     mirrorSyncTimeout: Duration.seconds(30),
-    nodeDiskCache: true,
+    // A type with NVMe instance store (the lab's disks stand in for it): the disk cache is on by default there.
+    instanceType: new ec2.InstanceType('c6id.xlarge'),
     nodeDiskCacheDeviceModel: LAB_NVME_MODEL,
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
