@@ -285,7 +285,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
 
   test('(e) second cache level: a file evicted from the node\'s RAM is read from its disk cache, not the origin', async () => {
     // Built at boot: a RAID 0 of both blank disks, cachefilesd with its cache active, the origin mount with FSC yes.
-    expect((await node.execOk('findmnt -no FSTYPE,SOURCE /var/cache/fscache')).trim()).toMatch(/^ext4 \/dev\/md/);
+    expect((await node.execOk('findmnt -no FSTYPE,SOURCE /var/cache/fscache')).trim()).toMatch(/^ext4\s+\/dev\/md/);
     expect((await node.execOk('cat /proc/mdstat')).replace(/\s+/g, ' ')).toMatch(/active raid0 nvme\dn1\[\d\] nvme\dn1\[\d\]/);
     expect((await node.execOk('awk \'$NF == "efsnode" { print $(NF-1) }\' /proc/fs/fscache/caches')).trim()).toBe('A');
     expect((await node.execOk('pgrep -x cachefilesd | wc -l')).trim()).toBe('1');
