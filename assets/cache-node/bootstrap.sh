@@ -114,20 +114,8 @@ install_units() {
   put_file /usr/local/sbin/efs-cache-warm 0755 <<<$'#!/bin/sh\nexec '"$SELF --warm" || true
   local after=""
   if disk_cache; then
-    put_unit efs-cache-disk-cache.service <<EOF
-[Unit]
-Description=efs-cache: rebuild or reassemble the node's FS-Cache disk, start cachefilesd, before the origin mount
-After=local-fs.target
-Wants=remote-fs-pre.target
-Before=remote-fs-pre.target
-[Service]
-Type=oneshot
-RemainAfterExit=yes
-ExecStart=$SELF --disk-cache
-[Install]
-WantedBy=multi-user.target
-EOF
-    systemctl enable -q efs-cache-disk-cache.service
+    fscache_boot_unit efs-cache-disk-cache.service \
+      "rebuild or reassemble the node's FS-Cache disk, start cachefilesd, before the origin mount" "$SELF --disk-cache"
     after=$'\nWants=efs-cache-disk-cache.service\nAfter=efs-cache-disk-cache.service'
   fi
   put_unit "$m" <<EOF

@@ -43,20 +43,7 @@ check_parameters() {
 install_boot_unit() {
   install_self "$SELF"
   put_file /usr/local/bin/fscache-status 0755 <<<$'#!/bin/sh\nexec '"$SELF --status" || true
-  put_unit efs-cache-client.service <<EOF
-[Unit]
-Description=efs-cache: rebuild or reassemble the FS-Cache disk, start cachefilesd
-After=local-fs.target
-Wants=remote-fs-pre.target
-Before=remote-fs-pre.target
-[Service]
-Type=oneshot
-RemainAfterExit=yes
-ExecStart=$SELF --boot
-[Install]
-WantedBy=multi-user.target
-EOF
-  systemctl enable -q efs-cache-client.service
+  fscache_boot_unit efs-cache-client.service "rebuild or reassemble the FS-Cache disk, start cachefilesd" "$SELF --boot"
 }
 
 # The mount is bounded by EFSC_MOUNT_TIMEOUT_SEC: a hard mount of an unreachable server would wait forever.

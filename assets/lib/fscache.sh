@@ -31,6 +31,25 @@ fscache_packages() {
   ensure_packages mdadm e2fsprogs cachefilesd "$@"
 }
 
+# fscache_boot_unit UNIT WHAT COMMAND: the oneshot unit that brings the disk cache up at every boot, before
+# remote-fs-pre.target (so before any NFS mount that uses it).
+fscache_boot_unit() {
+  put_unit "$1" <<EOF
+[Unit]
+Description=efs-cache: $2
+After=local-fs.target
+Wants=remote-fs-pre.target
+Before=remote-fs-pre.target
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=$3
+[Install]
+WantedBy=multi-user.target
+EOF
+  systemctl enable -q "$1"
+}
+
 # The disk cache, ready: built or reassembled, mounted, cachefilesd running with the cache active.
 fscache_up() {
   prepare_cache_disk

@@ -489,7 +489,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     // to signal) reaches each instance as tags its group propagates, read at boot through the metadata service.
     const rendered = renderScript({
       script: 'cache-node/bootstrap.sh',
-      libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/mirror.sh', 'lib/fscache.sh', 'lib/aws-signal.sh'],
+      // lib/fscache.sh only with the disk cache (its functions run only then): it is a quarter of the packed code.
+      libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/mirror.sh', ...(this.diskCache ? ['lib/fscache.sh'] : []), 'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
       parameters: {
         ...common,

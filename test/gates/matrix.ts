@@ -110,6 +110,11 @@ export const MATRIX: GateConfig[] = [
     fleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER },
     clients: [{ instanceType: ebsClient, cacheStorage: CacheStorage.EBS, source: ClientSource.CACHE_FLEET }],
   }),
+  // The largest node user data: the disk cache (instance store), mirrors and warming together.
+  variant('DiskCacheMirrorWarm', {
+    fleet: { nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'] },
+    clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
+  }),
   variant('ImportedOriginClient', { importedOrigin: true, clients: [{ instanceType: x86Client }] }),
   variant('ImportedOriginFleet', {
     importedOrigin: true,
