@@ -49,8 +49,8 @@ describe('EFSC_EXPORT_CLIENTS at boot (the cache node\'s parameter check)', () =
   const lab = labUserData();
   const ud = lab.cacheNode;
   const withClients = (value: string, args: string[] = []) => {
-    const text = ud.replace(/^export EFSC_EXPORT_CLIENTS='[^']*'$/m, `export EFSC_EXPORT_CLIENTS='${value}'`);
-    expect(text).toContain(`export EFSC_EXPORT_CLIENTS='${value}'`);
+    const text = ud.replace(/^EFSC_EXPORT_CLIENTS='[^']*'$/m, `EFSC_EXPORT_CLIENTS='${value}'`);
+    expect(text).toContain(`EFSC_EXPORT_CLIENTS='${value}'`);
     return runScript(text, args, { tags: lab.nodeTags[0] });
   };
 

@@ -30,7 +30,7 @@ describe('node disk cache: the script\'s own checks', () => {
 
   test('an origin mount without fsc is refused before anything is installed', () => {
     const p = parameters(ud).EFSC_ORIGIN_MOUNT_OPTIONS;
-    const bad = ud.replace(`export EFSC_ORIGIN_MOUNT_OPTIONS='${p}'`, `export EFSC_ORIGIN_MOUNT_OPTIONS='${p.replace(/^fsc,|,fsc(?=,|$)/, '')}'`);
+    const bad = ud.replace(`EFSC_ORIGIN_MOUNT_OPTIONS='${p}'`, `EFSC_ORIGIN_MOUNT_OPTIONS='${p.replace(/^fsc,|,fsc(?=,|$)/, '')}'`);
     expect(bad).not.toBe(ud);
     const run = runScript(bad, ['--disk-cache'], {});
     expect(run.status).toBe(1);
@@ -39,7 +39,7 @@ describe('node disk cache: the script\'s own checks', () => {
   });
 
   test('a bad cull setting is refused by the shared disk cache checks', () => {
-    const bad = ud.replace("export EFSC_CULL_BCULL='7'", "export EFSC_CULL_BCULL='12'");
+    const bad = ud.replace("EFSC_CULL_BCULL='7'", "EFSC_CULL_BCULL='12'");
     expect(bad).not.toBe(ud);
     const run = runScript(bad, ['--disk-cache'], {});
     expect(run.status).toBe(1);
@@ -47,7 +47,7 @@ describe('node disk cache: the script\'s own checks', () => {
   });
 
   test('--disk-cache on a node without it does nothing', () => {
-    const off = ud.replace("export EFSC_NODE_DISK_CACHE='true'", "export EFSC_NODE_DISK_CACHE='false'");
+    const off = ud.replace("EFSC_NODE_DISK_CACHE='true'", "EFSC_NODE_DISK_CACHE='false'");
     const run = runScript(off, ['--disk-cache'], {});
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);

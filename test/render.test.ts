@@ -9,7 +9,7 @@ describe('renderScript', () => {
   test('header, sorted quoted parameters, then library and script without comments', () => {
     const r = renderScript({ script: 'client/bootstrap.sh', description: 'test', parameters: { EFSC_B: "it's", EFSC_A: 'x y' }, libraries: ['lib/common.sh', 'lib/fscache.sh'] });
     const lines = r.text.split('\n');
-    expect(lines.slice(0, 4)).toEqual(['#!/bin/bash', 'set -euo pipefail', "export EFSC_A='x y'", `export EFSC_B='it'"'"'s'`]);
+    expect(lines.slice(0, 5)).toEqual(['#!/bin/bash', 'set -euo pipefail', 'set -a', "EFSC_A='x y'", `EFSC_B='it'"'"'s'`]);
     expect(r.text.match(/^#!/gm)).toHaveLength(1);
     const code = renderedCode(r.text);
     expect(code).toContain('check_parameters() {');
@@ -27,8 +27,8 @@ describe('renderScript', () => {
     const token = Token.asString({ Ref: 'X' });
     const small = renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: { EFSC_T: token } });
     const plain = renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: { EFSC_T: '' } });
-    // A token travels base64-encoded (4 bytes per 3) inside a decoding wrapper: `EFSC_T="$(base64 -d <<<'...')"; export EFSC_T`.
-    const wrapper = `EFSC_T="$(base64 -d <<<'')"; export EFSC_T`.length - `export EFSC_T=''`.length;
+    // A token travels base64-encoded (4 bytes per 3) inside a decoding wrapper: `EFSC_T="$(base64 -d <<<'...')"`.
+    const wrapper = `EFSC_T="$(base64 -d <<<'')"`.length - `EFSC_T=''`.length;
     expect(small.estimatedBytes - plain.estimatedBytes).toBe(4 * Math.ceil(TOKEN_SIZE_ESTIMATE / 3) + wrapper);
     expect(() => renderScript({
       script: 'client/bootstrap.sh', description: 'the big one', parameters: { EFSC_BIG: 'x'.repeat(16000) },

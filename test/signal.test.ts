@@ -33,7 +33,7 @@ describe('CloudFormation signals of the rendered user data', () => {
   });
 
   test('a first-boot run signals exactly once, FAILURE, when its parameters are bad', () => {
-    const bad = ud.cacheNode.replace(/^export EFSC_NFSD_THREADS='16'$/m, "export EFSC_NFSD_THREADS='many'");
+    const bad = ud.cacheNode.replace(/^EFSC_NFSD_THREADS='16'$/m, "EFSC_NFSD_THREADS='many'");
     expect(bad).not.toBe(ud.cacheNode);
     const run = runScript(bad, [], { tags });
     expect(run.stderr).toMatch(/FATAL: EFSC_NFSD_THREADS='many' is invalid/);
@@ -44,7 +44,7 @@ describe('CloudFormation signals of the rendered user data', () => {
   });
 
   test('a metadata service that times out twice is asked again: the node still finds its resource', () => {
-    const bad = ud.cacheNode.replace(/^export EFSC_NFSD_THREADS='16'$/m, "export EFSC_NFSD_THREADS='many'");
+    const bad = ud.cacheNode.replace(/^EFSC_NFSD_THREADS='16'$/m, "EFSC_NFSD_THREADS='many'");
     const run = runScript(bad, [], { tags, imdsTimeouts: 2 });
     expect(run.stderr).toMatch(/retry 2\/3: imds_once meta-data\/tags\/instance/);
     expect(run.stderr).not.toMatch(/cannot read the instance tags/);
@@ -66,7 +66,7 @@ test('without the aws CLI and no way to install it, a signal is a warning, never
   // The sandbox's package managers fail: the subshell's install gives up. Run the seeder-like path: a first-boot
   // node with bad parameters on an image without aws (the stub removed by shadowing it with a failing command).
   const ud = labUserData();
-  const bad = ud.cacheNode.replace(/^export EFSC_NFSD_THREADS='16'$/m, "export EFSC_NFSD_THREADS='many'")
+  const bad = ud.cacheNode.replace(/^EFSC_NFSD_THREADS='16'$/m, "EFSC_NFSD_THREADS='many'")
     .replace('#!/bin/bash\n', '#!/bin/bash\naws() { return 127; }\ncommand() { [ "$2" = aws ] && return 1; builtin command "$@"; }\n');
   const run = runScript(bad, [], { tags: ud.nodeTags[0] });
   expect(run.stderr.match(/FATAL/g)).toHaveLength(1);

@@ -40,7 +40,8 @@ export interface RenderScriptOptions {
  * Throws when the result would exceed EC2's 16 KB user-data limit.
  */
 export function renderScript(options: RenderScriptOptions): RenderedScript {
-  const lines: string[] = ['#!/bin/bash', 'set -euo pipefail'];
+  // set -a: every parameter line is exported without spelling `export` on each (EC2's 16 KB count every byte).
+  const lines: string[] = ['#!/bin/bash', 'set -euo pipefail', 'set -a'];
   let estimatedBytes = 0;
   for (const name of Object.keys(options.parameters).sort()) {
     if (!/^EFSC_[A-Z0-9_]+$/.test(name)) throw new Error(`cdk-efs-cache: parameter name ${name} is not EFSC_[A-Z0-9_]+`);
@@ -53,13 +54,14 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
   code.push(...compactScript(readAsset(options.script)));
   const packed = zlib.gzipSync(Buffer.from(code.join('\n') + '\n', 'utf8'), { level: 9 }).toString('base64');
   const tail = [
+    'set +a',
     `# The code of ${options.script} and its libraries (cdk-efs-cache assets/), gzip and base64.`,
     `${BODY_VARIABLE}="$(base64 -d <<<'${packed}' | gunzip)"`,
     `eval "$${BODY_VARIABLE}"`,
   ];
   lines.push(...tail);
   const text = lines.join('\n') + '\n';
-  estimatedBytes += Buffer.byteLength(['#!/bin/bash', 'set -euo pipefail', ...tail].join('\n') + '\n', 'utf8');
+  estimatedBytes += Buffer.byteLength(['#!/bin/bash', 'set -euo pipefail', 'set -a', ...tail].join('\n') + '\n', 'utf8');
   if (estimatedBytes > USER_DATA_LIMIT_BYTES) {
     throw new Error(
       `cdk-efs-cache: the user data of ${options.description} would be about ${estimatedBytes} bytes, over EC2's ` +
@@ -103,16 +105,16 @@ export function renderedCode(userData: string): string {
  * One parameter's line of the user data header. A value known at synth is single-quoted. A value that holds a token
  * (a CfnParameter, an SSM value, an import, an id) is known only at deploy time and may resolve to anything, a
  * quote or `$(...)` included: it goes through CloudFormation's `Fn::Base64`, whose output holds only
- * A-Za-z0-9+/=, and the instance decodes it into the variable (`EFSC_X="$(base64 -d <<<'...')"; export EFSC_X`), so whatever it resolves to stays data. The scripts'
+ * A-Za-z0-9+/=, and the instance decodes it into the variable (`EFSC_X="$(base64 -d <<<'...')"`), so whatever it resolves to stays data. The scripts'
  * own `need` checks then refuse a bad value with a FATAL line, as they do for literal ones.
  */
 export function parameterLine(name: string, value: string): { text: string; estimatedBytes: number } {
   if (!Token.isUnresolved(value)) {
-    const text = `export ${name}=${shellQuote(value)}`;
+    const text = `${name}=${shellQuote(value)}`;
     return { text, estimatedBytes: Buffer.byteLength(text, 'utf8') };
   }
-  // Assigned first, exported after: `export X="$(...)"` would mask a failed decode from set -e.
-  const [before, after] = [`${name}="$(base64 -d <<<'`, `')"; export ${name}`];
+  // A plain assignment (exported by the header's set -a): `export X="$(...)"` would mask a failed decode from set -e.
+  const [before, after] = [`${name}="$(base64 -d <<<'`, `')"`];
   return {
     text: `${before}${Fn.base64(value)}${after}`,
     estimatedBytes: before.length + after.length + 4 * Math.ceil(estimateBytes(value) / 3),

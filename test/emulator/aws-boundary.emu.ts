@@ -38,7 +38,7 @@ const actions = (calls: ApiCall[]) => calls.map((c) => `${c.action} ${c.status}`
 describe('the AWS boundary of the rendered user data, against an emulator', () => {
   const ud = labUserData();
   const tags = ud.nodeTags[0];
-  const badParameters = ud.cacheNode.replace(/^export EFSC_NFSD_THREADS='16'$/m, "export EFSC_NFSD_THREADS='many'");
+  const badParameters = ud.cacheNode.replace(/^EFSC_NFSD_THREADS='16'$/m, "EFSC_NFSD_THREADS='many'");
   const node = withoutKernelSteps(ud.cacheNode);
   let emu: Emulator;
   let subnet: string;

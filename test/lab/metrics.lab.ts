@@ -17,7 +17,7 @@ const AGENT_CONFIG = '/opt/aws/amazon-cloudwatch-agent/etc/efs-cache.json';
 
 /** The Group a user data tags its metrics with (its EFSC_METRICS_GROUP). */
 function groupOf(userData: string): string {
-  const m = /^export EFSC_METRICS_GROUP='([^']*)'$/m.exec(userData);
+  const m = /^EFSC_METRICS_GROUP='([^']*)'$/m.exec(userData);
   if (!m) throw new Error('no EFSC_METRICS_GROUP in the user data');
   return m[1];
 }

@@ -39,15 +39,15 @@ export function launchTemplateUserData(stack: Stack, placeholder = (k: string) =
 }
 
 /**
- * Values of the header lines of a rendered user data: `export EFSC_X='...'` (known at synth) and
- * `EFSC_X="$(base64 -d <<<'...')"; export EFSC_X` (deploy-time values, decoded here as the instance decodes them).
+ * Values of the header lines of a rendered user data (between `set -a` and `set +a`, so exported): `EFSC_X='...'`
+ * (known at synth) and `EFSC_X="$(base64 -d <<<'...')"` (deploy-time values, decoded here as the instance decodes them).
  */
 export function parameters(userData: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of userData.matchAll(/^export (EFSC_[A-Z0-9_]+)='((?:[^']|'"'"')*)'$/gm)) {
+  for (const m of userData.matchAll(/^(EFSC_[A-Z0-9_]+)='((?:[^']|'"'"')*)'$/gm)) {
     out[m[1]] = m[2].replace(/'"'"'/g, "'");
   }
-  for (const m of userData.matchAll(/^(EFSC_[A-Z0-9_]+)="\$\(base64 -d <<<'([A-Za-z0-9+/=]*)'\)"; export \1$/gm)) {
+  for (const m of userData.matchAll(/^(EFSC_[A-Z0-9_]+)="\$\(base64 -d <<<'([A-Za-z0-9+/=]*)'\)"$/gm)) {
     out[m[1]] = Buffer.from(m[2], 'base64').toString('utf8');
   }
   return out;
