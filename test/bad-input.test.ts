@@ -155,6 +155,8 @@ const CASES: BadInput[] = [
   { name: 'fleet: a disk cache device model on a type where it is off by default', build: fleet({ nodeDiskCacheDeviceModel: 'X' }), error: /^Invalid nodeDiskCacheDeviceModel: applies only with nodeDiskCache, which is off by default for c7gn\.16xlarge/ },
   { name: 'fleet: a disk cache device model with a newline', build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCacheDeviceModel: 'A\nB' }), error: /^Invalid nodeDiskCacheDeviceModel: must be printable ASCII/ },
   { name: 'fleet: a mirror sync timeout under 10 s', build: fleet({ mirrorPaths: ['/efs/app'], mirrorSyncTimeout: Duration.seconds(2) }), error: /^Invalid mirrorSyncTimeout: must be whole seconds from 10 seconds/ },
+  { name: 'fleet: no mirror sync jobs', build: fleet({ mirrorPaths: ['/efs/app'], mirrorSyncWorkers: 0 }), error: /^Invalid mirrorSyncWorkers: must be a whole number from 1 to 64, got 0\./ },
+  { name: 'fleet: mirror sync jobs with nothing to mirror', build: fleet({ mirrorSyncWorkers: 4 }), error: /^Invalid mirrorSyncWorkers: needs mirrorPaths/ },
   { name: 'client: a mirror without a fleet', build: client({ mirrorPaths: ['/efs/app'] }), error: /^Invalid mirrorPaths: needs cacheFleet/ },
   { name: 'client: a mirror the fleet does not have', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/lib'] }), error: /^Invalid mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/ },
   { name: 'client: a mirror mount point with nothing to mount', build: client({ mirrorMountPoint: '/mnt/m' }), error: /^Invalid mirrorMountPoint: needs mirrorPaths/ },

@@ -27,6 +27,7 @@ describe('CacheFleet mirrors', () => {
       mirrorInterval: Duration.seconds(90),
       mirrorSize: Size.gibibytes(2),
       mirrorSyncTimeout: Duration.minutes(5),
+      mirrorSyncWorkers: 16,
     });
     expect(f.mirrors.map((m) => [m.path, m.exportPath])).toEqual([['/efs/app', '/mirror/app'], ['/efs/www/vendor', '/mirror/www/vendor']]);
     expect(params).toMatchObject({
@@ -35,6 +36,7 @@ describe('CacheFleet mirrors', () => {
       EFSC_MIRROR_INTERVAL: '90s',
       EFSC_MIRROR_SIZE_MB: '2048',
       EFSC_MIRROR_TIMEOUT_SEC: '300',
+      EFSC_MIRROR_WORKERS: '16',
     });
     // A mount of its own: read-only, no attribute caching (the re-export's long timers would add to the staleness).
     expect(params.EFSC_MIRROR_SOURCE_OPTIONS.split(',')).toEqual([
@@ -43,9 +45,9 @@ describe('CacheFleet mirrors', () => {
     ]);
   });
 
-  test('defaults: one minute, 1 GiB, 10 minutes; plain NFS without tls and iam', () => {
+  test('defaults: one minute, 1 GiB, 10 minutes, 8 sync jobs; plain NFS without tls and iam', () => {
     const { params } = fleet({ mirrorPaths: ['/efs/app'], originMountHelper: MountHelper.NFS });
-    expect(params).toMatchObject({ EFSC_MIRROR_INTERVAL: '60s', EFSC_MIRROR_SIZE_MB: '1024', EFSC_MIRROR_TIMEOUT_SEC: '600' });
+    expect(params).toMatchObject({ EFSC_MIRROR_INTERVAL: '60s', EFSC_MIRROR_SIZE_MB: '1024', EFSC_MIRROR_TIMEOUT_SEC: '600', EFSC_MIRROR_WORKERS: '8' });
     expect(params.EFSC_MIRROR_SOURCE_OPTIONS).toMatch(/^nfsvers=4\.1,/);
   });
 

@@ -3,10 +3,13 @@ set -euo pipefail
 # Mirrors of a cache node (issue 19): chosen subtrees of the origin served from a local copy instead of the
 # re-export. The copy lives on a RAM-backed file system of the node's own (tmpfs at MIRROR_ROOT), so nfsd exports a
 # local file system and grants read delegations: a client holding one re-opens and re-reads a file with no request.
-# A sync (rsync, never --inplace: each changed file is written aside and renamed over the old one, so a reader sees
-# the old or the new file, never a mix; deletions after the transfer, so a renamed file is never missing) refreshes
-# each copy from a mount of the origin of its own without attribute caching (the re-export's mount keeps attributes
-# for minutes, which would add to the staleness). The first sync after boot completes before nfs-server starts (it is
+# A sync is parallel (fpsync: fpart walks the origin once and hands parts of 500 entries to EFSC_MIRROR_WORKERS
+# rsync jobs at a time, because walking and copying small files over NFS is latency-bound). rsync never runs with
+# --inplace: each changed file is written aside and renamed over the old one, so a reader sees the old or the new
+# file, never a mix. Removals come last, from the walk's own lists (a local walk of the copy, no second walk of the
+# origin), once every job has succeeded: a file renamed on the origin is never missing from the copy in between. Each
+# sync reads a mount of the origin of its own without attribute caching (the re-export's mount keeps attributes for
+# minutes, which would add to the staleness). The first sync after boot completes before nfs-server starts (it is
 # part of --warm, which nfs-server requires): a node never serves an empty mirror. Later syncs run on a timer; a
 # failed one keeps the last copy served and is recorded (metrics below, a WARN line in the journal).
 #   EFSC_MIRROR_PATHS           node paths under EFSC_EXPORT_PATH, space-separated; empty: no mirror
@@ -14,10 +17,12 @@ set -euo pipefail
 #   EFSC_MIRROR_INTERVAL        systemd time span from the end of one sync to the start of the next (e.g. 1min)
 #   EFSC_MIRROR_SIZE_MB         size of the tmpfs that holds every mirror
 #   EFSC_MIRROR_TIMEOUT_SEC     longest time one sync of one mirror may take
+#   EFSC_MIRROR_WORKERS         rsync jobs of one sync at a time (fpsync -n)
 #   EFSC_MIRROR_SOURCE_OPTIONS  mount options of the sync's own origin mount
 # A mirror of EFSC_EXPORT_PATH/app is exported at MIRROR_ROOT/app. Needs common.sh.
 
 MIRROR_ROOT=/mirror MIRROR_SOURCE=/run/efs-cache/mirror-source MIRROR_STATE=/run/efs-cache/mirror
+MIRROR_PART_FILES=500
 
 mirror_check() {
   local p f n=0 nf=0
@@ -34,6 +39,7 @@ mirror_check() {
   need EFSC_MIRROR_INTERVAL '^[1-9][0-9]*(s|min|h)$' 'a time span such as 1min'
   need EFSC_MIRROR_SIZE_MB '^[1-9][0-9]{0,7}$' 'MiB, more than 0'
   need EFSC_MIRROR_TIMEOUT_SEC '^[1-9][0-9]{0,5}$' 'seconds, more than 0'
+  need EFSC_MIRROR_WORKERS '^([1-9]|[1-5][0-9]|6[0-4])$' '1 to 64 jobs'
   need EFSC_MIRROR_SOURCE_OPTIONS "$RE_OPTS" 'mount options'
 }
 
@@ -80,25 +86,36 @@ mirror_mounts() {
 
 # mirror_sync_one PATH: one sync of one mirror; state in MIRROR_STATE/<name>: "<last success> <seconds> <files>".
 mirror_sync_one() {
-  local rel="${1#"$EFSC_EXPORT_PATH"}" out rc=0 t0=$SECONDS f s
-  f="$MIRROR_STATE/$(systemd-escape -p "$rel")"
+  local rel="${1#"$EFSC_EXPORT_PATH"}" rc=0 t0=$SECONDS t="$MIRROR_STATE/fpsync" e n
   timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" test -d "$MIRROR_SOURCE$rel" ||
     { warn "mirror $1: $MIRROR_SOURCE$rel is not a directory on the origin, or the origin does not answer: serving the last copy"; return 1; }
-  mkdir -p "$MIRROR_ROOT$rel"
-  out=$(timeout -k 30 "$EFSC_MIRROR_TIMEOUT_SEC" rsync -a --delete-delay --numeric-ids -x --stats \
-    "$MIRROR_SOURCE$rel/" "$MIRROR_ROOT$rel/" 2>&1) || rc=$?
+  rm -rf "$t"
+  mkdir -p "$t" "$MIRROR_ROOT$rel"
+  # -o replaces fpsync's rsync options: archive-like without -r (fpart lists every entry; --relative creates their
+  # directories) and without --delete (removals come below); --force lets a directory replace a file. -O: fpart's
+  # own default skips names such as .snapshot*; a mirror copies the tree as it is.
+  timeout -k 30 "$EFSC_MIRROR_TIMEOUT_SEC" fpsync -n "$EFSC_MIRROR_WORKERS" -f "$MIRROR_PART_FILES" -t "$t" -O '-x|.efs-cache-none' \
+    -o '-lptgoD -d --numeric-ids --force --out-format=%i' "$MIRROR_SOURCE$rel/" "$MIRROR_ROOT$rel/" >"$t/out" 2>&1 || rc=$?
+  # What the walk listed (fpart writes ./path, directories with a trailing /), with every parent directory.
+  sed -z 's,^\./,,;s,/$,,;:a;p;s,/[^/]*$,,;ta' "$t"/parts/*/part.* 2>/dev/null | LC_ALL=C sort -zu >"$t/listed" || true
+  # No list at all from a tree that holds something: a walk that did not happen, not an empty tree.
+  if [ "$rc" = 0 ] && [ ! -s "$t/listed" ] && [ -n "$(ls -A "$MIRROR_SOURCE$rel")" ]; then rc=1; fi
   if [ "$rc" != 0 ]; then
-    if [[ "$out" == *"No space left on device"* ]]; then
+    e=$(cat "$t"/log/*/*.stderr "$t/out" 2>/dev/null | grep -v 'job control\|===\|Info:' || true)
+    if [[ "$e" == *"No space left on device"* ]]; then
       echo 1 >"$MIRROR_STATE/full"
       warn "mirror $1 does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirrorSize"
     else
-      warn "mirror $1: sync failed (rsync exit $rc): serving the last copy: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
+      warn "mirror $1: sync failed (fpsync exit $rc): serving the last copy: $(tail -n 3 <<<"$e" | tr '\n' ' ')"
     fi
     return 1
   fi
-  s=$(sed -n 's/^Number of files: \([0-9,]*\).*/\1/p' <<<"$out" | tr -d ,)
-  echo "$(date +%s) $((SECONDS - t0)) ${s:-0}" >"$f"
-  log "mirror $1: synced ${s:-0} files in $((SECONDS - t0))s"
+  # Removals, once every job has succeeded: what the copy holds that the walk did not list.
+  comm -z -23 <(find "$MIRROR_ROOT$rel" -mindepth 1 -printf '%P\0' | LC_ALL=C sort -z) "$t/listed" |
+    (cd "$MIRROR_ROOT$rel" && xargs -0r rm -rf --) || { warn "mirror $1: removals failed: serving the copy as it is"; return 1; }
+  n=$(tr -cd '\0' <"$t/listed" | wc -c)
+  echo "$(date +%s) $((SECONDS - t0)) $n" >"$MIRROR_STATE/$(systemd-escape -p "$rel")"
+  log "mirror $1: synced $n entries ($(cat "$t"/log/*/*.stdout | grep -c '^>f') files copied) in $((SECONDS - t0))s"
 }
 
 # mirror_sync [--first]: syncs every mirror once (never two syncs at a time). --first: only mirrors not synced since

@@ -22,13 +22,16 @@ ensure_aws_cli
 check "second run calls no dnf" no_dnf_or_rpm_install
 check "no apt or dpkg command ran" no_apt
 mark
-EFSC_MIRROR_PATHS='/efs/app'
-install_packages
-check "a node with mirrors adds rsync (the sync), nothing else" dnf_calls_are 'dnf -qy install rsync'
-mark
-EFSC_MIRROR_PATHS=''
 EFSC_NODE_DISK_CACHE=true
 install_packages
 check "a node with the disk cache adds SPAL, then its disk packages in one call" dnf_calls_are \
   'dnf -qy install spal-release' 'dnf -qy install mdadm e2fsprogs cachefilesd'
 check "mdadm, mkfs.ext4, cachefilesd on PATH" commands mdadm mkfs.ext4 cachefilesd
+mark
+EFSC_MIRROR_PATHS='/efs/app'
+install_packages
+check "with SPAL there, mirrors add rsync and fpart (the sync) in one call" dnf_calls_are 'dnf -qy install rsync fpart'
+check "fpsync, fpart, rsync on PATH" commands fpsync fpart rsync
+mark
+install_packages
+check "a second run with mirrors and the disk cache calls no dnf" no_dnf_or_rpm_install

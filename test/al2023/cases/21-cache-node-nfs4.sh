@@ -10,3 +10,10 @@ install_packages
 check "first run: nfs-utils only" dnf_calls_are 'dnf -qy install nfs-utils'
 check "no amazon-efs-utils" absent amazon-efs-utils
 check "no apt or dpkg command ran" no_apt
+mark
+source "$A/lib/mirror.sh"
+EFSC_MIRROR_PATHS='/efs/app'
+install_packages
+check "mirrors without the disk cache: SPAL first, then rsync and fpart in one call" dnf_calls_are \
+  'dnf -qy install spal-release' 'dnf -qy install rsync fpart'
+check "fpsync on PATH" commands fpsync
