@@ -376,4 +376,33 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     await origin.execOk(`ip route del blackhole ${NODE}/32`);
     await node.execOk('systemctl start efs-cache-mirror.timer');
   });
+
+  test('(i) at boot a tree that does not fit: the first sync fails, the node does not serve, and serves again once it fits', async () => {
+    // A reboot empties the tmpfs and the state: the first sync of this boot runs before nfs-server, as on a new node.
+    await lab.setLink(origin, undefined);
+    try {
+      await origin.execOk('head -c 80M /dev/zero > /srv/efs/app/huge.bin && sync', { timeoutMs: 5 * MIN });
+      await node.reboot();
+      await node.execOk('for i in $(seq 1 120); do systemctl is-system-running --wait >/dev/null 2>&1; s=$(systemctl show -p ActiveState --value efs-cache-warm.service); [ "$s" = failed ] && break; sleep 1; done');
+      expect((await node.execOk('systemctl show -p ActiveState --value efs-cache-warm.service')).trim()).toBe('failed');
+      const warm = await node.execOk('journalctl -q -b -u efs-cache-warm.service -o cat');
+      expect(warm).toMatch(/WARN: mirror \/efs\/app does not fit in \/mirror \(64 MiB\): serving the last copy; raise mirrorSize/);
+      expect(warm).toMatch(/FATAL: the first sync of the mirrors failed/);
+      // Not serving: the unit, the kernel's nfsd threads and the export table, not one of them alone.
+      expect((await node.execOk('systemctl show -p ActiveState --value nfs-server.service')).trim()).not.toBe('active');
+      expect((await node.execOk('cat /proc/fs/nfsd/threads 2>/dev/null || echo 0')).trim()).toBe('0');
+      expect(await node.execOk('exportfs -v 2>/dev/null || true')).not.toMatch(/\/mirror\/app/);
+      expect((await node.execOk('cat /run/efs-cache/mirror/full')).trim()).toBe('1');
+      // Once the tree fits again, starting nfs-server runs the first sync and serves the whole tree.
+      await origin.execOk('rm /srv/efs/app/huge.bin');
+      await node.execOk('systemctl start nfs-server.service', { timeoutMs: 10 * MIN });
+      expect(await node.execOk('exportfs -v')).toMatch(/\/mirror\/app/);
+      expect((await node.execOk('cat /proc/fs/nfsd/threads')).trim()).not.toBe('0');
+      expect((await client.execOk(`ls ${MIRROR_MNT} | grep -c '^f[0-9]'`, { timeoutMs: 5 * MIN })).trim()).toBe(String(FILES));
+      expect((await client.execOk(`test ! -e ${MIRROR_MNT}/huge.bin && echo gone`)).trim()).toBe('gone');
+    } finally {
+      await origin.exec('rm -f /srv/efs/app/huge.bin');
+      await lab.setLink(origin, { delayMs: 2, rateMbit: 16 });
+    }
+  });
 });
