@@ -21,6 +21,7 @@ import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
 import { machine, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, MirrorSync } from './results';
+import { median } from './stats';
 
 export interface MetadataSettings {
   readonly delayMs: number;
@@ -265,12 +266,6 @@ sync`, { timeoutMs: 30 * MIN });
     memoryBefore: m0,
     memoryAfter: m1,
   };
-}
-
-export function median(v: number[]): number {
-  const s = [...v].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 function expectDone(name: string, r: { status: string; errors: string[]; output: string }): void {

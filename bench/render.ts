@@ -3,6 +3,7 @@
  * figures of the same run; nothing is typed in by hand.
  */
 import { LabResults, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, PartRun, Results, SeedingResults, SynthResults, SyncRun, Timing } from './results';
+import { median } from './stats';
 
 /** CloudFormation's limit on a template's size (a template uploaded through S3), bytes. */
 export const TEMPLATE_LIMIT_BYTES = 1_000_000;
@@ -28,6 +29,26 @@ export interface ChartSpec {
   readonly limitKiB: number;
   /** Node counts that did not synthesize. */
   readonly synthRefused: number[];
+  /** Item 6, when measured. */
+  readonly metadata?: MetaChart;
+}
+
+/** Item 6 in the chart: each cached mode's speed-up over the origin directly, and the origin operations avoided. */
+export interface MetaChart {
+  readonly title: string;
+  /** The cached modes, in the order of each group's bars. */
+  readonly modes: string[];
+  /** One group of bars per workload and state; a bar is null where its measurement failed. */
+  readonly groups: Array<{ label: string; bars: Array<MetaBar | null> }>;
+  readonly avoided: { readonly title: string; readonly bars: Array<{ label: string; value: number; text: string }> };
+}
+
+/** A speed-up: ratio of medians, and its range over every pair of passes (metaSpeedup). */
+export interface MetaBar {
+  readonly median: number;
+  readonly low: number;
+  readonly high: number;
+  readonly text: string;
 }
 
 const NOT_MEASURED = 'not measured';
@@ -258,6 +279,7 @@ export function chartSpec(results: Results): ChartSpec {
       : [{ nodes: r.nodes, kib: r.templateBytes / 1024, seconds: r.seconds, dashboard: r.dashboard }])),
     limitKiB: TEMPLATE_LIMIT_BYTES / 1024,
     synthRefused: (results.synth?.rows ?? []).filter((r) => r.seconds === undefined).map((r) => r.nodes),
+    ...(results.metadata ? { metadata: metaChart(results.metadata) } : {}),
   };
 }
 
@@ -270,12 +292,6 @@ export const META_MODE_LABELS: Record<MetaMode, string> = {
   direct: 'origin, directly', fscache: 'FS-Cache client', node: 'through the node', mirror: 'node\'s mirror',
 };
 
-function med(v: number[]): number {
-  const s = [...v].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
 const secs = (v: number) => (v < 0.1 ? `${(v * 1000).toFixed(1)} ms` : v < 10 ? `${v.toFixed(2)} s` : `${v.toFixed(1)} s`);
 
 export function metaCell(m: MetaResults, mode: MetaMode, wl: MetaWorkload, state: MetaState): MetaCell | undefined {
@@ -285,7 +301,7 @@ export function metaCell(m: MetaResults, mode: MetaMode, wl: MetaWorkload, state
 /** Speed-up of `cached` over `base`: ratio of medians, and the range over every pair of passes. */
 export function metaSpeedup(base: MetaCell, cached: MetaCell): { median: number; low: number; high: number } {
   return {
-    median: med(base.seconds) / med(cached.seconds),
+    median: median(base.seconds) / median(cached.seconds),
     low: Math.min(...base.seconds) / Math.max(...cached.seconds),
     high: Math.max(...base.seconds) / Math.min(...cached.seconds),
   };
@@ -302,6 +318,39 @@ const avoidedPct = (v: number) => (v < 0 ? `${(-v * 100).toFixed(0)} % more` : v
   : `${v >= 0.995 ? (v * 100).toFixed(2) : (v * 100).toFixed(v >= 0.99 ? 1 : 0)} % avoided`);
 const opsPerPass = (v: number) => (v > 0 && v < 10 ? v.toFixed(1) : int(Math.round(v)));
 
+const META_CHART_WORKLOADS: Record<MetaWorkload, string> = { storm: 'include/stat storm', tree: 'package tree', ls: 'ls -lR' };
+const META_CHART_STATES: MetaState[] = ['warm', 'steady'];
+
+/** Item 6 for the chart: the warm and steady speed-ups of each cached mode, and the steady storm's origin operations avoided. */
+export function metaChart(m: MetaResults): MetaChart {
+  const groups = META_WORKLOADS.flatMap(([wl]) => META_CHART_STATES.map((state) => {
+    const base = metaCell(m, 'direct', wl, state);
+    return {
+      label: `${META_CHART_WORKLOADS[wl]}, ${state}`,
+      bars: META_CACHED.map((mode): MetaBar | null => {
+        const c = metaCell(m, mode, wl, state);
+        if (!base || !c) return null;
+        const r = metaSpeedup(base, c);
+        return { ...r, text: x(r.median) };
+      }),
+    };
+  }));
+  const label = (mode: MetaMode) => (mode === 'node' ? `${META_MODE_LABELS[mode]} (re-export)` : META_MODE_LABELS[mode]);
+  const base = metaCell(m, 'direct', 'storm', 'steady');
+  const avoided = base ? META_CACHED.flatMap((mode) => {
+    const c = metaCell(m, mode, 'storm', 'steady');
+    if (!c) return [];
+    const v = metaAvoided(base, c);
+    return [{ label: label(mode), value: v, text: `${avoidedPct(v)} (${opsPerPass(c.originOps.total)} of ${opsPerPass(base.originOps.total)} per pass)` }];
+  }) : [];
+  return {
+    title: '6. Metadata-heavy work: speed-up over the origin directly\n(origin without delegations, like EFS)',
+    modes: META_CACHED.map(label),
+    groups,
+    avoided: { title: 'Steady include/stat storm:\norigin operations avoided', bars: avoided },
+  };
+}
+
 export function metadataTables(m: MetaResults | undefined): string {
   if (!m) return `Metadata-heavy work (item 6): ${NOT_MEASURED}.`;
   const speed: string[][] = [];
@@ -316,10 +365,10 @@ export function metadataTables(m: MetaResults | undefined): string {
         continue;
       }
       const n = base.seconds.length;
-      const time = n > 1 ? `${secs(med(base.seconds))} (${secs(Math.min(...base.seconds))}-${secs(Math.max(...base.seconds))})` : secs(base.seconds[0]);
+      const time = n > 1 ? `${secs(median(base.seconds))} (${secs(Math.min(...base.seconds))}-${secs(Math.max(...base.seconds))})` : secs(base.seconds[0]);
       speed.push([what, time, ...META_CACHED.map((mode) => {
         const c = metaCell(m, mode, wl, state);
-        return c ? `${secs(med(c.seconds))}: ${ratio(metaSpeedup(base, c), Math.min(n, c.seconds.length))}` : `${NOT_MEASURED} (failed)`;
+        return c ? `${secs(median(c.seconds))}: ${ratio(metaSpeedup(base, c), Math.min(n, c.seconds.length))}` : `${NOT_MEASURED} (failed)`;
       })]);
       ops.push([what, opsPerPass(base.originOps.total), ...META_CACHED.map((mode) => {
         const c = metaCell(m, mode, wl, state);
@@ -345,6 +394,12 @@ export function metadataTables(m: MetaResults | undefined): string {
   ].join('\n');
 }
 
+/** Files in the mirror after a sync, from its state line ("<last success> <seconds> <files>"). */
+function syncFiles(r: SyncRun): number | undefined {
+  const n = Number(r.state.split(' ')[2]);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
 /** The steady storm in detail: latencies per system call and the origin's operations by kind. */
 export function metadataDetail(m: MetaResults): string {
   const out: string[] = [];
@@ -356,7 +411,7 @@ export function metadataDetail(m: MetaResults): string {
     const c = metaCell(m, mode, 'storm', 'steady');
     if (!c) continue;
     const files = (c.latency.open?.n ?? 0) / c.seconds.length;
-    rowsLat.push([META_MODE_LABELS[mode], `${int(Math.round(files / med(c.seconds)))}`,
+    rowsLat.push([META_MODE_LABELS[mode], `${int(Math.round(files / median(c.seconds)))}`,
       ...kinds.map((k) => (c.latency[k] ? `${c.latency[k].p50.toFixed(0)} / ${c.latency[k].p99.toFixed(0)}` : ''))]);
     rowsOps.push([META_MODE_LABELS[mode], ...opKinds.map((k) => (c.originOps[k] ?? 0).toFixed(1)), (c.originOps.total ?? 0).toFixed(1),
       c.nodeOps ? c.nodeOps.OPEN.toFixed(1) : '']);
@@ -407,4 +462,125 @@ export function readmeSection(results: Results): string {
     synthTable(results.synth),
     '',
   ].join('\n');
+}
+
+export const MIRROR_DECISION_START = '<!-- mirror-decision:start (written by npm run bench) -->';
+export const MIRROR_DECISION_END = '<!-- mirror-decision:end -->';
+
+/** What item 6 measured for a kind of data, or undefined when it measured nothing that applies. */
+type Measured = (m: MetaResults) => string | undefined;
+
+const MIRROR_LABELS: Record<MetaMode, string> = { direct: 'origin directly', mirror: 'mirror', node: 're-export', fscache: 'FS-Cache' };
+const DECISION_MODES: MetaMode[] = ['mirror', 'node', 'fscache'];
+
+/** Each cached mode's speed-up over the origin directly (ratio of medians), for one workload and state. */
+function decisionSpeedups(m: MetaResults, wl: MetaWorkload, state: MetaState): string {
+  const base = metaCell(m, 'direct', wl, state);
+  if (!base) return `${NOT_MEASURED} (failed)`;
+  return DECISION_MODES.map((mode) => {
+    const c = metaCell(m, mode, wl, state);
+    return `${MIRROR_LABELS[mode]} ${c ? x(metaSpeedup(base, c).median) : `${NOT_MEASURED} (failed)`}`;
+  }).join(', ');
+}
+
+function decisionAvoided(m: MetaResults, wl: MetaWorkload, state: MetaState): string {
+  const base = metaCell(m, 'direct', wl, state);
+  if (!base) return `${NOT_MEASURED} (failed)`;
+  return DECISION_MODES.map((mode) => {
+    const c = metaCell(m, mode, wl, state);
+    return `${MIRROR_LABELS[mode]} ${c ? avoidedPct(metaAvoided(base, c)) : `${NOT_MEASURED} (failed)`}`;
+  }).join(', ');
+}
+
+/** The mirror's sync cost per 10,000 files: a sync with nothing changed of the largest tree, and the copy of the added files. */
+function decisionSyncCost(m: MetaResults): string | undefined {
+  const s = m.sync;
+  const files = s && syncFiles(s.unchangedAfter);
+  if (!s || !files || !s.addedFiles) return undefined;
+  const per = (v: number, n: number) => (v * 10_000) / n;
+  const mibOf = (b: number) => `${+(b / 2 ** 20).toFixed(0)} MiB`;
+  return `the mirror's sync, per 10,000 files: nothing changed ${secs(per(s.unchangedAfter.seconds, files))} and ` +
+    `${int(Math.round(per(s.unchangedAfter.originRpcs, files)))} origin requests (a tree of ${int(files)} files); ` +
+    `10,000 files added ${secs(per(s.copyAdded.seconds, s.addedFiles))}, ${int(Math.round(per(s.copyAdded.originRpcs, s.addedFiles)))} origin requests, ` +
+    `${mibOf(per(s.memoryAfter.tmpfsUsed - s.memoryBefore.tmpfsUsed, s.addedFiles))} of tmpfs and ` +
+    `${mibOf(per(s.memoryAfter.slab - s.memoryBefore.slab, s.addedFiles))} of slab on each node (times on emulated VMs)`;
+}
+
+/** The README's decision table (Mirrors): which data belongs in a mirror, the re-export or EFS, with item 6's figures. */
+const DECISION_ROWS: Array<{ data: string; where: string; why: string; measured?: Measured }> = [
+  {
+    data: 'code, templates, vendor and package trees (`node_modules`, `vendor/`), read again and again, changed by deployments',
+    where: 'mirror',
+    why: 'opens and re-reads stop at the client (delegations); EFS sees one walk per interval per node',
+    measured: (m) => `speed-up over the origin directly, steady include/stat storm: ${decisionSpeedups(m, 'storm', 'steady')}; ` +
+      `steady package tree: ${decisionSpeedups(m, 'tree', 'steady')}; origin operations in the steady storm: ${decisionAvoided(m, 'storm', 'steady')}`,
+  },
+  {
+    data: 'large files read once or by many clients (models, media, data sets)',
+    where: 're-export (+ FS-Cache on clients)',
+    why: 'the node\'s page cache and the clients\' disk caches hold them; a mirror would copy them into RAM on every node',
+  },
+  {
+    data: 'data that must be seen at once after a write (uploads, sessions, queues)',
+    where: 'EFS directly',
+    why: 'a mirror lags by up to the interval plus a sync, the re-export by its attribute timers',
+  },
+  { data: 'anything written by clients', where: 'EFS directly', why: 'mirrors and the re-export are read-only' },
+  {
+    data: 'trees larger than a node\'s spare RAM, or of millions of files',
+    where: 're-export',
+    why: 'each sync walks the whole tree',
+    measured: decisionSyncCost,
+  },
+];
+
+/** The README's decision table, from its start marker up to (not including) its end marker. */
+export function mirrorDecisionSection(results: Results): string {
+  const m = results.metadata;
+  return [
+    MIRROR_DECISION_START,
+    table(['data', 'where', 'why', 'measured (item 6 of `npm run bench`)'],
+      DECISION_ROWS.map((r) => [r.data, r.where, r.why, (m && r.measured?.(m)) ?? NOT_MEASURED])),
+    '',
+    'Measured: speed-ups are ratios of the medians of the steady passes over the origin directly, mounted as EFS',
+    'recommends, against an origin without delegations (like EFS); their ranges, the other states and workloads, and the',
+    'sync table are in [docs/benchmarks.md](docs/benchmarks.md). "not measured": item 6 has no figure for that kind of data.',
+    '',
+  ].join('\n');
+}
+
+/** A part of the README written by the bench: from its start marker up to (not including) its end marker. */
+export interface ReadmePart {
+  /** What the part is, for messages. */
+  readonly name: string;
+  readonly start: string;
+  readonly end: string;
+  readonly render: (results: Results) => string;
+}
+
+export const README_PARTS: ReadmePart[] = [
+  { name: 'benchmark section', start: README_START, end: README_END, render: readmeSection },
+  { name: 'Mirrors decision table', start: MIRROR_DECISION_START, end: MIRROR_DECISION_END, render: mirrorDecisionSection },
+];
+
+/** Where a part's generated text is in `text` ([start, end)), or undefined when its markers are missing or out of order. */
+export function readmePartRange(text: string, part: ReadmePart): [number, number] | undefined {
+  const start = text.indexOf(part.start);
+  const end = start < 0 ? -1 : text.indexOf(part.end, start);
+  return start >= 0 && end > start ? [start, end] : undefined;
+}
+
+/** `text` (the README) with every part between its markers rendered again; `missing` names the parts without markers. */
+export function renderReadme(text: string, results: Results): { text: string; missing: string[] } {
+  let out = text;
+  const missing: string[] = [];
+  for (const part of README_PARTS) {
+    const range = readmePartRange(out, part);
+    if (!range) {
+      missing.push(part.name);
+      continue;
+    }
+    out = out.slice(0, range[0]) + part.render(results) + out.slice(range[1]);
+  }
+  return { text: out, missing };
 }

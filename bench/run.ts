@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: measures what the README claims and writes docs/benchmarks.md and docs/benchmarks.png.
+ * `npm run bench`: measures what the README claims and writes docs/benchmarks.md, docs/benchmarks.png and the README's
+ * generated parts (its benchmark section and the Mirrors decision table).
  *
  *   npm run bench [-- --only synth,lab,seeding,metadata|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
  *
@@ -15,7 +16,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { DEFAULT_LAB_SETTINGS, runLab } from './lab';
 import { DEFAULT_METADATA_SETTINGS, runMetadata } from './metadata';
-import { chartSpec, mainTable, markdown, README_END, README_START, readmeSection, synthTable } from './render';
+import { chartSpec, mainTable, markdown, README_PARTS, renderReadme, synthTable } from './render';
 import { readResults, Results, writeResults } from './results';
 import { runSeeding } from './seeding';
 import { runSynth } from './synth';
@@ -70,18 +71,14 @@ function parse(argv: string[]): Options {
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
-/** Replaces the README's benchmark section (between its markers) with the current table and chart. */
+/** Replaces the README's generated parts (between their markers): the benchmark section and the mirrors' decision table. */
 function updateReadme(results: Results): void {
   if (!fs.existsSync(README)) return;
-  const text = fs.readFileSync(README, 'utf8');
-  const start = text.indexOf(README_START);
-  const end = text.indexOf(README_END);
-  if (start < 0 || end < start) {
-    log('README has no benchmark markers: left alone');
-    return;
-  }
-  fs.writeFileSync(README, text.slice(0, start) + readmeSection(results) + text.slice(end));
-  log('README benchmark section updated');
+  const { text, missing } = renderReadme(fs.readFileSync(README, 'utf8'), results);
+  for (const m of missing) log(`README has no markers for its ${m}: left alone`);
+  if (missing.length === README_PARTS.length) return;
+  fs.writeFileSync(README, text);
+  log('README\'s generated parts updated');
 }
 
 function renderChart(results: Results, png: string): void {

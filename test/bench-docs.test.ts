@@ -1,11 +1,12 @@
 /**
- * Every figure the README and docs/benchmarks.md publish is generated from the recorded results: both are rendered
- * again here from bench/figures.json and must match what is checked in, word for word. A figure typed in by hand, or
+ * Every figure the README and docs/benchmarks.md publish is generated from the recorded results: the docs and the
+ * README's generated parts (the benchmark section, the Mirrors decision table) are rendered again here from
+ * bench/figures.json and must match what is checked in, word for word. A figure typed in by hand, or
  * a results file changed without rendering, fails this test.
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { markdown, metadataTables, README_END, README_START, readmeSection } from '../bench/render';
+import { markdown, metadataTables, mirrorDecisionSection, MIRROR_DECISION_END, MIRROR_DECISION_START, README_PARTS, readmePartRange } from '../bench/render';
 import { readResults } from '../bench/results';
 
 const REPO = path.resolve(__dirname, '..');
@@ -16,13 +17,25 @@ test('docs/benchmarks.md is what bench/figures.json renders to', () => {
   expect(docs).toBe(markdown(results, { chart: 'benchmarks.png' }));
 });
 
-test('the README\'s benchmark section is what bench/figures.json renders to', () => {
+test.each(README_PARTS.map((p) => [p.name, p] as const))('the README\'s %s is what bench/figures.json renders to', (_, part) => {
   const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const start = readme.indexOf(README_START);
-  const end = readme.indexOf(README_END);
-  expect(start).toBeGreaterThanOrEqual(0);
-  expect(end).toBeGreaterThan(start);
-  expect(readme.slice(start, end)).toBe(readmeSection(results));
+  const range = readmePartRange(readme, part);
+  expect(range).toBeDefined();
+  expect(readme.slice(...range!)).toBe(part.render(results));
+});
+
+test('the mirrors\' decision table is in the Mirrors section and quotes item 6', () => {
+  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  const mirrors = readme.slice(readme.indexOf('\n### Mirrors'), readme.indexOf('\n### `FsCacheClientOptions`'));
+  expect(mirrors).toContain(MIRROR_DECISION_START);
+  expect(mirrors).toContain(MIRROR_DECISION_END);
+  const table = mirrorDecisionSection(results);
+  expect(table).toMatch(/\| mirror \|.*steady include\/stat storm: mirror \d+(\.\d)?x, re-export \d+(\.\d)?x, FS-Cache \d+(\.\d)?x/);
+  expect(table).toMatch(/\| re-export \| each sync walks the whole tree \| the mirror's sync, per 10,000 files: /);
+  // Without item 6 every row says so instead of showing a figure.
+  const none = mirrorDecisionSection({ ...results, metadata: undefined }).split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| data |') && !l.startsWith('| ---'));
+  expect(none).toHaveLength(5);
+  for (const l of none) expect(l).toMatch(/\| not measured \|$/);
 });
 
 test('a failed measurement is not published as a result', () => {
@@ -34,10 +47,14 @@ test('a failed measurement is not published as a result', () => {
   expect(row).toMatch(/not measured \(failed\) \|$/);
 });
 
-test('outside the generated section, the README\'s prose about measurements quotes no figure', () => {
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const bench = readme.slice(readme.indexOf('\n## Benchmarks'), readme.indexOf('\n## Development'));
-  const prose = bench.slice(0, bench.indexOf(README_START)) + bench.slice(bench.indexOf(README_END));
+test('outside the generated parts, the README\'s prose about measurements quotes no figure', () => {
+  // The README with every generated part cut out (each part's markers kept).
+  const readme = README_PARTS.reduce((text, part) => {
+    const range = readmePartRange(text, part);
+    expect(range).toBeDefined();
+    return text.slice(0, range![0]) + part.start + text.slice(range![1]);
+  }, fs.readFileSync(path.join(REPO, 'README.md'), 'utf8'));
+  const prose = readme.slice(readme.indexOf('\n## Benchmarks'), readme.indexOf('\n## Development'));
   const mirrors = readme.slice(readme.indexOf('\n### Mirrors'), readme.indexOf('\n### `FsCacheClientOptions`'));
   // A speed-up, a share, or a measured time or rate: only the rendered tables may carry them.
   const figure = /\b\d+(\.\d+)?x\b|\b\d+(\.\d+)? ?%|\b\d+(\.\d+)? (s|ms|MB\/s)\b/g;
