@@ -56,10 +56,10 @@ export const MODES: Record<MetaMode, string> = {
   mirror: 'client of the node\'s mirror',
 };
 
-interface Counters { ops: Record<string, number>; rpcs: number }
+export interface Counters { ops: Record<string, number>; rpcs: number }
 
 /** The origin's (or a node's) nfsd counters: NFSv4 compounds and the operations above, from /proc/net/rpc/nfsd. */
-async function counters(vm: Vm): Promise<Counters> {
+export async function counters(vm: Vm): Promise<Counters> {
   const text = await vm.execOk("grep -E '^proc4(ops)? ' /proc/net/rpc/nfsd");
   const line = (name: string) => (text.split('\n').find((l) => l.startsWith(`${name} `)) ?? '').trim().split(/\s+/).map(Number);
   const p4 = line('proc4');
@@ -70,7 +70,7 @@ async function counters(vm: Vm): Promise<Counters> {
   return { ops, rpcs: p4[3] ?? 0 };
 }
 
-function minus(a: Counters, b: Counters, per: number): Counters {
+export function minus(a: Counters, b: Counters, per: number): Counters {
   const ops: Record<string, number> = {};
   for (const k of Object.keys(a.ops)) ops[k] = (a.ops[k] - b.ops[k]) / per;
   return { ops, rpcs: (a.rpcs - b.rpcs) / per };
@@ -268,7 +268,7 @@ sync`, { timeoutMs: 30 * MIN });
   };
 }
 
-function expectDone(name: string, r: { status: string; errors: string[]; output: string }): void {
+export function expectDone(name: string, r: { status: string; errors: string[]; output: string }): void {
   if (r.status !== 'done' || r.errors.length) {
     throw new Error(`${name}: user data did not finish (${r.status}): ${r.errors.join('; ')}\n${r.output.split('\n').slice(-30).join('\n')}`);
   }

@@ -146,6 +146,24 @@ export interface MirrorSync {
   readonly memoryAfter: NodeMemory;
 }
 
+/** One sync of item 7: a node with `workers` jobs, copying new files or walking an unchanged tree of `files`. */
+export interface SyncSample extends SyncRun {
+  readonly workers: number;
+  readonly kind: 'copy' | 'unchanged';
+  readonly files: number;
+}
+
+/** Item 7: the mirrors' sync, 1 job against 8, and a large tree (bench/mirror-sync.ts). */
+export interface MirrorSyncResults extends PartRun {
+  readonly compareFiles: number;
+  readonly largeFiles: number;
+  readonly samples: SyncSample[];
+  /** The node with the most jobs, before and after it copied the large tree. */
+  readonly memoryBefore?: NodeMemory;
+  readonly memoryAfter?: NodeMemory;
+  readonly failures: string[];
+}
+
 export interface MetaResults extends PartRun {
   readonly cells: MetaCell[];
   readonly sync?: MirrorSync;
@@ -158,6 +176,7 @@ export interface Results {
   lab?: LabResults;
   seeding?: SeedingResults;
   metadata?: MetaResults;
+  mirrorSync?: MirrorSyncResults;
 }
 
 export function machine(withQemu: boolean): Machine {

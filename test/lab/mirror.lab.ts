@@ -146,6 +146,10 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     });
     client = await lab.startVm({ name: 'client', ip: '10.77.0.21', userData: '#!/bin/bash\ntrue\n', cpus: 1 });
     [boot] = await Promise.all([node.waitForCloudInit(), client.waitForCloudInit()]);
+    if (boot.status !== 'done') {
+      // What went wrong is in the units' journals, not in cloud-init's output: shown here, then (a) fails on it.
+      progress(`node boot ${boot.status}:\n${await node.execOk('journalctl -q -b -u efs-cache-warm.service -u efs-cache-mirror.service -o cat -n 40')}`);
+    }
     await client.execOk([
       `mkdir -p ${MIRROR_MNT} ${ORIGIN_MNT}`,
       `mount -t nfs4 -o nfsvers=4.1,ro,hard,timeo=600,retrans=2,noresvport ${NODE}:/mirror/app ${MIRROR_MNT}`,
