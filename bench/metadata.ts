@@ -8,8 +8,7 @@
  * mounted. Each workload runs in one python3 process on the client (bench/workload.py), cold (first pass, every cache
  * on the path empty), warm (the client's caches dropped before each pass: what the node, FS-Cache or mirror keep) and
  * steady (passes one after another, nothing dropped). Around every call the origin's own nfsd counters are read, so
- * each figure comes with the origin operations it cost. Last, the mirror's own cost: a sync of a tree of 20,000 more
- * files, its time, origin operations and node memory.
+ * each figure comes with the origin operations it cost. The mirror's own cost (its syncs) is item 7 (bench/mirror-sync.ts).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -20,7 +19,7 @@ import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper } from '../lib';
 import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from '../test/lab/harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
-import { machine, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, MirrorSync } from './results';
+import { machine, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload } from './results';
 import { median } from './stats';
 
 export interface MetadataSettings {
@@ -34,12 +33,10 @@ export interface MetadataSettings {
   readonly treeFiles: number;
   /** Passes of each warm and steady measurement of the tree and of ls -lR. */
   readonly passes: number;
-  /** Files added to the mirrored tree for the sync measurement. */
-  readonly syncFiles: number;
 }
 
 export const DEFAULT_METADATA_SETTINGS: MetadataSettings = {
-  delayMs: 2, rateMbit: 16, stormFiles: 500, stormRounds: 20, treeFiles: 1000, passes: 5, syncFiles: 20_000,
+  delayMs: 2, rateMbit: 16, stormFiles: 500, stormRounds: 20, treeFiles: 1000, passes: 5,
 };
 
 const MIN = 60_000;
@@ -87,7 +84,7 @@ function fleetUserData(s: MetadataSettings): { node: string; nodeTags: Record<st
     mirrorPaths: ['/efs/app'],
     // The bench holds the timer and starts each sync itself: the passes' counters are the passes' own.
     mirrorInterval: Duration.minutes(10),
-    mirrorSize: Size.mebibytes(Math.ceil((s.syncFiles * 8 + s.treeFiles * 64 + s.stormFiles * 8) / 1024) + 128),
+    mirrorSize: Size.mebibytes(Math.ceil((s.treeFiles * 64 + s.stormFiles * 8) / 1024) + 128),
     mirrorSyncTimeout: Duration.hours(1),
   });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
@@ -192,15 +189,6 @@ export async function runMetadata(s: MetadataSettings, log: (m: string) => void)
     }
     log(`passes took ${((Date.now() - measureStart) / 1000).toFixed(0)} s`);
 
-    // The mirror's own cost: a sync with nothing changed, then SYNC_FILES more files on the origin and a sync that
-    // copies them, then one with nothing changed again; node memory read around them.
-    let sync: MirrorSync | undefined;
-    try {
-      sync = await mirrorCost(s, origin, node, log);
-    } catch (e) {
-      failures.push(`mirror sync: ${(e as Error).message.split('\n')[0]}`);
-      log(`mirror sync: FAILED ${(e as Error).message}`);
-    }
     return {
       date,
       durationSeconds: (Date.now() - started) / 1000,
@@ -216,56 +204,12 @@ export async function runMetadata(s: MetadataSettings, log: (m: string) => void)
         'counts': 'origin operations per pass: the origin nfsd\'s own counters (/proc/net/rpc/nfsd) read around each call, divided by its passes; the mirror\'s timer held during the passes',
       },
       cells,
-      ...(sync ? { sync } : {}),
       failures,
     };
   } finally {
     await lab.destroy();
     progress('bench-meta lab destroyed');
   }
-}
-
-async function mirrorCost(s: MetadataSettings, origin: Vm, node: Vm, log: (m: string) => void): Promise<MirrorSync> {
-  const mem = async () => {
-    const m = Object.fromEntries((await node.execOk('cat /proc/meminfo')).split('\n').filter(Boolean)
-      .map((l) => { const [k, v] = l.split(':'); return [k, Number(v.trim().split(' ')[0]) * 1024]; }));
-    const used = Number((await node.execOk("df -B1 --output=used /mirror | tail -1")).trim());
-    return { shmem: m.Shmem, slab: m.Slab, available: m.MemAvailable, tmpfsUsed: used };
-  };
-  const syncOnce = async () => {
-    const o0 = await counters(origin);
-    const out = await node.execOk('s=$(date +%s%N); systemctl start efs-cache-mirror.service; e=$(date +%s%N); echo "US=$(( (e - s) / 1000 ))"; cat /run/efs-cache/mirror/app',
-      { timeoutMs: 70 * MIN });
-    const o = minus(await counters(origin), o0, 1);
-    const us = Number(/US=(\d+)/.exec(out)?.[1]);
-    const state = out.split('\n').filter((l) => l && !l.startsWith('US=')).pop() ?? '';
-    return { seconds: us / 1e6, originOps: o.ops, originRpcs: o.rpcs, state };
-  };
-  const before = await syncOnce();
-  const m0 = await mem();
-  await origin.execOk(`python3 - <<'EOF'
-import os, random
-random.seed(19)
-for i in range(${s.syncFiles}):
-    d = '/srv/efs/app/bulk/d%03d' % (i // 200)
-    os.makedirs(d, exist_ok=True)
-    with open('%s/f%d' % (d, i), 'wb') as f:
-        f.write(os.urandom(random.randint(512, 4096)))
-EOF
-sync`, { timeoutMs: 30 * MIN });
-  const copy = await syncOnce();
-  const m1 = await mem();
-  const again = await syncOnce();
-  log(`mirror sync: unchanged ${before.seconds.toFixed(1)} s/${before.originRpcs} RPCs; +${s.syncFiles} files ${copy.seconds.toFixed(1)} s/${copy.originRpcs} RPCs; ` +
-    `unchanged ${again.seconds.toFixed(1)} s/${again.originRpcs} RPCs; tmpfs +${((m1.tmpfsUsed - m0.tmpfsUsed) / 2 ** 20).toFixed(1)} MiB, slab +${((m1.slab - m0.slab) / 2 ** 20).toFixed(1)} MiB`);
-  return {
-    addedFiles: s.syncFiles,
-    unchangedBefore: before,
-    copyAdded: copy,
-    unchangedAfter: again,
-    memoryBefore: m0,
-    memoryAfter: m1,
-  };
 }
 
 export function expectDone(name: string, r: { status: string; errors: string[]; output: string }): void {

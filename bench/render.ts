@@ -2,7 +2,7 @@
  * Turns the recorded figures into the Markdown table and the chart's data. Every ratio is computed here from two
  * figures of the same run; nothing is typed in by hand.
  */
-import { LabResults, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, PartRun, Results, SeedingResults, SynthResults, SyncRun, Timing } from './results';
+import { LabResults, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, MirrorSyncResults, PartRun, Results, SeedingResults, SynthResults, SyncRun, SyncSample, Timing } from './results';
 import { median } from './stats';
 
 /** CloudFormation's limit on a template's size (a template uploaded through S3), bytes. */
@@ -225,6 +225,16 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   }
   out.push(metadataTables(results.metadata), '');
   if (results.metadata) out.push(metadataDetail(results.metadata));
+  out.push('## The mirrors\' sync (item 7)', '');
+  if (results.mirrorSync) {
+    out.push(
+      'What a mirror costs the origin and how long its sync takes, against the same kind of origin, by two cache nodes that',
+      'differ only in `mirrorSyncWorkers`; each sync started by hand with the timers held. The settings are under "Runs and',
+      'settings".',
+      '',
+    );
+  }
+  out.push(mirrorSyncTables(results.mirrorSync), '');
   out.push('## Synthesis: how cost grows with the fleet (item 5)', '', synthTable(results.synth), '');
   const failed = results.synth?.rows.filter((r) => r.defaultError) ?? [];
   for (const r of failed) {
@@ -250,11 +260,12 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   out.push(...partLines('Item 4 (seeding lab)', results.seeding));
   out.push(...partLines('Item 5 (synthesis)', results.synth));
   out.push(...partLines('Item 6 (metadata lab)', results.metadata));
+  out.push(...partLines('Item 7 (mirror sync lab)', results.mirrorSync));
   out.push('', '## Re-running', '');
   out.push(
     '```',
     'sudo npm run bench                       # everything (root: the lab makes network namespaces and taps)',
-    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4), metadata (item 6)',
+    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4), metadata (item 6), mirror-sync (item 7)',
     'npm run bench -- --only render           # the table, chart and README section from bench/figures.json',
     'npm run bench -- --smoke                 # cheap check: synth with 1 node, rendered into a temporary folder',
     '```',
@@ -421,23 +432,66 @@ export function metadataDetail(m: MetaResults): string {
   out.push(table(['Mode', 'Files per second', ...kinds.map((k) => `${k} p50 / p99`)], rowsLat), '');
   out.push('The origin\'s NFSv4 operations by kind, per pass (and the OPENs the cache node answered, where it served):', '');
   out.push(table(['Mode', ...opKinds, 'All', 'OPEN at the node'], rowsOps), '');
-  const s = m.sync;
-  if (s) {
-    const files = (r: SyncRun) => r.state.split(' ')[2] ?? '?';
-    const mibOf = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
-    out.push('### The mirror\'s own cost (its syncs, run with the timer held)', '');
-    out.push(table(['Sync', 'Files in the mirror', 'Wall time', 'Origin requests', 'Origin operations'], [
-      ['nothing changed', files(s.unchangedBefore), secs(s.unchangedBefore.seconds), int(s.unchangedBefore.originRpcs), int(s.unchangedBefore.originOps.total)],
-      [`${int(s.addedFiles)} files added`, files(s.copyAdded), secs(s.copyAdded.seconds), int(s.copyAdded.originRpcs), int(s.copyAdded.originOps.total)],
-      ['nothing changed, after', files(s.unchangedAfter), secs(s.unchangedAfter.seconds), int(s.unchangedAfter.originRpcs), int(s.unchangedAfter.originOps.total)],
-    ]), '');
-    out.push(`Node memory taken by the ${int(s.addedFiles)} added files: ${mibOf(s.memoryAfter.tmpfsUsed - s.memoryBefore.tmpfsUsed)} of tmpfs ` +
-      `(file data, in page-sized blocks), ${mibOf(s.memoryAfter.slab - s.memoryBefore.slab)} of kernel slab (inodes and dentries); ` +
-      `MemAvailable fell by ${mibOf(s.memoryBefore.available - s.memoryAfter.available)}.`, '');
-  }
   if (m.failures.length) {
     out.push('What failed in this run (left out of the tables):', '', ...m.failures.map((f) => `- ${f}`), '');
   }
+  return out.join('\n');
+}
+
+/** The samples of item 7 for one node, kind and tree size. */
+function syncSamples(ms: MirrorSyncResults, workers: number, kind: SyncSample['kind'], files: number): SyncSample[] {
+  return ms.samples.filter((x) => x.workers === workers && x.kind === kind && x.files === files);
+}
+
+const timeRange = (v: number[]) => (v.length > 1 ? `${secs(median(v))} (${secs(Math.min(...v))}-${secs(Math.max(...v))})` : secs(v[0]));
+
+/** Item 7: the mirrors' sync with 1 job and with the most, and a large tree. */
+export function mirrorSyncTables(ms: MirrorSyncResults | undefined): string {
+  if (!ms) return `The mirrors' sync (item 7): ${NOT_MEASURED}.`;
+  const workers = [...new Set(ms.samples.map((x) => x.workers))].sort((a, b) => a - b);
+  const out: string[] = [];
+  if (workers.length >= 2) {
+    const [one, many] = [workers[0], workers[workers.length - 1]];
+    const body: string[][] = [];
+    for (const [kind, what] of [['copy', `${int(ms.compareFiles)} new files copied`], ['unchanged', `the same tree, nothing changed`]] as Array<[SyncSample['kind'], string]>) {
+      const a = syncSamples(ms, one, kind, ms.compareFiles);
+      const b = syncSamples(ms, many, kind, ms.compareFiles);
+      if (!a.length || !b.length) {
+        body.push([what, `${NOT_MEASURED} (failed)`, '', '', '']);
+        continue;
+      }
+      const [ta, tb] = [a.map((x) => x.seconds), b.map((x) => x.seconds)];
+      const r = { median: median(ta) / median(tb), low: Math.min(...ta) / Math.max(...tb), high: Math.max(...ta) / Math.min(...tb) };
+      body.push([what, timeRange(ta), timeRange(tb), ratio(r, Math.min(ta.length, tb.length)),
+        `${int(Math.round(median(a.map((x) => x.originRpcs))))} / ${int(Math.round(median(b.map((x) => x.originRpcs))))}`]);
+    }
+    out.push(`One sync of a mirror of ${int(ms.compareFiles)} files by a node with ${one} job and by one with ${many} (median, range over the syncs):`, '');
+    out.push(table(['Sync', `${one} job`, `${many} jobs`, `Speed-up of ${many} jobs`, `Origin requests (${one} / ${many} jobs)`], body), '');
+  }
+  const big = workers[workers.length - 1];
+  const copy = syncSamples(ms, big, 'copy', ms.largeFiles);
+  const same = syncSamples(ms, big, 'unchanged', ms.largeFiles);
+  if (copy.length && same.length) {
+    const entries = syncFiles(same[same.length - 1]);
+    const added = ms.largeFiles - ms.compareFiles;
+    const per = (v: number, n: number) => (v * 10_000) / n;
+    const rowOf = (what: string, xs: SyncSample[], n: number) => [what, timeRange(xs.map((x) => x.seconds)),
+      int(Math.round(median(xs.map((x) => x.originRpcs)))), secs(per(median(xs.map((x) => x.seconds)), n)), int(Math.round(per(median(xs.map((x) => x.originRpcs)), n)))];
+    out.push(`A tree of ${int(ms.largeFiles)} files (${entries ? `${int(entries)} entries with its folders` : 'its entry count unknown'}), by the node with ${big} jobs:`, '');
+    out.push(table(['Sync', 'Wall time', 'Origin requests', 'Time per 10,000 files', 'Requests per 10,000 files'], [
+      rowOf(`${int(added)} new files copied`, copy, added),
+      rowOf(`${int(ms.largeFiles)} files, nothing changed`, same, ms.largeFiles),
+    ]), '');
+    if (ms.memoryBefore && ms.memoryAfter) {
+      const mibOf = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+      out.push(`Node memory taken by the ${int(added)} new files: ${mibOf(ms.memoryAfter.tmpfsUsed - ms.memoryBefore.tmpfsUsed)} of tmpfs ` +
+        `(file data, in page-sized blocks), ${mibOf(ms.memoryAfter.slab - ms.memoryBefore.slab)} of kernel slab (inodes and dentries); ` +
+        `MemAvailable fell by ${mibOf(ms.memoryBefore.available - ms.memoryAfter.available)}.`, '');
+    }
+  } else {
+    out.push(`A tree of ${int(ms.largeFiles)} files: ${NOT_MEASURED} (failed).`, '');
+  }
+  if (ms.failures.length) out.push('What failed in this run (left out of the tables):', '', ...ms.failures.map((f) => `- ${f}`), '');
   return out.join('\n');
 }
 
@@ -468,7 +522,7 @@ export const MIRROR_DECISION_START = '<!-- mirror-decision:start (written by npm
 export const MIRROR_DECISION_END = '<!-- mirror-decision:end -->';
 
 /** What item 6 measured for a kind of data, or undefined when it measured nothing that applies. */
-type Measured = (m: MetaResults) => string | undefined;
+type Measured = (results: Results) => string | undefined;
 
 const MIRROR_LABELS: Record<MetaMode, string> = { direct: 'origin directly', mirror: 'mirror', node: 're-export', fscache: 'FS-Cache' };
 const DECISION_MODES: MetaMode[] = ['mirror', 'node', 'fscache'];
@@ -492,18 +546,20 @@ function decisionAvoided(m: MetaResults, wl: MetaWorkload, state: MetaState): st
   }).join(', ');
 }
 
-/** The mirror's sync cost per 10,000 files: a sync with nothing changed of the largest tree, and the copy of the added files. */
-function decisionSyncCost(m: MetaResults): string | undefined {
-  const s = m.sync;
-  const files = s && syncFiles(s.unchangedAfter);
-  if (!s || !files || !s.addedFiles) return undefined;
+/** The mirrors' sync cost per 10,000 files (item 7): the large tree with nothing changed, the copy of new files, memory. */
+function decisionSyncCost(ms: MirrorSyncResults | undefined): string | undefined {
+  const big = ms && Math.max(...ms.samples.map((x) => x.workers));
+  const same = ms ? syncSamples(ms, big!, 'unchanged', ms.largeFiles) : [];
+  const copy = ms ? syncSamples(ms, big!, 'copy', ms.largeFiles) : [];
+  if (!ms || !same.length || !copy.length) return undefined;
+  const added = ms.largeFiles - ms.compareFiles;
   const per = (v: number, n: number) => (v * 10_000) / n;
-  const mibOf = (b: number) => `${+(b / 2 ** 20).toFixed(0)} MiB`;
-  return `the mirror's sync, per 10,000 files: nothing changed ${secs(per(s.unchangedAfter.seconds, files))} and ` +
-    `${int(Math.round(per(s.unchangedAfter.originRpcs, files)))} origin requests (a tree of ${int(files)} files); ` +
-    `10,000 files added ${secs(per(s.copyAdded.seconds, s.addedFiles))}, ${int(Math.round(per(s.copyAdded.originRpcs, s.addedFiles)))} origin requests, ` +
-    `${mibOf(per(s.memoryAfter.tmpfsUsed - s.memoryBefore.tmpfsUsed, s.addedFiles))} of tmpfs and ` +
-    `${mibOf(per(s.memoryAfter.slab - s.memoryBefore.slab, s.addedFiles))} of slab on each node (times on emulated VMs)`;
+  const mem = ms.memoryBefore && ms.memoryAfter
+    ? `, ${(per(ms.memoryAfter.tmpfsUsed - ms.memoryBefore.tmpfsUsed, added) / 2 ** 20).toFixed(0)} MiB of tmpfs and ` +
+      `${(per(ms.memoryAfter.slab - ms.memoryBefore.slab, added) / 2 ** 20).toFixed(0)} MiB of slab on each node` : '';
+  return `the mirrors' sync with ${big} jobs, per 10,000 files: nothing changed ${secs(per(median(same.map((x) => x.seconds)), ms.largeFiles))} and ` +
+    `${int(Math.round(per(median(same.map((x) => x.originRpcs)), ms.largeFiles)))} origin requests (a tree of ${int(ms.largeFiles)} files); ` +
+    `new files ${secs(per(median(copy.map((x) => x.seconds)), added))} and ${int(Math.round(per(median(copy.map((x) => x.originRpcs)), added)))} origin requests${mem} (item 7; times on emulated VMs)`;
 }
 
 /** The README's decision table (Mirrors): which data belongs in a mirror, the re-export or EFS, with item 6's figures. */
@@ -512,8 +568,8 @@ const DECISION_ROWS: Array<{ data: string; where: string; why: string; measured?
     data: 'code, templates, vendor and package trees (`node_modules`, `vendor/`), read again and again, changed by deployments',
     where: 'mirror',
     why: 'opens and re-reads stop at the client (delegations); EFS sees one walk per interval per node',
-    measured: (m) => `speed-up over the origin directly, steady include/stat storm: ${decisionSpeedups(m, 'storm', 'steady')}; ` +
-      `steady package tree: ${decisionSpeedups(m, 'tree', 'steady')}; origin operations in the steady storm: ${decisionAvoided(m, 'storm', 'steady')}`,
+    measured: ({ metadata: m }) => m && `speed-up over the origin directly, steady include/stat storm: ${decisionSpeedups(m, 'storm', 'steady')}; ` +
+      `steady package tree: ${decisionSpeedups(m, 'tree', 'steady')}; origin operations in the steady storm: ${decisionAvoided(m, 'storm', 'steady')} (item 6)`,
   },
   {
     data: 'large files read once or by many clients (models, media, data sets)',
@@ -530,21 +586,20 @@ const DECISION_ROWS: Array<{ data: string; where: string; why: string; measured?
     data: 'trees larger than a node\'s spare RAM, or of millions of files',
     where: 're-export',
     why: 'each sync walks the whole tree',
-    measured: decisionSyncCost,
+    measured: (r) => decisionSyncCost(r.mirrorSync),
   },
 ];
 
 /** The README's decision table, from its start marker up to (not including) its end marker. */
 export function mirrorDecisionSection(results: Results): string {
-  const m = results.metadata;
   return [
     MIRROR_DECISION_START,
-    table(['data', 'where', 'why', 'measured (item 6 of `npm run bench`)'],
-      DECISION_ROWS.map((r) => [r.data, r.where, r.why, (m && r.measured?.(m)) ?? NOT_MEASURED])),
+    table(['data', 'where', 'why', 'measured (items 6 and 7 of `npm run bench`)'],
+      DECISION_ROWS.map((r) => [r.data, r.where, r.why, r.measured?.(results) ?? NOT_MEASURED])),
     '',
     'Measured: speed-ups are ratios of the medians of the steady passes over the origin directly, mounted as EFS',
     'recommends, against an origin without delegations (like EFS); their ranges, the other states and workloads, and the',
-    'sync table are in [docs/benchmarks.md](docs/benchmarks.md). "not measured": item 6 has no figure for that kind of data.',
+    'sync tables are in [docs/benchmarks.md](docs/benchmarks.md). "not measured": no item has a figure for that kind of data.',
     '',
   ].join('\n');
 }

@@ -136,16 +136,6 @@ export interface NodeMemory {
   readonly tmpfsUsed: number;
 }
 
-/** The mirror's own cost: syncs with nothing changed, and one that copies `addedFiles` new files. */
-export interface MirrorSync {
-  readonly addedFiles: number;
-  readonly unchangedBefore: SyncRun;
-  readonly copyAdded: SyncRun;
-  readonly unchangedAfter: SyncRun;
-  readonly memoryBefore: NodeMemory;
-  readonly memoryAfter: NodeMemory;
-}
-
 /** One sync of item 7: a node with `workers` jobs, copying new files or walking an unchanged tree of `files`. */
 export interface SyncSample extends SyncRun {
   readonly workers: number;
@@ -166,7 +156,6 @@ export interface MirrorSyncResults extends PartRun {
 
 export interface MetaResults extends PartRun {
   readonly cells: MetaCell[];
-  readonly sync?: MirrorSync;
   /** What failed in the run (a failed measurement is left out of the tables, never shown as a result). */
   readonly failures: string[];
 }
