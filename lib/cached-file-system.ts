@@ -2,6 +2,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { CacheFleet, CacheFleetOptions } from './cache-fleet/cache-fleet';
 import { FsCacheClientLaunchTemplate, FsCacheClientOptions } from './client/fs-cache-client';
+import { MountSource } from './client/mount-source';
 import { CacheDashboard, CacheDashboardOptions } from './monitoring/cache-dashboard';
 import { OriginFileSystem, OriginOptions } from './origin/origin-file-system';
 import { propError } from './private/errors';
@@ -133,7 +134,7 @@ export class CachedFileSystem extends Construct {
     const clients = new FsCacheClientLaunchTemplate(this, id, {
       ...clientOptions,
       vpc: this.vpc,
-      ...(source === ClientSource.CACHE_FLEET ? { cacheFleet: this.cacheFleet } : { fileSystem: this.origin.fileSystem }),
+      source: source === ClientSource.CACHE_FLEET ? MountSource.cacheFleet(this.cacheFleet!) : MountSource.fileSystem(this.origin.fileSystem),
     });
     this.dashboard?.addClients(clients);
     return clients;

@@ -10,5 +10,6 @@ export { CacheNode, CacheNodeProps } from './cache-fleet/cache-node';
 export { MirrorOptions } from './cache-fleet/mirror';
 export { MountHelper } from './mount-helper';
 export { CacheStorage, CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, FsCacheClientOptions } from './client/fs-cache-client';
+export { FleetSourceOptions, MountSource } from './client/mount-source';
 export { CacheDashboard, CacheDashboardOptions, CacheDashboardProps } from './monitoring/cache-dashboard';
 export { DataSeeder, DataSeederProps, SeedSource, SeedSourceConfig, SeedSourceKind } from './seeding/data-seeder';

@@ -19,6 +19,7 @@ import {
   FsCacheClientLaunchTemplate,
   FsCacheClientLaunchTemplateProps,
   MountHelper,
+  MountSource,
   OriginFileSystem,
   OriginFileSystemProps,
   SeedSource,
@@ -239,7 +240,32 @@ const CASES: BadInput[] = [
   { name: 'client: a TLS port with plain NFS', build: client({ mountHelper: MountHelper.NFS, tlsPort: 20100 }), error: /^Invalid tlsPort: applies only with mountHelper: MountHelper.EFS_UTILS/ },
   { name: 'client: a TLS port out of range', build: client({ tlsPort: 80 }), error: /^Invalid tlsPort: must be a port from 1024 to 65535/ },
   { name: 'client: a bad cache tag', build: client({ cacheTag: 'my tag' }), error: /^Invalid cacheTag/ },
-  { name: 'client: neither file system nor fleet', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc }), error: /^Invalid fileSystem: give exactly one of fileSystem .* and cacheFleet/ },
+  { name: 'client: no source', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc }), error: /^Invalid source: is required: MountSource.fileSystem\(fileSystem\) mounts EFS directly, MountSource.cacheFleet\(fleet\) mounts the cache tier/ },
+  {
+    name: 'client: source and the deprecated fileSystem',
+    build: (stack, vpc) => { const fileSystem = importedFs(stack); return new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.fileSystem(fileSystem), fileSystem }); },
+    error: /^Invalid fileSystem: is replaced by source and cannot be combined with it: give fileSystem through source alone/,
+  },
+  {
+    name: 'client: source and the deprecated mirrorPaths',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', {
+      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] })), mirrorPaths: ['/efs/app'],
+    }),
+    error: /^Invalid mirrorPaths: is replaced by source .*MountSource.cacheFleet\(fleet, \{ mirrorPaths, mirrorMountPoint \}\)/,
+  },
+  {
+    name: 'client: source with the deprecated cacheFleet and mirrorMountPoint',
+    build: (stack, vpc) => {
+      const fleetOf = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) });
+      return new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.cacheFleet(fleetOf), cacheFleet: fleetOf, mirrorMountPoint: '/mnt/m' });
+    },
+    error: /^Invalid cacheFleet: is replaced by source .*give cacheFleet, mirrorMountPoint through source alone/,
+  },
+  { name: 'client: a source mirror the fleet does not have', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/lib'] }) }), error: /^Invalid source\.mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/ },
+  { name: 'client: a source mirror mount point with nothing to mount', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }), { mirrorMountPoint: '/mnt/m' }) }), error: /^Invalid source\.mirrorMountPoint: needs mirrorPaths/ },
+  { name: 'client: a relative source mirror mount point', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/app'], mirrorMountPoint: 'mnt' }) }), error: /^Invalid source\.mirrorMountPoint: must be an absolute path/ },
+  { name: 'client: a fleet source asked to write', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) })), readOnly: false }), error: /^Invalid readOnly: a cache fleet exports read-only/ },
+  { name: 'tls: a client with a created origin as source and plain NFS', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.fileSystem(new OriginFileSystem(stack, 'O', { vpc }).fileSystem), mountHelper: MountHelper.NFS }), error: /^Invalid mountHelper: .*denies non-TLS/ },
   {
     name: 'client: both file system and fleet',
     build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', {

@@ -1,8 +1,10 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
 import {
-  CachedFileSystem, CacheStorage, ClientSource, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, MountHelper,
+  CachedFileSystem, CacheFleet, CacheStorage, ClientSource, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, ICacheFleet,
+  MountHelper, MountSource, OriginFileSystem,
 } from '../lib';
 import { importedFs, nagFindings, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
@@ -158,3 +160,82 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
   });
 });
 
+
+describe('source: one MountSource rather than fileSystem or cacheFleet (deprecated)', () => {
+  interface Given { readonly fs: efs.IFileSystem; readonly fleet: ICacheFleet }
+  type Props = (g: Given) => Omit<FsCacheClientLaunchTemplateProps, 'vpc'>;
+
+  /**
+   * The whole template of a stack with a file system, a fleet with two mirrors and one client template with `props`,
+   * and the client's mount parameters: built anew for each form, so two forms can be compared as JSON.
+   */
+  function synth(props: Props, origin: 'imported' | 'created' = 'imported') {
+    const { stack, vpc } = stackWithVpc();
+    const fs = origin === 'imported' ? importedFs(stack) : new OriginFileSystem(stack, 'Origin', { vpc }).fileSystem;
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: fs, nodeCount: 2, mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+    new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, ...props({ fs, fleet }) });
+    const ud = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('Client'))![1];
+    return { template: Template.fromStack(stack).toJSON(), params: parameters(ud) };
+  }
+
+  test.each<[string, Props, Props, 'imported' | 'created']>([
+    ['an imported origin, defaults', ({ fs }) => ({ fileSystem: fs }), ({ fs }) => ({ source: MountSource.fileSystem(fs) }), 'imported'],
+    ['an imported origin, plain NFS read-only', ({ fs }) => ({ fileSystem: fs, mountHelper: MountHelper.NFS, readOnly: true }),
+      ({ fs }) => ({ source: MountSource.fileSystem(fs), mountHelper: MountHelper.NFS, readOnly: true }), 'imported'],
+    ['an OriginFileSystem (TLS-only policy, IAM grant)', ({ fs }) => ({ fileSystem: fs }), ({ fs }) => ({ source: MountSource.fileSystem(fs) }), 'created'],
+    ['a fleet', ({ fleet }) => ({ cacheFleet: fleet }), ({ fleet }) => ({ source: MountSource.cacheFleet(fleet) }), 'imported'],
+    ['a fleet with both mirrors at their own mount point',
+      ({ fleet }) => ({ cacheFleet: fleet, mirrorPaths: ['/efs/www/vendor', '/efs/app'], mirrorMountPoint: '/srv/mirror' }),
+      ({ fleet }) => ({ source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/www/vendor', '/efs/app'], mirrorMountPoint: '/srv/mirror' }) }),
+      'imported'],
+  ])('%s: the same template as the deprecated props', (_name, deprecated, withSource, origin) => {
+    const before = synth(deprecated, origin);
+    const after = synth(withSource, origin);
+    expect(after.template).toEqual(before.template);
+    expect(after.params).toEqual(before.params);
+  });
+
+  test('the compared templates do mount what was asked: the fleet with its mirrors, or EFS over TLS', () => {
+    const viaFleet = synth(({ fleet }) => ({ source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'], mirrorMountPoint: '/srv/mirror' }) }));
+    expect(viaFleet.params).toMatchObject({
+      EFSC_NFS_SERVER: 'cache.efs-cache.internal', EFSC_NFS_PATH: '/efs', EFSC_MOUNT_TYPE: 'nfs4', EFSC_MIRROR_MOUNTS: '/mirror/app=/srv/mirror/app',
+    });
+    const direct = synth(({ fs }) => ({ source: MountSource.fileSystem(fs) }));
+    expect(direct.params).toMatchObject({ EFSC_NFS_PATH: '/', EFSC_MOUNT_TYPE: 'efs', EFSC_MIRROR_MOUNTS: '' });
+    expect(direct.params.EFSC_NFS_SERVER).toMatch(/^fs-0123456789abcdef0\.efs\./);
+  });
+
+  test('a MountSource says what the client mounts: server, path, connections, helper, mirrors', () => {
+    const { stack, vpc } = stackWithVpc();
+    const fs = importedFs(stack);
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: fs, nodeCount: 1, exportPath: '/data', mirrorPaths: ['/data/app'] });
+    const direct = MountSource.fileSystem(fs);
+    expect([direct.remotePath, direct.mountHelper, direct.mirrorPaths, direct.efsFileSystem, direct.fleet]).toEqual(['/', undefined, [], fs, undefined]);
+    expect(direct.connections).toBe(fs.connections);
+    expect(stack.resolve(direct.server)).toEqual({ 'Fn::Join': ['', ['fs-0123456789abcdef0.efs.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] });
+    const options = { mirrorPaths: ['/data/app'], mirrorMountPoint: '/srv/m' };
+    const viaFleet = MountSource.cacheFleet(fleet, options);
+    options.mirrorPaths.push('/data/later');
+    expect([viaFleet.server, viaFleet.remotePath, viaFleet.mountHelper, viaFleet.mirrorPaths, viaFleet.mirrorMountPoint, viaFleet.fleet])
+      .toEqual([fleet.endpoint, '/data', MountHelper.NFS, ['/data/app'], '/srv/m', fleet]);
+    expect(viaFleet.connections).toBe(fleet.connections);
+  });
+
+  test('CachedFileSystem passes its clients a source: the sample\'s template is the one the deprecated props gave', () => {
+    // The snapshot of the sample stack (test/sample-stack.test.ts) holds this too; here the two forms side by side.
+    const build = (useSource: boolean) => {
+      const { stack, vpc } = stackWithVpc();
+      const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } });
+      const fleet = cfs.cacheFleet!;
+      new FsCacheClientLaunchTemplate(cfs, 'Clients', useSource ? { vpc, source: MountSource.cacheFleet(fleet) } : { vpc, cacheFleet: fleet });
+      return Template.fromStack(stack).toJSON();
+    };
+    const { stack, vpc } = stackWithVpc();
+    new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('Clients');
+    const viaMethod = Template.fromStack(stack).toJSON();
+    expect(build(true)).toEqual(build(false));
+    // addClientLaunchTemplate also adds the clients to the dashboard: compare the launch templates only.
+    const lt = (t: Record<string, any>) => Object.fromEntries(Object.entries(t.Resources).filter(([, r]: [string, any]) => r.Type === 'AWS::EC2::LaunchTemplate'));
+    expect(lt(viaMethod)).toEqual(lt(build(true)));
+  });
+});

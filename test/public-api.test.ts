@@ -13,8 +13,8 @@ describe('exports', () => {
   test('only classes and enums leave at run time: no validators, fsid helper or metric tables', () => {
     expect(Object.keys(lib).sort()).toEqual([
       'CacheDashboard', 'CacheFleet', 'CacheNode', 'CacheStorage', 'CachedFileSystem', 'ClientSource', 'DataSeeder',
-      'FanOut', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MountHelper', 'OriginFileSystem',
-      'SeedSource', 'SeedSourceKind',
+      'FanOut', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MountHelper', 'MountSource',
+      'OriginFileSystem', 'SeedSource', 'SeedSourceKind',
     ]);
   });
 
@@ -111,7 +111,7 @@ describe('validation errors are bound to their construct', () => {
     ['a fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 0 }), 'TestStack/Fleet', /^Invalid nodeCount: /],
     ['a fleet inside CachedFileSystem', (stack: Stack, vpc: ec2.IVpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 0 } }), 'TestStack/Data/CacheFleet', /^Invalid nodeCount: /],
     ['a client\'s CIDR check', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), clientCidrs: ['0.0.0.0/0'] }), 'TestStack/Fleet', /^Invalid clientCidrs: /],
-    ['a client template', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc }), 'TestStack/Clients', /^Invalid fileSystem: /],
+    ['a client template', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc }), 'TestStack/Clients', /^Invalid source: /],
     ['a seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), targetPath: 'relative' }), 'TestStack/Seeder', /^Invalid targetPath: /],
   ])('%s: the message ends with the construct path, which the error also carries', (_name, build, path, message) => {
     const { stack, vpc } = stackWithVpc();

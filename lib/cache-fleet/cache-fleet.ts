@@ -355,8 +355,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public static readonly METRIC_NAMESPACE: string = METRIC_NAMESPACE;
 
   /**
-   * A fleet defined in another stack or app, for clients (`FsCacheClientLaunchTemplate`'s `cacheFleet`): they mount
-   * its endpoint and are let into its security group on TCP 2049.
+   * A fleet defined in another stack or app, for clients (`FsCacheClientLaunchTemplate`'s
+   * `source: MountSource.cacheFleet(fleet)`): they mount its endpoint and are let into its security group on TCP 2049.
    */
   public static fromCacheFleetAttributes(scope: Construct, id: string, attrs: CacheFleetAttributes): ICacheFleet {
     return new ImportedCacheFleet(scope, id, attrs);

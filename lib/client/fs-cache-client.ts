@@ -7,13 +7,14 @@ import { Construct, IConstruct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
 import { ICacheFleet } from '../cache-fleet/cache-fleet';
+import { MountSource } from './mount-source';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
-import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { amazonLinux2023, checkEfsMount, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
 /** Where the FS-Cache disk cache lives. */
 export enum CacheStorage {
@@ -186,37 +187,55 @@ export interface FsCacheClientOptions {
   readonly metrics?: boolean;
 }
 
-/** Properties of `FsCacheClientLaunchTemplate`. Give exactly one of `fileSystem` and `cacheFleet`. */
+/** Properties of `FsCacheClientLaunchTemplate`: give `source`. */
 export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
   /** The VPC of the instances. */
   readonly vpc: ec2.IVpc;
   /**
+   * What the instances mount: `MountSource.fileSystem(fs)` (EFS directly) or `MountSource.cacheFleet(fleet)` (the
+   * cache tier, with `{ mirrorPaths }` to mount its mirrors too). Required unless the deprecated `fileSystem` or
+   * `cacheFleet` is given, and not combined with them.
+   *
+   * @default - none: required unless `fileSystem` or `cacheFleet` (deprecated) is given
+   */
+  readonly source?: MountSource;
+  /**
    * Mount this EFS file system directly.
    *
-   * @default - none: `cacheFleet` must be given
+   * @default - none
+   * @deprecated use source: `MountSource.fileSystem(fileSystem)`
    */
   readonly fileSystem?: efs.IFileSystem;
   /**
    * Mount this cache fleet: a `CacheFleet`, or one of another stack or app (`CacheFleet.fromCacheFleetAttributes`).
    *
-   * @default - none: `fileSystem` must be given
+   * @default - none
+   * @deprecated use source: `MountSource.cacheFleet(cacheFleet)`
    */
   readonly cacheFleet?: ICacheFleet;
   /**
-   * Mirrors of `cacheFleet` to mount as well (its `mirrorPaths`, e.g. `'/efs/app'`), each read-only at
-   * `mirrorMountPoint` plus its path under the fleet's export (`/mnt/mirror/app`), without FS-Cache and with the
-   * default attribute caching and close-to-open, so the delegations the node grants spare every re-open and re-read.
-   * Applications read hot, rarely changing trees there and everything else (and every write) as before.
+   * Mirrors of `cacheFleet` to mount as well (see `FleetSourceOptions.mirrorPaths`).
    *
    * @default - no mirror is mounted
+   * @deprecated use source: `MountSource.cacheFleet(cacheFleet, { mirrorPaths })`
    */
   readonly mirrorPaths?: string[];
   /**
    * Where the mirrors are mounted.
    *
    * @default '/mnt/mirror'
+   * @deprecated use source: `MountSource.cacheFleet(cacheFleet, { mirrorPaths, mirrorMountPoint })`
    */
   readonly mirrorMountPoint?: string;
+}
+
+/** The source a template mounts, from `source` or the deprecated props, with the prop names its mirrors came from. */
+interface ResolvedSource {
+  readonly source: MountSource;
+  readonly mirrorPaths: string[];
+  readonly mirrorMountPoint?: string;
+  /** '' for the deprecated props, 'source.' for `source` (`Invalid source.mirrorPaths`). */
+  readonly mirrorPropPrefix: string;
 }
 
 const DEFAULT_INSTANCE_TYPE = 'm6id.xlarge';
@@ -264,19 +283,17 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
 
   constructor(scope: Construct, id: string, props: FsCacheClientLaunchTemplateProps) {
     super(scope, id);
-    if (!props.fileSystem === !props.cacheFleet) {
-      throw propError(this, props.fileSystem ? 'cacheFleet' : 'fileSystem',
-        'give exactly one of fileSystem (mount EFS directly) and cacheFleet (mount the cache tier).');
-    }
+    const resolved = resolveSource(this, props);
+    const source = resolved.source;
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
-    validateClientOptions(this, props, instanceType, !!props.cacheFleet);
+    validateClientOptions(this, props, instanceType, !!source.fleet);
     warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []),
       ...(props.role ? [] : [ENDPOINT_NEEDS.ssm])]);
     const storage = props.cacheStorage ?? CacheStorage.INSTANCE_STORE;
     this.metricsGroup = this.node.path;
-    const viaFleet = !!props.cacheFleet;
-    const helper = viaFleet ? MountHelper.NFS : (props.mountHelper ?? MountHelper.EFS_UTILS);
+    const viaFleet = !!source.fleet;
+    const helper = source.mountHelper ?? props.mountHelper ?? MountHelper.EFS_UTILS;
     const readOnly = viaFleet ? true : (props.readOnly ?? false);
 
     this.securityGroup = props.securityGroup ?? new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -288,21 +305,14 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     this.role = props.role ?? instanceRole(this, 'FS-Cache clients: SSM Session Manager and EFS client access');
     this.grantPrincipal = this.role;
 
-    let remotePath: string;
-    if (props.cacheFleet) {
-      this.server = props.cacheFleet.endpoint;
-      remotePath = props.cacheFleet.exportPath;
-      props.cacheFleet.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from FS-Cache clients');
-    } else {
-      const fs = props.fileSystem!;
-      checkEfsMount(this, fs, { helperProp: 'mountHelper', helper, optionsProp: 'mountOptions', options: props.mountOptions }, !!props.machineImage);
-      this.server = efsDnsName(fs);
-      remotePath = '/';
-      fs.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from FS-Cache clients');
-      if (helper === MountHelper.EFS_UTILS) {
-        const actions = ['elasticfilesystem:ClientMount', ...(readOnly ? [] : ['elasticfilesystem:ClientWrite'])];
-        iam.Grant.addToPrincipal({ grantee: this.role, actions, resourceArns: [fs.fileSystemArn] });
-      }
+    this.server = source.server;
+    const remotePath = source.remotePath;
+    const fs = source.efsFileSystem;
+    if (fs) checkEfsMount(this, fs, { helperProp: 'mountHelper', helper, optionsProp: 'mountOptions', options: props.mountOptions }, !!props.machineImage);
+    source.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from FS-Cache clients');
+    if (fs && helper === MountHelper.EFS_UTILS) {
+      const actions = ['elasticfilesystem:ClientMount', ...(readOnly ? [] : ['elasticfilesystem:ClientWrite'])];
+      iam.Grant.addToPrincipal({ grantee: this.role, actions, resourceArns: [fs.fileSystemArn] });
     }
 
     const options = props.mountOptions ?? [
@@ -313,7 +323,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       // The fleet is read-only and may itself hold attributes for its timers: clients that revalidated sooner would
       // ask the node for what it answers from its own cache anyway. Staleness through the fleet: at most the
       // fleet's timer at the node plus the same again here.
-      ...(props.cacheFleet ? ['nocto', ...fleetAttributeCaching(props.cacheFleet)] : []),
+      ...(source.fleet ? ['nocto', ...fleetAttributeCaching(source.fleet)] : []),
     ];
     const cull = props.cullLimits ?? {};
     const d = DEFAULT_CULL;
@@ -343,7 +353,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         }),
         EFSC_CACHE_SOURCE: storage,
         ...instanceMetrics(this, this.role, props.metrics ?? true),
-        ...clientMirrorParameters(this, props),
+        ...clientMirrorParameters(this, resolved),
       },
       libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/fscache.sh'],
     });
@@ -458,6 +468,36 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   }
 }
 
+/**
+ * The source of a template: `source`, alone, or (deprecated) exactly one of `fileSystem` and `cacheFleet` with the
+ * mirror props, whose checks stay in `clientMirrorParameters` as before.
+ */
+function resolveSource(scope: IConstruct, props: FsCacheClientLaunchTemplateProps): ResolvedSource {
+  const legacy = (['fileSystem', 'cacheFleet', 'mirrorPaths', 'mirrorMountPoint'] as const).filter((p) => props[p] !== undefined);
+  if (props.source !== undefined) {
+    if (legacy.length > 0) {
+      throw propError(scope, legacy[0], `is replaced by source and cannot be combined with it: give ${legacy.join(', ')} through ` +
+        'source alone (MountSource.fileSystem(fileSystem), or MountSource.cacheFleet(fleet, { mirrorPaths, mirrorMountPoint })).');
+    }
+    const s = props.source;
+    return { source: s, mirrorPaths: s.mirrorPaths, mirrorMountPoint: s.mirrorMountPoint, mirrorPropPrefix: 'source.' };
+  }
+  if (!props.fileSystem && !props.cacheFleet) {
+    throw propError(scope, 'source', 'is required: MountSource.fileSystem(fileSystem) mounts EFS directly, ' +
+      'MountSource.cacheFleet(fleet) mounts the cache tier.');
+  }
+  if (props.fileSystem && props.cacheFleet) {
+    throw propError(scope, 'cacheFleet', 'give exactly one of fileSystem (mount EFS directly) and cacheFleet (mount the cache tier); ' +
+      'both are deprecated: use source.');
+  }
+  return {
+    source: props.cacheFleet ? MountSource.cacheFleet(props.cacheFleet) : MountSource.fileSystem(props.fileSystem!),
+    mirrorPaths: props.mirrorPaths ?? [],
+    mirrorMountPoint: props.mirrorMountPoint,
+    mirrorPropPrefix: '',
+  };
+}
+
 /** acregmin/acregmax/acdirmin/acdirmax of a client of the fleet: the fleet's own timers. */
 function fleetAttributeCaching(fleet: ICacheFleet): string[] {
   const ac = seconds(fleet.attributeCacheTimeout);
@@ -469,18 +509,20 @@ function fleetAttributeCaching(fleet: ICacheFleet): string[] {
  * `EFSC_MIRROR_MOUNTS` ("<fleet path>=<mount point>" pairs, space-separated; the server is the fleet's) and their
  * options: NFSv4.1, read-only, hard, no fsc (the page cache holds what a delegation covers), default attribute caching.
  */
-function clientMirrorParameters(scope: IConstruct, props: FsCacheClientLaunchTemplateProps): Record<string, string> {
-  const paths = props.mirrorPaths ?? [];
-  const root = props.mirrorMountPoint ?? '/mnt/mirror';
-  if (props.mirrorMountPoint !== undefined && paths.length === 0) throw propError(scope, 'mirrorMountPoint', 'needs mirrorPaths: there is nothing to mount.');
+function clientMirrorParameters(scope: IConstruct, r: ResolvedSource): Record<string, string> {
+  const paths = r.mirrorPaths;
+  const root = r.mirrorMountPoint ?? '/mnt/mirror';
+  const pathsProp = `${r.mirrorPropPrefix}mirrorPaths`;
+  const rootProp = `${r.mirrorPropPrefix}mirrorMountPoint`;
+  if (r.mirrorMountPoint !== undefined && paths.length === 0) throw propError(scope, rootProp, 'needs mirrorPaths: there is nothing to mount.');
   if (paths.length === 0) return { EFSC_MIRROR_MOUNTS: '' };
-  const fleet = props.cacheFleet;
-  if (!fleet) throw propError(scope, 'mirrorPaths', 'needs cacheFleet: mirrors are served by a cache fleet.');
-  if (!DIR_RE.test(root) || /(^|\/)\.\.?(\/|$)/.test(root)) throw propError(scope, 'mirrorMountPoint', `must be an absolute path other than /, got '${root}'.`);
+  const fleet = r.source.fleet;
+  if (!fleet) throw propError(scope, pathsProp, 'needs cacheFleet: mirrors are served by a cache fleet.');
+  if (!DIR_RE.test(root) || /(^|\/)\.\.?(\/|$)/.test(root)) throw propError(scope, rootProp, `must be an absolute path other than /, got '${root}'.`);
   const mounts = paths.map((p) => {
     const m = fleet.mirrors.find((x) => x.path === p);
     if (!m) {
-      throw propError(scope, 'mirrorPaths', `'${p}' is not a mirror of ${fleet.node.path} (its mirrorPaths: ${fleet.mirrors.map((x) => x.path).join(', ') || 'none'}).`);
+      throw propError(scope, pathsProp, `'${p}' is not a mirror of ${fleet.node.path} (its mirrorPaths: ${fleet.mirrors.map((x) => x.path).join(', ') || 'none'}).`);
     }
     return `${m.exportPath}=${root}${m.exportPath.slice('/mirror'.length)}`;
   });

@@ -1,0 +1,83 @@
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import { ICacheFleet } from '../cache-fleet/cache-fleet';
+import { efsDnsName, MountHelper } from '../private/mount';
+
+/** Options of a cache fleet as a mount source (`MountSource.cacheFleet`): the fleet's mirrors to mount as well. */
+export interface FleetSourceOptions {
+  /**
+   * Mirrors of the fleet to mount as well (its `mirrorPaths`, e.g. `'/efs/app'`), each read-only at
+   * `mirrorMountPoint` plus its path under the fleet's export (`/mnt/mirror/app`), without FS-Cache and with the
+   * default attribute caching and close-to-open, so the delegations the node grants spare every re-open and re-read.
+   * Applications read hot, rarely changing trees there and everything else (and every write) as before.
+   *
+   * @default - no mirror is mounted
+   */
+  readonly mirrorPaths?: string[];
+
+  /**
+   * Where the mirrors are mounted.
+   *
+   * @default '/mnt/mirror'
+   */
+  readonly mirrorMountPoint?: string;
+}
+
+/**
+ * What FS-Cache clients mount (`FsCacheClientLaunchTemplateProps.source`): an EFS file system directly, or a cache
+ * fleet (with its mirrors, if asked). One value, so a template cannot name both, or neither, and mirrors can only be
+ * asked of a fleet.
+ */
+export class MountSource implements ec2.IConnectable {
+  /**
+   * Mount this EFS file system directly: read-write unless `readOnly`, with amazon-efs-utils (TLS and IAM) unless
+   * `mountHelper` says otherwise; the clients' role is granted EFS client access.
+   */
+  public static fileSystem(fileSystem: efs.IFileSystem): MountSource {
+    return new MountSource(efsDnsName(fileSystem), '/', fileSystem.connections, fileSystem, undefined, {});
+  }
+
+  /**
+   * Mount this cache fleet, read-only over plain NFSv4.1: a `CacheFleet`, or one of another stack or app
+   * (`CacheFleet.fromCacheFleetAttributes`).
+   */
+  public static cacheFleet(fleet: ICacheFleet, options: FleetSourceOptions = {}): MountSource {
+    return new MountSource(fleet.endpoint, fleet.exportPath, fleet.connections, undefined, fleet, options);
+  }
+
+  /** The NFS server the clients mount: the file system's DNS name, or the fleet's endpoint. */
+  public readonly server: string;
+  /** The path the clients mount from the server: `/` on EFS, the fleet's `exportPath`. */
+  public readonly remotePath: string;
+  /** What the clients are let into on TCP 2049: the file system's or the fleet's connections. */
+  public readonly connections: ec2.Connections;
+  /** The file system, when mounted directly. */
+  public readonly efsFileSystem?: efs.IFileSystem;
+  /** The cache fleet, when mounted through it. */
+  public readonly fleet?: ICacheFleet;
+  /**
+   * The mount helper the source requires: `MountHelper.NFS` for a cache fleet; undefined for EFS, where the
+   * client's `mountHelper` chooses.
+   */
+  public readonly mountHelper?: MountHelper;
+  /** The fleet's mirrors to mount as well (`FleetSourceOptions.mirrorPaths`); empty for EFS. */
+  public readonly mirrorPaths: string[];
+  /**
+   * Where the mirrors are mounted, as given (`FleetSourceOptions.mirrorMountPoint`).
+   *
+   * @default - '/mnt/mirror'
+   */
+  public readonly mirrorMountPoint?: string;
+
+  private constructor(server: string, remotePath: string, connections: ec2.Connections, fileSystem: efs.IFileSystem | undefined,
+    fleet: ICacheFleet | undefined, options: FleetSourceOptions) {
+    this.server = server;
+    this.remotePath = remotePath;
+    this.connections = connections;
+    this.efsFileSystem = fileSystem;
+    this.fleet = fleet;
+    this.mountHelper = fleet ? MountHelper.NFS : undefined;
+    this.mirrorPaths = [...options.mirrorPaths ?? []];
+    this.mirrorMountPoint = options.mirrorMountPoint;
+  }
+}
