@@ -62,10 +62,10 @@ step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --sm
 # The Amazon Linux 2023 branch of the scripts' package steps, with Debian's real dnf and rpm in a chroot against
 # local repositories of AL2023's package names (test/al2023/run.sh; root). 15-45 s here with its Debian base kept in
 # /var/cache/cdk-efs-cache/al2023; the first run on a machine adds 1-2 minutes (debootstrap from Debian's archive).
-# The mirrors' sync (fpsync, fpart, rsync from apt) between local directories: what the copy holds after each kind
+# The mirrors' sync (fpart and rsync from apt) between local directories: what the copy holds after each kind
 # of change, a full copy, a failed walk (test/mirror-sync/run.sh; root; about 10 s).
 msync() { bash test/mirror-sync/run.sh | tee "$results/mirror-sync.log"; }
-step "mirror sync: real fpsync between local directories" msync
+step "mirror sync: real fpart and rsync between local directories" msync
 count_line "$results/mirror-sync.log"
 al2023() { bash test/al2023/run.sh | tee "$results/al2023.log"; }
 step "Amazon Linux 2023 branch: real dnf in a chroot" al2023

@@ -293,11 +293,11 @@ install_packages() {
   local nfs='nfs-kernel-server'
   if [ "$OS_PKG" = dnf ]; then nfs='nfs-utils'; fi
   if disk_cache; then fscache_packages "$nfs"; else ensure_packages "$nfs"; fi
-  # The mirrors' sync is fpsync (package fpart): on Amazon Linux 2023 it comes from SPAL, like cachefilesd.
+  # The mirrors' sync walks with fpart: on Amazon Linux 2023 it comes from SPAL, like cachefilesd.
   if mirrors; then
     if [ "$OS_PKG" = dnf ] && ! pkg_installed fpart; then ensure_packages spal-release; fi
     ensure_packages rsync fpart
-    command -v fpsync >/dev/null || die "fpsync is not installed (package fpart): the mirrors cannot be synced"
+    command -v fpart >/dev/null || die "fpart is not installed: the mirrors cannot be synced"
   fi
   if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
 }

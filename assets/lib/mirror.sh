@@ -3,8 +3,9 @@ set -euo pipefail
 # Mirrors of a cache node (issue 19): chosen subtrees of the origin served from a local copy instead of the
 # re-export. The copy lives on a RAM-backed file system of the node's own (tmpfs at MIRROR_ROOT), so nfsd exports a
 # local file system and grants read delegations: a client holding one re-opens and re-reads a file with no request.
-# A sync is parallel (fpsync: fpart walks the origin once and hands parts of 500 entries to EFSC_MIRROR_WORKERS
-# rsync jobs at a time, because walking and copying small files over NFS is latency-bound). rsync never runs with
+# A sync is parallel (fpart walks the origin once and splits what it lists into parts of 500 entries; EFSC_MIRROR_WORKERS
+# rsync jobs at a time copy one part each, because walking and copying small files over NFS is latency-bound; fpart's
+# own fpsync does the same with a polling loop that costs a second of CPU per sync). rsync never runs with
 # --inplace: each changed file is written aside and renamed over the old one, so a reader sees the old or the new
 # file, never a mix. Removals come last, from the walk's own lists (a local walk of the copy, no second walk of the
 # origin), once every job has succeeded: a file renamed on the origin is never missing from the copy in between. Each
@@ -17,7 +18,7 @@ set -euo pipefail
 #   EFSC_MIRROR_INTERVAL        systemd time span from the end of one sync to the start of the next (e.g. 1min)
 #   EFSC_MIRROR_SIZE_MB         size of the tmpfs that holds every mirror
 #   EFSC_MIRROR_TIMEOUT_SEC     longest time one sync of one mirror may take
-#   EFSC_MIRROR_WORKERS         rsync jobs of one sync at a time (fpsync -n)
+#   EFSC_MIRROR_WORKERS         rsync jobs of one sync at a time
 #   EFSC_MIRROR_SOURCE_OPTIONS  mount options of the sync's own origin mount
 # A mirror of EFSC_EXPORT_PATH/app is exported at MIRROR_ROOT/app. Needs common.sh.
 
@@ -86,27 +87,34 @@ mirror_mounts() {
 
 # mirror_sync_one PATH: one sync of one mirror; state in MIRROR_STATE/<name>: "<last success> <seconds> <files>".
 mirror_sync_one() {
-  local rel="${1#"$EFSC_EXPORT_PATH"}" rc=0 t0=$SECONDS t="$MIRROR_STATE/fpsync" e n
+  local rel="${1#"$EFSC_EXPORT_PATH"}" rc=0 t0=$SECONDS t="$MIRROR_STATE/sync" e n left
   timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" test -d "$MIRROR_SOURCE$rel" ||
     { warn "mirror $1: $MIRROR_SOURCE$rel is not a directory on the origin, or the origin does not answer: serving the last copy"; return 1; }
   rm -rf "$t"
   mkdir -p "$t" "$MIRROR_ROOT$rel"
-  # -o replaces fpsync's rsync options: archive-like without -r (fpart lists every entry; --relative creates their
-  # directories) and without --delete (removals come below); --force lets a directory replace a file. -O: fpart's
-  # own default skips names such as .snapshot*; a mirror copies the tree as it is.
-  timeout -k 30 "$EFSC_MIRROR_TIMEOUT_SEC" fpsync -n "$EFSC_MIRROR_WORKERS" -f "$MIRROR_PART_FILES" -t "$t" -O '-x|.efs-cache-none' \
-    -o '-lptgoD -d --numeric-ids --force --out-format=%i' "$MIRROR_SOURCE$rel/" "$MIRROR_ROOT$rel/" >"$t/out" 2>&1 || rc=$?
-  # What the walk listed (fpart writes ./path, directories with a trailing /), with every parent directory.
-  sed -z 's,^\./,,;s,/$,,;:a;p;s,/[^/]*$,,;ta' "$t"/parts/*/part.* 2>/dev/null | LC_ALL=C sort -zu >"$t/listed" || true
+  # fpart walks the origin once (-zz: empty directories listed too, -e: with a trailing /, -b: one file system);
+  # each part goes to an rsync that copies exactly its list: archive-like without -r (--files-from creates the
+  # listed entries' directories), without --delete (removals come below), --force lets a directory replace a file.
+  (cd "$MIRROR_SOURCE$rel" && timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" fpart -f "$MIRROR_PART_FILES" -zz -e -b -0 -o "$t/part" .) \
+    >"$t/err" 2>&1 || rc=$?
+  left=$((EFSC_MIRROR_TIMEOUT_SEC + t0 - SECONDS))
+  if [ "$rc" = 0 ]; then
+    ((left > 0)) || left=1
+    find "$t" -name 'part.*' -print0 | timeout -k 30 "$left" xargs -0r -P "$EFSC_MIRROR_WORKERS" -I{} \
+      rsync -lptgoD -d --numeric-ids --force --out-format=%i --files-from={} --from0 "$MIRROR_SOURCE$rel/" "$MIRROR_ROOT$rel/" \
+      >"$t/out" 2>>"$t/err" || rc=$?
+  fi
+  # What the walk listed (./path, directories with a trailing /), with every parent directory.
+  sed -z 's,^\./,,;s,/$,,;:a;p;s,/[^/]*$,,;ta' "$t"/part.* 2>/dev/null | LC_ALL=C sort -zu >"$t/listed" || true
   # No list at all from a tree that holds something: a walk that did not happen, not an empty tree.
   if [ "$rc" = 0 ] && [ ! -s "$t/listed" ] && [ -n "$(ls -A "$MIRROR_SOURCE$rel")" ]; then rc=1; fi
   if [ "$rc" != 0 ]; then
-    e=$(cat "$t"/log/*/*.stderr "$t/out" 2>/dev/null | grep -v 'job control\|===\|Info:' || true)
+    e=$(cat "$t/err")
     if [[ "$e" == *"No space left on device"* ]]; then
       echo 1 >"$MIRROR_STATE/full"
       warn "mirror $1 does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirrorSize"
     else
-      warn "mirror $1: sync failed (fpsync exit $rc): serving the last copy: $(tail -n 3 <<<"$e" | tr '\n' ' ')"
+      warn "mirror $1: sync failed (exit $rc): serving the last copy: $(tail -n 3 <<<"$e" | tr '\n' ' ')"
     fi
     return 1
   fi
@@ -115,7 +123,7 @@ mirror_sync_one() {
     (cd "$MIRROR_ROOT$rel" && xargs -0r rm -rf --) || { warn "mirror $1: removals failed: serving the copy as it is"; return 1; }
   n=$(tr -cd '\0' <"$t/listed" | wc -c)
   echo "$(date +%s) $((SECONDS - t0)) $n" >"$MIRROR_STATE/$(systemd-escape -p "$rel")"
-  log "mirror $1: synced $n entries ($(cat "$t"/log/*/*.stdout | grep -c '^>f') files copied) in $((SECONDS - t0))s"
+  log "mirror $1: synced $n entries ($(grep -c '^>f' "$t/out") files copied) in $((SECONDS - t0))s"
 }
 
 # mirror_sync [--first]: syncs every mirror once (never two syncs at a time). --first: only mirrors not synced since

@@ -44,7 +44,7 @@ export interface MirrorOptions {
   readonly mirrorSyncTimeout?: Duration;
 
   /**
-   * rsync jobs of one sync at a time (fpsync: fpart walks the origin once and hands out parts of 500 entries). Small
+   * rsync jobs of one sync at a time (fpart walks the origin once and splits its list into parts of 500 entries, one per job). Small
    * files over NFS are latency-bound, so jobs in flight are what makes a sync fast; each job is one more client of
    * EFS during the sync. 1 to 64.
    *

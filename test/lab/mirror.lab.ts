@@ -41,7 +41,7 @@ function mirrorNodeUserData(): { userData: string; tags: Record<string, string>;
     mirrorPaths: ['/efs/app'],
     mirrorInterval: Duration.seconds(INTERVAL_S),
     mirrorSize: Size.mebibytes(64),
-    mirrorSyncTimeout: Duration.seconds(30),
+    mirrorSyncTimeout: Duration.seconds(60),
     // A type with NVMe instance store (the lab's disks stand in for it): the disk cache is on by default there.
     instanceType: new ec2.InstanceType('c6id.xlarge'),
     nodeDiskCacheDeviceModel: LAB_NVME_MODEL,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The mirrors' sync (assets/lib/mirror.sh mirror_sync_one) run for real on this machine: fpsync, fpart and rsync from
+# The mirrors' sync (assets/lib/mirror.sh mirror_sync_one) run for real on this machine: fpart and rsync from
 # the distribution, between two local directories, as root. It proves what the copy holds after each kind of change
 # (content, addition, removal, rename across directories, a file that becomes a directory, odd names), that a full
 # copy keeps the last good tree, that a failed walk removes nothing, and that an unchanged tree copies nothing.
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
-if ! command -v fpsync >/dev/null || ! command -v rsync >/dev/null; then
+if ! command -v fpart >/dev/null || ! command -v rsync >/dev/null; then
   echo "setup: installing fpart and rsync"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fpart rsync >/dev/null
 fi

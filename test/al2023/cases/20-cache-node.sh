@@ -31,7 +31,7 @@ mark
 EFSC_MIRROR_PATHS='/efs/app'
 install_packages
 check "with SPAL there, mirrors add rsync and fpart (the sync) in one call" dnf_calls_are 'dnf -qy install rsync fpart'
-check "fpsync, fpart, rsync on PATH" commands fpsync fpart rsync
+check "fpart, rsync on PATH" commands fpart rsync
 mark
 install_packages
 check "a second run with mirrors and the disk cache calls no dnf" no_dnf_or_rpm_install

@@ -16,4 +16,4 @@ EFSC_MIRROR_PATHS='/efs/app'
 install_packages
 check "mirrors without the disk cache: SPAL first, then rsync and fpart in one call" dnf_calls_are \
   'dnf -qy install spal-release' 'dnf -qy install rsync fpart'
-check "fpsync on PATH" commands fpsync
+check "fpart on PATH" commands fpart
