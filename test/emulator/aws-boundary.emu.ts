@@ -14,7 +14,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { labUserData } from '../lab/scenarios/stacks';
 import { expand } from '../util/user-data';
-import { ApiCall, byCli, Emulator } from './emulator';
+import { ApiCall, byCli, Emulator, tearDown } from './emulator';
 
 const SIGNAL_TAG = 'cdk-efs-cache:signal-resource';
 const ENI_TAG = 'cdk-efs-cache:stable-eni';
@@ -76,15 +76,7 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     eni = (await emu.api('ec2', 'create_network_interface', { SubnetId: subnet, Description: 'stable address of node 1' }))
       .NetworkInterface.NetworkInterfaceId;
   });
-  afterAll(async () => {
-    if (!emu) return;
-    // What the emulator recorded, kept for reading after the run (git-ignored).
-    const keep = path.join(__dirname, '..', '..', '.lab-cache', 'emulator');
-    fs.mkdirSync(keep, { recursive: true });
-    fs.writeFileSync(path.join(keep, 'calls.json'), JSON.stringify(await emu.calls(), null, 1));
-    await emu.stop();
-    for (const d of disks) fs.rmSync(d, { recursive: true, force: true });
-  });
+  afterAll(() => tearDown(emu, 'calls.json', disks));
 
   test('bad parameters: one SignalResource, FAILURE, for the stack, the resource its tags name and its instance id; none on a re-run', async () => {
     const iid = await launch();

@@ -222,3 +222,16 @@ function userns(): string[] {
 export function byCli(calls: ApiCall[]): ApiCall[] {
   return calls.filter((c) => c.client.startsWith('aws-cli/'));
 }
+
+/**
+ * The common end of an emulator test file: keeps what the emulator recorded in .lab-cache/emulator/CALLS_FILE
+ * (git-ignored, for reading after the run), stops the emulator and removes the instances' disks.
+ */
+export async function tearDown(emu: Emulator | undefined, callsFile: string, disks: string[]): Promise<void> {
+  if (!emu) return;
+  const keep = path.join(ROOT, '.lab-cache', 'emulator');
+  fs.mkdirSync(keep, { recursive: true });
+  fs.writeFileSync(path.join(keep, callsFile), JSON.stringify(await emu.calls(), null, 1));
+  await emu.stop();
+  for (const d of disks) fs.rmSync(d, { recursive: true, force: true });
+}

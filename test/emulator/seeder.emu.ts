@@ -13,7 +13,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { DataSeeder, MountHelper, SeedSource } from '../../lib';
 import { importedFs, stackWithVpc } from '../util';
 import { expand, flatten } from '../util/user-data';
-import { byCli, Emulator } from './emulator';
+import { byCli, Emulator, tearDown } from './emulator';
 
 const BUCKET = 'efsc-seed-data';
 const FILES: Record<string, string> = { 'raw/a.txt': 'alpha\n', 'raw/sub/b.txt': 'beta\n', 'raw/sub/deeper/c.bin': 'x'.repeat(70_000) };
@@ -60,14 +60,7 @@ describe('the data seeder against the emulator', () => {
     await emu.api('s3', 'create_bucket', { Bucket: BUCKET });
     for (const [Key, Body] of Object.entries(FILES)) await emu.api('s3', 'put_object', { Bucket: BUCKET, Key, Body });
   });
-  afterAll(async () => {
-    if (!emu) return;
-    const keep = path.join(__dirname, '..', '..', '.lab-cache', 'emulator');
-    fs.mkdirSync(keep, { recursive: true });
-    fs.writeFileSync(path.join(keep, 'seeder-calls.json'), JSON.stringify(await emu.calls(), null, 1));
-    await emu.stop();
-    for (const d of disks) fs.rmSync(d, { recursive: true, force: true });
-  });
+  afterAll(() => tearDown(emu, 'seeder-calls.json', disks));
 
   const boot = async (script: string) => {
     const iid = (await emu.api('ec2', 'run_instances', { ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1 })).Instances[0].InstanceId;
