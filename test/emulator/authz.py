@@ -10,14 +10,15 @@ and is kept here:
   - it collects the caller's policies from its IAM: a user's inline, attached and group policies, a role's inline and
     attached managed policies (customer managed ones as created; AWS managed ones only when moto loads them).
 What moto decides, and why it is replaced (check_action_permitted below):
-  - its resource is "*" for every EC2, CloudFormation and CloudWatch call (only S3, IAM, STS and SQS pass an ARN), so
-    a statement scoped to ARNs never applies to them: the library's resource-scoped AttachNetworkInterface and
-    SignalResource statements would be denied, not evaluated;
-  - its conditions are checked before the resource, against no request values for these calls, and a failed
-    condition counts as an explicit deny: any Allow with a Condition (the fleet-tag condition on the instance, the
-    s3:prefix of ListBucket, cloudwatch:namespace) denies the action for every caller;
+  - its resource is "*" for every EC2 and CloudWatch call (only S3, IAM, STS and SQS pass an ARN), so a statement
+    scoped to ARNs never applies to them: the library's AttachNetworkInterface statements (the interfaces' ARNs,
+    instance/*) would deny the attach whatever they name; SignalResource never reaches moto (the front answers it);
+  - it does not evaluate conditions of identity policies: it passes request values only for a role's trust policy,
+    implements StringEquals only and lets every other operator hold, so a conditioned Allow (the fleet tag on the
+    instance, the s3:prefix of ListBucket, cloudwatch:namespace) allows as if it had no condition;
   - its action is "<SigV4 service>:<Action>", so cloudwatch:PutMetricData is looked for as monitoring:PutMetricData;
-  - it matches actions case-sensitively (IAM does not).
+  - it matches actions case-sensitively (IAM does not), and patterns as regular expressions ("." matches any
+    character).
 What is decided here instead, for the calls the scripts make (REQUEST_CONTEXT), as IAM's identity-based evaluation
 does: every resource the action authorizes must be allowed by a statement whose Action, Resource and Condition all
 match, and no matching Deny. AttachNetworkInterface authorizes the interface AND the instance, with each one's tags
