@@ -126,6 +126,22 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(false);
   });
 
+  test('IAM enforced: a signal to a stack other than its own is refused (403) at each of the script\'s 3 tries and leaves no marker', async () => {
+    // The role may signal stack/Lab/* and its own stack id only. Stack Other has the same resources and would accept
+    // the signal: the refusal is the role's scoping, evaluated on the stack's ARN.
+    await emu.registerStack('Other', ud.nodeTags.map((t) => t[SIGNAL_TAG]));
+    const elsewhere = badParameters.replace(/^export EFSC_SIGNAL_STACK='Lab'$/m, "export EFSC_SIGNAL_STACK='Other'");
+    expect(elsewhere).not.toBe(badParameters);
+    const iid = await launch();
+    const vm = disk();
+    const { run, calls } = await boot(iid, elsewhere, { varLib: vm });
+    expect(run.status).toBe(1);
+    expect(actions(calls)).toEqual(Array(3).fill('SignalResource 403'));
+    expect(calls[0].params).toMatchObject({ StackName: 'Other', UniqueId: iid, Status: 'FAILURE' });
+    expect(run.stderr).toMatch(/AccessDenied/);
+    expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(false);
+  });
+
   test('CloudFormation throttles the signal longer than the CLI retries: the script tries again, one signal gets through', async () => {
     // The CLI retries a throttled call by itself (v1: 5 attempts; v2, which Amazon Linux 2023 ships: 3). A fleet's
     // nodes signal together; throttling that outlasts those attempts must not lose the node's one signal, or
