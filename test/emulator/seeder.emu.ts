@@ -69,6 +69,7 @@ describe('the data seeder against the emulator', () => {
     const stackId = await emu.registerStack('Seed', [logicalId]);
     await emu.api('s3', 'create_bucket', { Bucket: BUCKET });
     for (const [Key, Body] of Object.entries(FILES)) await emu.api('s3', 'put_object', { Bucket: BUCKET, Key, Body });
+    await emu.api('s3', 'put_object', { Bucket: BUCKET, Key: 'other/d.txt', Body: 'outside the source prefix\n' });
     const { documents, awsManaged } = rolePolicies(template, roleId, { ...EMULATOR_VALUES, 'AWS::StackId': stackId });
     expect(awsManaged).toEqual([]); // the seeder has no Session Manager
     role = await emu.instanceRole('SeederRole', documents);
@@ -111,6 +112,18 @@ describe('the data seeder against the emulator', () => {
     expect(run.stderr).toMatch(/FATAL: could not download s3:\/\/efsc-no-such-bucket\/raw\//);
     expect(run.status).toBe(1);
     expect(calls.filter((c) => c.service === 's3').map((c) => `${c.host} ${c.status}`)).toEqual([`${MISSING}.s3.amazonaws.com 404`]);
+    const signals = calls.filter((c) => c.action === 'SignalResource');
+    expect(signals.map((c) => c.params)).toEqual([{ StackName: 'Seed', LogicalResourceId: logicalId, UniqueId: iid, Status: 'FAILURE' }]);
+  });
+
+  test('IAM enforced: a prefix of the bucket outside the one its role may list is refused (403) and ends in one FAILURE signal', async () => {
+    // other/ holds an object: the refusal is the s3:prefix condition of the role's ListBucket statement (raw/*).
+    const outside = seeder.replace(`s3://${BUCKET}/raw/`, `s3://${BUCKET}/other/`);
+    expect(outside).not.toBe(seeder);
+    const { iid, run, calls } = await boot(outside);
+    expect(run.stderr).toMatch(/FATAL: could not download s3:\/\/efsc-seed-data\/other\//);
+    expect(run.status).toBe(1);
+    expect(calls.filter((c) => c.service === 's3').map((c) => `${c.params.prefix} ${c.status}`)).toEqual(['other/ 403']);
     const signals = calls.filter((c) => c.action === 'SignalResource');
     expect(signals.map((c) => c.params)).toEqual([{ StackName: 'Seed', LogicalResourceId: logicalId, UniqueId: iid, Status: 'FAILURE' }]);
   });
