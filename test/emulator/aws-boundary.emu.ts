@@ -14,7 +14,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { labUserData } from '../lab/scenarios/stacks';
 import { expand } from '../util/user-data';
-import { ApiCall, byCli, Emulator } from './emulator';
+import { ApiCall, byCli, Emulator, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown, withoutStatements } from './emulator';
 
 const SIGNAL_TAG = 'cdk-efs-cache:signal-resource';
 const ENI_TAG = 'cdk-efs-cache:stable-eni';
@@ -43,6 +43,10 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
   let emu: Emulator;
   let subnet: string;
   let eni: string;
+  /** A session of the nodes' role with exactly the policies the template grants it: every boot runs with it. */
+  let role: RoleSession;
+  /** The same without the statement that lets the nodes attach their interfaces (the negative control). */
+  let noAttach: RoleSession;
 
   /** Launches an instance in moto with the node's tags (what its Auto Scaling group propagates). */
   const launch = async (extra: Record<string, string> = {}): Promise<string> => {
@@ -55,9 +59,9 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
   /** Where the stable interface is attached now, as EC2 describes it. */
   const attachment = async () => (await emu.api('ec2', 'describe_network_interfaces', { NetworkInterfaceIds: [eni] }))
     .NetworkInterfaces[0].Attachment as { InstanceId: string; DeviceIndex: number } | undefined;
-  /** Runs a user data as instance `iid` (its metadata) and returns the aws CLI's calls of that run. */
-  const boot = async (iid: string, script: string, options: Parameters<Emulator['run']>[2] = {}, instanceTags = tags) => {
-    await emu.boot(iid, instanceTags);
+  /** Runs a user data as instance `iid` (its metadata and role) and returns the aws CLI's calls of that run. */
+  const boot = async (iid: string, script: string, options: Parameters<Emulator['run']>[2] = {}, instanceTags = tags, session = role) => {
+    await emu.boot(iid, instanceTags, session);
     const before = (await emu.calls()).length;
     const run = await emu.run(script, [], options);
     return { run, calls: byCli((await emu.calls()).slice(before)) };
@@ -71,20 +75,21 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
 
   beforeAll(async () => {
     emu = await Emulator.start();
-    await emu.registerStack('Lab', ud.nodeTags.map((t) => t[SIGNAL_TAG]));
+    const stackId = await emu.registerStack('Lab', ud.nodeTags.map((t) => t[SIGNAL_TAG]));
     subnet = (await emu.api('ec2', 'describe_subnets')).Subnets[0].SubnetId;
-    eni = (await emu.api('ec2', 'create_network_interface', { SubnetId: subnet, Description: 'stable address of node 1' }))
-      .NetworkInterface.NetworkInterfaceId;
+    const [first, second] = await Promise.all(['stable address of node 1', 'stable address of node 2'].map(async (Description) =>
+      (await emu.api('ec2', 'create_network_interface', { SubnetId: subnet, Description })).NetworkInterface.NetworkInterfaceId as string));
+    eni = first;
+    // The role's policies as synthesized, their ARNs resolved to this emulator's account, stack and interfaces.
+    const { documents, awsManaged } = rolePolicies(ud.template, ud.nodeRoleId, {
+      ...EMULATOR_VALUES, 'AWS::StackId': stackId, [`Ref:${ud.nodeInterfaceIds[0]}`]: first, [`Ref:${ud.nodeInterfaceIds[1]}`]: second,
+    });
+    expect(awsManaged).toEqual(['arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore']); // Session Manager's, left out
+    role = await emu.instanceRole('NodeRole', documents);
+    noAttach = await emu.instanceRole('NodeRoleNoAttach', withoutStatements(documents, (s) =>
+      [s.Action].flat().includes('ec2:AttachNetworkInterface') && [s.Resource].flat().some((r) => String(r).includes(':network-interface/'))));
   });
-  afterAll(async () => {
-    if (!emu) return;
-    // What the emulator recorded, kept for reading after the run (git-ignored).
-    const keep = path.join(__dirname, '..', '..', '.lab-cache', 'emulator');
-    fs.mkdirSync(keep, { recursive: true });
-    fs.writeFileSync(path.join(keep, 'calls.json'), JSON.stringify(await emu.calls(), null, 1));
-    await emu.stop();
-    for (const d of disks) fs.rmSync(d, { recursive: true, force: true });
-  });
+  afterAll(() => tearDown(emu, 'calls.json', disks));
 
   test('bad parameters: one SignalResource, FAILURE, for the stack, the resource its tags name and its instance id; none on a re-run', async () => {
     const iid = await launch();
@@ -121,6 +126,22 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(false);
   });
 
+  test('IAM enforced: a signal to a stack other than its own is refused (403) at each of the script\'s 3 tries and leaves no marker', async () => {
+    // The role may signal stack/Lab/* and its own stack id only. Stack Other has the same resources and would accept
+    // the signal: the refusal is the role's scoping, evaluated on the stack's ARN.
+    await emu.registerStack('Other', ud.nodeTags.map((t) => t[SIGNAL_TAG]));
+    const elsewhere = badParameters.replace(/^export EFSC_SIGNAL_STACK='Lab'$/m, "export EFSC_SIGNAL_STACK='Other'");
+    expect(elsewhere).not.toBe(badParameters);
+    const iid = await launch();
+    const vm = disk();
+    const { run, calls } = await boot(iid, elsewhere, { varLib: vm });
+    expect(run.status).toBe(1);
+    expect(actions(calls)).toEqual(Array(3).fill('SignalResource 403'));
+    expect(calls[0].params).toMatchObject({ StackName: 'Other', UniqueId: iid, Status: 'FAILURE' });
+    expect(run.stderr).toMatch(/AccessDenied/);
+    expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(false);
+  });
+
   test('CloudFormation throttles the signal longer than the CLI retries: the script tries again, one signal gets through', async () => {
     // The CLI retries a throttled call by itself (v1: 5 attempts; v2, which Amazon Linux 2023 ships: 3). A fleet's
     // nodes signal together; throttling that outlasts those attempts must not lose the node's one signal, or
@@ -133,6 +154,24 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     expect(actions(calls)).toEqual([...Array(5).fill('SignalResource 400'), 'SignalResource 200']);
     expect(calls[5].params).toEqual({ StackName: 'Lab', LogicalResourceId: tags[SIGNAL_TAG], UniqueId: iid, Status: 'FAILURE' });
     expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(true);
+  });
+
+  test('IAM enforced: without the statement that allows attaching its interface, every attach is refused (403) and the node signals FAILURE', async () => {
+    // The negative control of every run here, which boots with the role's synthesized policies only: the same node,
+    // its interface free, and a role without the one statement that names the interfaces (the one that names the
+    // fleet's instances is kept: AttachNetworkInterface is authorized on the interface AND the instance).
+    const iid = await launch({ [ENI_TAG]: eni });
+    const { run, calls } = await boot(iid, node, {}, { ...tags, [ENI_TAG]: eni }, noAttach);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`FATAL: could not attach ${eni}`));
+    expect(run.stderr).toContain('UnauthorizedOperation');
+    expect(run.stderr).toContain(`is not authorized to perform: ec2:AttachNetworkInterface on resource: arn:aws:ec2:us-east-1:123456789012:network-interface/${eni}`);
+    const attaches = calls.filter((c) => c.action === 'AttachNetworkInterface');
+    expect(attaches).toHaveLength(20);
+    expect(attaches.every((c) => c.status === 403)).toBe(true);
+    expect(actions(calls.filter((c) => c.action !== 'AttachNetworkInterface'))).toEqual(['DescribeNetworkInterfaces 200', 'SignalResource 200']);
+    expect(calls[calls.length - 1].params).toMatchObject({ UniqueId: iid, Status: 'FAILURE' });
+    expect(await attachment()).toBeUndefined();
   });
 
   let first: string;

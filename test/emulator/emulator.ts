@@ -4,7 +4,9 @@
  * data inside that namespace with the REAL aws CLI and curl. Nothing in the scripts is redirected: in the run's own
  * mount namespace /etc/hosts (bind-mounted) resolves the AWS host names to the emulator, the CA bundle the CLI trusts
  * (bind-mounted over the venv's certifi bundle) holds the public roots plus a CA made for this run, and the CLI takes
- * its credentials from the metadata service at 169.254.169.254, as on EC2. No AWS_* variable is set.
+ * its credentials from the metadata service at 169.254.169.254, as on EC2: a session of a role in the emulator's IAM
+ * (`instanceRole`, with the policies the synthesized template grants), against which every call is authorized
+ * (server.py, authz.py). No AWS_* variable is set.
  * Needs root (or unprivileged user namespaces), openssl, and the venv of test/gates/setup.sh (moto, awscli).
  */
 import { spawn, spawnSync, ChildProcess } from 'child_process';
@@ -12,6 +14,7 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
+import { CfnTemplate, IntrinsicValues, resolveIntrinsics } from '../lab/harness/user-data';
 import { REFUSED } from '../util/run-script';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -21,6 +24,11 @@ export const AWS_HOSTS = [
   'ec2.us-east-1.amazonaws.com', 'cloudformation.us-east-1.amazonaws.com', 'monitoring.us-east-1.amazonaws.com',
   'sts.us-east-1.amazonaws.com', 'sts.amazonaws.com', 's3.amazonaws.com', 's3.us-east-1.amazonaws.com',
 ];
+
+/** The deployment values of the emulator's AWS (moto's default account), for a template's intrinsics. */
+export const EMULATOR_VALUES: IntrinsicValues = {
+  'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '123456789012', 'AWS::URLSuffix': 'amazonaws.com',
+};
 
 /** One API call as the emulator recorded it. */
 export interface ApiCall {
@@ -37,6 +45,19 @@ export interface ApiCall {
   readonly host: string;
   /** The HTTP status the emulator answered. */
   readonly status: number;
+}
+
+/** The keys of a role session, as the metadata service serves an instance profile's. */
+export interface RoleSession {
+  readonly AccessKeyId: string;
+  readonly SecretAccessKey: string;
+  readonly Token: string;
+}
+
+/** An IAM policy document. */
+export interface PolicyDocument {
+  readonly Version?: string;
+  readonly Statement: Array<Record<string, any>>;
 }
 
 /** What one run of a user data did. */
@@ -106,9 +127,28 @@ export class Emulator {
     return (await this.control('GET', '/calls'))[1];
   }
 
-  /** The resources of a stack that may be signalled (others are refused, as CloudFormation refuses them). */
-  public async registerStack(name: string, logicalIds: string[]): Promise<void> {
-    await this.control('POST', '/stacks', { [name]: logicalIds });
+  /**
+   * The resources of a stack that may be signalled (others are refused, as CloudFormation refuses them). Resolves to
+   * the stack's ARN with its id (AWS::StackId), against which SignalResource is authorized.
+   */
+  public async registerStack(name: string, logicalIds: string[]): Promise<string> {
+    return (await this.control('POST', '/stacks', { [name]: logicalIds }))[1][name];
+  }
+
+  /**
+   * An instance role in the emulator's IAM with exactly these policy documents (one customer managed policy each,
+   * attached), and a session of it from STS: the keys the metadata service hands the instance that `boot` names.
+   * From then on every call made with them is authorized against those documents (authz.py says how far).
+   */
+  public async instanceRole(name: string, documents: PolicyDocument[]): Promise<RoleSession> {
+    const trust = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }] };
+    const role = (await this.api('iam', 'create_role', { RoleName: name, AssumeRolePolicyDocument: JSON.stringify(trust) })).Role;
+    for (const [i, document] of documents.entries()) {
+      const policy = (await this.api('iam', 'create_policy', { PolicyName: `${name}-${i + 1}`, PolicyDocument: JSON.stringify(document) })).Policy;
+      await this.api('iam', 'attach_role_policy', { RoleName: name, PolicyArn: policy.Arn });
+    }
+    const c = (await this.api('sts', 'assume_role', { RoleArn: role.Arn, RoleSessionName: 'i-emulator' })).Credentials;
+    return { AccessKeyId: c.AccessKeyId, SecretAccessKey: c.SecretAccessKey, Token: c.SessionToken };
   }
 
   /** The next calls of `action` are answered with these errors, in order (a throttled or failing service). */
@@ -116,9 +156,9 @@ export class Emulator {
     await this.control('POST', '/faults', { [action]: errors });
   }
 
-  /** What the metadata service answers from now on: the instance that boots next. */
-  public async boot(instanceId: string, tags: Record<string, string>): Promise<void> {
-    await this.control('POST', '/imds', { 'instance-id': instanceId, tags });
+  /** What the metadata service answers from now on: the instance that boots next, and its role's session. */
+  public async boot(instanceId: string, tags: Record<string, string>, credentials: RoleSession): Promise<void> {
+    await this.control('POST', '/imds', { 'instance-id': instanceId, tags, credentials });
   }
 
   /**
@@ -221,4 +261,54 @@ function userns(): string[] {
 /** The calls the scripts made (the aws CLI's), without the test's own set-up calls. */
 export function byCli(calls: ApiCall[]): ApiCall[] {
   return calls.filter((c) => c.client.startsWith('aws-cli/'));
+}
+
+/**
+ * The policies of a role as a synthesized template grants them: its inline Policies, the AWS::IAM::Policy and
+ * AWS::IAM::ManagedPolicy resources that name it (Roles) or that it lists (ManagedPolicyArns), with their intrinsics
+ * resolved from `values` (test/lab/harness/user-data.ts: pseudo parameters, Ref:LogicalId of the interfaces, ...).
+ * AWS managed policies (arn:aws:iam::aws:policy/...) are left out and returned by name: their text is AWS's, and
+ * leaving an Allow out can only deny more, so what passes without them passes with them.
+ */
+export function rolePolicies(template: CfnTemplate, roleId: string, values: IntrinsicValues): { documents: PolicyDocument[]; awsManaged: string[] } {
+  const resources = template.Resources ?? {};
+  const role = resources[roleId];
+  if (role?.Type !== 'AWS::IAM::Role') throw new Error(`${roleId} is not an AWS::IAM::Role of the template`);
+  const namesRole = (roles: unknown) => Array.isArray(roles) && roles.some((r) => r?.Ref === roleId);
+  const listed = new Set<string>();
+  const awsManaged: string[] = [];
+  for (const arn of (role.Properties?.ManagedPolicyArns ?? []) as any[]) {
+    if (typeof arn?.Ref === 'string' && resources[arn.Ref]) listed.add(arn.Ref);
+    else awsManaged.push(String(resolveIntrinsics(arn, template, values, `${roleId}.ManagedPolicyArns`)));
+  }
+  if (awsManaged.some((a) => !a.startsWith('arn:aws:iam::aws:policy/'))) throw new Error(`unexpected policy ARNs: ${awsManaged}`);
+  const raw: unknown[] = ((role.Properties?.Policies ?? []) as any[]).map((p) => p.PolicyDocument);
+  for (const [id, r] of Object.entries(resources)) {
+    if ((r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') && (listed.has(id) || namesRole(r.Properties?.Roles))) {
+      raw.push(r.Properties?.PolicyDocument);
+    }
+  }
+  const documents = raw.map((d, i) => resolveIntrinsics(d, template, values, `policy ${i + 1} of ${roleId}`) as PolicyDocument);
+  if (documents.length === 0) throw new Error(`${roleId} has no policy of its own in the template`);
+  return { documents, awsManaged };
+}
+
+/** The documents without the statements that `drop` picks (a negative control); throws unless it picks one. */
+export function withoutStatements(documents: PolicyDocument[], drop: (s: Record<string, any>) => boolean): PolicyDocument[] {
+  const out = documents.map((d) => ({ ...d, Statement: d.Statement.filter((s) => !drop(s)) }));
+  if (out.every((d, i) => d.Statement.length === documents[i].Statement.length)) throw new Error('no statement dropped');
+  return out;
+}
+
+/**
+ * The common end of an emulator test file: keeps what the emulator recorded in .lab-cache/emulator/CALLS_FILE
+ * (git-ignored, for reading after the run), stops the emulator and removes the instances' disks.
+ */
+export async function tearDown(emu: Emulator | undefined, callsFile: string, disks: string[]): Promise<void> {
+  if (!emu) return;
+  const keep = path.join(ROOT, '.lab-cache', 'emulator');
+  fs.mkdirSync(keep, { recursive: true });
+  fs.writeFileSync(path.join(keep, callsFile), JSON.stringify(await emu.calls(), null, 1));
+  await emu.stop();
+  for (const d of disks) fs.rmSync(d, { recursive: true, force: true });
 }

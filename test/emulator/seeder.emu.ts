@@ -8,12 +8,14 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { DataSeeder, MountHelper, SeedSource } from '../../lib';
+import { CfnTemplate } from '../lab/harness/user-data';
 import { importedFs, stackWithVpc } from '../util';
 import { expand, flatten } from '../util/user-data';
-import { byCli, Emulator } from './emulator';
+import { byCli, Emulator, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown } from './emulator';
 
 const BUCKET = 'efsc-seed-data';
 const FILES: Record<string, string> = { 'raw/a.txt': 'alpha\n', 'raw/sub/b.txt': 'beta\n', 'raw/sub/deeper/c.bin': 'x'.repeat(70_000) };
@@ -21,20 +23,24 @@ const MISSING = 'efsc-no-such-bucket';
 /** The buckets' virtual hosts, resolved to the emulator (the missing one too: S3 answers it NoSuchBucket). */
 const HOSTS = [BUCKET, MISSING].flatMap((b) => [`${b}.s3.amazonaws.com`, `${b}.s3.us-east-1.amazonaws.com`]);
 
-/** The seeder's user data (source: the bucket's prefix raw/), deploy-time values filled in as in us-east-1. */
-function seederUserData(): { userData: string; logicalId: string } {
+/**
+ * The seeder's user data (source: the bucket's prefix raw/), deploy-time values filled in as in us-east-1, and its
+ * synthesized template with its role's logical id.
+ */
+function seederUserData(): { userData: string; logicalId: string; template: CfnTemplate; roleId: string } {
   const { stack, vpc } = stackWithVpc(undefined, 'Seed');
-  new DataSeeder(stack, 'Seeder', {
+  const seeder = new DataSeeder(stack, 'Seeder', {
     vpc, fileSystem: importedFs(stack), mountHelper: MountHelper.NFS,
     source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Data', BUCKET), 'raw'),
   });
-  const [logicalId, instance] = Object.entries(Template.fromStack(stack).findResources('AWS::EC2::Instance'))[0];
+  const template = Template.fromStack(stack);
+  const [logicalId, instance] = Object.entries(template.findResources('AWS::EC2::Instance'))[0];
   const values: Record<string, string> = { 'Ref:AWS::Region': 'us-east-1', 'Ref:AWS::URLSuffix': 'amazonaws.com' };
   const userData = flatten(instance.Properties.UserData, (k) => {
     if (!(k in values)) throw new Error(`no lab value for ${k}`);
     return values[k];
   });
-  return { userData, logicalId };
+  return { userData, logicalId, template: template.toJSON(), roleId: stack.getLogicalId(seeder.role.node.defaultChild as CfnResource) };
 }
 
 /** The seeder's code with the steps it cannot run on the test host as no-ops (copy sets what the summary reads). */
@@ -49,29 +55,31 @@ function withoutKernelSteps(userData: string): string {
 }
 
 describe('the data seeder against the emulator', () => {
-  const { userData, logicalId } = seederUserData();
+  const { userData, logicalId, template, roleId } = seederUserData();
   const seeder = withoutKernelSteps(userData);
   let emu: Emulator;
+  /** A session of the seeder's role with exactly the policies the template grants it. */
+  let role: RoleSession;
+  /** The same policies with the missing bucket's name in place of the source bucket's (as its user data is made). */
+  let missingRole: RoleSession;
   const disks: string[] = [];
 
   beforeAll(async () => {
     emu = await Emulator.start();
-    await emu.registerStack('Seed', [logicalId]);
+    const stackId = await emu.registerStack('Seed', [logicalId]);
     await emu.api('s3', 'create_bucket', { Bucket: BUCKET });
     for (const [Key, Body] of Object.entries(FILES)) await emu.api('s3', 'put_object', { Bucket: BUCKET, Key, Body });
+    await emu.api('s3', 'put_object', { Bucket: BUCKET, Key: 'other/d.txt', Body: 'outside the source prefix\n' });
+    const { documents, awsManaged } = rolePolicies(template, roleId, { ...EMULATOR_VALUES, 'AWS::StackId': stackId });
+    expect(awsManaged).toEqual([]); // the seeder has no Session Manager
+    role = await emu.instanceRole('SeederRole', documents);
+    missingRole = await emu.instanceRole('SeederRoleMissing', JSON.parse(JSON.stringify(documents).split(BUCKET).join(MISSING)));
   });
-  afterAll(async () => {
-    if (!emu) return;
-    const keep = path.join(__dirname, '..', '..', '.lab-cache', 'emulator');
-    fs.mkdirSync(keep, { recursive: true });
-    fs.writeFileSync(path.join(keep, 'seeder-calls.json'), JSON.stringify(await emu.calls(), null, 1));
-    await emu.stop();
-    for (const d of disks) fs.rmSync(d, { recursive: true, force: true });
-  });
+  afterAll(() => tearDown(emu, 'seeder-calls.json', disks));
 
-  const boot = async (script: string) => {
+  const boot = async (script: string, session = role) => {
     const iid = (await emu.api('ec2', 'run_instances', { ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1 })).Instances[0].InstanceId;
-    await emu.boot(iid, {});
+    await emu.boot(iid, {}, session);
     const vm = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-disk-'));
     disks.push(vm);
     const before = (await emu.calls()).length;
@@ -98,10 +106,24 @@ describe('the data seeder against the emulator', () => {
   test('a source S3 does not have (no such bucket: 404) ends in one FAILURE signal', async () => {
     const missing = seeder.replace(`s3://${BUCKET}/raw/`, `s3://${MISSING}/raw/`);
     expect(missing).not.toBe(seeder);
-    const { iid, run, calls } = await boot(missing);
+    // Its role may read that bucket, so the 404 is the answer to a caller allowed to list it: moto authorizes before
+    // it looks the bucket up, and would answer the seeder's own role 403 AccessDenied here.
+    const { iid, run, calls } = await boot(missing, missingRole);
     expect(run.stderr).toMatch(/FATAL: could not download s3:\/\/efsc-no-such-bucket\/raw\//);
     expect(run.status).toBe(1);
     expect(calls.filter((c) => c.service === 's3').map((c) => `${c.host} ${c.status}`)).toEqual([`${MISSING}.s3.amazonaws.com 404`]);
+    const signals = calls.filter((c) => c.action === 'SignalResource');
+    expect(signals.map((c) => c.params)).toEqual([{ StackName: 'Seed', LogicalResourceId: logicalId, UniqueId: iid, Status: 'FAILURE' }]);
+  });
+
+  test('IAM enforced: a prefix of the bucket outside the one its role may list is refused (403) and ends in one FAILURE signal', async () => {
+    // other/ holds an object: the refusal is the s3:prefix condition of the role's ListBucket statement (raw/*).
+    const outside = seeder.replace(`s3://${BUCKET}/raw/`, `s3://${BUCKET}/other/`);
+    expect(outside).not.toBe(seeder);
+    const { iid, run, calls } = await boot(outside);
+    expect(run.stderr).toMatch(/FATAL: could not download s3:\/\/efsc-seed-data\/other\//);
+    expect(run.status).toBe(1);
+    expect(calls.filter((c) => c.service === 's3').map((c) => `${c.params.prefix} ${c.status}`)).toEqual(['other/ 403']);
     const signals = calls.filter((c) => c.action === 'SignalResource');
     expect(signals.map((c) => c.params)).toEqual([{ StackName: 'Seed', LogicalResourceId: logicalId, UniqueId: iid, Status: 'FAILURE' }]);
   });

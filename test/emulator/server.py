@@ -5,8 +5,10 @@ port 443, with what moto lacks or does more loosely than AWS added in front of i
 Run inside a network namespace of its own (test/emulator/emulator.ts makes it), where the AWS host names of the
 scripts resolve to 127.0.0.1 through an /etc/hosts bind-mounted into the scripts' mount namespace, and 169.254.169.254
 is an address of lo:
-  - https://*:443  every AWS API call. The front records each one (service, action, parameters, client, status) and
-    answers itself for:
+  - https://*:443  every AWS API call, authorized against IAM (authz.py: moto's enforcement, with the Resource and
+    Condition elements of the caller's policies evaluated for the scripts' calls; the test's set-up calls use the
+    emulator's own user, which may do anything). The front records each one (service, action, parameters, client,
+    status) and answers itself, once the call is authorized as moto would authorize it, for:
       * CloudFormation SignalResource, which moto does not implement: recorded; refused with a ValidationError, as
         CloudFormation refuses it, when the stack or the resource is not one the test registered (POST /stacks);
       * EC2 AttachNetworkInterface of an interface that is attached already: AWS refuses it with
@@ -16,11 +18,13 @@ is an address of lo:
         deleted only when DeleteOnTermination), moto leaves them attached to it.
     Everything else goes to moto as it came.
   - http://169.254.169.254:80  the lab's metadata service (test/lab/harness/imds.py), IMDSv2, with the instance's
-    role credentials for the aws CLI.
+    role credentials for the aws CLI: the session of a role in moto's IAM that the test passes to POST /imds.
   - a control API over HTTP on the Unix socket STATE/control.sock, for the test (outside the namespace):
       GET  /calls              every API call recorded so far, in order
-      POST /stacks             {"Stack": ["LogicalId", ...]}: the resources that may be signalled
-      POST /imds               {"instance-id": ..., "tags": {...}}: the instance the metadata service describes
+      POST /stacks             {"Stack": ["LogicalId", ...]}: the resources that may be signalled; answers each
+                               stack's ARN with its id (AWS::StackId)
+      POST /imds               {"instance-id": ..., "tags": {...}, "credentials": {"AccessKeyId": ..., "SecretAccessKey":
+                               ..., "Token": ...}}: the instance the metadata service describes, and its role's keys
       POST /faults             {"SignalResource": [[400, "Throttling", "Rate exceeded"], ...]}: the next calls of
                                that action are answered with these errors, one each, before anything else
       POST /api                {"service": "ec2", "method": "run_instances", "params": {...}}: a call with boto3
@@ -42,10 +46,16 @@ from urllib.parse import parse_qs
 
 from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.ec2.models import ec2_backends
+from moto.iam.access_control import IAMRequest
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+from werkzeug.datastructures import EnvironHeaders
+from werkzeug.exceptions import HTTPException
 from werkzeug.serving import make_server
 
+import authz
+
 STATE, IMDS_SCRIPT = sys.argv[1], sys.argv[2]
+ADMIN = ('', '')  # the access key and secret of the emulator's own user (authz.install), for POST /api
 CALLS = []
 STACKS = {}
 FAULTS = {}  # action -> errors still to answer, [status, code, message] each
@@ -96,7 +106,7 @@ class Front:
         params.pop('Version', None)
         record = {'t': time.time(), 'service': service, 'action': action, 'params': params,
                   'host': environ.get('HTTP_HOST', ''), 'client': environ.get('HTTP_USER_AGENT', '').split(' ')[0]}
-        answer = self.own_answer(service, action, params)
+        answer = self.authorize(environ, body, params, service, action) or self.own_answer(service, action, params)
         if answer is not None:
             status, text = answer
             record['status'] = status
@@ -122,6 +132,23 @@ class Front:
     def keep(record):
         with LOCK:
             CALLS.append(record)
+
+    @staticmethod
+    def authorize(environ, body, params, service, action):
+        """For the calls answered here (moto checks the rest itself): moto's authentication of the caller (key,
+        session token, signature) and the policy decision of authz.py, as AWS makes them before anything else. None
+        when allowed, else the error to answer."""
+        if (service, action) not in (('cloudformation', 'SignalResource'), ('ec2', 'AttachNetworkInterface')):
+            return None
+        path = environ.get('RAW_URI') or environ.get('PATH_INFO', '/')
+        try:
+            request = IAMRequest(account_id=DEFAULT_ACCOUNT_ID, method=environ['REQUEST_METHOD'], path=path, data=params,
+                                 body=body, headers=EnvironHeaders(environ), action=action)
+            request.check_signature()
+            request.check_action_permitted('*')
+        except HTTPException as e:
+            return e.code, e.get_body()
+        return None
 
     def own_answer(self, service, action, params):
         with LOCK:
@@ -210,7 +237,10 @@ class Control(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get('Content-Length') or 0)) or b'{}')
         if self.path == '/stacks':
             STACKS.update({k: set(v) for k, v in body.items()})
-            return self.reply(200, {})
+            with authz.LOCK:
+                for name in body:
+                    authz.STACK_IDS.setdefault(name, f'arn:aws:cloudformation:us-east-1:{DEFAULT_ACCOUNT_ID}:stack/{name}/{uuid.uuid4()}')
+                return self.reply(200, {name: authz.STACK_IDS[name] for name in body})
         if self.path == '/faults':
             with LOCK:
                 FAULTS.update(body)
@@ -227,8 +257,8 @@ class Control(BaseHTTPRequestHandler):
             import botocore.exceptions  # pylint: disable=import-outside-toplevel
             from botocore.config import Config  # pylint: disable=import-outside-toplevel
             client = boto3.client(body['service'], region_name='us-east-1', endpoint_url='https://localhost',
-                                  verify=os.path.join(STATE, 'ca.pem'), aws_access_key_id='AKIALABTEST',
-                                  aws_secret_access_key='lab', config=Config(s3={'addressing_style': 'path'}))
+                                  verify=os.path.join(STATE, 'ca.pem'), aws_access_key_id=ADMIN[0],
+                                  aws_secret_access_key=ADMIN[1], config=Config(s3={'addressing_style': 'path'}))
             params = body.get('params', {})
             if 'Body' in params:  # S3 PutObject: text in the JSON, bytes to boto3
                 params['Body'] = params['Body'].encode('utf-8')
@@ -251,6 +281,8 @@ def main():
             time.sleep(1)
         os.kill(os.getpid(), signal.SIGTERM)
     threading.Thread(target=watch, daemon=True).start()
+    global ADMIN  # pylint: disable=global-statement
+    ADMIN = authz.install()
     with open(os.path.join(STATE, 'imds.json'), 'w', encoding='utf-8') as f:
         f.write('{}')
     imds = subprocess.Popen([sys.executable, IMDS_SCRIPT, '169.254.169.254', os.path.join(STATE, 'imds.json'),

@@ -4,7 +4,8 @@
 IMDSv2 only (a PUT for a token, then GETs that carry it), with what the bootstrap scripts read: instance-id,
 placement/region and availability-zone, and instance tags (tags/instance/, which EC2 serves when the launch template
 enables instance metadata tags), and, when a VM's entry names an "iam-role", that role's temporary credentials
-(iam/security-credentials/, where the AWS CLI and SDKs look for an instance profile's keys). Each VM is told apart by its source address. The answers come from a JSON file
+(the entry's "credentials", or fixed keys; iam/security-credentials/, where the AWS CLI and SDKs look for an
+instance profile's keys). Each VM is told apart by its source address. The answers come from a JSON file
 the harness rewrites (re-read on every request, so a replaced instance gets a new id at once):
   {"10.77.0.31": {"instance-id": "i-...", "region": "us-east-1", "availability-zone": "us-east-1a",
                   "tags": {"cdk-efs-cache:node": "1"}, "iam-role": "NodeRole"}}
@@ -78,12 +79,15 @@ class Handler(BaseHTTPRequestHandler):
             answers['/latest/meta-data/tags/instance/' + key] = value
         role = me.get('iam-role')
         if role:
-            # Keys an emulator accepts (it checks no signature); they expire like an instance profile's, in hours.
+            # The entry's "credentials" (a role session an emulator made and checks), or keys that only an emulator
+            # that checks no signature accepts; they expire like an instance profile's, in hours.
+            keys = me.get('credentials') or {'AccessKeyId': 'ASIALABINSTANCEROLE1', 'SecretAccessKey': 'lab-secret-key',
+                                             'Token': 'lab-session-token'}
             expires = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(time.time() + 6 * 3600))
             answers['/latest/meta-data/iam/security-credentials/'] = role
             answers['/latest/meta-data/iam/security-credentials/' + role] = json.dumps({
-                'Code': 'Success', 'Type': 'AWS-HMAC', 'AccessKeyId': 'ASIALABINSTANCEROLE1',
-                'SecretAccessKey': 'lab-secret-key', 'Token': 'lab-session-token', 'Expiration': expires,
+                'Code': 'Success', 'Type': 'AWS-HMAC', 'AccessKeyId': keys['AccessKeyId'],
+                'SecretAccessKey': keys['SecretAccessKey'], 'Token': keys['Token'], 'Expiration': expires,
                 'LastUpdated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())})
         value = answers.get(self.path)
         return self.reply(200, value) if value is not None else self.reply(404)

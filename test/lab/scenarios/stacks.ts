@@ -36,6 +36,12 @@ export interface LabUserData {
   readonly fsid: string;
   /** The fleet's export path. */
   readonly exportPath: string;
+  /** The synthesized template (the emulator takes the nodes' role policies from it). */
+  readonly template: CfnTemplate;
+  /** The logical id of the fleet's instance role. */
+  readonly nodeRoleId: string;
+  /** The logical ids of the fleet's stable interfaces (node 1 first): what the role may attach. */
+  readonly nodeInterfaceIds: string[];
 }
 
 /**
@@ -100,6 +106,9 @@ export function labUserData(): LabUserData {
     fleetClient: ud(fleetClient.launchTemplate),
     fsid: fleet.fsid,
     exportPath: fleet.exportPath,
+    template,
+    nodeRoleId: stack.getLogicalId(fleet.role.node.defaultChild as CfnResource),
+    nodeInterfaceIds: fleet.nodes.map((n) => stack.getLogicalId(n.networkInterface!)),
   };
 }
 
