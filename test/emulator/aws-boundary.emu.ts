@@ -130,7 +130,7 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     // The role may signal stack/Lab/* and its own stack id only. Stack Other has the same resources and would accept
     // the signal: the refusal is the role's scoping, evaluated on the stack's ARN.
     await emu.registerStack('Other', ud.nodeTags.map((t) => t[SIGNAL_TAG]));
-    const elsewhere = badParameters.replace(/^export EFSC_SIGNAL_STACK='Lab'$/m, "export EFSC_SIGNAL_STACK='Other'");
+    const elsewhere = badParameters.replace(/^EFSC_SIGNAL_STACK='Lab'$/m, "EFSC_SIGNAL_STACK='Other'");
     expect(elsewhere).not.toBe(badParameters);
     const iid = await launch();
     const vm = disk();
