@@ -25,8 +25,8 @@ step() {
 # Adds the counts of a closing line `NAME: N passed, M failed` in a step's log to the totals.
 count_line() {
   local line
-  line="$(grep -E '^[a-z0-9]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)" || return 0
-  passed=$((passed + $(sed -E 's/^[a-z0-9]+: ([0-9]+) passed.*/\1/' <<<"$line")))
+  line="$(grep -E '^[a-z0-9-]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)" || return 0
+  passed=$((passed + $(sed -E 's/^[a-z0-9-]+: ([0-9]+) passed.*/\1/' <<<"$line")))
   failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
 }
 
@@ -52,26 +52,27 @@ gates() { bash test/gates/run.sh | tee "$results/gates.log"; }
 step "independent gates (cfn-lint, shellcheck, 16 KB)" gates
 count_line "$results/gates.log"
 # The scripts' AWS calls with the real aws CLI against an AWS API emulator (moto behind TLS, CloudFormation signals
-# recorded, the lab's metadata service) in a network namespace of its own: signals, the stable interface (test/emulator/;
+# recorded, the lab's metadata service, only the permissions the template grants each role: test/emulator/authz.py)
+# in a network namespace of its own: signals, the stable interface (test/emulator/;
 # root; about 2 minutes on two cores, half of it ts-jest and synthesis).
 step "AWS boundary: real aws CLI against an emulator" bash test/emulator/run.sh --json --outputFile="$results/emulator.json"
 count_jest "$results/emulator.json"
 # The benchmark's cheap path (synthesis with one node, the table and the chart into a temporary folder): proves that
 # `npm run bench` still works without booting its VMs. It measures nothing that is kept.
 step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --smoke
-# The Amazon Linux 2023 branch of the scripts' package steps, with Debian's real dnf and rpm in a chroot against
-# local repositories of AL2023's package names (test/al2023/run.sh; root). 15-45 s here with its Debian base kept in
-# /var/cache/cdk-efs-cache/al2023; the first run on a machine adds 1-2 minutes (debootstrap from Debian's archive).
 # The mirrors' sync (fpart and rsync from apt) between local directories: what the copy holds after each kind
-# of change, a full copy, a failed walk (test/mirror-sync/run.sh; root; about 10 s).
+# of change, a full copy, a missing source (test/mirror-sync/run.sh; root; about 10 s).
 msync() { bash test/mirror-sync/run.sh | tee "$results/mirror-sync.log"; }
 step "mirror sync: real fpart and rsync between local directories" msync
 count_line "$results/mirror-sync.log"
+# The Amazon Linux 2023 branch of the scripts' package steps, with Debian's real dnf and rpm in a chroot against
+# local repositories of AL2023's package names (test/al2023/run.sh; root). 15-45 s here with its Debian base kept in
+# /var/cache/cdk-efs-cache/al2023; the first run on a machine adds 1-2 minutes (debootstrap from Debian's archive).
 al2023() { bash test/al2023/run.sh | tee "$results/al2023.log"; }
 step "Amazon Linux 2023 branch: real dnf in a chroot" al2023
 count_line "$results/al2023.log"
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
-# Here the scenarios and the mirrors (about 19 and 10 minutes on two cores, plus 4 for the image); `npm run test:lab`
+# Here the scenarios and the mirrors (about 19 and 12 minutes on two cores, plus 4 for the image); `npm run test:lab`
 # runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick
 # local run; CI always runs it.
 if [ "${LAB:-run}" != skip ] || [ "${CI:-}" = true ]; then

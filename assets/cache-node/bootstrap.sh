@@ -3,12 +3,13 @@ set -euo pipefail
 # RAM cache node (EC2 user-data; parameters in docs/CONTRACT.md): mounts the origin (EFS) and re-exports it read-only
 # over NFSv4.1 only, so that the page cache serves hot reads. In order: check the parameters, install the packages,
 # tune (sysctl, sunrpc slots), configure nfsd (threads, versions), install a copy of itself and the units that gate
-# nfs-server on every boot, mount the origin (bounded by a timeout), apply read-ahead and warm the cache, export,
+# nfs-server on every boot, mount the origin (bounded by a timeout), apply read-ahead, sync the mirrors for the first
+# time and warm the cache, export,
 # start nfsd (never restarting a live one), verify, start the re-warm timer, attach the stable ENI.
 # A node that cannot mount, warm or export does not serve: its export is withdrawn, nfs-server is stopped, and the
 # script exits 1 after one line "efs-cache: FATAL: <reason>".
 #   bootstrap.sh          everything (first boot, from cloud-init; running it again on a healthy node changes nothing)
-#   bootstrap.sh --warm   read-ahead and warming only (efs-cache-warm.service every boot, the re-warm timer,
+#   bootstrap.sh --warm   read-ahead, the mirrors' first sync of this boot and warming (efs-cache-warm.service every boot, the re-warm timer,
 #                         and /usr/local/sbin/efs-cache-warm on demand)
 #   bootstrap.sh --metrics  one run of the metrics collector (lib/metrics.sh; efs-cache-metrics.timer)
 #   bootstrap.sh --mirror   one sync of the mirrors (lib/mirror.sh; efs-cache-mirror.timer)

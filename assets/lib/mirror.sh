@@ -12,7 +12,7 @@ set -euo pipefail
 # sync reads a mount of the origin of its own without attribute caching (the re-export's mount keeps attributes for
 # minutes, which would add to the staleness). The first sync after boot completes before nfs-server starts (it is
 # part of --warm, which nfs-server requires): a node never serves an empty mirror. Later syncs run on a timer; a
-# failed one keeps the last copy served and is recorded (metrics below, a WARN line in the journal).
+# failed one removes nothing, keeps the copy served and is recorded (metrics below, a WARN line in the journal).
 #   EFSC_MIRROR_PATHS           node paths under EFSC_EXPORT_PATH, space-separated; empty: no mirror
 #   EFSC_MIRROR_FSIDS           the export fsid of each mirror (same order; the same on every node)
 #   EFSC_MIRROR_INTERVAL        systemd time span from the end of one sync to the start of the next (e.g. 1min)
@@ -85,14 +85,15 @@ mirror_mounts() {
   fi
 }
 
-# mirror_sync_one PATH: one sync of one mirror; state in MIRROR_STATE/<name>: "<last success> <seconds> <files>".
+# mirror_sync_one PATH: one sync of one mirror; state in MIRROR_STATE/<name>: "<last success> <seconds> <entries>".
 mirror_sync_one() {
   local rel="${1#"$EFSC_EXPORT_PATH"}" rc=0 t0=$SECONDS t="$MIRROR_STATE/sync" e n left
   timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" test -d "$MIRROR_SOURCE$rel" ||
     { warn "mirror $1: $MIRROR_SOURCE$rel is not a directory on the origin, or the origin does not answer: serving the last copy"; return 1; }
   rm -rf "$t"
   mkdir -p "$t" "$MIRROR_ROOT$rel"
-  # fpart walks the origin once (-zz: empty directories listed too, -e: with a trailing /, -b: one file system);
+  # fpart walks the origin once (-zz: empty directories listed too, and a directory it cannot read listed as empty,
+  # whose copy is then emptied; -e: with a trailing /; -b: one file system);
   # each part goes to an rsync that copies exactly its list: archive-like without -r (--files-from creates the
   # listed entries' directories), without --delete (removals come below), --force lets a directory replace a file.
   (cd "$MIRROR_SOURCE$rel" && timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" fpart -f "$MIRROR_PART_FILES" -zz -e -b -0 -o "$t/part" .) \

@@ -31,11 +31,12 @@ export interface RenderScriptOptions {
 }
 
 /**
- * Renders a script from assets/ into user data: `#!/bin/bash`, `set -euo pipefail`, one `export` line per
- * parameter (see `parameterLine`), then the libraries and the script, compacted (`compactScript`), gzipped and
- * base64-encoded into one line that the instance decodes and evaluates (`BODY_VARIABLE`). Packed, the code takes about
- * half its compacted size (gzip, then base64's 4/3), so neither node count nor features press against EC2's 16 KB limit; the
- * parameters stay plain text ahead of it, since a token cannot be compressed at synth. Evaluated in the user data's
+ * Renders a script from assets/ into user data: `#!/bin/bash`, `set -euo pipefail`, `set -a`, one `EFSC_X=...`
+ * assignment per parameter (see `parameterLine`), `set +a`, then the libraries and the script, compacted
+ * (`compactScript`), gzipped and base64-encoded into one line that the instance decodes and evaluates
+ * (`BODY_VARIABLE`). Packed, the code takes about half its compacted size (gzip, then base64's 4/3); node count does
+ * not press against EC2's 16 KB limit, features do (the gates' matrix holds the largest node, within a few hundred
+ * bytes of it). The parameters stay plain text ahead of the code, since a token cannot be compressed at synth. Evaluated in the user data's
  * own file, the code sees that file as its source, so an installed copy of it (install_self) is complete too.
  * Throws when the result would exceed EC2's 16 KB user-data limit.
  */

@@ -12,7 +12,7 @@ export interface MirrorOptions {
   /**
    * Node paths under `exportPath` (for example `'/efs/app'`) that every node copies into RAM and exports read-only
    * from there, at `/mirror/<path under exportPath>` (`'/efs/app'` becomes `node:/mirror/app`). A copy lags the
-   * origin by at most `mirrorInterval` plus one sync (plus the client's own attribute cache for directory listings).
+   * origin by at most `mirrorInterval` plus two syncs (plus the client's own attribute cache for directory listings).
    * For trees read again and again and changed rarely: application code, templates, vendor and package trees.
    * Writes still go to EFS. No path may contain another.
    *
@@ -104,7 +104,7 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
 /**
  * The `EFSC_MIRROR_*` parameters of assets/lib/mirror.sh. The sync mounts the origin a second time, read-only and
  * without attribute caching (`actimeo=0`, `nosharecache` so that the re-export's long timers do not apply), so a
- * sync sees the origin as it is: the staleness bound is the interval plus one sync, not the re-export's timers.
+ * sync sees the origin as it is: the staleness bound is the interval plus two syncs, not the re-export's timers.
  */
 export function mirrorParameters(constructPath: string, o: MirrorOptions, helper: MountHelper): Record<string, string> {
   const paths = o.mirrorPaths ?? [];

@@ -19,6 +19,7 @@ const NODE = '10.77.0.31';
 const FILES = 500;
 const ROUNDS = 20;
 const INTERVAL_S = 60;
+const SYNC_TIMEOUT_S = 60;
 /** The client's mounts: the mirror through the node, and the origin directly with EFS's recommended options. */
 const MIRROR_MNT = '/mnt/mirror';
 const ORIGIN_MNT = '/mnt/origin';
@@ -41,7 +42,7 @@ function mirrorNodeUserData(): { userData: string; tags: Record<string, string>;
     mirrorPaths: ['/efs/app'],
     mirrorInterval: Duration.seconds(INTERVAL_S),
     mirrorSize: Size.mebibytes(64),
-    mirrorSyncTimeout: Duration.seconds(60),
+    mirrorSyncTimeout: Duration.seconds(SYNC_TIMEOUT_S),
     // A type with NVMe instance store (the lab's disks stand in for it): the disk cache is on by default there.
     instanceType: new ec2.InstanceType('c6id.xlarge'),
     nodeDiskCacheDeviceModel: LAB_NVME_MODEL,
@@ -101,7 +102,8 @@ const READER = `import os, sys, time
 p, until = sys.argv[1], time.time() + float(sys.argv[2])
 reads = errors = mixed = 0
 seen = set()
-while time.time() < until:
+# Reads until the test says stop (it has seen the last version synced), or the time is up.
+while time.time() < until and not os.path.exists('/tmp/reader.stop'):
     try:
         with open(p, 'rb') as f:
             b = f.read()
@@ -185,7 +187,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     // "serving" line, and the one signal (SUCCESS, sent while nfsd served) after both.
     const journal = await node.execOk('journalctl -b -o short-unix --no-pager');
     const at = (re: RegExp) => Number(journal.split('\n').find((l) => re.test(l))?.split(' ')[0] ?? NaN);
-    const synced = at(/efs-cache: mirror \/efs\/app: synced \d+ files/);
+    const synced = at(/efs-cache: mirror \/efs\/app: synced \d+ entries \(\d+ files copied\)/);
     const serving = at(/serving \/efs:/);
     const signal = (await node.execOk('cat /var/log/lab-aws.log')).split('\n').filter((l) => / cloudformation signal-resource /.test(l));
     progress(`first sync done at ${synced}, serving at ${serving}, signal at ${signal[0]?.split(' ')[0]}`);
@@ -262,22 +264,25 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
       `! test -e ${MIRROR_MNT}/rename.txt`,
       `test "$(cat ${MIRROR_MNT}/renamed.txt 2>/dev/null)" = moved`,
     ].join(' && ');
-    // The bound: the interval, one sync, and the client's directory attribute cache (acdirmax, 60 s by default).
-    const boundS = INTERVAL_S + 30 + 60;
-    const r = await client.exec(`for i in $(seq ${boundS}); do ( ${check} ) && exit 0; sleep 1; done; exit 1`, { timeoutMs: 5 * MIN });
+    // The bound: the interval, two syncs (one under way may have walked past the changes; each ends by the sync
+    // timeout), and the client's directory attribute cache (acdirmax, 60 s by default).
+    const boundS = INTERVAL_S + 2 * SYNC_TIMEOUT_S + 60;
+    const r = await client.exec(`for i in $(seq ${boundS}); do ( ${check} ) && exit 0; sleep 1; done; exit 1`, { timeoutMs: 10 * MIN });
     const seen = (Date.now() - t0) / 1000;
     progress(`staleness: all four changes seen by the client after ${seen.toFixed(0)} s (bound ${boundS} s)`);
     expect(r.code).toBe(0);
   });
 
   test('(d) a client reading a file while syncs replace it sees whole versions, never a mix or an error', async () => {
-    await client.execOk('nohup python3 /root/reader.py /mnt/mirror/hot.bin 60 > /tmp/reader.out 2> /tmp/reader.err &');
+    // The reader runs through three syncs that each replace the file (a sync takes 10-20 s on the lab's emulated
+    // node), and a few seconds more after the last, then is told to stop.
+    await client.execOk('rm -f /tmp/reader.stop; nohup python3 /root/reader.py /mnt/mirror/hot.bin 600 > /tmp/reader.out 2> /tmp/reader.err &');
     for (const v of ['B', 'C', 'D']) {
       await origin.execOk(`head -c 262144 /dev/zero | tr "\\0" ${v} > /srv/efs/app/hot.tmp && mv /srv/efs/app/hot.tmp /srv/efs/app/hot.bin`);
       await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
       await client.execOk('sleep 3');
     }
-    await client.execOk('while pgrep -f "[r]eader.py" >/dev/null; do sleep 2; done', { timeoutMs: 5 * MIN });
+    await client.execOk('sleep 5; touch /tmp/reader.stop; while pgrep -f "[r]eader.py" >/dev/null; do sleep 1; done', { timeoutMs: 5 * MIN });
     const [reads, errors, mixed, seen] = (await client.execOk('cat /tmp/reader.out')).trim().split(' ');
     progress(`reader: ${reads} reads, ${errors} errors, ${mixed} mixed, versions seen ${seen}`);
     expect({ errors: Number(errors), mixed: Number(mixed), err: (await client.execOk('cat /tmp/reader.err')).trim() })

@@ -2,7 +2,7 @@
 # The mirrors' sync (assets/lib/mirror.sh mirror_sync_one) run for real on this machine: fpart and rsync from
 # the distribution, between two local directories, as root. It proves what the copy holds after each kind of change
 # (content, addition, removal, rename across directories, a file that becomes a directory, odd names), that a full
-# copy keeps the last good tree, that a failed walk removes nothing, and that an unchanged tree copies nothing.
+# copy keeps the last good tree, that a missing source removes nothing, and that an unchanged tree copies nothing.
 # What needs a real NFS origin and kernel (delegations, readers during a sync, the staleness bound) is in
 # test/lab/mirror.lab.ts. Prints `mirror-sync: N passed, M failed` last.
 # shellcheck source-path=SCRIPTDIR
