@@ -239,7 +239,7 @@ export async function runLab(s: LabSettings, log: (m: string) => void): Promise<
       durationSeconds: (Date.now() - started) / 1000,
       machine: machine(true),
       settings: {
-        'origin link': `netem on the origin VM's egress: delay ${s.delayMs} ms, rate ${s.rateMbit} Mbit/s (EFS stand-in: kernel nfsd, NFSv4.1)`,
+        'origin link': `netem on the origin VM's egress: delay ${s.delayMs} ms, rate ${s.rateMbit} Mbit/s (EFS stand-in: kernel nfsd, NFSv4.1 only, delegations off with fs.leases-enable=0, like EFS)`,
         'client-node link': 'unshaped (virtio-net on a bridge in a network namespace)',
         'VMs': `QEMU with TCG (software emulation, no KVM); origin ${VMS.origin.cpus} vCPU/${VMS.origin.memoryMiB} MiB, ` +
           `cache node ${VMS.node.cpus} vCPU/${VMS.node.memoryMiB} MiB, FS-Cache client ${VMS.client.cpus} vCPU/${VMS.client.memoryMiB} MiB ` +

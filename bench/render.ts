@@ -2,7 +2,7 @@
  * Turns the recorded figures into the Markdown table and the chart's data. Every ratio is computed here from two
  * figures of the same run; nothing is typed in by hand.
  */
-import { LabResults, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, MirrorSyncResults, PartRun, Results, SeedingResults, SynthResults, SyncRun, SyncSample, Timing } from './results';
+import { FanInResults, LabResults, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, MirrorSyncResults, PartRun, Results, SeedingResults, SynthResults, SyncRun, SyncSample, Timing } from './results';
 import { median } from './stats';
 
 /** CloudFormation's limit on a template's size (a template uploaded through S3), bytes. */
@@ -235,6 +235,7 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
     );
   }
   out.push(mirrorSyncTables(results.mirrorSync), '');
+  out.push('## Several clients, one warm file, one node (item 8)', '', fanInTable(results.fanIn), '');
   out.push('## Synthesis: how cost grows with the fleet (item 5)', '', synthTable(results.synth), '');
   const failed = results.synth?.rows.filter((r) => r.defaultError) ?? [];
   for (const r of failed) {
@@ -261,11 +262,12 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   out.push(...partLines('Item 5 (synthesis)', results.synth));
   out.push(...partLines('Item 6 (metadata lab)', results.metadata));
   out.push(...partLines('Item 7 (mirror sync lab)', results.mirrorSync));
+  out.push(...partLines('Item 8 (fan-in lab)', results.fanIn));
   out.push('', '## Re-running', '');
   out.push(
     '```',
     'sudo npm run bench                       # everything (root: the lab makes network namespaces and taps)',
-    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4), metadata (item 6), mirror-sync (item 7)',
+    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4), metadata (item 6), mirror-sync (item 7), fan-in (item 8)',
     'npm run bench -- --only render           # the table, chart and README section from bench/figures.json',
     'npm run bench -- --smoke                 # cheap check: synth with 1 node, rendered into a temporary folder',
     '```',
@@ -492,6 +494,32 @@ export function mirrorSyncTables(ms: MirrorSyncResults | undefined): string {
     out.push(`A tree of ${int(ms.largeFiles)} files: ${NOT_MEASURED} (failed).`, '');
   }
   if (ms.failures.length) out.push('What failed in this run (left out of the tables):', '', ...ms.failures.map((f) => `- ${f}`), '');
+  return out.join('\n');
+}
+
+/** Item 8: one client alone against every client at once, reading one warm file through one node. */
+export function fanInTable(f: FanInResults | undefined): string {
+  if (!f) return `Several clients reading one warm file through one node (item 8): ${NOT_MEASURED}.`;
+  const n = Math.min(f.single.length, f.all.length);
+  if (n === 0) return `Several clients reading one warm file through one node (item 8): ${NOT_MEASURED} (failed).`;
+  const mbs = (t: number, readers: number) => ((f.fileMiB * 2 ** 20 * readers) / t / 1e6).toFixed(1);
+  // Aggregate speed of all clients over one client's: clients x t(one) / t(all), every pass paired with itself.
+  const gains = Array.from({ length: n }, (_, i) => (f.clients * f.single[i]) / f.all[i]);
+  const gain = { median: (f.clients * median(f.single)) / median(f.all), low: Math.min(...gains), high: Math.max(...gains) };
+  const busy = (v: number[]) => `${(median(v) * 100).toFixed(0)} % (${(Math.min(...v) * 100).toFixed(0)}-${(Math.max(...v) * 100).toFixed(0)} %)`;
+  const out = [
+    `${f.clients} clients reading one warm file of ${f.fileMiB} MiB through one node, against one client alone (median of ${n} passes, range):`,
+    '',
+    table(['Readers', 'Wall time per pass', 'Aggregate MB/s', 'Node vCPU busy'], [
+      ['one client', timeRange(f.single), mbs(median(f.single), 1), busy(f.nodeBusySingle)],
+      [`${f.clients} clients at once`, timeRange(f.all), mbs(median(f.all), f.clients), busy(f.nodeBusyAll)],
+    ]),
+    '',
+    `Aggregate of ${f.clients} clients over one: ${ratio(gain, n)} (the range pairs each pass of one client with the pass of all that followed it). ` +
+      `The node reading the file from its own page cache: ${f.nodeLocal}.`,
+    '',
+  ];
+  if (f.failures.length) out.push('What failed in this run (left out of the table):', '', ...f.failures.map((x) => `- ${x}`), '');
   return out.join('\n');
 }
 

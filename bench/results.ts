@@ -154,6 +154,22 @@ export interface MirrorSyncResults extends PartRun {
   readonly failures: string[];
 }
 
+/** Item 8: clients reading one warm file through one node, one alone and all at once (bench/fan-in.ts). */
+export interface FanInResults extends PartRun {
+  readonly fileMiB: number;
+  readonly clients: number;
+  /** Seconds of each pass of one client alone. */
+  readonly single: number[];
+  /** Seconds of each pass of every client at once (first start to last end). */
+  readonly all: number[];
+  /** Busy share of the node's vCPU during each pass. */
+  readonly nodeBusySingle: number[];
+  readonly nodeBusyAll: number[];
+  /** dd's summary line of the node reading the file from its own page cache. */
+  readonly nodeLocal: string;
+  readonly failures: string[];
+}
+
 export interface MetaResults extends PartRun {
   readonly cells: MetaCell[];
   /** What failed in the run (a failed measurement is left out of the tables, never shown as a result). */
@@ -166,6 +182,7 @@ export interface Results {
   seeding?: SeedingResults;
   metadata?: MetaResults;
   mirrorSync?: MirrorSyncResults;
+  fanIn?: FanInResults;
 }
 
 export function machine(withQemu: boolean): Machine {
