@@ -123,7 +123,7 @@ main() {
     mount_nfs
     mount_mirrors
     metrics_setup
-    log "client ready: $EFSC_MOUNT_POINT, cached on $EFSC_CACHE_DIR (fscache-status)"
+    log "client ready: $EFSC_MOUNT_POINT, cached on $EFSC_CACHE_DIR ($EFSC_CACHE_SOURCE; fscache-status)"
   fi
 }
 
