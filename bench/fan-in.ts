@@ -11,9 +11,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, MountHelper } from '../lib';
 import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from '../test/lab/harness';
-import { EFS_NAME, LAB_SUBNET, ORIGIN_USER_DATA } from '../test/lab/scenarios/stacks';
+import { LAB_SUBNET } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
-import { expectDone } from './metadata';
+import { bootOrigin, expectDone } from './metadata';
 import { FanInResults, machine } from './results';
 
 export interface FanInSettings {
@@ -65,8 +65,7 @@ export async function runFanIn(s: FanInSettings, log: (m: string) => void): Prom
   const nodeBusySingle: number[] = [];
   const nodeBusyAll: number[] = [];
   try {
-    const origin = await lab.startVm({ name: 'origin', ip: `${SUBNET}.10`, userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1, memoryMiB: 1024 });
-    expectDone('origin', await origin.waitForCloudInit({ timeoutMs: 15 * MIN }));
+    const origin = await bootOrigin(lab, 1024);
     await origin.execOk(`mkdir -p /srv/efs/app && head -c ${s.fileMiB}M /dev/urandom > /srv/efs/app/big.bin && sync`, { timeoutMs: 10 * MIN });
     const node = await lab.startVm({ name: 'node', ip: NODE_IP, userData: ud.userData, cpus: 1, memoryMiB: 1536, instance: { tags: ud.tags } });
     const clients: Vm[] = [];

@@ -135,8 +135,7 @@ export async function runMetadata(s: MetadataSettings, log: (m: string) => void)
   const lab = await Lab.create({ name: 'bench-meta' });
   const failures: string[] = [];
   try {
-    const origin = await lab.startVm({ name: 'origin', ip: `${SUBNET}.10`, userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1, memoryMiB: 1536 });
-    expectDone('origin', await origin.waitForCloudInit({ timeoutMs: 15 * MIN }));
+    const origin = await bootOrigin(lab, 1536);
     await origin.execOk(dataSet(s), { timeoutMs: 20 * MIN });
     log('origin: data set written');
     await lab.setLink(origin, { delayMs: s.delayMs, rateMbit: s.rateMbit });
@@ -194,7 +193,7 @@ export async function runMetadata(s: MetadataSettings, log: (m: string) => void)
       durationSeconds: (Date.now() - started) / 1000,
       machine: machine(true),
       settings: {
-        'origin': `kernel nfsd, NFSv4.1 only, delegations off (fs.leases-enable=0, like EFS); its egress shaped with netem: delay ${s.delayMs} ms, rate ${s.rateMbit} Mbit/s`,
+        'origin': originSetting(s),
         'VMs': 'QEMU with TCG (software emulation, no KVM), 1 vCPU each: origin 1536 MiB, cache node 1536 MiB, two clients 1024 MiB with 2 x 384 MiB emulated NVMe in RAID 0',
         'client mounts': `the library's client user data (FS-Cache client of the origin; client of the fleet with its mirror); the direct baseline: ${EFS_OPTIONS},nosharecache`,
         'workloads': `storm: stat + open + read + close of the same ${s.stormFiles} files of 0.5-4 KiB; tree: a package tree of ${s.treeFiles} files of 1-50 KiB in ` +
@@ -210,6 +209,18 @@ export async function runMetadata(s: MetadataSettings, log: (m: string) => void)
     await lab.destroy();
     progress('bench-meta lab destroyed');
   }
+}
+
+/** Boots the lab's origin (an EFS stand-in without delegations, at SUBNET.10, named EFS_NAME) and waits for it. */
+export async function bootOrigin(lab: Lab, memoryMiB: number): Promise<Vm> {
+  const origin = await lab.startVm({ name: 'origin', ip: `${SUBNET}.10`, userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1, memoryMiB });
+  expectDone('origin', await origin.waitForCloudInit({ timeoutMs: 15 * MIN }));
+  return origin;
+}
+
+/** The settings line of a lab origin that behaves like EFS, shaped as the bench shapes it. */
+export function originSetting(s: { delayMs: number; rateMbit: number }): string {
+  return `kernel nfsd, NFSv4.1 only, delegations off (fs.leases-enable=0, like EFS); its egress shaped with netem: delay ${s.delayMs} ms, rate ${s.rateMbit} Mbit/s`;
 }
 
 export function expectDone(name: string, r: { status: string; errors: string[]; output: string }): void {

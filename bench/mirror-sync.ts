@@ -14,9 +14,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, MountHelper } from '../lib';
 import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from '../test/lab/harness';
-import { EFS_NAME, LAB_SUBNET, ORIGIN_USER_DATA } from '../test/lab/scenarios/stacks';
+import { LAB_SUBNET } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
-import { counters, expectDone, minus } from './metadata';
+import { bootOrigin, counters, expectDone, minus, originSetting } from './metadata';
 import { machine, MirrorSyncResults, NodeMemory, SyncSample } from './results';
 
 export interface MirrorSyncSettings {
@@ -94,8 +94,7 @@ export async function runMirrorSync(s: MirrorSyncSettings, log: (m: string) => v
   let memoryBefore: NodeMemory | undefined;
   let memoryAfter: NodeMemory | undefined;
   try {
-    const origin = await lab.startVm({ name: 'origin', ip: `${SUBNET}.10`, userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1, memoryMiB: 1536 });
-    expectDone('origin', await origin.waitForCloudInit({ timeoutMs: 15 * MIN }));
+    const origin = await bootOrigin(lab, 1536);
     await origin.execOk('mkdir -p /srv/efs/app && echo seed > /srv/efs/app/README && sync');
     await lab.setLink(origin, { delayMs: s.delayMs, rateMbit: s.rateMbit });
     const vms: Record<number, Vm> = {};
@@ -144,7 +143,7 @@ export async function runMirrorSync(s: MirrorSyncSettings, log: (m: string) => v
       durationSeconds: (Date.now() - started) / 1000,
       machine: machine(true),
       settings: {
-        'origin': `kernel nfsd, NFSv4.1 only, delegations off (fs.leases-enable=0, like EFS); its egress shaped with netem: delay ${s.delayMs} ms, rate ${s.rateMbit} Mbit/s`,
+        'origin': originSetting(s),
         'VMs': 'QEMU with TCG (software emulation, no KVM), 1 vCPU each: origin 1536 MiB, two cache nodes 1536 MiB',
         'nodes': `the library's node user data, a mirror of /efs/app each, mirrorSyncWorkers ${SYNC_WORKERS.join(' and ')}; the sync's own origin mount with actimeo=0 (the staleness bound)`,
         'trees': `files of 0.5-4 KiB, 200 to a folder; the comparison: ${s.compareFiles} new files copied, then ${s.rounds} unchanged syncs per node, alternately; ` +
