@@ -149,7 +149,7 @@ export async function runLab(s: LabSettings, log: (m: string) => void): Promise<
     expectDone('origin', await origin.waitForCloudInit({ timeoutMs: 15 * MIN }));
     // The origin behaves like a remote service from here on: every reply waits, and the rate is capped.
     await lab.setLink(origin, { delayMs: s.delayMs, rateMbit: s.rateMbit });
-    const node = await lab.startVm({ name: 'node', ip: `${SUBNET}.31`, userData: ud.cacheNode, ...VMS.node });
+    const node = await lab.startVm({ name: 'node', ip: `${SUBNET}.31`, userData: ud.cacheNode, ...VMS.node, instance: { tags: ud.nodeTags[0] } });
     const client = await lab.startVm({
       name: 'client', ip: `${SUBNET}.21`, userData: ud.originClient, cpus: VMS.client.cpus, memoryMiB: VMS.client.memoryMiB,
       nvmeDisks: Array.from({ length: VMS.client.nvmeCount }, (_, i) => ({ sizeMiB: VMS.client.nvmeMiB, serial: `bench-is-${i}`, blank: true })),
