@@ -47,6 +47,8 @@ function nodesUserData(s: MirrorSyncSettings): Array<{ workers: number; userData
     fleet: new CacheFleet(stack, `Jobs${w}`, {
       vpc, fileSystem, nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [LAB_SUBNET],
       originMountTimeout: Duration.seconds(150), metrics: false,
+      // Two fleets in one VPC: each its own private zone (Route 53 refuses two of one name on a VPC).
+      zoneName: `jobs${w}.efs-cache.internal`,
       mirrorPaths: ['/efs/app'],
       // The bench holds the timers and starts each sync itself.
       mirrorInterval: Duration.hours(1),
