@@ -143,7 +143,7 @@ for (const [stackName, counts] of Object.entries(expected)) {
     const userData = JSON.stringify((r.Properties.LaunchTemplateData ?? r.Properties).UserData) ?? '';
     const packed = /<<<'(H4sI[A-Za-z0-9+/=]+)'/.exec(userData)?.[1];
     const code = packed ? zlib.gunzipSync(Buffer.from(packed, 'base64')).toString('utf8') : '';
-    if (!userData.includes('\nEFSC_') || !code.includes("printf 'efs-cache: ")) {
+    if (!userData.includes('set -a\\nEFSC_') || !code.includes("printf 'efs-cache: ")) {
       failures.push(`${stackName}: a ${r.Type} without the rendered bootstrap`);
     }
   }
