@@ -602,7 +602,7 @@ const DECISION_ROWS: Array<{ data: string; where: string; why: string; measured?
   {
     data: 'large files read once or by many clients (models, media, data sets)',
     where: 're-export (+ FS-Cache on clients)',
-    why: 'the node\'s page cache and the clients\' disk caches hold them; a mirror would copy them into RAM on every node',
+    why: 'the node\'s page cache and the clients\' disk caches hold them; a mirror would copy them to every node',
   },
   {
     data: 'data that must be seen at once after a write (uploads, sessions, queues)',
@@ -611,7 +611,12 @@ const DECISION_ROWS: Array<{ data: string; where: string; why: string; measured?
   },
   { data: 'anything written by clients', where: 'EFS directly', why: 'mirrors and the re-export are read-only' },
   {
-    data: 'trees larger than a node\'s spare RAM, or of millions of files',
+    data: 'trees of thousands of files larger than a node\'s spare RAM',
+    where: 'mirror on the instance store (`mirrorStorage`, node types with NVMe instance store)',
+    why: 'the copy lives on local NVMe beside the disk cache, its hot files in the page cache; delegations as in RAM',
+  },
+  {
+    data: 'trees of millions of files',
     where: 're-export',
     why: 'each sync walks the whole tree',
     measured: (r) => decisionSyncCost(r.mirrorSync),

@@ -7,7 +7,7 @@ export {
 } from './cache-fleet/cache-fleet';
 export { FanOut, FanOutMode, FanOutOptions, FanOutProps } from './cache-fleet/fan-out';
 export { CacheNode, CacheNodeProps } from './cache-fleet/cache-node';
-export { MirrorOptions } from './cache-fleet/mirror';
+export { MirrorOptions, MirrorStorage } from './cache-fleet/mirror';
 export { MountHelper } from './mount-helper';
 export { CacheStorage, CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, FsCacheClientOptions } from './client/fs-cache-client';
 export { FleetSourceOptions, MountSource } from './client/mount-source';

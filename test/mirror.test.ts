@@ -1,6 +1,8 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MountHelper } from '../lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper } from '../lib';
+import { renderedCode } from '../lib/bootstrap/render';
 import { mirrorFsid } from '../lib/cache-fleet/mirror';
 import { importedFs, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
@@ -49,6 +51,33 @@ describe('CacheFleet mirrors', () => {
     const { params } = fleet({ mirrorPaths: ['/efs/app'], originMountHelper: MountHelper.NFS });
     expect(params).toMatchObject({ EFSC_MIRROR_INTERVAL: '60s', EFSC_MIRROR_SIZE_MB: '1024', EFSC_MIRROR_TIMEOUT_SEC: '600', EFSC_MIRROR_WORKERS: '8' });
     expect(params.EFSC_MIRROR_SOURCE_OPTIONS).toMatch(/^nfsvers=4\.1,/);
+  });
+
+  test('storage: memory on a type without instance store, the instance store where the nodes keep the disk cache, or as chosen', () => {
+    const ofType = (type: string, props: Partial<CacheFleetProps> = {}) =>
+      fleet({ mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType(type), ...props }).params;
+    expect(ofType('c7gn.16xlarge')).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'false' });
+    expect(ofType('c7gd.4xlarge')).toMatchObject({ EFSC_MIRROR_STORAGE: 'disk', EFSC_NODE_DISK_CACHE: 'true', EFSC_CACHE_DIR: '/var/cache/fscache' });
+    expect(ofType('c7gd.4xlarge', { mirrorStorage: MirrorStorage.MEMORY })).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'true' });
+    expect(ofType('c7gd.4xlarge', { nodeDiskCache: false })).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'false' });
+    expect(() => ofType('c7gn.16xlarge', { mirrorStorage: MirrorStorage.INSTANCE_STORE }))
+      .toThrow(/^Invalid mirrorStorage: INSTANCE_STORE needs the second cache level on the nodes \(nodeDiskCache/);
+    expect(() => ofType('c7gd.4xlarge', { nodeDiskCache: false, mirrorStorage: MirrorStorage.INSTANCE_STORE })).toThrow(/^Invalid mirrorStorage/);
+    // The node's code holds the disk storage and not the devices' initialization, which only clients run.
+    const code = renderedCode(fleet({ mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType('c7gd.4xlarge') }).userData);
+    expect(code).toContain('mirror_disk() {');
+    expect(code).not.toContain('dd if=/dev/zero');
+  });
+
+  test('the node script refuses disk storage without the disk cache, and a storage it does not know', () => {
+    const { userData } = fleet({ mirrorPaths: ['/efs/app'] });
+    const tags = { 'cdk-efs-cache:signal-resource': 'FleetNode1GroupASG' };
+    expect(userData).toContain("EFSC_MIRROR_STORAGE='memory'");
+    const disk = runScript(userData.replace("EFSC_MIRROR_STORAGE='memory'", "EFSC_MIRROR_STORAGE='disk'"), [], { tags });
+    expect(disk.status).toBe(1);
+    expect(disk.stderr).toMatch(/efs-cache: FATAL: EFSC_MIRROR_STORAGE=disk needs EFSC_NODE_DISK_CACHE=true/);
+    const other = runScript(userData.replace("EFSC_MIRROR_STORAGE='memory'", "EFSC_MIRROR_STORAGE='ssd'"), [], { tags });
+    expect(other.stderr).toMatch(/efs-cache: FATAL: EFSC_MIRROR_STORAGE/);
   });
 
   test('each mirror\'s fsid is a UUID of the fleet\'s path and the mirror path: stable, distinct from the re-export and from other mirrors', () => {

@@ -13,7 +13,7 @@ describe('exports', () => {
   test('only classes and enums leave at run time: no validators, fsid helper or metric tables', () => {
     expect(Object.keys(lib).sort()).toEqual([
       'CacheDashboard', 'CacheFleet', 'CacheNode', 'CacheStorage', 'CachedFileSystem', 'ClientSource', 'DataSeeder',
-      'FanOut', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MountHelper', 'MountSource',
+      'FanOut', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorStorage', 'MountHelper', 'MountSource',
       'OriginFileSystem', 'SeedSource', 'SeedSourceKind',
     ]);
   });

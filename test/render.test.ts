@@ -75,6 +75,13 @@ describe('compactScript', () => {
     ]);
   });
 
+  test('a block named in drop is dropped, and only that one: a node never runs the devices\' initialization', () => {
+    const text = ['a', '# efs-cache: initialize-devices begin', 'dd', '# efs-cache: initialize-devices end', '# efs-cache: other begin', 'b', '# efs-cache: other end'].join('\n');
+    expect(compactScript(text, ['initialize-devices'])).toEqual(['a', 'b']);
+    expect(compactScript(text)).toEqual(['a', 'dd', 'b']);
+    expect(() => compactScript('# efs-cache: x begin\nsource x', ['x'])).toThrow(/a x block in a script has no end marker/);
+  });
+
   test('a standalone block without its end marker is an error', () => {
     expect(() => compactScript('# efs-cache: standalone begin\nsource x')).toThrow(/no end marker/);
   });

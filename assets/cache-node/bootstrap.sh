@@ -61,6 +61,8 @@ check_parameters() {
   if disk_cache; then
     fscache_check
     [[ ",$EFSC_ORIGIN_MOUNT_OPTIONS," =~ ,fsc[,=] ]] || die "EFSC_ORIGIN_MOUNT_OPTIONS must contain fsc with EFSC_NODE_DISK_CACHE=true"
+    # A node's user data carries no initialization of the devices (lib/fscache.sh, a block only clients run).
+    [ "$EFSC_INITIALIZE_DEVICES" = false ] || die "EFSC_INITIALIZE_DEVICES must be false on a cache node"
   fi
   metrics_check
   mirror_check

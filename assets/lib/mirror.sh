@@ -1,8 +1,9 @@
 #!/bin/bash
 set -euo pipefail
 # Mirrors of a cache node (issue 19): chosen subtrees of the origin served from a local copy instead of the
-# re-export. The copy lives on a RAM-backed file system of the node's own (tmpfs at MIRROR_ROOT), so nfsd exports a
-# local file system and grants read delegations: a client holding one re-opens and re-reads a file with no request.
+# re-export. The copy lives on a local file system of the node's own at MIRROR_ROOT (a tmpfs, or an ext4 image on the
+# instance store's disk cache file system, made afresh at boot), so nfsd exports a local file system and grants read
+# delegations: a client holding one re-opens and re-reads a file with no request.
 # A sync is parallel (fpart walks the origin once and splits what it lists into parts of 500 entries; EFSC_MIRROR_WORKERS
 # rsync jobs at a time copy one part each, because walking and copying small files over NFS is latency-bound; fpart's
 # own fpsync does the same with a polling loop that costs a second of CPU per sync). rsync never runs with
@@ -16,7 +17,8 @@ set -euo pipefail
 #   EFSC_MIRROR_PATHS           node paths under EFSC_EXPORT_PATH, space-separated; empty: no mirror
 #   EFSC_MIRROR_FSIDS           the export fsid of each mirror (same order; the same on every node)
 #   EFSC_MIRROR_INTERVAL        systemd time span from the end of one sync to the start of the next (e.g. 1min)
-#   EFSC_MIRROR_SIZE_MB         size of the tmpfs that holds every mirror
+#   EFSC_MIRROR_SIZE_MB         size of the file system that holds every mirror
+#   EFSC_MIRROR_STORAGE         memory (tmpfs) or disk (ext4 image in EFSC_CACHE_DIR; needs EFSC_NODE_DISK_CACHE=true)
 #   EFSC_MIRROR_TIMEOUT_SEC     longest time one sync of one mirror may take
 #   EFSC_MIRROR_WORKERS         rsync jobs of one sync at a time
 #   EFSC_MIRROR_SOURCE_OPTIONS  mount options of the sync's own origin mount
@@ -39,6 +41,8 @@ mirror_check() {
   [ "$n" = 0 ] && return 0
   need EFSC_MIRROR_INTERVAL '^[1-9][0-9]*(s|min|h)$' 'a time span such as 1min'
   need EFSC_MIRROR_SIZE_MB '^[1-9][0-9]{0,7}$' 'MiB, more than 0'
+  need EFSC_MIRROR_STORAGE '^(memory|disk)$' 'memory or disk'
+  [ "$EFSC_MIRROR_STORAGE" = memory ] || [ "$EFSC_NODE_DISK_CACHE" = true ] || die "EFSC_MIRROR_STORAGE=disk needs EFSC_NODE_DISK_CACHE=true"
   need EFSC_MIRROR_TIMEOUT_SEC '^[1-9][0-9]{0,5}$' 'seconds, more than 0'
   need EFSC_MIRROR_WORKERS '^([1-9]|[1-5][0-9]|6[0-4])$' '1 to 64 jobs'
   need EFSC_MIRROR_SOURCE_OPTIONS "$RE_OPTS" 'mount options'
@@ -68,13 +72,20 @@ mirror_exported() {
   done
 }
 
-# The tmpfs of the copies and the sync's own origin mount (a hard mount: a sync that hangs is ended by its timeout).
+# The file system of the copies and the sync's own origin mount (a hard mount: a sync that hangs is ended by its
+# timeout). A tmpfs is resized in place; a new size of the disk storage applies at the next boot.
 mirror_mounts() {
-  local s="size=${EFSC_MIRROR_SIZE_MB}m"
+  local s="size=${EFSC_MIRROR_SIZE_MB}m" p
   mkdir -p "$MIRROR_ROOT" "$MIRROR_STATE"
   if ! mountpoint -q "$MIRROR_ROOT"; then
-    mount -t tmpfs -o "$s,mode=0755" efs-cache-mirror "$MIRROR_ROOT" || die "cannot mount a tmpfs at $MIRROR_ROOT"
-  elif [[ ",$(findmnt -no OPTIONS "$MIRROR_ROOT")," != *",size=$((EFSC_MIRROR_SIZE_MB * 1024))k,"* ]]; then
+    if [ "$EFSC_MIRROR_STORAGE" = disk ]; then mirror_disk; else
+      mount -t tmpfs -o "$s,mode=0755" efs-cache-mirror "$MIRROR_ROOT" || die "cannot mount a tmpfs at $MIRROR_ROOT"
+    fi
+    # Every mirror's root first, in order, on the new file system: the file handle of an export's root holds its
+    # inode number (it is not the file system's root), which is then the same at every boot and on every node, so
+    # clients' mounts outlive a reboot or a replacement of the node.
+    for p in $EFSC_MIRROR_PATHS; do mkdir -p "$MIRROR_ROOT${p#"$EFSC_EXPORT_PATH"}"; done
+  elif [ "$EFSC_MIRROR_STORAGE" = memory ] && [[ ",$(findmnt -no OPTIONS "$MIRROR_ROOT")," != *",size=$((EFSC_MIRROR_SIZE_MB * 1024))k,"* ]]; then
     mount -o "remount,$s" "$MIRROR_ROOT" || warn "cannot resize $MIRROR_ROOT to $EFSC_MIRROR_SIZE_MB MiB"
   fi
   # findmnt reads the mount table: a stat of a hard mount whose server is gone would hang.
@@ -83,6 +94,23 @@ mirror_mounts() {
     timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount -t "$EFSC_ORIGIN_MOUNT_TYPE" -o "$EFSC_MIRROR_SOURCE_OPTIONS" \
       "$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH" "$MIRROR_SOURCE" || return 1
   fi
+}
+
+# The disk storage: an ext4 of EFSC_MIRROR_SIZE_MB in an image on the disk cache's file system (beside cachefilesd's
+# cache/ and graveyard/), made afresh (the first sync of the boot fills it), of at most half that file system so that
+# the disk cache keeps the rest: fallocate reserves its blocks, one inode per 4 KiB (small files), no journal (nothing
+# in it outlives a boot), a fixed hash seed (on a large file system ext4 spreads top-level directories by a hash of
+# their name: with the same seed the mirrors' roots get the same inode numbers every time). A loop mount detaches its
+# device when unmounted. The image's blocks may also sit in the page cache under the ext4's own: clean pages, read
+# once, that the kernel reclaims first.
+mirror_disk() {
+  local i="$EFSC_CACHE_DIR/efs-cache-mirror.img"
+  (($(df -BM --output=size "$EFSC_CACHE_DIR" | tr -dc 0-9) >= 2 * EFSC_MIRROR_SIZE_MB)) ||
+    die "mirrorSize ($EFSC_MIRROR_SIZE_MB MiB) is more than half of the disk cache at $EFSC_CACHE_DIR"
+  rm -f "$i"
+  fallocate -l "${EFSC_MIRROR_SIZE_MB}M" "$i" && mkfs.ext4 -qF -m 0 -i 4096 -O ^has_journal -E hash_seed="${EFSC_MIRROR_FSIDS%% *}" "$i" &&
+    mount -o loop,noatime "$i" "$MIRROR_ROOT" && return
+  die "cannot make the mirrors' ext4 at $i"
 }
 
 # mirror_sync_one PATH: one sync of one mirror; state in MIRROR_STATE/<name>: "<last success> <seconds> <entries>".

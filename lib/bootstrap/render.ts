@@ -10,11 +10,18 @@ import { readAsset } from '../private/assets';
  */
 export const TOKEN_SIZE_ESTIMATE = 96;
 
+/**
+ * Longest values of the pseudo parameters user data holds, in every partition, with room to spare: a region name
+ * (such as ap-southeast-5, 14 bytes) and a URL suffix (amazonaws.com.cn, 16 bytes) are short, and counting them as
+ * TOKEN_SIZE_ESTIMATE would refuse user data that fits.
+ */
+const PSEUDO_SIZE_ESTIMATES: Record<string, number> = { 'AWS::Region': 20, 'AWS::URLSuffix': 20, 'AWS::Partition': 12, 'AWS::AccountId': 12 };
+
 /** A rendered script and its measured size. */
 export interface RenderedScript {
   /** The user data: header, parameters, library and script. May hold tokens. */
   readonly text: string;
-  /** Size in bytes with every token counted as TOKEN_SIZE_ESTIMATE bytes. */
+  /** Size in bytes with every token counted as TOKEN_SIZE_ESTIMATE bytes (a pseudo parameter as its longest value). */
   readonly estimatedBytes: number;
 }
 
@@ -28,6 +35,11 @@ export interface RenderScriptOptions {
   readonly libraries?: string[];
   /** What the user data is, for the size error. */
   readonly description: string;
+  /**
+   * Blocks of the scripts that this user data never runs, dropped from it (`# efs-cache: <name> begin` to
+   * `# efs-cache: <name> end`), for room under EC2's 16 KB. @default []
+   */
+  readonly drop?: string[];
 }
 
 /**
@@ -51,8 +63,8 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
     estimatedBytes += line.estimatedBytes + 1;
   }
   const code: string[] = [];
-  for (const lib of options.libraries ?? ['lib/common.sh']) code.push(...compactScript(readAsset(lib)));
-  code.push(...compactScript(readAsset(options.script)));
+  for (const lib of options.libraries ?? ['lib/common.sh']) code.push(...compactScript(readAsset(lib), options.drop));
+  code.push(...compactScript(readAsset(options.script), options.drop));
   const packed = zlib.gzipSync(Buffer.from(code.join('\n') + '\n', 'utf8'), { level: 9 }).toString('base64');
   const tail = [
     'set +a',
@@ -132,12 +144,12 @@ export function shellQuote(value: string): string {
  * heredoc bodies are kept byte for byte (they are files the script writes). `# shellcheck` directives stay, so the
  * rendered user data passes shellcheck as its sources do. Lines between `# efs-cache: standalone begin` and
  * `# efs-cache: standalone end` (a script's code for running from a checkout, such as sourcing the library that
- * the user data already inlines) are dropped.
+ * the user data already inlines) are dropped, and likewise the blocks named in `drop`.
  */
-export function compactScript(text: string): string[] {
+export function compactScript(text: string, drop: string[] = []): string[] {
   const out: string[] = [];
   let terminator: { word: string; tabs: boolean } | undefined;
-  let standalone = false;
+  let standalone: string | undefined;
   text.split('\n').forEach((line, i) => {
     if (terminator) {
       out.push(line);
@@ -145,9 +157,10 @@ export function compactScript(text: string): string[] {
       return;
     }
     const trimmed = line.trim();
-    if (/^#\s*efs-cache: standalone begin\b/.test(trimmed)) standalone = true;
+    const begin = /^#\s*efs-cache: ([a-z-]+) begin$/.exec(trimmed);
+    if (!standalone && begin && (begin[1] === 'standalone' || drop.includes(begin[1]))) standalone = begin[1];
     if (standalone) {
-      if (/^#\s*efs-cache: standalone end\b/.test(trimmed)) standalone = false;
+      if (trimmed.replace(/^#\s*/, '# ') === `# efs-cache: ${standalone} end`) standalone = undefined;
       return;
     }
     if (i === 0 && trimmed.startsWith('#!')) return;
@@ -158,15 +171,14 @@ export function compactScript(text: string): string[] {
     if (heredoc) terminator = { word: heredoc[3], tabs: heredoc[1] === '-' };
   });
   if (terminator) throw new Error(`cdk-efs-cache: unterminated heredoc ${terminator.word} in a script`);
-  if (standalone) throw new Error('cdk-efs-cache: a standalone block in a script has no end marker');
+  if (standalone) throw new Error(`cdk-efs-cache: a ${standalone} block in a script has no end marker`);
   return out;
 }
 
 function estimateBytes(text: string): number {
   if (!Token.isUnresolved(text)) return Buffer.byteLength(text, 'utf8');
-  const placeholder = 'x'.repeat(TOKEN_SIZE_ESTIMATE);
   const flat = Tokenization.reverseString(text)
-    .mapTokens({ mapToken: () => placeholder })
+    .mapTokens({ mapToken: (t) => 'x'.repeat(PSEUDO_SIZE_ESTIMATES[(t as { value?: { Ref?: string } }).value?.Ref ?? ''] ?? TOKEN_SIZE_ESTIMATE) })
     .join({ join: (a: unknown, b: unknown) => `${a}${b}` });
   return Buffer.byteLength(String(flat), 'utf8');
 }

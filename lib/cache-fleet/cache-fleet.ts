@@ -304,7 +304,7 @@ export enum MirrorMetric {
   SYNC_SECONDS = 'MirrorSyncSeconds',
   /** Files and directories the last sync of a node's mirrors walked (maximum). */
   FILES_WALKED = 'MirrorFilesWalked',
-  /** 1 when the last sync of a node's mirrors ran out of space in its tmpfs (maximum): raise mirrorSize. */
+  /** 1 when the last sync of a node's mirrors ran out of space in its mirrors' file system (maximum): raise mirrorSize. */
   FULL = 'MirrorFull',
   /** Bytes held by a node's mirrors (maximum). */
   BYTES = 'MirrorBytes',
@@ -477,7 +477,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       EFSC_WARM_WORKERS: String(props.warmWorkers ?? 16),
       EFSC_REWARM_INTERVAL: rewarm ? systemdTimeSpan(rewarm) : '',
       ...instanceMetrics(this, this.role, props.metrics ?? true),
-      ...mirrorParameters(this.node.path, props, mountHelper),
+      ...mirrorParameters(this.node.path, props, mountHelper, this.diskCache),
       EFSC_NODE_DISK_CACHE: String(this.diskCache),
       ...(this.diskCache ? diskCacheParameters({
         dir: '/var/cache/fscache', label: 'efs-node-cache', tag: 'efsnode',
@@ -492,6 +492,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       // lib/fscache.sh only with the disk cache (its functions run only then): it is a quarter of the packed code.
       libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/mirror.sh', ...(this.diskCache ? ['lib/fscache.sh'] : []), 'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
+      drop: ['initialize-devices'],
       parameters: {
         ...common,
         EFSC_NODE_IDENTITY: 'tags',

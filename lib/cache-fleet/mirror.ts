@@ -4,17 +4,33 @@ import { IConstruct } from 'constructs';
 import { propError, wholeSeconds } from '../private/errors';
 import { MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
+/** Where a node keeps the copies of its mirrors (`mirrorStorage`). */
+export enum MirrorStorage {
+  /**
+   * A RAM-backed file system (tmpfs) of `mirrorSize`: the copies take that much of the node's memory at most, beside
+   * the page cache of the re-export.
+   */
+  MEMORY = 'MEMORY',
+  /**
+   * An ext4 file system of `mirrorSize` in an image file on the node's instance store (the RAID 0 of the second cache
+   * level, `nodeDiskCache`), made afresh at every boot: trees larger than the memory a node can spare, with hot files
+   * still served from the page cache. At most half the instance store; the rest stays the disk cache.
+   */
+  INSTANCE_STORE = 'INSTANCE_STORE',
+}
+
 /**
  * Mirror options of a cache fleet (issue 19): subtrees that the nodes serve from a local copy instead of the
  * re-export, so that clients get read delegations and re-open and re-read hot files with no request at all.
  */
 export interface MirrorOptions {
   /**
-   * Node paths under `exportPath` (for example `'/efs/app'`) that every node copies into RAM and exports read-only
-   * from there, at `/mirror/<path under exportPath>` (`'/efs/app'` becomes `node:/mirror/app`). A copy lags the
+   * Node paths under `exportPath` (for example `'/efs/app'`) that every node copies to a local file system of its
+   * own (`mirrorStorage`) and exports read-only from there, at `/mirror/<path under exportPath>` (`'/efs/app'` becomes `node:/mirror/app`). A copy lags the
    * origin by at most `mirrorInterval` plus two syncs (plus the client's own attribute cache for directory listings).
    * For trees read again and again and changed rarely: application code, templates, vendor and package trees.
-   * Writes still go to EFS. No path may contain another.
+   * Writes still go to EFS. No path may contain another. Clients' mounts of a mirror outlive a reboot or replacement
+   * of the node; reordering the paths gives the mirrors new file handles, and clients then mount them again.
    *
    * @default - no mirror
    */
@@ -28,13 +44,22 @@ export interface MirrorOptions {
   readonly mirrorInterval?: Duration;
 
   /**
-   * Size of the RAM-backed file system (tmpfs) that holds every mirror of a node. A tree that outgrows it is not
-   * copied further: the node keeps serving the last copy and reports `MirrorFull`; at boot the node refuses to
-   * serve. Whole MiB.
+   * Size of the file system that holds every mirror of a node (`mirrorStorage`). A tree that outgrows it (bytes, or
+   * on the instance store also inodes: one per 4 KiB) is not copied further: the node keeps serving the last copy
+   * and reports `MirrorFull`; at boot the node refuses to serve. Whole MiB.
    *
    * @default Size.gibibytes(1)
    */
   readonly mirrorSize?: Size;
+
+  /**
+   * Where the nodes keep the copies. `INSTANCE_STORE` needs the second cache level (`nodeDiskCache`). Changing it
+   * gives the mirrors new file handles: clients then mount them again.
+   *
+   * @default - `MirrorStorage.INSTANCE_STORE` when the nodes keep the second cache level (`nodeDiskCache`), else
+   * `MirrorStorage.MEMORY`
+   */
+  readonly mirrorStorage?: MirrorStorage;
 
   /**
    * Longest time one sync of one mirror may take; a sync that takes longer is ended and counted as failed.
@@ -66,8 +91,8 @@ export function mirrorFsid(constructPath: string, path: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-/** Throws `Invalid <prop>` for mirror options that cannot work. */
-export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, exportPath: string): void {
+/** Throws `Invalid <prop>` for mirror options that cannot work (`diskCache`: the fleet's `nodeDiskCache`, resolved). */
+export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, exportPath: string, diskCache: boolean): void {
   const paths = o.mirrorPaths ?? [];
   for (const p of paths) {
     if (Token.isUnresolved(p) || !PATH_RE.test(p) || p.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(p)) {
@@ -85,11 +110,16 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
   };
   needsPaths('mirrorInterval', o.mirrorInterval);
   needsPaths('mirrorSize', o.mirrorSize);
+  needsPaths('mirrorStorage', o.mirrorStorage);
   needsPaths('mirrorSyncTimeout', o.mirrorSyncTimeout);
   needsPaths('mirrorSyncWorkers', o.mirrorSyncWorkers);
   const w = o.mirrorSyncWorkers;
   if (w !== undefined && (Token.isUnresolved(w) || !Number.isInteger(w) || w < 1 || w > 64)) {
     throw propError(scope, 'mirrorSyncWorkers', `must be a whole number from 1 to 64, got ${Token.isUnresolved(w) ? 'a token' : w}.`);
+  }
+  if (o.mirrorStorage === MirrorStorage.INSTANCE_STORE && !diskCache) {
+    throw propError(scope, 'mirrorStorage', 'INSTANCE_STORE needs the second cache level on the nodes (nodeDiskCache, on by ' +
+      'default for types with NVMe instance store such as c7gd, c6gd, i4i): the mirrors live beside the disk cache.');
   }
   wholeSeconds(scope, 'mirrorInterval', o.mirrorInterval, 10, 86400, '10 seconds to 24 hours');
   wholeSeconds(scope, 'mirrorSyncTimeout', o.mirrorSyncTimeout, 10, 86400, '10 seconds to 24 hours');
@@ -106,7 +136,7 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
  * without attribute caching (`actimeo=0`, `nosharecache` so that the re-export's long timers do not apply), so a
  * sync sees the origin as it is: the staleness bound is the interval plus two syncs, not the re-export's timers.
  */
-export function mirrorParameters(constructPath: string, o: MirrorOptions, helper: MountHelper): Record<string, string> {
+export function mirrorParameters(constructPath: string, o: MirrorOptions, helper: MountHelper, diskCache: boolean): Record<string, string> {
   const paths = o.mirrorPaths ?? [];
   if (paths.length === 0) return { EFSC_MIRROR_PATHS: '', EFSC_MIRROR_FSIDS: '' };
   return {
@@ -114,6 +144,7 @@ export function mirrorParameters(constructPath: string, o: MirrorOptions, helper
     EFSC_MIRROR_FSIDS: paths.map((p) => mirrorFsid(constructPath, p)).join(' '),
     EFSC_MIRROR_INTERVAL: `${seconds(o.mirrorInterval ?? Duration.minutes(1))}s`,
     EFSC_MIRROR_SIZE_MB: String((o.mirrorSize ?? Size.gibibytes(1)).toMebibytes()),
+    EFSC_MIRROR_STORAGE: (o.mirrorStorage ?? (diskCache ? MirrorStorage.INSTANCE_STORE : MirrorStorage.MEMORY)) === MirrorStorage.MEMORY ? 'memory' : 'disk',
     EFSC_MIRROR_TIMEOUT_SEC: seconds(o.mirrorSyncTimeout ?? Duration.minutes(10)),
     EFSC_MIRROR_WORKERS: String(o.mirrorSyncWorkers ?? 8),
     EFSC_MIRROR_SOURCE_OPTIONS: [

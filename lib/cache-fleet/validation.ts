@@ -46,8 +46,8 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || /(^|\/)\.\.?(\/|$)/.test(o.originPath))) {
     throw propError(scope, 'originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
-  validateMirrorOptions(scope, o, exportPath);
   validateDiskCache(scope, o, facts);
+  validateMirrorOptions(scope, o, exportPath, o.nodeDiskCache ?? (facts.instanceStore === true && facts.nvmeInstanceStore === true));
   for (const p of o.warmPaths ?? []) {
     if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError(scope, 'warmPaths', `'${p}' is not an absolute path.`);
     if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {

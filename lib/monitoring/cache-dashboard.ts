@@ -278,7 +278,7 @@ export class CacheDashboard extends Construct {
   /**
    * The mirrors of a fleet (`mirrorPaths`): age of the copies, the syncs' own cost (seconds, files walked, origin
    * requests), failures and space; alarms when syncs keep failing (clients see an older copy) and when a tree no
-   * longer fits the nodes' tmpfs.
+   * longer fits the nodes' mirrorSize.
    */
   private addMirrors(f: CacheFleet): void {
     const m = (name: MirrorMetric, label: string) => f.metricMirror(name, { label });

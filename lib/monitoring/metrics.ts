@@ -41,7 +41,7 @@ export const NODE_METRICS = {
   mirrorSyncSeconds: 'MirrorSyncSeconds',
   /** Files and directories the last sync of a node's mirrors walked (maximum). */
   mirrorFilesWalked: 'MirrorFilesWalked',
-  /** 1 when the last sync of a node's mirrors ran out of space in its tmpfs (maximum): raise mirrorSize. */
+  /** 1 when the last sync of a node's mirrors ran out of space in its mirrors' file system (maximum): raise mirrorSize. */
   mirrorFull: 'MirrorFull',
   /** Bytes held by a node's mirrors (maximum). */
   mirrorBytes: 'MirrorBytes',

@@ -1,6 +1,7 @@
 /**
- * Mirrors (issue 19) on a real kernel: a cache node that serves /efs/app from a synced copy in RAM, exported by its
- * own nfsd, which grants read delegations; an origin that behaves like EFS (no delegations, 2 ms + 16 Mbit/s); one
+ * Mirrors (issue 19) on a real kernel: a cache node that serves /efs/app from a synced copy on its instance store (an
+ * ext4 image on the disk cache, the default where the nodes keep one; (j) then moves it to RAM), exported by its own
+ * nfsd, which grants read delegations; an origin that behaves like EFS (no delegations, 2 ms + 16 Mbit/s); one
  * client that mounts the mirror and, for the baseline, the origin directly with EFS's recommended options. The node
  * also keeps its second cache level (nodeDiskCache: FS-Cache on a RAID 0 of two emulated NVMe disks), and (e) shows
  * a file evicted from its RAM served from that disk with no origin read.
@@ -196,8 +197,13 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect(signal[0]).toMatch(/--status SUCCESS/);
     expect(signal[0]).toMatch(/serving=yes/);
     expect(Number(signal[0].split(' ')[0])).toBeGreaterThan(serving);
-    // Exported read-only from the tmpfs, with the synthesized fsid; leases on, so nfsd may delegate.
-    expect((await node.execOk('findmnt -no FSTYPE /mirror')).trim()).toBe('tmpfs');
+    // The copy is on the instance store: an ext4 of mirrorSize in an image on the disk cache's file system, on a loop
+    // device. Exported read-only from there, with the synthesized fsid; leases on, so nfsd may delegate.
+    const img = '/var/cache/fscache/efs-cache-mirror.img';
+    expect((await node.execOk('findmnt -no FSTYPE,SOURCE /mirror')).trim()).toMatch(/^ext4\s+\/dev\/loop\d+$/);
+    expect((await node.execOk(`losetup -nO BACK-FILE "$(findmnt -no SOURCE /mirror)"`)).trim()).toBe(img);
+    expect((await node.execOk(`stat -c %s ${img}`)).trim()).toBe(String(64 * 1024 * 1024));
+    expect((await node.execOk(`stat -c %m ${img}`)).trim()).toBe('/var/cache/fscache');
     const exports = (await node.execOk('exportfs -v')).replace(/\s+/g, ' ');
     const line = /\/mirror\/app (\S+)\(([^)]*)\)/.exec(exports);
     expect(line?.[1]).toBe(LAB_SUBNET);
@@ -409,9 +415,30 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
       expect((await node.execOk('cat /proc/fs/nfsd/threads')).trim()).not.toBe('0');
       expect((await client.execOk(`ls ${MIRROR_MNT} | grep -c '^f[0-9]'`, { timeoutMs: 5 * MIN })).trim()).toBe(String(FILES));
       expect((await client.execOk(`test ! -e ${MIRROR_MNT}/huge.bin && echo gone`)).trim()).toBe('gone');
+      // The client's mount from before the reboot serves on: the mirror's root kept its file handle (the same inode
+      // number on the new file system), and a file it read before is found again under its new handle.
+      const sum = (await origin.execOk('md5sum < /srv/efs/app/f7')).trim();
+      expect((await client.execOk(`md5sum < ${MIRROR_MNT}/f7`, { timeoutMs: 5 * MIN })).trim()).toBe(sum);
     } finally {
       await origin.exec('rm -f /srv/efs/app/huge.bin');
       await lab.setLink(origin, { delayMs: 2, rateMbit: 16 });
     }
+  });
+
+  test('(j) the same node with its mirrors in RAM (EFSC_MIRROR_STORAGE=memory): after a reboot /mirror is a tmpfs that serves the tree', async () => {
+    // The boot units run the installed copy of the user data: its parameter line is what mirrorStorage MEMORY renders.
+    const self = '/usr/local/lib/efs-cache/cache-node.sh';
+    await node.execOk(`sed -i "s/^EFSC_MIRROR_STORAGE='disk'$/EFSC_MIRROR_STORAGE='memory'/" ${self} && grep -qx "EFSC_MIRROR_STORAGE='memory'" ${self}`);
+    await node.reboot();
+    await node.execOk('for i in $(seq 1 300); do exportfs -v 2>/dev/null | grep -q /mirror/app && exit 0; sleep 1; done; exit 1', { timeoutMs: 10 * MIN });
+    expect((await node.execOk('findmnt -no FSTYPE,OPTIONS /mirror')).trim()).toMatch(/^tmpfs\s+.*\bsize=65536k\b/);
+    expect((await node.execOk('losetup -j /var/cache/fscache/efs-cache-mirror.img')).trim()).toBe('');
+    expect((await node.execOk('cat /proc/fs/nfsd/threads')).trim()).not.toBe('0');
+    // Another kind of file system gives the mirror's root another inode number, so another file handle: clients
+    // mount again after a change of mirrorStorage (the README says so).
+    await client.execOk(`umount -l ${MIRROR_MNT} && mount -t nfs4 -o nfsvers=4.1,ro,hard,timeo=600,retrans=2,noresvport ${NODE}:/mirror/app ${MIRROR_MNT}`, { timeoutMs: 5 * MIN });
+    const sum = (await origin.execOk('md5sum < /srv/efs/app/f7')).trim();
+    expect((await client.execOk(`md5sum < ${MIRROR_MNT}/f7`, { timeoutMs: 5 * MIN })).trim()).toBe(sum);
+    expect((await client.execOk(`ls ${MIRROR_MNT} | grep -c '^f[0-9]'`)).trim()).toBe(String(FILES));
   });
 });
