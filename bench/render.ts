@@ -2,7 +2,7 @@
  * Turns the recorded figures into the Markdown table and the chart's data. Every ratio is computed here from two
  * figures of the same run; nothing is typed in by hand.
  */
-import { FanInResults, LabResults, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, MirrorSyncResults, PartRun, Results, SeedingResults, SynthResults, SyncRun, SyncSample, Timing } from './results';
+import { FanInResults, LabResults, ProtocolMode, ProtocolResults, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, MirrorSyncResults, PartRun, Results, SeedingResults, SynthResults, SyncRun, SyncSample, Timing } from './results';
 import { median } from './stats';
 
 /** CloudFormation's limit on a template's size (a template uploaded through S3), bytes. */
@@ -131,8 +131,9 @@ export function seedingFigures(s: SeedingResults | undefined): { loader?: [strin
 
 function seedingRows(s: SeedingResults | undefined): Row[] {
   const { loader, cp, rsync, ceiling } = seedingFigures(s);
-  if (!s || !s.measured || !loader) {
-    const why = !s ? 'not run' : (s.note ?? 'no figure for the parallel loader');
+  // A run whose tests failed is not published as a result (its figures stay in bench/figures.json).
+  if (!s || !s.measured || !loader || (s.exitCode ?? 0) !== 0) {
+    const why = !s ? 'not run' : (s.exitCode ?? 0) !== 0 ? `the seeding lab's tests did not all pass (exit ${s.exitCode})` : (s.note ?? 'no figure for the parallel loader');
     return [{ item: '4', what: 'Seeding: parallel loader vs `cp -R` and `rsync -a`', baseline: `${NOT_MEASURED} (${why})`, cached: '', ceiling: '' }];
   }
   const ceil = ceiling ? `${ceiling[0].replace(/^ceiling:\s*/i, '')}: ${ceiling[1].toFixed(1)} s` : '';
@@ -236,13 +237,14 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   }
   out.push(mirrorSyncTables(results.mirrorSync), '');
   out.push('## Several clients, one warm file, one node (item 8)', '', fanInTable(results.fanIn), '');
+  out.push('## NFSv4.1 or NFSv3 between clients and a node, and nconnect (item 9)', '', protocolTables(results.protocol), '');
   out.push('## Synthesis: how cost grows with the fleet (item 5)', '', synthTable(results.synth), '');
   const failed = results.synth?.rows.filter((r) => r.defaultError) ?? [];
   for (const r of failed) {
     if (!r.error) out.push(`With ${r.nodes} nodes the default stack (with its dashboard) did not synthesize: "${r.defaultError}".`, '');
   }
   const s = results.seeding;
-  if (s?.results && Object.keys(s.results).length) {
+  if (s?.results && Object.keys(s.results).length && (s.exitCode ?? 0) === 0) {
     out.push('## Seeding: every figure of the seeding lab (item 4)', '');
     out.push(table(['Measurement', 'Seconds'], Object.entries(s.results).map(([k, v]) => [k.trim(), v.toFixed(1)])), '');
     if (s.note) out.push(`Note: ${s.note}.`, '');
@@ -263,11 +265,12 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   out.push(...partLines('Item 6 (metadata lab)', results.metadata));
   out.push(...partLines('Item 7 (mirror sync lab)', results.mirrorSync));
   out.push(...partLines('Item 8 (fan-in lab)', results.fanIn));
+  out.push(...partLines('Item 9 (protocol lab)', results.protocol));
   out.push('', '## Re-running', '');
   out.push(
     '```',
     'sudo npm run bench                       # everything (root: the lab makes network namespaces and taps)',
-    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4), metadata (item 6), mirror-sync (item 7), fan-in (item 8)',
+    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4), metadata (item 6), mirror-sync (item 7), fan-in (item 8), protocol (item 9)',
     'npm run bench -- --only render           # the table, chart and README section from bench/figures.json',
     'npm run bench -- --smoke                 # cheap check: synth with 1 node, rendered into a temporary folder',
     '```',
@@ -520,6 +523,51 @@ export function fanInTable(f: FanInResults | undefined): string {
     '',
   ];
   if (f.failures.length) out.push('What failed in this run (left out of the table):', '', ...f.failures.map((x) => `- ${x}`), '');
+  return out.join('\n');
+}
+
+const PROTOCOL_LABELS: Record<ProtocolMode, string> = {
+  direct: 'origin directly (EFS options)', v41: 'node, NFSv4.1 (fleet client options)', v3: 'node, NFSv3 (same options, vers=3, nolock)',
+};
+
+/** Item 9: the storm through the origin, a node over NFSv4.1 and a node over NFSv3; the large file with nconnect. */
+export function protocolTables(p: ProtocolResults | undefined): string {
+  if (!p) return `NFSv4.1 against NFSv3 between a client and a node (item 9): ${NOT_MEASURED}.`;
+  const out: string[] = [
+    `The include/stat storm (${p.stormFiles} files) against an origin without delegations: time per pass (median, range), speed-up over the origin directly ` +
+      '(ratio of medians, range over every pair of passes), and what each pass cost the origin and the node (their own nfsd counters):',
+    '',
+  ];
+  const body: string[][] = [];
+  for (const state of ['warm', 'steady'] as const) {
+    const base = p.cells.find((c) => c.mode === 'direct' && c.state === state);
+    for (const mode of ['direct', 'v41', 'v3'] as ProtocolMode[]) {
+      const c = p.cells.find((k) => k.mode === mode && k.state === state);
+      const label = `${state === 'warm' ? 'warm (client caches dropped)' : 'steady (nothing dropped)'}: ${PROTOCOL_LABELS[mode]}`;
+      if (!c) {
+        body.push([label, `${NOT_MEASURED} (failed)`, '', '', '', '', '']);
+        continue;
+      }
+      const lat = c.latency.open ? `${c.latency.open.p50.toFixed(0)} / ${c.latency.open.p99.toFixed(0)} µs` : '';
+      const speed = base && mode !== 'direct'
+        ? ratio({ median: median(base.seconds) / median(c.seconds), low: Math.min(...base.seconds) / Math.max(...c.seconds), high: Math.max(...base.seconds) / Math.min(...c.seconds) },
+          Math.min(base.seconds.length, c.seconds.length)) : '';
+      body.push([label, timeRange(c.seconds), speed, opsPerPass(c.originOps), opsPerPass(c.originOpens), mode === 'direct' ? '' : opsPerPass(c.nodeOps), lat]);
+    }
+  }
+  out.push(table(['State and mount', 'Time per pass', 'Speed-up', 'Origin ops / pass', 'Origin OPENs / pass', 'Node ops / pass', 'open p50 / p99'], body), '');
+  const n1 = p.nconnect['1'] ?? [];
+  const n4 = p.nconnect['4'] ?? [];
+  if (n1.length && n4.length) {
+    const n = Math.min(n1.length, n4.length);
+    const gains = Array.from({ length: n }, (_, i) => n1[i] / n4[i]);
+    out.push(`One file of ${p.fileMiB} MiB, warm on the node, read over NFSv4.1 after the client dropped its caches: nconnect=1 ${timeRange(n1)}, nconnect=4 ${timeRange(n4)}; ` +
+      `nconnect=4 over nconnect=1: ${ratio({ median: median(n1) / median(n4), low: Math.min(...gains), high: Math.max(...gains) }, n)} (each pass paired with the one after it).`, '');
+  } else {
+    out.push(`nconnect: ${NOT_MEASURED} (failed).`, '');
+  }
+  if (p.handles) out.push(`File handles (name_to_handle_at on the client's mounts, bytes; a client's copy is the server's handle plus a few bytes): ${p.handles}.`, '');
+  if (p.failures.length) out.push('What failed in this run (left out of the tables):', '', ...p.failures.map((f) => `- ${f}`), '');
   return out.join('\n');
 }
 

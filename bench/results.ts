@@ -26,6 +26,11 @@ export interface PartRun {
   readonly settings: Record<string, string>;
 }
 
+/** The run record of a lab part that started at `started` (ms) on `date`, with its settings; its origin first. */
+export function labPartRun(date: string, started: number, origin: string, settings: Record<string, string>): PartRun {
+  return { date, durationSeconds: (Date.now() - started) / 1000, machine: machine(true), settings: { origin, ...settings } };
+}
+
 /** A timed operation: wall seconds and the bytes it moved (when it moved data). */
 export interface Timing {
   readonly seconds: number;
@@ -170,6 +175,32 @@ export interface FanInResults extends PartRun {
   readonly failures: string[];
 }
 
+export type ProtocolMode = 'direct' | 'v41' | 'v3';
+
+/** Item 9: one storm state through one way of mounting (bench/protocol.ts). */
+export interface ProtocolCell {
+  readonly mode: ProtocolMode;
+  readonly state: 'warm' | 'steady';
+  readonly seconds: number[];
+  readonly latency: Record<string, { n: number; p50: number; p99: number }>;
+  /** Per pass: the origin nfsd's NFSv4 operations, of them OPENs, and the node nfsd's operations (v3 and v4). */
+  readonly originOps: number;
+  readonly originOpens: number;
+  readonly nodeOps: number;
+}
+
+/** Item 9: NFSv4.1 against NFSv3 between a client and a node, and nconnect (bench/protocol.ts). */
+export interface ProtocolResults extends PartRun {
+  readonly stormFiles: number;
+  readonly cells: ProtocolCell[];
+  readonly fileMiB: number;
+  /** Seconds of each read of the large file, by nconnect value. */
+  readonly nconnect: Record<string, number[]>;
+  /** The file handle sizes name_to_handle_at returned on the client's mounts. */
+  readonly handles: string;
+  readonly failures: string[];
+}
+
 export interface MetaResults extends PartRun {
   readonly cells: MetaCell[];
   /** What failed in the run (a failed measurement is left out of the tables, never shown as a result). */
@@ -183,6 +214,7 @@ export interface Results {
   metadata?: MetaResults;
   mirrorSync?: MirrorSyncResults;
   fanIn?: FanInResults;
+  protocol?: ProtocolResults;
 }
 
 export function machine(withQemu: boolean): Machine {

@@ -2,7 +2,7 @@
  * `npm run bench`: measures what the README claims and writes docs/benchmarks.md, docs/benchmarks.png and the README's
  * generated parts (its benchmark section and the Mirrors decision table).
  *
- *   npm run bench [-- --only synth,lab,seeding,metadata,mirror-sync,fan-in|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
+ *   npm run bench [-- --only synth,lab,seeding,metadata,mirror-sync,fan-in,protocol|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
  *
  * Parts: synth (item 5, in this process), lab (items 1-3, VMs: root), seeding (item 4, the seeding lab: root),
  * metadata (item 6, metadata-heavy work cold, warm and steady through every mode; VMs: root), mirror-sync (item 7, the
@@ -17,6 +17,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { DEFAULT_FAN_IN_SETTINGS, runFanIn } from './fan-in';
+import { DEFAULT_PROTOCOL_SETTINGS, runProtocol } from './protocol';
 import { DEFAULT_LAB_SETTINGS, runLab } from './lab';
 import { DEFAULT_METADATA_SETTINGS, runMetadata } from './metadata';
 import { DEFAULT_MIRROR_SYNC_SETTINGS, runMirrorSync } from './mirror-sync';
@@ -30,7 +31,7 @@ const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'figures.json');
 const DOCS = path.join(REPO, 'docs');
 const README = path.join(REPO, 'README.md');
-const PARTS = ['synth', 'lab', 'seeding', 'metadata', 'mirror-sync', 'fan-in'] as const;
+const PARTS = ['synth', 'lab', 'seeding', 'metadata', 'mirror-sync', 'fan-in', 'protocol'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -131,6 +132,9 @@ async function main(): Promise<void> {
   });
   await timedPart('fan-in', async () => {
     results.fanIn = await runFanIn(DEFAULT_FAN_IN_SETTINGS, log);
+  });
+  await timedPart('protocol', async () => {
+    results.protocol = await runProtocol({ ...DEFAULT_PROTOCOL_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);
   });
 
   fs.mkdirSync(out, { recursive: true });

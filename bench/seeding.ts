@@ -44,7 +44,7 @@ export async function runSeeding(log: (m: string) => void): Promise<SeedingResul
       settings: { 'origin link': JSON.stringify(json.link ?? {}), 'measured by': 'test/lab/seeding.lab.ts' },
       link: json.link,
       results,
-      ...(exitCode !== 0 ? { note: `the seeding lab's tests did not all pass (exit ${exitCode}); its figures are shown as written` } : {}),
+      ...(exitCode !== 0 ? { note: `the seeding lab's tests did not all pass (exit ${exitCode}); its figures are kept here, not published` } : {}),
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { markdown, metadataTables, mirrorDecisionSection, MIRROR_DECISION_END, MIRROR_DECISION_START, README_PARTS, readmePartRange } from '../bench/render';
+import { markdown, metadataTables, mirrorDecisionSection, MIRROR_DECISION_END, MIRROR_DECISION_START, README_PARTS, readmePartRange, rows } from '../bench/render';
 import { readResults } from '../bench/results';
 
 const REPO = path.resolve(__dirname, '..');
@@ -61,4 +61,16 @@ test('outside the generated parts, the README\'s prose about measurements quotes
   const figure = /\b\d+(\.\d+)?x\b|\b\d+(\.\d+)? ?%|\b\d+(\.\d+)? (s|ms|MB\/s)\b/g;
   expect(prose.match(figure)).toBeNull();
   expect(mirrors.match(figure)).toBeNull();
+});
+
+test('a seeding run whose tests failed is not published: its row says so, and no figure of it appears', () => {
+  const run = { date: '2026-01-01T00:00:00Z', durationSeconds: 1, machine: { cpu: 'x', cores: 2, memoryGiB: 1, kernel: 'k' }, settings: {} };
+  const figures = { 'cp -R': 123.4, 'rsync -a': 234.5, 'parallel loader': 45.6 };
+  const failed = { ...run, measured: true, exitCode: 1, results: figures };
+  const row = rows({ seeding: failed }).find((r) => r.item === '4')!;
+  expect(row.baseline).toBe('not measured (the seeding lab\'s tests did not all pass (exit 1))');
+  const md = markdown({ seeding: failed }, { chart: 'x.png' });
+  for (const v of ['123.4', '234.5', '45.6']) expect(md).not.toContain(v);
+  // The same figures from a run that passed are published.
+  expect(markdown({ seeding: { ...failed, exitCode: 0 } }, { chart: 'x.png' })).toContain('45.6');
 });
