@@ -3,7 +3,7 @@
 export { OriginFileSystem, OriginFileSystemProps, OriginOptions } from './origin/origin-file-system';
 export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions, ClientSource } from './cached-file-system';
 export {
-  CacheFleet, CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ICacheFleet, MirrorMetric,
+  CacheFleet, CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ClientProtocol, ICacheFleet, MirrorMetric,
 } from './cache-fleet/cache-fleet';
 export { FanOut, FanOutMode, FanOutOptions, FanOutProps } from './cache-fleet/fan-out';
 export { CacheNode, CacheNodeProps } from './cache-fleet/cache-node';

@@ -23,6 +23,21 @@ describe('CacheFleet mirrors', () => {
     expect(params.EFSC_MIRROR_INTERVAL).toBeUndefined();
   });
 
+  test('only a fleet with mirrors carries lib/mirror.sh; one without gets the stand-ins that say no mirror, and refuses mirror paths', () => {
+    const without = fleet();
+    const code = renderedCode(without.userData);
+    expect(code).not.toMatch(/mirror_sync_one\(\) \{/);
+    expect(code).toMatch(/mirrors\(\) \{ false; \}/);
+    const withMirror = renderedCode(fleet({ mirrorPaths: ['/efs/app'] }).userData);
+    expect(withMirror).toMatch(/mirror_sync_one\(\) \{/);
+    expect(withMirror).not.toMatch(/mirrors\(\) \{ false; \}/);
+    const bad = without.userData.replace("EFSC_MIRROR_PATHS=''", "EFSC_MIRROR_PATHS='/efs/app'");
+    expect(bad).not.toBe(without.userData);
+    const run = runScript(bad, ['--metrics'], {});
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/FATAL: EFSC_MIRROR_PATHS is set, but this user data was rendered without lib\/mirror.sh/);
+  });
+
   test('mirror paths, fsids, interval, size, timeout and the sync\'s own origin mount are rendered', () => {
     const { fleet: f, params } = fleet({
       mirrorPaths: ['/efs/app', '/efs/www/vendor'],

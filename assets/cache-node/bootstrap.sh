@@ -1,7 +1,7 @@
 #!/bin/bash
 set -euo pipefail
 # RAM cache node (EC2 user-data; parameters in docs/CONTRACT.md): mounts the origin (EFS) and re-exports it read-only
-# over NFSv4.1 only, so that the page cache serves hot reads. In order: check the parameters, install the packages,
+# over NFSv4.1 (and NFSv3 with EFSC_NFS_V3=true), so that the page cache serves hot reads. In order: check the parameters, install the packages,
 # tune (sysctl, sunrpc slots), configure nfsd (threads, versions), install a copy of itself and the units that gate
 # nfs-server on every boot, mount the origin (bounded by a timeout), apply read-ahead, sync the mirrors for the first
 # time and warm the cache, export,
@@ -32,6 +32,17 @@ fi
 # efs-cache: standalone end
 
 SELF=/usr/local/lib/efs-cache/cache-node.sh
+
+# A fleet without mirrors renders its user data without lib/mirror.sh (a quarter of the packed code): no mirror then.
+# efs-cache: no-mirrors begin
+if ! declare -F mirrors >/dev/null; then
+  mirrors() { false; }
+  mirror_check() { [ -z "$EFSC_MIRROR_PATHS" ] || die "EFSC_MIRROR_PATHS is set, but this user data was rendered without lib/mirror.sh"; }
+  mirror_sync() { :; }
+  mirror_setup() { :; }
+  mirror_metrics_read() { :; }
+fi
+# efs-cache: no-mirrors end
 
 check_parameters() {
   local p
@@ -64,9 +75,14 @@ check_parameters() {
     # A node's user data carries no initialization of the devices (lib/fscache.sh, a block only clients run).
     [ "$EFSC_INITIALIZE_DEVICES" = false ] || die "EFSC_INITIALIZE_DEVICES must be false on a cache node"
   fi
+  need EFSC_NFS_V3 '^(true|false)$' 'true or false'
+  ! v3 || declare -F v3_check >/dev/null || die "EFSC_NFS_V3=true, but this user data was rendered without NFSv3"
+  ! v3 || v3_params
   metrics_check
   mirror_check
 }
+
+v3() { [ "$EFSC_NFS_V3" = true ]; }
 
 # The second cache level: the origin mount keeps what it reads on the instance store too (FS-Cache, lib/fscache.sh),
 # so a file the page cache evicted is served from local disk, not the origin.
@@ -92,8 +108,9 @@ EOF
 # versions from [nfsd] in nfs.conf. Debian's /etc/default/nfs-kernel-server RPCNFSDCOUNT reaches only its SysV script
 # (seen: ignored under systemd): kept equal, not relied on.
 configure_nfsd() {
-  local kv k v f=/etc/default/nfs-kernel-server
-  for kv in "threads=$EFSC_NFSD_THREADS" vers3=n vers4=y vers4.0=n vers4.1=y vers4.2=n; do
+  local kv k v f=/etc/default/nfs-kernel-server v3=n
+  if v3; then v3=y; fi
+  for kv in "threads=$EFSC_NFSD_THREADS" "vers3=$v3" vers4=y vers4.0=n vers4.1=y vers4.2=n; do
     k="${kv%%=*}" v="${kv#*=}"
     if [ "$(nfsconf --get nfsd "$k")" != "$v" ]; then
       nfsconf --set nfsd "$k" "$v" || die "nfsconf cannot set [nfsd] $k"
@@ -193,8 +210,44 @@ warm() {
 versions_ok() {
   local v
   v=" $(cat /proc/fs/nfsd/versions) "
-  [[ "$v" == *" +4.1 "* && "$v" != *" +3 "* && "$v" != *" +4.0 "* && "$v" != *" +4.2 "* ]]
+  [[ "$v" == *" +4.1 "* && "$v" != *" +4.0 "* && "$v" != *" +4.2 "* ]] || return 1
+  if v3; then [[ "$v" == *" +3 "* ]]; else [[ "$v" != *" +3 "* ]]; fi
 }
+
+# efs-cache: nfsv3 begin
+# NFSv3 (EFSC_NFS_V3=true): rpc.mountd on a fixed port that clients name (mountport=), so no client asks rpcbind;
+# nfsd and mountd still register with it on the node.
+MOUNTD_PORT=20048
+v3_listens() { [ -n "$(ss -Hltn "sport = :$MOUNTD_PORT")" ]; }
+# The library renders a number as an NFSv3 node's fsid (a UUID takes 12 bytes more of each handle): exportfs keeps it
+# in an int.
+v3_params() {
+  [[ ! "$EFSC_EXPORT_FSID" =~ ^[0-9]{1,10}$ ]] || ((EFSC_EXPORT_FSID < 2147483648)) || die "EFSC_EXPORT_FSID must be below 2147483648"
+}
+v3_up() {
+  if [ "$(nfsconf --get mountd port)" != "$MOUNTD_PORT" ]; then nfsconf --set mountd port "$MOUNTD_PORT" || die "nfsconf cannot set [mountd] port"; fi
+  systemctl enable -q --now rpcbind.service || die "rpcbind did not start"
+}
+
+# Before serving: an NFSv3 mount of this node's own export, and a stat of an entry below its root through it. A
+# re-export's NFSv3 handle is the origin's plus about 22 bytes, in NFSv3's 64: nfsd answers NOTSUPP for a handle that
+# does not fit (the export's root has a short one of its own, so only an entry below it shows).
+v3_check() {
+  local m=/run/efs-cache/v3-check e r=0 o="vers=3,ro,nolock,proto=tcp,port=2049,mountproto=tcp,mountport=$MOUNTD_PORT,mountvers=3,soft,timeo=100,retrans=2"
+  # mountd reads its port when it starts: one started before nfs.conf said so (Debian's package install) restarts.
+  v3_listens || systemctl restart nfs-mountd.service || die "nfs-mountd did not restart"
+  wait_for 30 v3_listens || die "rpc.mountd does not listen on port $MOUNTD_PORT"
+  e=$(find "$EFSC_EXPORT_PATH" -mindepth 1 -maxdepth 2 -print -quit)
+  if [ -z "$e" ]; then warn "the origin is empty: no file handle of it checked for NFSv3"; return 0; fi
+  mkdir -p "$m"
+  if mountpoint -q "$m"; then umount -l "$m"; fi
+  timeout -k 5 60 mount -t nfs -o "$o" "127.0.0.1:$EFSC_EXPORT_PATH" "$m" || die "an NFSv3 mount of this node's export failed"
+  stat "$m/${e#"$EFSC_EXPORT_PATH"/}" >/dev/null 2>"$m.err" || r=1
+  umount "$m"
+  ((r == 0)) || die "NFSv3 cannot serve the origin: stat of $e over NFSv3 failed ($(tr -d '\n' <"$m.err")); its re-exported file handles exceed NFSv3's 64 bytes, use ClientProtocol.NFS_V4_1"
+  log "NFSv3: the origin's file handles fit ($e)"
+}
+# efs-cache: nfsv3 end
 
 exported() {
   [[ "$(exportfs -v | tr -s ' \n\t' ' ')" == *"$EFSC_EXPORT_PATH "*"fsid=$EFSC_EXPORT_FSID"* ]]
@@ -228,7 +281,10 @@ unserve_on_failure() {
 # (on Debian the package install starts nfsd with the default versions).
 serve() {
   local c o="ro,no_subtree_check,root_squash,sync,insecure,fsid=$EFSC_EXPORT_FSID" l="$EFSC_EXPORT_PATH" v=ok
-  for c in $EFSC_EXPORT_CLIENTS; do l+=" $c($o)"; done
+  local cs="$EFSC_EXPORT_CLIENTS"
+  # NFSv3: the node itself too, for v3_check's mount.
+  if v3; then cs+=" 127.0.0.1"; v3_up; fi
+  for c in $cs; do l+=" $c($o)"; done
   if mirrors; then l+=$'\n'"$(mirror_exports "${o%,fsid=*}")"; fi
   if systemctl is-active -q nfs-server.service && ! versions_ok; then
     if [ -z "$(exportfs)" ]; then systemctl stop nfs-server.service; else
@@ -244,6 +300,7 @@ serve() {
   exported || die "$EFSC_EXPORT_PATH is not exported with fsid=$EFSC_EXPORT_FSID"
   ! mirrors || mirror_exported || die "the mirrors are not exported with their fsids: $(exportfs -v | tr -s ' \n\t' ' ')"
   [ -n "$(ss -Hltn 'sport = :2049')" ] || die "nfsd does not listen on port 2049"
+  ! v3 || v3_check
   log "serving $EFSC_EXPORT_PATH: $(cat /proc/fs/nfsd/threads) threads, versions $(cat /proc/fs/nfsd/versions)"
 }
 

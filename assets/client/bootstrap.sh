@@ -28,7 +28,7 @@ check_parameters() {
   need EFSC_NFS_SERVER "$RE_HOST" 'a DNS name or an IP address'
   need EFSC_NFS_PATH "$RE_PATH" 'an absolute path'
   need EFSC_MOUNT_POINT "$RE_DIR" 'an absolute path other than /'
-  need EFSC_MOUNT_TYPE '^(nfs4|efs)$' 'nfs4 or efs'
+  need EFSC_MOUNT_TYPE '^(nfs|nfs4|efs)$' 'nfs, nfs4 or efs'
   need EFSC_MOUNT_OPTIONS "$RE_OPTS" 'a comma-separated list without spaces'
   [[ ",$EFSC_MOUNT_OPTIONS," =~ ,fsc[,=] ]] || die "EFSC_MOUNT_OPTIONS must contain fsc"
   need EFSC_MOUNT_TIMEOUT_SEC '^[1-9][0-9]{0,3}$' 'seconds, 1-9999'

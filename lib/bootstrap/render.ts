@@ -157,7 +157,7 @@ export function compactScript(text: string, drop: string[] = []): string[] {
       return;
     }
     const trimmed = line.trim();
-    const begin = /^#\s*efs-cache: ([a-z-]+) begin$/.exec(trimmed);
+    const begin = /^#\s*efs-cache: ([a-z0-9-]+) begin$/.exec(trimmed);
     if (!standalone && begin && (begin[1] === 'standalone' || drop.includes(begin[1]))) standalone = begin[1];
     if (standalone) {
       if (trimmed.replace(/^#\s*/, '# ') === `# efs-cache: ${standalone} end`) standalone = undefined;

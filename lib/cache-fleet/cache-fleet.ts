@@ -19,7 +19,29 @@ import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NF
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
 import { MirrorOptions, mirrorExportPath, mirrorFsid, mirrorParameters } from './mirror';
 import { autoScalingGroupMetric, groupMetric, instanceMetrics, METRIC_NAMESPACE, NODE_METRICS, PUT_METRIC_DATA_REASON, sumOfMetrics } from '../monitoring/metrics';
-import { NFS_PORT } from '../private/constants';
+import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
+
+/**
+ * The NFS version clients mount a cache fleet with (`clientProtocol`). Either way the nodes mount the origin over
+ * NFSv4.1 (EFS serves nothing else) and serve the mirrors over NFSv4.1 (their delegations).
+ */
+export enum ClientProtocol {
+  /**
+   * NFSv4.1 only. Every open of a file a client re-opens reaches the node as an OPEN, and through the re-export the
+   * origin: the node spares the origin the reads, not the opens (docs/benchmarks.md, item 9).
+   */
+  NFS_V4_1 = 'nfs4.1',
+  /**
+   * NFSv3 (and NFSv4.1 for the mirrors). NFSv3 has no OPEN: a client that holds a file's attributes (the fleet's
+   * timers, `nocto`) re-opens and re-reads it without asking the node, and the node reads it without asking the
+   * origin (docs/benchmarks.md, item 9). An NFSv3 file handle holds at most 64 bytes and a re-export's is the origin's
+   * plus about 22, so each node checks before it serves, with an NFSv3 mount of its own export, that the origin's
+   * handles fit, and does not serve (one FATAL line, the node's FAILURE signal) if they do not. Clients mount with
+   * `nolock` (the export is read-only) and fixed ports, NFS on 2049 and mountd on 20048 (`CacheFleet.MOUNTD_PORT`),
+   * so the security groups open those two and nothing needs rpcbind. Route 53 fan-out only.
+   */
+  NFS_V3 = 'nfs3',
+}
 
 /**
  * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
@@ -111,6 +133,15 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
    * @default false
    */
   readonly closeToOpenConsistency?: boolean;
+
+  /**
+   * The NFS version clients mount the fleet with (see `ClientProtocol`). NFSv3 lets a client re-open what it holds
+   * without asking the node, where NFSv4.1 passes every open through to the origin; each node checks that the
+   * origin's file handles fit NFSv3 before it serves.
+   *
+   * @default ClientProtocol.NFS_V4_1
+   */
+  readonly clientProtocol?: ClientProtocol;
 
   /**
    * nfsd threads per node.
@@ -255,6 +286,8 @@ export interface ICacheFleet extends IConstruct, ec2.IConnectable {
   readonly directoryCacheTimeout: Duration;
   /** The subtrees served from a local copy on every node (`mirrorPaths`), with the paths clients mount. */
   readonly mirrors: CacheFleetMirror[];
+  /** The NFS version clients mount the fleet with. */
+  readonly clientProtocol: ClientProtocol;
 }
 
 /**
@@ -292,6 +325,13 @@ export interface CacheFleetAttributes {
    * @default - none
    */
   readonly mirrors?: CacheFleetMirror[];
+  /**
+   * The fleet's `clientProtocol`. With `ClientProtocol.NFS_V3` clients are let into `securityGroup` on TCP 2049 and
+   * on `CacheFleet.MOUNTD_PORT`.
+   *
+   * @default ClientProtocol.NFS_V4_1
+   */
+  readonly clientProtocol?: ClientProtocol;
 }
 
 /** The mirror metrics the nodes publish (`mirrorPaths`), for `CacheFleet.metricMirror`. */
@@ -319,6 +359,7 @@ class ImportedCacheFleet extends Construct implements ICacheFleet {
   public readonly attributeCacheTimeout: Duration;
   public readonly directoryCacheTimeout: Duration;
   public readonly mirrors: CacheFleetMirror[];
+  public readonly clientProtocol: ClientProtocol;
   public readonly connections: ec2.Connections;
 
   constructor(scope: Construct, id: string, attrs: CacheFleetAttributes) {
@@ -328,6 +369,7 @@ class ImportedCacheFleet extends Construct implements ICacheFleet {
     this.attributeCacheTimeout = attrs.attributeCacheTimeout ?? Duration.minutes(10);
     this.directoryCacheTimeout = attrs.directoryCacheTimeout ?? Duration.minutes(10);
     this.mirrors = attrs.mirrors ?? [];
+    this.clientProtocol = attrs.clientProtocol ?? ClientProtocol.NFS_V4_1;
     this.connections = new ec2.Connections({ securityGroups: [attrs.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
   }
 }
@@ -353,6 +395,12 @@ class ImportedCacheFleet extends Construct implements ICacheFleet {
 export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable {
   /** The namespace of the metrics the nodes and clients publish through the CloudWatch agent. */
   public static readonly METRIC_NAMESPACE: string = METRIC_NAMESPACE;
+
+  /**
+   * The TCP port of the nodes' rpc.mountd when the fleet serves NFSv3 (`ClientProtocol.NFS_V3`): clients other than
+   * `FsCacheClientLaunchTemplate`s need it as well as 2049 (`fleet.connections.allowFrom(peer, ec2.Port.tcp(CacheFleet.MOUNTD_PORT))`).
+   */
+  public static readonly MOUNTD_PORT: number = NFS_MOUNTD_PORT;
 
   /**
    * A fleet defined in another stack or app, for clients (`FsCacheClientLaunchTemplate`'s
@@ -393,7 +441,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly endpoint: string;
   /** The path clients mount from the fleet. */
   public readonly exportPath: string;
-  /** The export's fsid: derived from this construct's path, identical on every node. */
+  /** The export's fsid: derived from this construct's path, identical on every node (a UUID; a number with NFSv3). */
   public readonly fsid: string;
   /** nfsd threads per node. */
   public readonly nfsdThreads: number;
@@ -407,6 +455,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly metricsGroup: string;
   /** The subtrees served from a local copy on every node (`mirrorPaths`), with the paths clients mount. */
   public readonly mirrors: CacheFleetMirror[];
+  /** The NFS version clients mount the fleet with (`clientProtocol`). */
+  public readonly clientProtocol: ClientProtocol;
   /**
    * With `warmPaths`: an SSM Command document that warms the nodes on demand (it runs the nodes'
    * `/usr/local/sbin/efs-cache-warm`, the same warming as at boot and on the re-warm timer), for example after new
@@ -429,7 +479,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.exportPath = props.exportPath ?? '/efs';
     this.nfsdThreads = props.nfsdThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
     warnUnknownNodeSize(this, this.instanceType, facts, props.nfsdThreads === undefined ? this.nfsdThreads : undefined);
-    this.fsid = fsidFor(this.node.path, props.originPath ?? '/');
+    this.clientProtocol = props.clientProtocol ?? ClientProtocol.NFS_V4_1;
+    const v3 = this.clientProtocol === ClientProtocol.NFS_V3;
+    // NFSv3: a number (4 bytes in every file handle) rather than a UUID (16), room for a longer origin handle in 64.
+    this.fsid = fsidFor(this.node.path, props.originPath ?? '/', v3);
     this.diskCache = props.nodeDiskCache ?? (facts.instanceStore === true && facts.nvmeInstanceStore === true);
     this.metricsGroup = this.node.path;
     this.mirrors = (props.mirrorPaths ?? []).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) }));
@@ -479,6 +532,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       ...instanceMetrics(this, this.role, props.metrics ?? true),
       ...mirrorParameters(this.node.path, props, mountHelper, this.diskCache),
       EFSC_NODE_DISK_CACHE: String(this.diskCache),
+      EFSC_NFS_V3: String(v3),
       ...(this.diskCache ? diskCacheParameters({
         dir: '/var/cache/fscache', label: 'efs-node-cache', tag: 'efsnode',
         deviceModel: props.nodeDiskCacheDeviceModel ?? INSTANCE_STORE_MODEL, initializeDevices: false, cull: DEFAULT_CULL,
@@ -490,9 +544,12 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     const rendered = renderScript({
       script: 'cache-node/bootstrap.sh',
       // lib/fscache.sh only with the disk cache (its functions run only then): it is a quarter of the packed code.
-      libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/mirror.sh', ...(this.diskCache ? ['lib/fscache.sh'] : []), 'lib/aws-signal.sh'],
+      // lib/mirror.sh only with mirrors: another quarter, the room an NFSv3 node with the disk cache needs.
+      libraries: ['lib/common.sh', 'lib/metrics.sh', ...(this.mirrors.length ? ['lib/mirror.sh'] : []), ...(this.diskCache ? ['lib/fscache.sh'] : []),
+        'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
-      drop: ['initialize-devices'],
+      // The NFSv3 code (mountd's port, the handle check) only in the user data of a fleet that serves NFSv3.
+      drop: ['initialize-devices', ...(v3 ? [] : ['nfsv3']), ...(this.mirrors.length ? ['no-mirrors'] : [])],
       parameters: {
         ...common,
         EFSC_NODE_IDENTITY: 'tags',
@@ -667,10 +724,14 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
 
 /**
  * The export's fsid: a UUID derived from the fleet's construct path and the re-exported origin path, so every node
- * of the fleet gets the same one without a database, and it stays the same across deployments.
+ * of the fleet gets the same one without a database, and it stays the same across deployments. `numeric` (an NFSv3
+ * fleet): a 32-bit number derived the same way, 12 bytes shorter in every file handle.
  */
-export function fsidFor(constructPath: string, originPath: string): string {
+export function fsidFor(constructPath: string, originPath: string, numeric = false): string {
   const h = crypto.createHash('sha256').update(`cdk-efs-cache:fsid:${constructPath}:${originPath}`).digest('hex');
+  // A number from 1 to 2^31 - 1: exportfs keeps fsid=<number> in an int (it prints one above 2^31 - 1 as a negative
+  // number), and 0 would make the export the NFSv4 pseudo-root.
+  if (numeric) return String((parseInt(h.slice(0, 8), 16) % 0x7fffffff) + 1);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 

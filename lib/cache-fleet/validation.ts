@@ -4,7 +4,8 @@ import { Construct } from 'constructs';
 import { checkClientCidrs } from '../private/cidr';
 import { propError, wholeGib, wholeSeconds } from '../private/errors';
 import { instanceTypeFacts } from '../private/instance-types';
-import type { CacheFleetOptions } from './cache-fleet';
+import { ClientProtocol, type CacheFleetOptions } from './cache-fleet';
+import { FanOutMode } from './fan-out';
 import { validateMirrorOptions } from './mirror';
 
 /** The fleet's default node type. */
@@ -46,8 +47,18 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || /(^|\/)\.\.?(\/|$)/.test(o.originPath))) {
     throw propError(scope, 'originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
+  if (o.clientProtocol === ClientProtocol.NFS_V3 && o.fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
+    throw propError(scope, 'clientProtocol', 'ClientProtocol.NFS_V3 needs fanOut: FanOutMode.ROUTE53: an NFSv3 client asks ' +
+      'mountd (TCP 20048) for the export before NFS (TCP 2049), and the load balancer listens on 2049 only.');
+  }
+  const diskCache = o.nodeDiskCache ?? (facts.instanceStore === true && facts.nvmeInstanceStore === true);
+  if (o.clientProtocol === ClientProtocol.NFS_V3 && o.mirrorPaths?.length && diskCache) {
+    throw propError(scope, 'clientProtocol', 'ClientProtocol.NFS_V3, mirrorPaths and the nodes\' disk cache (nodeDiskCache, on by default for ' +
+      'node types with NVMe instance store) do not fit together in EC2\'s 16 KB of user data: choose two. The mirrors\' clients ' +
+      'mount over NFSv4.1 either way, and their delegations spare the same opens that NFSv3 does.');
+  }
   validateDiskCache(scope, o, facts);
-  validateMirrorOptions(scope, o, exportPath, o.nodeDiskCache ?? (facts.instanceStore === true && facts.nvmeInstanceStore === true));
+  validateMirrorOptions(scope, o, exportPath, diskCache);
   for (const p of o.warmPaths ?? []) {
     if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError(scope, 'warmPaths', `'${p}' is not an absolute path.`);
     if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {

@@ -6,10 +6,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
-import { ICacheFleet } from '../cache-fleet/cache-fleet';
+import { ClientProtocol, ICacheFleet } from '../cache-fleet/cache-fleet';
 import { MountSource } from './mount-source';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
-import { NFS_PORT } from '../private/constants';
+import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
@@ -123,7 +123,8 @@ export interface FsCacheClientOptions {
    *
    * @default - fsc,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport (plus tls,iam,tlsport
    * for amazon-efs-utils; for a cache fleet plus ro,nocto and the fleet's attribute and directory cache timers as
-   * acregmin/acregmax/acdirmin/acdirmax, so a change on EFS shows after at most twice those timers)
+   * acregmin/acregmax/acdirmin/acdirmax, so a change on EFS shows after at most twice those timers; for a fleet that
+   * serves `ClientProtocol.NFS_V3` nfsvers=3 instead of 4.1, plus nolock,proto=tcp,port=2049,mountproto=tcp,mountport=20048,mountvers=3)
    */
   readonly mountOptions?: string[];
 
@@ -310,6 +311,8 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     const fs = source.efsFileSystem;
     if (fs) checkEfsMount(this, fs, { helperProp: 'mountHelper', helper, optionsProp: 'mountOptions', options: props.mountOptions }, !!props.machineImage);
     source.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from FS-Cache clients');
+    const v3 = source.fleet?.clientProtocol === ClientProtocol.NFS_V3;
+    if (v3) source.connections.allowFrom(this.securityGroup, ec2.Port.tcp(NFS_MOUNTD_PORT), 'NFSv3 mountd from FS-Cache clients');
     if (fs && helper === MountHelper.EFS_UTILS) {
       const actions = ['elasticfilesystem:ClientMount', ...(readOnly ? [] : ['elasticfilesystem:ClientWrite'])];
       iam.Grant.addToPrincipal({ grantee: this.role, actions, resourceArns: [fs.fileSystemArn] });
@@ -318,12 +321,14 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     const options = props.mountOptions ?? [
       'fsc',
       ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam', `tlsport=${props.tlsPort ?? 20049}`] : []),
-      ...RECOMMENDED_NFS_OPTIONS,
+      ...(v3 ? RECOMMENDED_NFS_OPTIONS.map((o) => o === 'nfsvers=4.1' ? 'nfsvers=3' : o) : RECOMMENDED_NFS_OPTIONS),
       ...(readOnly ? ['ro'] : []),
       // The fleet is read-only and may itself hold attributes for its timers: clients that revalidated sooner would
       // ask the node for what it answers from its own cache anyway. Staleness through the fleet: at most the
       // fleet's timer at the node plus the same again here.
       ...(source.fleet ? ['nocto', ...fleetAttributeCaching(source.fleet)] : []),
+      // NFSv3: no locks (the export is read-only, so no NLM and no statd), and both ports given (no rpcbind query).
+      ...(v3 ? ['nolock', 'proto=tcp', `port=${NFS_PORT}`, 'mountproto=tcp', `mountport=${NFS_MOUNTD_PORT}`, 'mountvers=3'] : []),
     ];
     const cull = props.cullLimits ?? {};
     const d = DEFAULT_CULL;
@@ -344,7 +349,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         EFSC_NFS_SERVER: this.server,
         EFSC_NFS_PATH: remotePath,
         EFSC_MOUNT_POINT: props.mountPoint ?? '/mnt/efs',
-        EFSC_MOUNT_TYPE: helper,
+        EFSC_MOUNT_TYPE: v3 ? 'nfs' : helper,
         EFSC_MOUNT_OPTIONS: options.join(','),
         EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? Duration.minutes(3)),
         ...diskCacheParameters({

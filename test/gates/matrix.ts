@@ -9,6 +9,7 @@ import {
   CacheFleetOptions,
   CacheStorage,
   ClientLaunchTemplateOptions,
+  ClientProtocol,
   ClientSource,
   DataSeeder,
   FanOutMode,
@@ -113,6 +114,15 @@ export const MATRIX: GateConfig[] = [
   // The largest node user data: the disk cache (instance store), mirrors and warming together.
   variant('DiskCacheMirrorWarm', {
     fleet: { nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'] },
+    clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
+  }),
+  // The largest with NFSv3: the disk cache and warming (NFSv3 with mirrors and the disk cache is refused at synth).
+  variant('DiskCacheNfsV3Warm', {
+    fleet: { nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), warmPaths: ['/efs/models'], clientProtocol: ClientProtocol.NFS_V3 },
+    clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
+  }),
+  variant('NfsV3MirrorWarm', {
+    fleet: { nodeCount: 2, mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'], clientProtocol: ClientProtocol.NFS_V3 },
     clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
   }),
   variant('ImportedOriginClient', { importedOrigin: true, clients: [{ instanceType: x86Client }] }),

@@ -33,6 +33,21 @@ async function signals(vm: Vm): Promise<Array<{ status: string; serving: string;
   }));
 }
 
+/** OPEN operations (op 18) an nfsd has served, from its own proc4ops line. */
+async function nfsdOpens(vm: Vm): Promise<number> {
+  return Number((await vm.execOk("awk '$1 == \"proc4ops\" { print $21 }' /proc/net/rpc/nfsd")).trim());
+}
+
+/** Every NFSv3 and NFSv4 request an nfsd has served (proc3 and proc4 lines: the count, then one number per procedure). */
+async function nfsdCalls(vm: Vm): Promise<number> {
+  return Number((await vm.execOk("awk '$1 == \"proc3\" || $1 == \"proc4\" { for (i = 3; i <= NF; i++) s += $i } END { print s + 0 }' /proc/net/rpc/nfsd")).trim());
+}
+
+/** Rounds of stat + open + read of the 50 small files on a client, no cache drops: what a web server or a build does. */
+async function smallFileRounds(vm: Vm, dir: string, rounds: number): Promise<void> {
+  await vm.execOk(`for r in $(seq ${rounds}); do for i in $(seq 50); do stat -c %s ${dir}/f$i.txt >/dev/null; cat ${dir}/f$i.txt >/dev/null; done; done`, { timeoutMs: 10 * MIN });
+}
+
 async function dropCaches(vm: Vm): Promise<void> {
   await vm.execOk('sync && echo 3 > /proc/sys/vm/drop_caches');
 }
@@ -249,20 +264,6 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       expect((await clientB.execOk('cut -d" " -f1 /tmp/sum')).trim()).toBe(expected);
       expect((await node1.execOk('exportfs -v'))).toContain(`fsid=${ud.fsid}`);
     });
-
-    test('a node whose origin is unreachable at boot does not serve, and says why', async () => {
-      await origin.execOk('ip route add blackhole 10.77.0.33/32');
-      const node3 = await lab.startVm({ name: 'node3', ip: '10.77.0.33', userData: ud.impatientNode, cpus: 1, instance: { tags: ud.impatientNodeTags } });
-      const r = await node3.waitForCloudInit();
-      await origin.execOk('ip route del blackhole 10.77.0.33/32');
-      expect(r.status).not.toBe('done');
-      expect(r.output).toMatch(/efs-cache: FATAL: .*(mount|origin)/i);
-      expect((await node3.exec('exportfs -v')).stdout.trim()).toBe('');
-      expect((await node3.exec("ss -ltn '( sport = :2049 )' | tail -n +2")).stdout.trim()).toBe('');
-      expect((await signals(node3)).map(({ status, serving, uniqueId }) => ({ status, serving, uniqueId })))
-        .toEqual([{ status: 'FAILURE', serving: 'no', uniqueId: lab.instanceId(node3) }]);
-      await node3.kill();
-    });
   });
 
   describe('6. idempotence', () => {
@@ -300,6 +301,108 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       expect((await clientA.execOk('findmnt -rno LABEL /var/cache/fscache')).trim()).toBe('fscache');
       expect(await clientA.execOk('cat /proc/fs/fscache/caches')).toMatch(/efscache/);
       expect(await sha256(clientA, '/mnt/efs/data/small.bin')).toBe(await sha256(origin, '/srv/efs/data/small.bin'));
+    });
+  });
+
+  // Booted together, as the lab's two cores allow: the nodes of section 7 and the impatient node of section 5.
+  describe('7. NFSv3 between clients and a node (ClientProtocol.NFS_V3), and 5. a node whose origin is unreachable', () => {
+    let node3: Vm; // a node of its own fleet whose origin is blackholed at boot
+    let r3: CloudInitResult;
+    let node4: Vm; // the NFSv3 fleet's node
+    let node5: Vm; // the same user data over an origin whose handles cannot fit: node1's re-export
+    let clientC: Vm; // FS-Cache client of the NFSv3 fleet
+    const V3_NODE_IP = '10.77.0.34';
+    const CLIENT_C_IP = '10.77.0.23';
+    let r4: CloudInitResult;
+    let r5: CloudInitResult;
+    let rc: CloudInitResult;
+
+    beforeAll(async () => {
+      // node5 runs the NFSv3 fleet's user data with node1's export as its origin: a re-export's handles are the
+      // origin's plus about 22 bytes, so a re-export of a re-export does not fit NFSv3's 64.
+      const overNode = ud.v3Node.replace(/^EFSC_ORIGIN_SERVER=.*$/m, "EFSC_ORIGIN_SERVER='10.77.0.31'")
+        .replace("EFSC_ORIGIN_PATH='/'", `EFSC_ORIGIN_PATH='${ud.exportPath}'`);
+      expect(overNode).toContain("EFSC_ORIGIN_SERVER='10.77.0.31'");
+      expect(overNode).toContain(`EFSC_ORIGIN_PATH='${ud.exportPath}'`);
+      await origin.execOk('ip route add blackhole 10.77.0.33/32');
+      node3 = await lab.startVm({ name: 'node3', ip: '10.77.0.33', userData: ud.impatientNode, cpus: 1, instance: { tags: ud.impatientNodeTags } });
+      node4 = await lab.startVm({ name: 'node4', ip: V3_NODE_IP, userData: ud.v3Node, cpus: 1, instance: { tags: ud.v3NodeTags } });
+      node5 = await lab.startVm({ name: 'node5', ip: '10.77.0.35', userData: overNode, cpus: 1, instance: { tags: ud.v3NodeTags } });
+      [r3, r4] = await Promise.all([node3.waitForCloudInit().finally(() => origin.execOk('ip route del blackhole 10.77.0.33/32')), node4.waitForCloudInit()]);
+      // Nothing from the client may reach rpcbind on the node: a u32 filter drops and counts it.
+      await node4.execOk([
+        'tc qdisc add dev eth0 ingress',
+        `tc filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip src ${CLIENT_C_IP}/32 match ip dport 111 0xffff action drop`,
+      ].join(' && '));
+      await lab.setDnsRecord(ud.v3Endpoint, [V3_NODE_IP]);
+      clientC = await lab.startVm({ name: 'client-c', ip: CLIENT_C_IP, userData: ud.v3Client, nvmeDisks: nvme('c'), cpus: 1 });
+      [r5, rc] = await Promise.all([node5.waitForCloudInit(), clientC.waitForCloudInit()]);
+    }, 30 * MIN);
+
+    test('the node checked the origin\'s handles over NFSv3, then served NFSv3 and NFSv4.1, and signalled SUCCESS once', async () => {
+      expect({ status: r4.status, errors: r4.errors }).toEqual({ status: 'done', errors: [] });
+      const check = r4.output.split('\n').findIndex((l) => /NFSv3: the origin's file handles fit/.test(l));
+      const serving = r4.output.split('\n').findIndex((l) => /efs-cache: serving /.test(l));
+      expect(check).toBeGreaterThanOrEqual(0);
+      expect(serving).toBeGreaterThan(check);
+      const versions = ` ${(await node4.execOk('cat /proc/fs/nfsd/versions')).trim()} `;
+      for (const v of ['+3', '+4.1', '-4.0', '-4.2']) expect(versions).toContain(` ${v} `);
+      expect((await node4.execOk("ss -Hltn 'sport = :20048'")).trim()).not.toBe('');
+      expect((await node4.execOk('findmnt -rn /run/efs-cache/v3-check || true')).trim()).toBe('');
+      expect(await node4.execOk('exportfs -v')).toMatch(/127\.0\.0\.1\(/);
+      expect((await signals(node4)).map(({ status, serving: s }) => ({ status, serving: s }))).toEqual([{ status: 'SUCCESS', serving: 'yes' }]);
+    });
+
+    test('a client mounts it over NFSv3 with FS-Cache, without rpcbind, reads what the origin holds and cannot write', async () => {
+      expect({ status: rc.status, errors: rc.errors }).toEqual({ status: 'done', errors: [] });
+      const opts = (await clientC.execOk('findmnt -no FSTYPE,OPTIONS /mnt/efs')).trim();
+      expect(opts).toMatch(/^nfs .*\bvers=3\b/);
+      expect(opts).toMatch(/\bnolock\b/);
+      expect(opts).toMatch(/\bmountport=20048\b/);
+      expect(await clientC.execOk('cat /proc/fs/nfsfs/volumes')).toMatch(/^v3 .* yes$/m);
+      expect(await sha256(clientC, '/mnt/efs/data/small.bin')).toBe(await sha256(origin, '/srv/efs/data/small.bin'));
+      const w = await clientC.exec('touch /mnt/efs/data/written-by-v3 2>&1');
+      expect(w.code).not.toBe(0);
+      expect(w.stdout + w.stderr).toMatch(/Read-only file system/);
+      // The filter saw nothing from the client for port 111.
+      const stats = await node4.execOk('tc -s filter show dev eth0 parent ffff:');
+      expect(stats).toMatch(/Sent 0 bytes 0 pkt/);
+    });
+
+    test('steady state: re-opening and re-reading 50 small files costs the origin no OPEN over NFSv3; over NFSv4.1 every open still reaches it', async () => {
+      await smallFileRounds(clientC, '/mnt/efs/data', 1);
+      await smallFileRounds(clientB, '/mnt/efs/data', 1);
+      const [o0, n0] = [await nfsdOpens(origin), await nfsdCalls(node4)];
+      await smallFileRounds(clientC, '/mnt/efs/data', 5);
+      const [o1, n1] = [await nfsdOpens(origin), await nfsdCalls(node4)];
+      await smallFileRounds(clientB, '/mnt/efs/data', 5);
+      const o2 = await nfsdOpens(origin);
+      progress(`5 rounds of 50 files: over NFSv3 node4 served ${n1 - n0} requests and the origin ${o1 - o0} OPENs; over NFSv4.1 the origin ${o2 - o1} OPENs`);
+      expect(o1 - o0).toBe(0);
+      expect(n1 - n0).toBeLessThan(50); // fewer than one request per file for 250 opens
+      expect(o2 - o1).toBeGreaterThanOrEqual(250);
+    });
+
+    test('a node whose origin\'s handles do not fit NFSv3 does not serve, and says why', async () => {
+      expect(r5.status).not.toBe('done');
+      expect(r5.output).toMatch(/efs-cache: FATAL: NFSv3 cannot serve the origin: .*exceed NFSv3's 64 bytes, use ClientProtocol.NFS_V4_1/);
+      expect((await node5.exec('exportfs -v')).stdout.trim()).toBe('');
+      expect((await node5.exec("ss -Hltn 'sport = :2049'")).stdout.trim()).toBe('');
+      expect((await node5.execOk('findmnt -rn /run/efs-cache/v3-check || true')).trim()).toBe('');
+      expect((await signals(node5)).map(({ status, serving }) => ({ status, serving }))).toEqual([{ status: 'FAILURE', serving: 'no' }]);
+    });
+
+    test('a node whose origin is unreachable at boot does not serve, and says why', async () => {
+      expect(r3.status).not.toBe('done');
+      expect(r3.output).toMatch(/efs-cache: FATAL: .*(mount|origin)/i);
+      expect((await node3.exec('exportfs -v')).stdout.trim()).toBe('');
+      expect((await node3.exec("ss -ltn '( sport = :2049 )' | tail -n +2")).stdout.trim()).toBe('');
+      expect((await signals(node3)).map(({ status, serving, uniqueId }) => ({ status, serving, uniqueId })))
+        .toEqual([{ status: 'FAILURE', serving: 'no', uniqueId: lab.instanceId(node3) }]);
+    });
+
+    afterAll(async () => {
+      await Promise.all([node3, node4, node5, clientC].filter((v) => v).map((v) => v.kill()));
     });
   });
 });

@@ -6,7 +6,7 @@
 import { CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper } from '../../../lib';
+import { CacheFleet, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper } from '../../../lib';
 import { importedFs, newApp } from '../../util';
 import { CfnTemplate, IntrinsicValues, resolveUserData } from '../harness';
 
@@ -32,6 +32,14 @@ export interface LabUserData {
   readonly originClient: string;
   /** An FS-Cache client that mounts the cache fleet. */
   readonly fleetClient: string;
+  /** The cache node of a one-node fleet that serves its clients NFSv3 (ClientProtocol.NFS_V3). */
+  readonly v3Node: string;
+  /** Its instance tags. */
+  readonly v3NodeTags: Record<string, string>;
+  /** The name the NFSv3 fleet's clients mount. */
+  readonly v3Endpoint: string;
+  /** An FS-Cache client of the NFSv3 fleet. */
+  readonly v3Client: string;
   /** The fsid the fleet renders for every node. */
   readonly fsid: string;
   /** The fleet's export path. */
@@ -76,6 +84,19 @@ export function labUserData(): LabUserData {
     nfsdThreads: 16,
     zoneName: 'impatient.efs-cache.internal', // a fleet of its own on the same VPC needs a zone of its own
   });
+  const v3Fleet = new CacheFleet(stack, 'V3Fleet', {
+    vpc,
+    fileSystem,
+    nodeCount: 1,
+    originMountHelper: MountHelper.NFS,
+    clientCidrs: [LAB_SUBNET],
+    nfsdThreads: 16,
+    clientProtocol: ClientProtocol.NFS_V3,
+    zoneName: 'v3.efs-cache.internal',
+  });
+  const v3Client = new FsCacheClientLaunchTemplate(stack, 'V3Client', {
+    vpc, cacheFleet: v3Fleet, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+  });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
     vpc, fileSystem, mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
@@ -104,6 +125,10 @@ export function labUserData(): LabUserData {
     impatientNodeTags: tagsOf(impatient.nodes[0]),
     originClient: ud(originClient.launchTemplate),
     fleetClient: ud(fleetClient.launchTemplate),
+    v3Node: ud(v3Fleet.launchTemplate),
+    v3NodeTags: tagsOf(v3Fleet.nodes[0]),
+    v3Endpoint: v3Fleet.endpoint,
+    v3Client: ud(v3Client.launchTemplate),
     fsid: fleet.fsid,
     exportPath: fleet.exportPath,
     template,
