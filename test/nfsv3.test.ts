@@ -27,7 +27,7 @@ describe('ClientProtocol.NFS_V3', () => {
 
   test('NFSv4.1 stays the default, and its nodes carry none of the NFSv3 code', () => {
     expect(v4.fleet.clientProtocol).toBe(ClientProtocol.NFS_V4_1);
-    expect(parameters(v4.node).EFSC_NFS_V3).toBe('false');
+    expect(parameters(v4.node).EFSC_NFS_V3).toBeUndefined();
     expect(expand(v4.node)).not.toMatch(/v3_check\(\) \{|MOUNTD_PORT=/);
     expect(parameters(v4.clientUd).EFSC_MOUNT_OPTIONS.split(',')).toEqual(expect.arrayContaining(['nfsvers=4.1']));
     expect(parameters(v4.clientUd).EFSC_MOUNT_TYPE).toBe('nfs4');
@@ -115,7 +115,7 @@ describe('ClientProtocol.NFS_V3', () => {
   });
 
   test('a node rendered without the NFSv3 code refuses EFSC_NFS_V3=true before installing anything', () => {
-    const bad = v4.node.replace("EFSC_NFS_V3='false'", "EFSC_NFS_V3='true'");
+    const bad = v4.node.replace("EFSC_NODE_DISK_CACHE='false'", "EFSC_NODE_DISK_CACHE='false'\nEFSC_NFS_V3='true'");
     expect(bad).not.toBe(v4.node);
     const run = runScript(bad, ['--metrics'], {});
     expect(run.status).toBe(1);

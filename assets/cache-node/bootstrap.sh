@@ -75,14 +75,14 @@ check_parameters() {
     # A node's user data carries no initialization of the devices (lib/fscache.sh, a block only clients run).
     [ "$EFSC_INITIALIZE_DEVICES" = false ] || die "EFSC_INITIALIZE_DEVICES must be false on a cache node"
   fi
-  need EFSC_NFS_V3 '^(true|false)$' 'true or false'
   ! v3 || declare -F v3_check >/dev/null || die "EFSC_NFS_V3=true, but this user data was rendered without NFSv3"
   ! v3 || v3_params
   metrics_check
   mirror_check
 }
 
-v3() { [ "$EFSC_NFS_V3" = true ]; }
+# EFSC_NFS_V3=true: NFSv3 too (the nfsv3 block below); absent or anything else: NFSv4.1 only.
+v3() { [ "${EFSC_NFS_V3:-}" = true ]; }
 
 # The second cache level: the origin mount keeps what it reads on the instance store too (FS-Cache, lib/fscache.sh),
 # so a file the page cache evicted is served from local disk, not the origin.
@@ -207,11 +207,12 @@ warm() {
   log "warmed ${p[*]} in $((SECONDS - t))s"
 }
 
+# The nfsv3 block, when the user data has it, defines this again (hence the directive: not unreachable then).
+# shellcheck disable=SC2317
 versions_ok() {
   local v
   v=" $(cat /proc/fs/nfsd/versions) "
-  [[ "$v" == *" +4.1 "* && "$v" != *" +4.0 "* && "$v" != *" +4.2 "* ]] || return 1
-  if v3; then [[ "$v" == *" +3 "* ]]; else [[ "$v" != *" +3 "* ]]; fi
+  [[ "$v" == *" +4.1 "* && "$v" != *" +3 "* && "$v" != *" +4.0 "* && "$v" != *" +4.2 "* ]]
 }
 
 # efs-cache: nfsv3 begin
@@ -222,7 +223,15 @@ v3_listens() { [ -n "$(ss -Hltn "sport = :$MOUNTD_PORT")" ]; }
 # The library renders a number as an NFSv3 node's fsid (a UUID takes 12 bytes more of each handle): exportfs keeps it
 # in an int.
 v3_params() {
+  need EFSC_NFS_V3 '^true$' 'true'
   [[ ! "$EFSC_EXPORT_FSID" =~ ^[0-9]{1,10}$ ]] || ((EFSC_EXPORT_FSID < 2147483648)) || die "EFSC_EXPORT_FSID must be below 2147483648"
+}
+# Replaces the one above: NFSv3 on, when EFSC_NFS_V3=true.
+versions_ok() {
+  local v
+  v=" $(cat /proc/fs/nfsd/versions) "
+  [[ "$v" == *" +4.1 "* && "$v" != *" +4.0 "* && "$v" != *" +4.2 "* ]] || return 1
+  if v3; then [[ "$v" == *" +3 "* ]]; else [[ "$v" != *" +3 "* ]]; fi
 }
 v3_up() {
   if [ "$(nfsconf --get mountd port)" != "$MOUNTD_PORT" ]; then nfsconf --set mountd port "$MOUNTD_PORT" || die "nfsconf cannot set [mountd] port"; fi
@@ -281,10 +290,9 @@ unserve_on_failure() {
 # (on Debian the package install starts nfsd with the default versions).
 serve() {
   local c o="ro,no_subtree_check,root_squash,sync,insecure,fsid=$EFSC_EXPORT_FSID" l="$EFSC_EXPORT_PATH" v=ok
-  local cs="$EFSC_EXPORT_CLIENTS"
+  for c in $EFSC_EXPORT_CLIENTS; do l+=" $c($o)"; done
   # NFSv3: the node itself too, for v3_check's mount.
-  if v3; then cs+=" 127.0.0.1"; v3_up; fi
-  for c in $cs; do l+=" $c($o)"; done
+  if v3; then l+=" 127.0.0.1($o)"; v3_up; fi
   if mirrors; then l+=$'\n'"$(mirror_exports "${o%,fsid=*}")"; fi
   if systemctl is-active -q nfs-server.service && ! versions_ok; then
     if [ -z "$(exportfs)" ]; then systemctl stop nfs-server.service; else

@@ -9,7 +9,7 @@ import { Construct, IConstruct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { CacheNode } from './cache-node';
-import { DEFAULT_INSTANCE_TYPE, validateCacheFleetOptions } from './validation';
+import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
 import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { propError } from '../private/errors';
 import { exportClients } from '../private/cidr';
@@ -483,7 +483,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     const v3 = this.clientProtocol === ClientProtocol.NFS_V3;
     // NFSv3: a number (4 bytes in every file handle) rather than a UUID (16), room for a longer origin handle in 64.
     this.fsid = fsidFor(this.node.path, props.originPath ?? '/', v3);
-    this.diskCache = props.nodeDiskCache ?? (facts.instanceStore === true && facts.nvmeInstanceStore === true);
+    this.diskCache = nodeDiskCacheOn(props, facts);
     this.metricsGroup = this.node.path;
     this.mirrors = (props.mirrorPaths ?? []).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) }));
     const mode = props.fanOut ?? FanOutMode.ROUTE53;
@@ -532,7 +532,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       ...instanceMetrics(this, this.role, props.metrics ?? true),
       ...mirrorParameters(this.node.path, props, mountHelper, this.diskCache),
       EFSC_NODE_DISK_CACHE: String(this.diskCache),
-      EFSC_NFS_V3: String(v3),
+      ...(v3 ? { EFSC_NFS_V3: 'true' } : {}),
       ...(this.diskCache ? diskCacheParameters({
         dir: '/var/cache/fscache', label: 'efs-node-cache', tag: 'efsnode',
         deviceModel: props.nodeDiskCacheDeviceModel ?? INSTANCE_STORE_MODEL, initializeDevices: false, cull: DEFAULT_CULL,

@@ -138,7 +138,8 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
  */
 export function mirrorParameters(constructPath: string, o: MirrorOptions, helper: MountHelper, diskCache: boolean): Record<string, string> {
   const paths = o.mirrorPaths ?? [];
-  if (paths.length === 0) return { EFSC_MIRROR_PATHS: '', EFSC_MIRROR_FSIDS: '' };
+  // Without mirrors the user data has no lib/mirror.sh, only its stand-ins, which read EFSC_MIRROR_PATHS alone.
+  if (paths.length === 0) return { EFSC_MIRROR_PATHS: '' };
   return {
     EFSC_MIRROR_PATHS: paths.join(' '),
     EFSC_MIRROR_FSIDS: paths.map((p) => mirrorFsid(constructPath, p)).join(' '),

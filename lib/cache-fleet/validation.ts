@@ -51,7 +51,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
     throw propError(scope, 'clientProtocol', 'ClientProtocol.NFS_V3 needs fanOut: FanOutMode.ROUTE53: an NFSv3 client asks ' +
       'mountd (TCP 20048) for the export before NFS (TCP 2049), and the load balancer listens on 2049 only.');
   }
-  const diskCache = o.nodeDiskCache ?? (facts.instanceStore === true && facts.nvmeInstanceStore === true);
+  const diskCache = nodeDiskCacheOn(o, facts);
   if (o.clientProtocol === ClientProtocol.NFS_V3 && o.mirrorPaths?.length && diskCache) {
     throw propError(scope, 'clientProtocol', 'ClientProtocol.NFS_V3, mirrorPaths and the nodes\' disk cache (nodeDiskCache, on by default for ' +
       'node types with NVMe instance store) do not fit together in EC2\'s 16 KB of user data: choose two. The mirrors\' clients ' +
@@ -103,11 +103,15 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   }
 }
 
+/** Whether the nodes keep the second cache level: `nodeDiskCache`, by default on for node types with NVMe instance store. */
+export function nodeDiskCacheOn(o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): boolean {
+  return o.nodeDiskCache ?? (facts.instanceStore === true && facts.nvmeInstanceStore === true);
+}
+
 /** The nodes' second cache level (`nodeDiskCache`) needs NVMe instance store the bootstrap can find by its model. */
 function validateDiskCache(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): void {
   const type = String(o.instanceType ?? DEFAULT_INSTANCE_TYPE);
-  const nvme = facts.instanceStore === true && facts.nvmeInstanceStore === true;
-  const on = o.nodeDiskCache ?? nvme;
+  const on = nodeDiskCacheOn(o, facts);
   if (o.nodeDiskCacheDeviceModel !== undefined) {
     if (!on) {
       throw propError(scope, 'nodeDiskCacheDeviceModel', o.nodeDiskCache === false ? 'applies only with nodeDiskCache.'
