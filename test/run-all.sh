@@ -76,7 +76,7 @@ count_line "$results/al2023.log"
 # runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick
 # local run; CI always runs it.
 if [ "${LAB:-run}" != skip ] || [ "${CI:-}" = true ]; then
-  step "lab: user data on a real kernel (QEMU)" bash test/lab/run.sh 'scenarios\.lab|mirror\.lab' --json --outputFile="$results/lab.json"
+  step "lab: user data on a real kernel (QEMU)" bash test/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab' --json --outputFile="$results/lab.json"
   count_jest "$results/lab.json"
 fi
 

@@ -45,6 +45,10 @@ export interface ApiCall {
   readonly host: string;
   /** The HTTP status the emulator answered. */
   readonly status: number;
+  /** The address the call came from (a lab VM's). */
+  readonly source: string;
+  /** For a SignalResource while a probe is set (`probeSignals`): what the probe answered at that moment. */
+  readonly probe?: any;
 }
 
 /** The keys of a role session, as the metadata service serves an instance profile's. */
@@ -81,8 +85,12 @@ export interface RunOptions {
 }
 
 export class Emulator {
-  /** Starts an emulator in a new network namespace; resolves when its TLS front and metadata service listen. */
-  public static async start(): Promise<Emulator> {
+  /**
+   * Starts an emulator in a new network namespace; resolves when its TLS front and metadata service listen. With
+   * `netns` (a lab's, test/lab/harness/lab.ts) it listens in that namespace instead, on every address (VMs reach it
+   * at the lab's gateway) and without a metadata service of its own: the lab's serves its VMs.
+   */
+  public static async start(options: { netns?: string } = {}): Promise<Emulator> {
     const python = path.join(VENV, 'bin', 'python');
     if (!fs.existsSync(path.join(VENV, 'bin', 'aws')) || !fs.existsSync(python)) {
       throw new Error(`no aws CLI in ${VENV}: run test/gates/setup.sh (installs requirements-dev.txt: moto, awscli)`);
@@ -92,10 +100,11 @@ export class Emulator {
     if (certs.status !== 0) throw new Error(`certs.sh failed: ${certs.stderr}`);
     const netns = 'ip link set lo up && ip addr add 169.254.169.254/32 dev lo && exec "$@"';
     const logFd = fs.openSync(path.join(dir, 'server.log'), 'a');
-    const child = spawn('unshare', [...userns(), '--net', 'bash', '-c', netns, 'emulator', python,
-      path.join(__dirname, 'server.py'), dir, path.join(ROOT, 'test', 'lab', 'harness', 'imds.py')], {
-      stdio: ['ignore', 'ignore', logFd],
-    });
+    const server = path.join(__dirname, 'server.py');
+    const child = options.netns
+      ? spawn('ip', ['netns', 'exec', options.netns, python, server, dir, '-'], { stdio: ['ignore', 'ignore', logFd] })
+      : spawn('unshare', [...userns(), '--net', 'bash', '-c', netns, 'emulator', python, server, dir,
+        path.join(ROOT, 'test', 'lab', 'harness', 'imds.py')], { stdio: ['ignore', 'ignore', logFd] });
     fs.closeSync(logFd);
     const emu = new Emulator(dir, child);
     const sock = path.join(dir, 'control.sock');
@@ -149,6 +158,19 @@ export class Emulator {
     }
     const c = (await this.api('sts', 'assume_role', { RoleArn: role.Arn, RoleSessionName: 'i-emulator' })).Credentials;
     return { AccessKeyId: c.AccessKeyId, SecretAccessKey: c.SecretAccessKey, Token: c.SessionToken };
+  }
+
+  /** The CA (PEM) that signed the emulator's certificate: what an instance must trust to reach it over TLS. */
+  public get ca(): string {
+    return fs.readFileSync(path.join(this.dir, 'ca.pem'), 'utf8');
+  }
+
+  /**
+   * From now on every SignalResource that IAM allows waits for POST / on this Unix socket ({source, resource,
+   * status}) before it is answered; the JSON answered is recorded with the call (`probe`).
+   */
+  public async probeSignals(socket: string): Promise<void> {
+    await this.control('POST', '/probe', { socket });
   }
 
   /** The next calls of `action` are answered with these errors, in order (a throttled or failing service). */

@@ -29,7 +29,13 @@ is an address of lo:
                                that action are answered with these errors, one each, before anything else
       POST /api                {"service": "ec2", "method": "run_instances", "params": {...}}: a call with boto3
                                through the TLS front (recorded like any other, client Boto3)
-Usage: server.py STATE_DIR IMDS_SCRIPT   (STATE_DIR holds ca.pem, server.pem, server.key from certs.sh)
+      POST /probe              {"socket": PATH}: from then on, each SignalResource that IAM allows waits, before it is
+                               answered, for POST / on that Unix socket with {"source", "resource", "status"}; the
+                               JSON answered is recorded with the call as "probe" (the lab checks there, from another
+                               VM, whether the signalling node serves at that moment)
+Every call is recorded with its source address ("source").
+Usage: server.py STATE_DIR IMDS_SCRIPT   (STATE_DIR holds ca.pem, server.pem, server.key from certs.sh; IMDS_SCRIPT '-':
+no metadata service, the lab runs its own)
 """
 import io
 import json
@@ -61,6 +67,31 @@ STACKS = {}
 FAULTS = {}  # action -> errors still to answer, [status, code, message] each
 LOCK = threading.Lock()
 IMDS_SOURCES = ('169.254.169.254', '127.0.0.1')
+PROBE = {}  # 'socket': the Unix socket of POST /probe
+
+
+def probe(source, params):
+    """What the test's probe answers about the instance that signals (POST /probe), or None when there is none."""
+    sock = PROBE.get('socket')
+    if not sock:
+        return None
+    import http.client  # pylint: disable=import-outside-toplevel
+    import socket  # pylint: disable=import-outside-toplevel
+
+    class Conn(http.client.HTTPConnection):
+        def connect(self):
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(self.timeout)
+            self.sock.connect(sock)
+    conn = Conn('probe', timeout=120)
+    try:
+        body = json.dumps({'source': source, 'resource': params.get('LogicalResourceId', ''), 'status': params.get('Status', '')})
+        conn.request('POST', '/', body, {'Content-Type': 'application/json'})
+        return json.loads(conn.getresponse().read() or b'null')
+    except (OSError, ValueError) as e:
+        return {'error': str(e)}
+    finally:
+        conn.close()
 
 
 def service_of(environ):
@@ -105,8 +136,12 @@ class Front:
             f"{environ['REQUEST_METHOD']} {environ.get('PATH_INFO', '/')}"
         params.pop('Version', None)
         record = {'t': time.time(), 'service': service, 'action': action, 'params': params,
-                  'host': environ.get('HTTP_HOST', ''), 'client': environ.get('HTTP_USER_AGENT', '').split(' ')[0]}
-        answer = self.authorize(environ, body, params, service, action) or self.own_answer(service, action, params)
+                  'host': environ.get('HTTP_HOST', ''), 'client': environ.get('HTTP_USER_AGENT', '').split(' ')[0],
+                  'source': environ.get('REMOTE_ADDR', '')}
+        answer = self.authorize(environ, body, params, service, action)
+        if answer is None and (service, action) == ('cloudformation', 'SignalResource'):
+            record['probe'] = probe(record['source'], params)
+        answer = answer or self.own_answer(service, action, params)
         if answer is not None:
             status, text = answer
             record['status'] = status
@@ -241,6 +276,9 @@ class Control(BaseHTTPRequestHandler):
                 for name in body:
                     authz.STACK_IDS.setdefault(name, f'arn:aws:cloudformation:us-east-1:{DEFAULT_ACCOUNT_ID}:stack/{name}/{uuid.uuid4()}')
                 return self.reply(200, {name: authz.STACK_IDS[name] for name in body})
+        if self.path == '/probe':
+            PROBE.update(body)
+            return self.reply(200, {})
         if self.path == '/faults':
             with LOCK:
                 FAULTS.update(body)
@@ -285,13 +323,13 @@ def main():
     ADMIN = authz.install()
     with open(os.path.join(STATE, 'imds.json'), 'w', encoding='utf-8') as f:
         f.write('{}')
-    imds = subprocess.Popen([sys.executable, IMDS_SCRIPT, '169.254.169.254', os.path.join(STATE, 'imds.json'),
-                             os.path.join(STATE, 'imds.log')])
+    imds = None if IMDS_SCRIPT == '-' else subprocess.Popen(
+        [sys.executable, IMDS_SCRIPT, '169.254.169.254', os.path.join(STATE, 'imds.json'), os.path.join(STATE, 'imds.log')])
     api = make_server('0.0.0.0', 443, Front(DomainDispatcherApplication(create_backend_app)), threaded=True,
                       ssl_context=(os.path.join(STATE, 'server.pem'), os.path.join(STATE, 'server.key')))
     threading.Thread(target=api.serve_forever, daemon=True).start()
     import socket  # pylint: disable=import-outside-toplevel
-    for _ in range(100):  # the metadata service listens too before the control socket appears
+    for _ in range(100 if imds else 0):  # the metadata service listens too before the control socket appears
         try:
             socket.create_connection(('169.254.169.254', 80), timeout=1).close()
             break
@@ -303,7 +341,8 @@ def main():
     try:
         control.serve_forever()
     finally:
-        imds.terminate()
+        if imds:
+            imds.terminate()
 
 
 if __name__ == '__main__':

@@ -13,6 +13,8 @@ cd "${repo}"
 
 started=${SECONDS}
 bash "${here}/image/build.sh" > /dev/null
+# aws.lab.ts runs the AWS API emulator (moto, from the venv of the gates) on the lab network.
+bash "${repo}/test/gates/setup.sh" > /dev/null
 echo "[lab] image ready in $((SECONDS - started)) s" >&2
 
 # Whatever happens to jest, no VM, DNS server or namespace of the lab survives this script.

@@ -158,7 +158,10 @@ export class Lab {
     this.instances.set(vm.ip, { ...instance, instanceId });
     const config: Record<string, unknown> = {};
     for (const [ip, i] of this.instances) {
-      config[ip] = { 'instance-id': i.instanceId, region: LAB_REGION, 'availability-zone': `${LAB_REGION}a`, tags: i.tags ?? {} };
+      config[ip] = {
+        'instance-id': i.instanceId, 'region': LAB_REGION, 'availability-zone': `${LAB_REGION}a`, 'tags': i.tags ?? {},
+        ...(i.role ? { 'iam-role': i.role.name, 'credentials': i.role.credentials } : {}),
+      };
     }
     const tmp = `${this.imdsConfig}.tmp`;
     fs.writeFileSync(tmp, JSON.stringify(config, null, 1));

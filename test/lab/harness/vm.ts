@@ -37,6 +37,11 @@ export interface VmOptions {
   readonly userData: string;
   /** Extra meta-data keys (instance-id and local-hostname are set). */
   readonly metaData?: Record<string, string>;
+  /**
+   * cloud-init vendor data (the NoCloud seed's vendor-data file): what an image or a provider sets up before the
+   * user data runs, such as a CA the instance trusts. @default - none
+   */
+  readonly vendorData?: string;
   /** @default 1024 */
   readonly memoryMiB?: number;
   /** @default 1 */
@@ -61,6 +66,8 @@ export interface InstanceMetadata {
   readonly instanceId?: string;
   /** Instance tags, served under meta-data/tags/instance/. */
   readonly tags?: Record<string, string>;
+  /** The instance profile's role and its session keys, served under meta-data/iam/security-credentials/. @default - none */
+  readonly role?: { readonly name: string; readonly credentials: { AccessKeyId: string; SecretAccessKey: string; Token: string } };
 }
 
 export interface ExecOptions {
@@ -473,10 +480,16 @@ export class Vm {
     fs.mkdirSync(seedDir, { recursive: true });
     fs.writeFileSync(path.join(seedDir, 'user-data'), this.options.userData);
     fs.writeFileSync(path.join(seedDir, 'meta-data'), Object.entries(meta).map(([k, v]) => `${k}: ${JSON.stringify(v)}\n`).join(''));
+    const files = ['user-data', 'meta-data'];
+    if (this.options.vendorData !== undefined) {
+      fs.writeFileSync(path.join(seedDir, 'vendor-data'), this.options.vendorData);
+      files.push('vendor-data');
+    }
     fs.rmSync(this.seed, { force: true });
-    const kib = Math.max(1024, Math.ceil((Buffer.byteLength(this.options.userData) * 2) / 1024) + 512);
+    const bytes = Buffer.byteLength(this.options.userData) + Buffer.byteLength(this.options.vendorData ?? '');
+    const kib = Math.max(1024, Math.ceil((bytes * 2) / 1024) + 512);
     await run('mkfs.vfat', ['-C', '-n', 'CIDATA', this.seed, String(kib)]);
-    await run('mcopy', ['-o', '-i', this.seed, path.join(seedDir, 'user-data'), path.join(seedDir, 'meta-data'), '::']);
+    await run('mcopy', ['-o', '-i', this.seed, ...files.map((f) => path.join(seedDir, f)), '::']);
   }
 
   private qemuArgs(): string[] {

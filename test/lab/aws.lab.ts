@@ -1,0 +1,249 @@
+/**
+ * The AWS side of the cache node's bootstrap on a real kernel: nodes booted from the synthesized user data whose own
+ * aws CLI (Debian's awscli 2.x, the same major version Amazon Linux 2023 ships) and curl talk, over TLS, to the AWS
+ * API emulator (test/emulator/server.py: moto, SignalResource recorded, IAM evaluated against the role's synthesized
+ * statements) running on the lab network. Nothing in the scripts is redirected: the lab's DNS resolves the AWS host
+ * names to the emulator, the VMs trust the emulator's CA from vendor data (as an image trusts a CA it ships), and the
+ * aws CLI takes the role's session keys from the lab's metadata service, as from an instance profile.
+ *
+ * Every assertion about AWS is on what the emulator recorded or holds (calls, their source, order and parameters,
+ * where the stable interface is attached). Whether a node served when it signalled is asked at that moment: the
+ * emulator holds each SignalResource until the test has mounted the signalling node's export from another VM (the
+ * origin VM, an NFS client like any other) and listed it.
+ *
+ * The lab plays EC2's data plane for the stable interface: once the emulator has the interface attached to an
+ * instance, the lab moves the interface's address to that instance's VM (on AWS the OS configures the attached
+ * interface). Clients do not signal (their launch templates have no creation policy); the data seeder's signals are
+ * proved against the emulator on the host (test/emulator/seeder.emu.ts).
+ */
+import * as fs from 'fs';
+import * as http from 'http';
+import * as path from 'path';
+import { ApiCall, AWS_HOSTS, byCli, Emulator, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown } from '../emulator/emulator';
+import { CloudInitResult, Lab, progress, Vm } from './harness';
+import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
+
+const MIN = 60_000;
+const SIGNAL_TAG = 'cdk-efs-cache:signal-resource';
+const ENI_TAG = 'cdk-efs-cache:stable-eni';
+/** The stable interface's private address (moto allocates it in the lab's subnet; the lab moves it between VMs). */
+const STABLE_IP = '10.77.0.100';
+const ORIGIN_IP = '10.77.0.10';
+const NODE_A_IP = '10.77.0.31';
+const NODE_B_IP = '10.77.0.32';
+const NODE_X_IP = '10.77.0.33';
+
+/** What the probe found when a node signalled: whether another VM could mount and list the node's export. */
+interface Probe {
+  readonly vm: string;
+  readonly served: boolean;
+  readonly detail: string;
+}
+
+/** `Action status` of each call. */
+const actions = (calls: ApiCall[]) => calls.map((c) => `${c.action} ${c.status}`);
+
+/**
+ * Vendor data (cloud-config, before the user data runs, on every boot): trust the emulator's CA, and remove the lab
+ * image's stand-in aws CLI (/usr/local/bin/aws, first in PATH) so that the real one answers.
+ */
+function vendorData(ca: string): string {
+  const b64 = Buffer.from(ca).toString('base64');
+  const cmd = 'printf %s "$0" | base64 -d > /usr/local/share/ca-certificates/lab-aws-emulator.crt && update-ca-certificates >/dev/null && rm -f /usr/local/bin/aws';
+  return `#cloud-config\nbootcmd:\n  - [sh, -c, ${JSON.stringify(cmd)}, ${JSON.stringify(b64)}]\n`;
+}
+
+describe('the AWS side of a cache node on a real kernel: its own aws CLI and curl against the AWS API emulator', () => {
+  let lab: Lab;
+  let emu: Emulator;
+  let ud: LabUserData;
+  let origin: Vm;
+  let nodeA: Vm; // node 1 of the fleet, the first instance
+  let nodeX: Vm; // the impatient fleet's node, whose origin drops its NFS traffic
+  let client: Vm; // an FS-Cache client of the fleet, through the stable address
+  let eni: string;
+  let role: RoleSession;
+  let vendor: string;
+  let probeServer: http.Server;
+  const iid: Record<string, string> = {};
+  const boot: Record<string, CloudInitResult> = {};
+
+  /** The calls a VM's aws CLI made, as the emulator recorded them. */
+  const callsOf = async (vm: Vm) => byCli(await emu.calls()).filter((c) => c.source === vm.ip);
+  /** Where EC2 (the emulator) has the stable interface attached. */
+  const attachedTo = async () => (await emu.api('ec2', 'describe_network_interfaces', { NetworkInterfaceIds: [eni] }))
+    .NetworkInterfaces[0].Attachment?.InstanceId as string | undefined;
+  /** Launches an instance in the emulator's EC2 with the tags its group propagates; returns its id. */
+  const launch = async (subnet: string, tags: Record<string, string>) => (await emu.api('ec2', 'run_instances', {
+    ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1, InstanceType: 'c7gn.medium', SubnetId: subnet,
+    TagSpecifications: [{ ResourceType: 'instance', Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }],
+  })).Instances[0].InstanceId as string;
+  /** The lab as EC2's data plane: the stable address goes to the VM of the instance the interface is attached to. */
+  const followAttachment = async (from: Vm | undefined) => {
+    const instance = await attachedTo();
+    const to = lab.vms.find((v) => v.running && iid[v.name] === instance);
+    if (!to) throw new Error(`the stable interface is attached to ${instance}, which no running VM is`);
+    await lab.moveAddress(STABLE_IP, from, to);
+  };
+
+  /** Mounts a node's export from the origin VM and lists it (the probe the emulator waits for at each signal). */
+  const probe = async (source: string): Promise<Probe> => {
+    const vm = lab.vms.find((v) => v.ip === source);
+    const r = await origin.exec([
+      'd=$(mktemp -d)',
+      `if timeout 40 mount -t nfs4 -o ro,vers=4.1,soft,timeo=30,retrans=1,retry=0 ${source}:${ud.exportPath} "$d" 2>&1; then`,
+      '  ls -A "$d"; umount "$d"',
+      'else echo not-served; fi',
+      'rmdir "$d"',
+    ].join('\n'), { timeoutMs: 60_000 });
+    const detail = r.stdout.trim().replace(/\s+/g, ' ');
+    return { vm: vm?.name ?? source, served: r.code === 0 && /\bdata\b/.test(detail) && /\bwarm\b/.test(detail), detail };
+  };
+
+  beforeAll(async () => {
+    ud = labUserData();
+    lab = await Lab.create({ name: 'aws' });
+    emu = await Emulator.start({ netns: lab.netns });
+    for (const host of AWS_HOSTS) await lab.setDnsRecord(host, [lab.gateway]);
+    const stackId = await emu.registerStack('Lab', [...ud.nodeTags.map((t) => t[SIGNAL_TAG]), ud.impatientNodeTags[SIGNAL_TAG]]);
+    // The lab's subnet in the emulator's EC2, so that the stable interface's address is one the lab can move.
+    const vpc = (await emu.api('ec2', 'create_vpc', { CidrBlock: '10.77.0.0/16' })).Vpc.VpcId;
+    const subnet = (await emu.api('ec2', 'create_subnet', { VpcId: vpc, CidrBlock: LAB_SUBNET, AvailabilityZone: 'us-east-1a' })).Subnet.SubnetId;
+    const [first, second] = await Promise.all([[STABLE_IP, 'stable address of node 1'], ['10.77.0.101', 'stable address of node 2']]
+      .map(async ([PrivateIpAddress, Description]) => (await emu.api('ec2', 'create_network_interface',
+        { SubnetId: subnet, PrivateIpAddress, Description })).NetworkInterface.NetworkInterfaceId as string));
+    eni = first;
+    const { documents } = rolePolicies(ud.template, ud.nodeRoleId, {
+      ...EMULATOR_VALUES, 'AWS::StackId': stackId, [`Ref:${ud.nodeInterfaceIds[0]}`]: first, [`Ref:${ud.nodeInterfaceIds[1]}`]: second,
+    });
+    role = await emu.instanceRole('NodeRole', documents);
+    // Each signal waits for the probe: does the signalling node serve its export at this moment?
+    const socket = path.join(lab.dir, 'probe.sock');
+    probeServer = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => { body += d; });
+      req.on('end', () => {
+        const { source } = JSON.parse(body) as { source: string };
+        probe(source).then((p) => res.end(JSON.stringify(p)), (e) => res.end(JSON.stringify({ error: String(e) })));
+      });
+    });
+    await new Promise<void>((resolve) => probeServer.listen(socket, resolve));
+    await emu.probeSignals(socket);
+    vendor = vendorData(emu.ca);
+
+    origin = await lab.startVm({ name: 'origin', ip: ORIGIN_IP, userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1 });
+    boot.origin = await origin.waitForCloudInit();
+    await origin.execOk([
+      'head -c 24M /dev/urandom > /srv/efs/warm/model.bin',
+      'for i in $(seq 1 20); do head -c 64K /dev/urandom > /srv/efs/data/f$i.bin; done',
+      'sync',
+      // The impatient node's NFS traffic never reaches the origin (nothing else of it is dropped: its signal goes out).
+      'tc qdisc add dev eth0 ingress',
+      `tc filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip src ${NODE_X_IP}/32 match ip dport 2049 0xffff action drop`,
+    ].join(' && '));
+
+    const nodeATags = { ...ud.nodeTags[0], [ENI_TAG]: eni };
+    iid['node-a'] = await launch(subnet, nodeATags);
+    iid['node-x'] = await launch(subnet, ud.impatientNodeTags);
+    nodeA = await lab.startVm({ name: 'node-a', ip: NODE_A_IP, userData: ud.cacheNode, vendorData: vendor, cpus: 1,
+      instance: { instanceId: iid['node-a'], tags: nodeATags, role: { name: 'NodeRole', credentials: role } } });
+    // node-x runs with the fleet's role: the impatient fleet's own role grants the same SignalResource on the stack.
+    nodeX = await lab.startVm({ name: 'node-x', ip: NODE_X_IP, userData: ud.impatientNode, vendorData: vendor, cpus: 1,
+      instance: { instanceId: iid['node-x'], tags: ud.impatientNodeTags, role: { name: 'NodeRole', credentials: role } } });
+    [boot['node-a'], boot['node-x']] = await Promise.all([nodeA.waitForCloudInit(), nodeX.waitForCloudInit()]);
+    await followAttachment(undefined);
+    await lab.setDnsRecord(FLEET_NAME, [STABLE_IP]);
+    client = await lab.startVm({ name: 'client', ip: '10.77.0.21', userData: ud.fleetClient, cpus: 1, nvmeDisks: [
+      { sizeMiB: 384, serial: 'c-is-0', blank: true }, { sizeMiB: 384, serial: 'c-is-1', blank: true }] });
+    boot.client = await client.waitForCloudInit();
+  }, 40 * MIN);
+
+  afterAll(async () => {
+    await tearDown(emu, 'lab-calls.json', []);
+    probeServer?.close();
+    await lab?.destroy();
+    if (lab) fs.rmSync(path.join(lab.dir, 'probe.sock'), { force: true });
+  });
+
+  test('the origin, node-a and the client finished their user data without errors; node-x failed', () => {
+    for (const name of ['origin', 'node-a', 'client']) {
+      expect({ name, status: boot[name].status, errors: boot[name].errors }).toEqual({ name, status: 'done', errors: [] });
+    }
+    expect(boot['node-x'].status).toBe('error');
+    for (const [name, r] of Object.entries(boot)) progress(`${name}: user data done ${r.seconds.toFixed(0)} s after power on`);
+  });
+
+  test('node-a: the stable interface attached to the instance that booted, then one SUCCESS signal, sent while another VM could mount its export', async () => {
+    const calls = await callsOf(nodeA);
+    progress(`node-a's calls: ${actions(calls).join(', ')}`);
+    // The real CLI, v2, over TLS to the emulator's names: nothing in the scripts was redirected.
+    for (const c of calls) expect(c.client).toMatch(/^aws-cli\/2\./);
+    expect(actions(calls)).toEqual(['DescribeNetworkInterfaces 200', 'AttachNetworkInterface 200', 'DescribeNetworkInterfaces 200', 'SignalResource 200']);
+    expect(calls[1].params).toEqual({ InstanceId: iid['node-a'], NetworkInterfaceId: eni, DeviceIndex: '1' });
+    expect(calls[3].params).toEqual({ StackName: 'Lab', LogicalResourceId: ud.nodeTags[0][SIGNAL_TAG], UniqueId: iid['node-a'], Status: 'SUCCESS' });
+    expect(calls[3].probe).toMatchObject({ vm: 'node-a', served: true });
+    expect(await attachedTo()).toBe(iid['node-a']);
+    // Whatever the node publishes goes through the CloudWatch agent (StatsD): the scripts call no CloudWatch API.
+    expect(calls.filter((c) => c.service === 'monitoring')).toEqual([]);
+    // Its credentials came from the metadata service, as an instance profile's (IMDSv2: a token first).
+    const asked = lab.imdsRequests(nodeA).map((r) => `${r.method} ${r.path} ${r.status}`);
+    expect(asked).toEqual(expect.arrayContaining(['PUT /latest/api/token 200', 'GET /latest/meta-data/iam/security-credentials/NodeRole 200']));
+  });
+
+  test('node-x, whose origin is unreachable: exactly one FAILURE signal, as its instance, while nothing was served; the reason in its log', async () => {
+    const calls = await callsOf(nodeX);
+    expect(actions(calls)).toEqual(['SignalResource 200']);
+    expect(calls[0].params).toEqual({ StackName: 'Lab', LogicalResourceId: ud.impatientNodeTags[SIGNAL_TAG], UniqueId: iid['node-x'], Status: 'FAILURE' });
+    expect(calls[0].probe).toMatchObject({ vm: 'node-x', served: false });
+    expect(boot['node-x'].output).toMatch(/efs-cache: FATAL: .*(origin|mount)/);
+  });
+
+  test('the client mounted the fleet through the stable address and reads the origin\'s bytes', async () => {
+    expect((await client.execOk('findmnt -no SOURCE /mnt/efs')).trim()).toMatch(new RegExp(`^${FLEET_NAME.replace(/\./g, '\\.')}:`));
+    const sum = async (vm: Vm, f: string) => (await vm.execOk(`sha256sum ${f} | cut -d' ' -f1`, { timeoutMs: 5 * MIN })).trim();
+    expect(await sum(client, '/mnt/efs/data/f1.bin')).toBe(await sum(origin, '/srv/efs/data/f1.bin'));
+  });
+
+  describe('a replacement: the instance of node 1 terminated, a new instance with the same tags boots', () => {
+    let nodeB: Vm;
+    beforeAll(async () => {
+      await emu.api('ec2', 'terminate_instances', { InstanceIds: [iid['node-a']] }); // EC2 detaches its secondary interface
+      await nodeA.kill();
+      const nodeBTags = { ...ud.nodeTags[0], [ENI_TAG]: eni };
+      iid['node-b'] = await launch((await emu.api('ec2', 'describe_subnets', { Filters: [{ Name: 'cidr-block', Values: [LAB_SUBNET] }] })).Subnets[0].SubnetId, nodeBTags);
+      nodeB = await lab.startVm({ name: 'node-b', ip: NODE_B_IP, userData: ud.cacheNode, vendorData: vendor, cpus: 1,
+        instance: { instanceId: iid['node-b'], tags: nodeBTags, role: { name: 'NodeRole', credentials: role } } });
+      boot['node-b'] = await nodeB.waitForCloudInit();
+      await followAttachment(nodeA);
+    }, 20 * MIN);
+
+    test('the new instance attached the interface and signalled SUCCESS once, while serving', async () => {
+      expect({ status: boot['node-b'].status, errors: boot['node-b'].errors }).toEqual({ status: 'done', errors: [] });
+      const calls = await callsOf(nodeB);
+      progress(`node-b's calls: ${actions(calls).join(', ')}`);
+      expect(actions(calls)).toEqual(['DescribeNetworkInterfaces 200', 'AttachNetworkInterface 200', 'DescribeNetworkInterfaces 200', 'SignalResource 200']);
+      expect(calls[1].params).toEqual({ InstanceId: iid['node-b'], NetworkInterfaceId: eni, DeviceIndex: '1' });
+      expect(calls[3].params).toMatchObject({ LogicalResourceId: ud.nodeTags[0][SIGNAL_TAG], UniqueId: iid['node-b'], Status: 'SUCCESS' });
+      expect(calls[3].probe).toMatchObject({ vm: 'node-b', served: true });
+      expect(await attachedTo()).toBe(iid['node-b']);
+      // One signal per instance in all: node-a's and node-b's to the same resource, node-x's to its own.
+      const signals = byCli(await emu.calls()).filter((c) => c.action === 'SignalResource')
+        .map((c) => `${c.params.LogicalResourceId} ${c.params.UniqueId} ${c.params.Status}`);
+      expect(signals.sort()).toEqual([
+        `${ud.nodeTags[0][SIGNAL_TAG]} ${iid['node-a']} SUCCESS`,
+        `${ud.nodeTags[0][SIGNAL_TAG]} ${iid['node-b']} SUCCESS`,
+        `${ud.impatientNodeTags[SIGNAL_TAG]} ${iid['node-x']} FAILURE`,
+      ].sort());
+    });
+
+    test('the client that mounted the stable address reads on, through the new instance (same fsid: no stale handle)', async () => {
+      const before = Number((await nodeB.execOk("awk '$1 == \"io\" { print $2 }' /proc/net/rpc/nfsd")).trim());
+      const sum = async (vm: Vm, f: string) => (await vm.execOk(`sha256sum ${f} | cut -d' ' -f1`, { timeoutMs: 5 * MIN })).trim();
+      expect(await sum(client, '/mnt/efs/data/f2.bin')).toBe(await sum(origin, '/srv/efs/data/f2.bin'));
+      expect(await sum(client, '/mnt/efs/data/f1.bin')).toBe(await sum(origin, '/srv/efs/data/f1.bin'));
+      const after = Number((await nodeB.execOk("awk '$1 == \"io\" { print $2 }' /proc/net/rpc/nfsd")).trim());
+      expect(after - before).toBeGreaterThanOrEqual(64 * 1024); // f2 came from node-b
+      expect(await client.execOk('dmesg')).not.toMatch(/stale/i);
+    });
+  });
+});
