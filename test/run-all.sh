@@ -72,7 +72,8 @@ al2023() { bash test/al2023/run.sh | tee "$results/al2023.log"; }
 step "Amazon Linux 2023 branch: real dnf in a chroot" al2023
 count_line "$results/al2023.log"
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
-# Here the scenarios and the mirrors (about 19 and 12 minutes on two cores, plus 4 for the image); `npm run test:lab`
+# Here the scenarios, the mirrors and the AWS side with the emulator on the lab network (about 21, 18 and 10 minutes
+# on two cores, plus 3 for the image); `npm run test:lab`
 # runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick
 # local run; CI always runs it.
 if [ "${LAB:-run}" != skip ] || [ "${CI:-}" = true ]; then

@@ -8,40 +8,13 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CfnResource } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import * as s3 from 'aws-cdk-lib/aws-s3';
-import { DataSeeder, MountHelper, SeedSource } from '../../lib';
-import { CfnTemplate } from '../lab/harness/user-data';
-import { importedFs, stackWithVpc } from '../util';
-import { expand, flatten } from '../util/user-data';
+import { expand } from '../util/user-data';
 import { byCli, Emulator, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown } from './emulator';
+import { SEED_BUCKET as BUCKET, SEED_FILES as FILES, seederUserData } from './seeder-stack';
 
-const BUCKET = 'efsc-seed-data';
-const FILES: Record<string, string> = { 'raw/a.txt': 'alpha\n', 'raw/sub/b.txt': 'beta\n', 'raw/sub/deeper/c.bin': 'x'.repeat(70_000) };
 const MISSING = 'efsc-no-such-bucket';
 /** The buckets' virtual hosts, resolved to the emulator (the missing one too: S3 answers it NoSuchBucket). */
 const HOSTS = [BUCKET, MISSING].flatMap((b) => [`${b}.s3.amazonaws.com`, `${b}.s3.us-east-1.amazonaws.com`]);
-
-/**
- * The seeder's user data (source: the bucket's prefix raw/), deploy-time values filled in as in us-east-1, and its
- * synthesized template with its role's logical id.
- */
-function seederUserData(): { userData: string; logicalId: string; template: CfnTemplate; roleId: string } {
-  const { stack, vpc } = stackWithVpc(undefined, 'Seed');
-  const seeder = new DataSeeder(stack, 'Seeder', {
-    vpc, fileSystem: importedFs(stack), mountHelper: MountHelper.NFS,
-    source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Data', BUCKET), 'raw'),
-  });
-  const template = Template.fromStack(stack);
-  const [logicalId, instance] = Object.entries(template.findResources('AWS::EC2::Instance'))[0];
-  const values: Record<string, string> = { 'Ref:AWS::Region': 'us-east-1', 'Ref:AWS::URLSuffix': 'amazonaws.com' };
-  const userData = flatten(instance.Properties.UserData, (k) => {
-    if (!(k in values)) throw new Error(`no lab value for ${k}`);
-    return values[k];
-  });
-  return { userData, logicalId, template: template.toJSON(), roleId: stack.getLogicalId(seeder.role.node.defaultChild as CfnResource) };
-}
 
 /** The seeder's code with the steps it cannot run on the test host as no-ops (copy sets what the summary reads). */
 function withoutKernelSteps(userData: string): string {

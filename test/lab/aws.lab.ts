@@ -13,13 +13,17 @@
  *
  * The lab plays EC2's data plane for the stable interface: once the emulator has the interface attached to an
  * instance, the lab moves the interface's address to that instance's VM (on AWS the OS configures the attached
- * interface). Clients do not signal (their launch templates have no creation policy); the data seeder's signals are
- * proved against the emulator on the host (test/emulator/seeder.emu.ts).
+ * interface). The data seeder runs here too: its own CLI fetches a bucket's prefix from the emulator's S3, and its
+ * signal is held while the test lists what the origin holds. Clients do not signal (their launch templates have no
+ * creation policy). Failures of the seeder (a missing bucket, a prefix its role may not list) are proved against the
+ * emulator on the host (test/emulator/seeder.emu.ts).
  */
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
+import * as crypto from 'crypto';
 import { ApiCall, AWS_HOSTS, byCli, Emulator, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown } from '../emulator/emulator';
+import { SEED_BUCKET, SEED_FILES, SEED_STACK, seederUserData } from '../emulator/seeder-stack';
 import { CloudInitResult, Lab, progress, Vm } from './harness';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
@@ -32,12 +36,28 @@ const ORIGIN_IP = '10.77.0.10';
 const NODE_A_IP = '10.77.0.31';
 const NODE_B_IP = '10.77.0.32';
 const NODE_X_IP = '10.77.0.33';
+const SEEDER_IP = '10.77.0.40';
+/** Where the seeder copies the bucket's prefix in the file system. */
+const SEED_TARGET = '/seeded';
 
-/** What the probe found when a node signalled: whether another VM could mount and list the node's export. */
+/**
+ * What the probe found when an instance signalled: for a node, whether another VM could mount and list its export;
+ * for the seeder, the files (sha256 and path) under its target in the origin at that moment.
+ */
 interface Probe {
   readonly vm: string;
   readonly served: boolean;
   readonly detail: string;
+  readonly files?: string[];
+}
+
+/** Bytes an nfsd has read for its clients (first field of the `io` line). */
+async function nfsdReadBytes(vm: Vm): Promise<number> {
+  return Number((await vm.execOk("awk '$1 == \"io\" { print $2 }' /proc/net/rpc/nfsd")).trim());
+}
+
+async function sha256(vm: Vm, file: string): Promise<string> {
+  return (await vm.execOk(`sha256sum ${file} | cut -d' ' -f1`, { timeoutMs: 5 * MIN })).trim();
 }
 
 /** `Action status` of each call. */
@@ -65,6 +85,14 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
   let role: RoleSession;
   let vendor: string;
   let probeServer: http.Server;
+  let nodeB: Vm; // node 1's replacement: a new instance with node-a's tags
+  let nodeBTags: Record<string, string>;
+  /** The instance EC2 had the stable interface attached to once node-a and node-x had booted. */
+  let firstAttachment: string | undefined;
+  let seeder: Vm; // the DataSeeder's instance, its source a prefix of a bucket in the emulator's S3
+  const seed = seederUserData(SEED_TARGET);
+  /** What the client saw through node-a, before the replacement. */
+  let beforeReplacement: { source: string; read: string; servedBy: number };
   const iid: Record<string, string> = {};
   const boot: Record<string, CloudInitResult> = {};
 
@@ -89,6 +117,10 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
   /** Mounts a node's export from the origin VM and lists it (the probe the emulator waits for at each signal). */
   const probe = async (source: string): Promise<Probe> => {
     const vm = lab.vms.find((v) => v.ip === source);
+    if (vm?.name === 'seeder') {
+      const files = await origin.execOk(`cd /srv/efs${SEED_TARGET} 2>/dev/null && find . -type f | xargs -r sha256sum | sort || true`);
+      return { vm: vm.name, served: false, detail: '', files: files.split('\n').filter(Boolean) };
+    }
     const r = await origin.exec([
       'd=$(mktemp -d)',
       `if timeout 40 mount -t nfs4 -o ro,vers=4.1,soft,timeo=30,retrans=1,retry=0 ${source}:${ud.exportPath} "$d" 2>&1; then`,
@@ -117,6 +149,15 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
       ...EMULATOR_VALUES, 'AWS::StackId': stackId, [`Ref:${ud.nodeInterfaceIds[0]}`]: first, [`Ref:${ud.nodeInterfaceIds[1]}`]: second,
     });
     role = await emu.instanceRole('NodeRole', documents);
+    // The seeder: its stack, its bucket (and an object outside its prefix), its role's session, the bucket's names.
+    const seedStackId = await emu.registerStack(SEED_STACK, [seed.logicalId]);
+    await emu.api('s3', 'create_bucket', { Bucket: SEED_BUCKET });
+    for (const [Key, Body] of Object.entries({ ...SEED_FILES, 'other/d.txt': 'outside the source prefix\n' })) {
+      await emu.api('s3', 'put_object', { Bucket: SEED_BUCKET, Key, Body });
+    }
+    const seederRole = await emu.instanceRole('SeederRole',
+      rolePolicies(seed.template, seed.roleId, { ...EMULATOR_VALUES, 'AWS::StackId': seedStackId }).documents);
+    for (const host of [`${SEED_BUCKET}.s3.amazonaws.com`, `${SEED_BUCKET}.s3.us-east-1.amazonaws.com`]) await lab.setDnsRecord(host, [lab.gateway]);
     // Each signal waits for the probe: does the signalling node serve its export at this moment?
     const socket = path.join(lab.dir, 'probe.sock');
     probeServer = http.createServer((req, res) => {
@@ -151,11 +192,34 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     nodeX = await lab.startVm({ name: 'node-x', ip: NODE_X_IP, userData: ud.impatientNode, vendorData: vendor, cpus: 1,
       instance: { instanceId: iid['node-x'], tags: ud.impatientNodeTags, role: { name: 'NodeRole', credentials: role } } });
     [boot['node-a'], boot['node-x']] = await Promise.all([nodeA.waitForCloudInit(), nodeX.waitForCloudInit()]);
+    firstAttachment = await attachedTo();
     await followAttachment(undefined);
     await lab.setDnsRecord(FLEET_NAME, [STABLE_IP]);
+    await nodeX.kill(); // its part is over (signal and log kept): the lab's two cores go to the rest
+    // The client mounts the fleet through the stable address while node-a holds it. Meanwhile node 1's replacement
+    // boots, a new instance with the same tags (booted early only to share the lab's time: an attach it tries before
+    // node-a's instance is terminated is refused, in use, and retried).
+    nodeBTags = { ...ud.nodeTags[0], [ENI_TAG]: eni };
+    iid['node-b'] = await launch(subnet, nodeBTags);
     client = await lab.startVm({ name: 'client', ip: '10.77.0.21', userData: ud.fleetClient, cpus: 1, nvmeDisks: [
       { sizeMiB: 384, serial: 'c-is-0', blank: true }, { sizeMiB: 384, serial: 'c-is-1', blank: true }] });
+    nodeB = await lab.startVm({ name: 'node-b', ip: NODE_B_IP, userData: ud.cacheNode, vendorData: vendor, cpus: 1,
+      instance: { instanceId: iid['node-b'], tags: nodeBTags, role: { name: 'NodeRole', credentials: role } } });
+    iid.seeder = await launch(subnet, { Name: 'seeder' });
+    seeder = await lab.startVm({ name: 'seeder', ip: SEEDER_IP, userData: seed.userData, vendorData: vendor, cpus: 1,
+      instance: { instanceId: iid.seeder, role: { name: 'SeederRole', credentials: seederRole } } });
     boot.client = await client.waitForCloudInit();
+    beforeReplacement = {
+      source: (await client.execOk('findmnt -no SOURCE /mnt/efs')).trim(),
+      read: await sha256(client, '/mnt/efs/data/f1.bin'),
+      servedBy: await nfsdReadBytes(nodeA),
+    };
+    await emu.api('ec2', 'terminate_instances', { InstanceIds: [iid['node-a']] }); // EC2 detaches its secondary interface
+    await nodeA.kill();
+    boot.seeder = await seeder.waitForCloudInit();
+    await seeder.kill(); // it would power off a minute after its signal (its shutdown behavior terminates it)
+    boot['node-b'] = await nodeB.waitForCloudInit();
+    await followAttachment(nodeA);
   }, 40 * MIN);
 
   afterAll(async () => {
@@ -165,8 +229,8 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     if (lab) fs.rmSync(path.join(lab.dir, 'probe.sock'), { force: true });
   });
 
-  test('the origin, node-a and the client finished their user data without errors; node-x failed', () => {
-    for (const name of ['origin', 'node-a', 'client']) {
+  test('the origin, node-a, the client and the seeder finished their user data without errors; node-x failed', () => {
+    for (const name of ['origin', 'node-a', 'client', 'seeder']) {
       expect({ name, status: boot[name].status, errors: boot[name].errors }).toEqual({ name, status: 'done', errors: [] });
     }
     expect(boot['node-x'].status).toBe('error');
@@ -182,7 +246,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     expect(calls[1].params).toEqual({ InstanceId: iid['node-a'], NetworkInterfaceId: eni, DeviceIndex: '1' });
     expect(calls[3].params).toEqual({ StackName: 'Lab', LogicalResourceId: ud.nodeTags[0][SIGNAL_TAG], UniqueId: iid['node-a'], Status: 'SUCCESS' });
     expect(calls[3].probe).toMatchObject({ vm: 'node-a', served: true });
-    expect(await attachedTo()).toBe(iid['node-a']);
+    expect(firstAttachment).toBe(iid['node-a']);
     // Whatever the node publishes goes through the CloudWatch agent (StatsD): the scripts call no CloudWatch API.
     expect(calls.filter((c) => c.service === 'monitoring')).toEqual([]);
     // Its credentials came from the metadata service, as an instance profile's (IMDSv2: a token first).
@@ -198,33 +262,45 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     expect(boot['node-x'].output).toMatch(/efs-cache: FATAL: .*(origin|mount)/);
   });
 
-  test('the client mounted the fleet through the stable address and reads the origin\'s bytes', async () => {
-    expect((await client.execOk('findmnt -no SOURCE /mnt/efs')).trim()).toMatch(new RegExp(`^${FLEET_NAME.replace(/\./g, '\\.')}:`));
-    const sum = async (vm: Vm, f: string) => (await vm.execOk(`sha256sum ${f} | cut -d' ' -f1`, { timeoutMs: 5 * MIN })).trim();
-    expect(await sum(client, '/mnt/efs/data/f1.bin')).toBe(await sum(origin, '/srv/efs/data/f1.bin'));
+  test('the client mounted the fleet through the stable address and read the origin\'s bytes from node-a', async () => {
+    expect(beforeReplacement.source).toMatch(new RegExp(`^${FLEET_NAME.replace(/\./g, '\\.')}:`));
+    expect(beforeReplacement.read).toBe(await sha256(origin, '/srv/efs/data/f1.bin'));
+    expect(beforeReplacement.servedBy).toBeGreaterThanOrEqual(64 * 1024);
   });
 
-  describe('a replacement: the instance of node 1 terminated, a new instance with the same tags boots', () => {
-    let nodeB: Vm;
-    beforeAll(async () => {
-      await emu.api('ec2', 'terminate_instances', { InstanceIds: [iid['node-a']] }); // EC2 detaches its secondary interface
-      await nodeA.kill();
-      const nodeBTags = { ...ud.nodeTags[0], [ENI_TAG]: eni };
-      iid['node-b'] = await launch((await emu.api('ec2', 'describe_subnets', { Filters: [{ Name: 'cidr-block', Values: [LAB_SUBNET] }] })).Subnets[0].SubnetId, nodeBTags);
-      nodeB = await lab.startVm({ name: 'node-b', ip: NODE_B_IP, userData: ud.cacheNode, vendorData: vendor, cpus: 1,
-        instance: { instanceId: iid['node-b'], tags: nodeBTags, role: { name: 'NodeRole', credentials: role } } });
-      boot['node-b'] = await nodeB.waitForCloudInit();
-      await followAttachment(nodeA);
-    }, 20 * MIN);
+  test('the seeder: the bucket\'s prefix fetched by its own CLI, then one SUCCESS signal, with every file already in the origin', async () => {
+    const calls = await callsOf(seeder);
+    progress(`seeder's calls: ${actions(calls).join(', ')}`);
+    for (const c of calls) expect(c.client).toMatch(/^aws-cli\/2\./);
+    const reads = calls.filter((c) => c.service === 's3');
+    expect(reads.length).toBeGreaterThanOrEqual(1 + Object.keys(SEED_FILES).length); // a listing, then each object
+    expect(reads.every((c) => c.status === 200 && c.host.startsWith(`${SEED_BUCKET}.s3.`))).toBe(true);
+    const signals = calls.filter((c) => c.action === 'SignalResource');
+    expect(signals.map((c) => c.params)).toEqual([{ StackName: SEED_STACK, LogicalResourceId: seed.logicalId, UniqueId: iid.seeder, Status: 'SUCCESS' }]);
+    expect(calls[calls.length - 1]).toBe(signals[0]);
+    // At the moment it signalled, the origin held the prefix byte for byte, and nothing from outside it.
+    const sha = (b: string) => crypto.createHash('sha256').update(b).digest('hex');
+    const want = Object.entries(SEED_FILES).map(([k, b]) => `${sha(b)}  ./${k.slice('raw/'.length)}`).sort();
+    expect(signals[0].probe).toEqual({ vm: 'seeder', served: false, detail: '', files: want });
+    expect(boot.seeder.output).toMatch(/efs-cache: verified: all 3 files/);
+  });
 
-    test('the new instance attached the interface and signalled SUCCESS once, while serving', async () => {
+  describe('a replacement: the instance of node 1 terminated, a new instance with the same tags booted', () => {
+    test('the new instance: the interface attached to it after node-a\'s instance was terminated (never before), then SUCCESS once, while serving', async () => {
       expect({ status: boot['node-b'].status, errors: boot['node-b'].errors }).toEqual({ status: 'done', errors: [] });
       const calls = await callsOf(nodeB);
       progress(`node-b's calls: ${actions(calls).join(', ')}`);
-      expect(actions(calls)).toEqual(['DescribeNetworkInterfaces 200', 'AttachNetworkInterface 200', 'DescribeNetworkInterfaces 200', 'SignalResource 200']);
-      expect(calls[1].params).toEqual({ InstanceId: iid['node-b'], NetworkInterfaceId: eni, DeviceIndex: '1' });
-      expect(calls[3].params).toMatchObject({ LogicalResourceId: ud.nodeTags[0][SIGNAL_TAG], UniqueId: iid['node-b'], Status: 'SUCCESS' });
-      expect(calls[3].probe).toMatchObject({ vm: 'node-b', served: true });
+      const terminated = (await emu.calls()).find((c) => c.action === 'TerminateInstances')!.t;
+      const refused = calls.filter((c) => c.action === 'AttachNetworkInterface' && c.status === 400);
+      expect(refused.every((c) => c.t < terminated)).toBe(true);
+      expect(actions(calls)).toEqual(['DescribeNetworkInterfaces 200', ...refused.map(() => 'AttachNetworkInterface 400'),
+        'AttachNetworkInterface 200', 'DescribeNetworkInterfaces 200', 'SignalResource 200']);
+      const attach = calls[1 + refused.length];
+      expect(attach.t).toBeGreaterThan(terminated);
+      expect(attach.params).toEqual({ InstanceId: iid['node-b'], NetworkInterfaceId: eni, DeviceIndex: '1' });
+      const signal = calls[calls.length - 1];
+      expect(signal.params).toMatchObject({ LogicalResourceId: ud.nodeTags[0][SIGNAL_TAG], UniqueId: iid['node-b'], Status: 'SUCCESS' });
+      expect(signal.probe).toMatchObject({ vm: 'node-b', served: true });
       expect(await attachedTo()).toBe(iid['node-b']);
       // One signal per instance in all: node-a's and node-b's to the same resource, node-x's to its own.
       const signals = byCli(await emu.calls()).filter((c) => c.action === 'SignalResource')
@@ -233,16 +309,14 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
         `${ud.nodeTags[0][SIGNAL_TAG]} ${iid['node-a']} SUCCESS`,
         `${ud.nodeTags[0][SIGNAL_TAG]} ${iid['node-b']} SUCCESS`,
         `${ud.impatientNodeTags[SIGNAL_TAG]} ${iid['node-x']} FAILURE`,
+        `${seed.logicalId} ${iid.seeder} SUCCESS`,
       ].sort());
     });
 
     test('the client that mounted the stable address reads on, through the new instance (same fsid: no stale handle)', async () => {
-      const before = Number((await nodeB.execOk("awk '$1 == \"io\" { print $2 }' /proc/net/rpc/nfsd")).trim());
-      const sum = async (vm: Vm, f: string) => (await vm.execOk(`sha256sum ${f} | cut -d' ' -f1`, { timeoutMs: 5 * MIN })).trim();
-      expect(await sum(client, '/mnt/efs/data/f2.bin')).toBe(await sum(origin, '/srv/efs/data/f2.bin'));
-      expect(await sum(client, '/mnt/efs/data/f1.bin')).toBe(await sum(origin, '/srv/efs/data/f1.bin'));
-      const after = Number((await nodeB.execOk("awk '$1 == \"io\" { print $2 }' /proc/net/rpc/nfsd")).trim());
-      expect(after - before).toBeGreaterThanOrEqual(64 * 1024); // f2 came from node-b
+      const before = await nfsdReadBytes(nodeB);
+      expect(await sha256(client, '/mnt/efs/data/f2.bin')).toBe(await sha256(origin, '/srv/efs/data/f2.bin'));
+      expect(await nfsdReadBytes(nodeB) - before).toBeGreaterThanOrEqual(64 * 1024); // f2 came from node-b
       expect(await client.execOk('dmesg')).not.toMatch(/stale/i);
     });
   });
