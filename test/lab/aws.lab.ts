@@ -25,6 +25,7 @@ import * as crypto from 'crypto';
 import { ApiCall, AWS_HOSTS, byCli, Emulator, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown } from '../emulator/emulator';
 import { SEED_BUCKET, SEED_FILES, SEED_STACK, seederUserData } from '../emulator/seeder-stack';
 import { CloudInitResult, Lab, progress, Vm } from './harness';
+import { nfsdReadBytes, sha256 } from './scenarios/guest';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
 const MIN = 60_000;
@@ -49,15 +50,6 @@ interface Probe {
   readonly served: boolean;
   readonly detail: string;
   readonly files?: string[];
-}
-
-/** Bytes an nfsd has read for its clients (first field of the `io` line). */
-async function nfsdReadBytes(vm: Vm): Promise<number> {
-  return Number((await vm.execOk("awk '$1 == \"io\" { print $2 }' /proc/net/rpc/nfsd")).trim());
-}
-
-async function sha256(vm: Vm, file: string): Promise<string> {
-  return (await vm.execOk(`sha256sum ${file} | cut -d' ' -f1`, { timeoutMs: 5 * MIN })).trim();
 }
 
 /** `Action status` of each call. */

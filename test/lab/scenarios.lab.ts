@@ -4,15 +4,11 @@
  * for EFS. Scenario numbers follow the lab issue.
  */
 import { CloudInitResult, Lab, progress, Vm } from './harness';
+import { nfsdReadBytes, sha256 } from './scenarios/guest';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, ORIGIN_USER_DATA, USER_STEP_LOG } from './scenarios/stacks';
 
 const NODE_ADDRESS = '10.77.0.100';
 const MIN = 60_000;
-
-/** Bytes the origin's nfsd has read for clients (first field of the `io` line). */
-async function originReadBytes(origin: Vm): Promise<number> {
-  return Number((await origin.execOk("awk '$1 == \"io\" { print $2 }' /proc/net/rpc/nfsd")).trim());
-}
 
 /** Pages FS-Cache has read from the disk cache (`IO : rd=`). */
 async function fscacheReads(vm: Vm): Promise<number> {
@@ -50,10 +46,6 @@ async function smallFileRounds(vm: Vm, dir: string, rounds: number): Promise<voi
 
 async function dropCaches(vm: Vm): Promise<void> {
   await vm.execOk('sync && echo 3 > /proc/sys/vm/drop_caches');
-}
-
-async function sha256(vm: Vm, file: string): Promise<string> {
-  return (await vm.execOk(`sha256sum ${file} | cut -d' ' -f1`, { timeoutMs: 10 * MIN })).trim();
 }
 
 /** UUID of the cache file system (labelled fscache). */
@@ -170,9 +162,9 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       expect(first).toBe(await sha256(origin, '/srv/efs/data/small.bin'));
       await clientA.execOk('sleep 3; sync');
       await dropCaches(clientA);
-      const [rd0, origin0] = [await fscacheReads(clientA), await originReadBytes(origin)];
+      const [rd0, origin0] = [await fscacheReads(clientA), await nfsdReadBytes(origin)];
       expect(await sha256(clientA, '/mnt/efs/data/small.bin')).toBe(first);
-      const [rd1, origin1] = [await fscacheReads(clientA), await originReadBytes(origin)];
+      const [rd1, origin1] = [await fscacheReads(clientA), await nfsdReadBytes(origin)];
       progress(`clientA re-read: FS-Cache pages read +${rd1 - rd0}, origin bytes read +${origin1 - origin0}`);
       expect(rd1 - rd0).toBeGreaterThanOrEqual((16 << 20) / 4096 / 2);
       expect(origin1 - origin0).toBeLessThan(1 << 20);
@@ -204,9 +196,9 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       // O_DIRECT reads bypass the client's own caches, so every byte comes from the node.
       const direct = `dd if=/mnt/efs/data/big.bin iflag=direct bs=1M status=none | sha256sum | cut -d' ' -f1`;
       expect((await clientB.execOk(direct, { timeoutMs: 10 * MIN })).trim()).toBe(expected);
-      const before = await originReadBytes(origin);
+      const before = await nfsdReadBytes(origin);
       expect((await clientB.execOk(direct, { timeoutMs: 10 * MIN })).trim()).toBe(expected);
-      const after = await originReadBytes(origin);
+      const after = await nfsdReadBytes(origin);
       progress(`second read through node1: origin bytes read +${after - before}`);
       expect(after - before).toBeLessThan(1 << 20);
     });
@@ -221,9 +213,9 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
     test('the warm paths were read before serving', async () => {
       const log = boot.node1.output;
       expect(log).toMatch(/warm/i);
-      const before = await originReadBytes(origin);
+      const before = await nfsdReadBytes(origin);
       await node1.execOk('cat /efs/warm/model.bin > /dev/null');
-      expect((await originReadBytes(origin)) - before).toBeLessThan(1 << 20);
+      expect((await nfsdReadBytes(origin)) - before).toBeLessThan(1 << 20);
     });
   });
 
@@ -284,9 +276,9 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       await clientA.reboot();
       await clientA.execOk('for i in $(seq 120); do grep -q " yes$" /proc/fs/nfsfs/volumes 2>/dev/null && break; sleep 1; done; grep -q " yes$" /proc/fs/nfsfs/volumes', { timeoutMs: 5 * MIN });
       expect(await cacheFsUuid(clientA)).toBe(uuid);
-      const [rd0, o0] = [await fscacheReads(clientA), await originReadBytes(origin)];
+      const [rd0, o0] = [await fscacheReads(clientA), await nfsdReadBytes(origin)];
       expect(await sha256(clientA, '/mnt/efs/data/small.bin')).toBe(await sha256(origin, '/srv/efs/data/small.bin'));
-      const [rd1, o1] = [await fscacheReads(clientA), await originReadBytes(origin)];
+      const [rd1, o1] = [await fscacheReads(clientA), await nfsdReadBytes(origin)];
       progress(`after reboot: FS-Cache pages read +${rd1 - rd0}, origin bytes +${o1 - o0}`);
       expect(rd1 - rd0).toBeGreaterThan(0);
       expect(o1 - o0).toBeLessThan(1 << 20);
