@@ -12,6 +12,8 @@ import { CacheNode } from './cache-node';
 import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
 import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { propError } from '../private/errors';
+import { allowFromConsumerSide } from '../private/connections';
+import { acknowledgeWildcardResource } from '../private/nag';
 import { exportClients } from '../private/cidr';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
@@ -494,7 +496,9 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       allowAllOutbound: false,
     });
     this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, SSM, CloudFormation signal');
-    props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from the EFS cache nodes');
+    // Both rules (out of the nodes, into the file system's group) in this fleet's stack when the file system is of
+    // another: the fleet depends on the file system, never the other way round.
+    allowFromConsumerSide(this.securityGroup, props.fileSystem, ec2.Port.tcp(NFS_PORT), 'NFS from the EFS cache nodes');
 
     this.role = instanceRole(this, 'EFS cache nodes: SSM Session Manager, read-only EFS client, own interface and stack signal');
     this.grantPrincipal = this.role;
@@ -600,10 +604,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
         resources: [instanceArn],
         conditions: { StringEquals: { 'aws:ResourceTag/cdk-efs-cache:fleet': this.node.addr } },
       }));
-      Validations.of(this.role).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]',
-        reason: 'Instance ids exist only after launch; the statement is limited to instances tagged with this fleet.',
-      });
+      acknowledgeWildcardResource(this.role, instanceArn,
+        'Instance ids exist only after launch; the statement is limited to instances tagged with this fleet.');
     }
     const onStar = [
       ...(interfaces.length > 0 ? ['ec2:DescribeNetworkInterfaces (read-only) does not support resource-level permissions.'] : []),

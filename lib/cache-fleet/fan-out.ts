@@ -6,6 +6,7 @@ import { Construct, IConstruct } from 'constructs';
 import { CacheNode } from './cache-node';
 import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
+import { acknowledgeCompliance } from '../private/nag';
 
 /** How clients reach the cache nodes. */
 export enum FanOutMode {
@@ -193,15 +194,10 @@ export class FanOut extends Construct implements ec2.IConnectable {
       });
       const noAccessLogs = 'Network Load Balancers write access logs only for TLS listeners; this one forwards plain ' +
         'TCP 2049 (NFS), so there is nothing to log. Flows show in VPC flow logs.';
-      Validations.of(nlb).acknowledge(
-        { id: 'AwsSolutions-ELB2', reason: noAccessLogs },
-        { id: 'NIST.800.53.R5-ELBLoggingEnabled', reason: noAccessLogs },
-        {
-          id: 'NIST.800.53.R5-ELBDeletionProtectionEnabled',
-          reason: 'The load balancer holds no data and is recreated with the fleet; deletion protection would make ' +
-            'every stack deletion fail until it is turned off by hand.',
-        },
-      );
+      Validations.of(nlb).acknowledge({ id: 'AwsSolutions-ELB2', reason: noAccessLogs });
+      acknowledgeCompliance(nlb, 'ELBLoggingEnabled', noAccessLogs);
+      acknowledgeCompliance(nlb, 'ELBDeletionProtectionEnabled', 'The load balancer holds no data and is recreated ' +
+        'with the fleet; deletion protection would make every stack deletion fail until it is turned off by hand.');
       const targetGroup = new elbv2.NetworkTargetGroup(this, 'Nodes', {
         vpc: props.vpc,
         port: NFS_PORT,
@@ -226,12 +222,9 @@ export class FanOut extends Construct implements ec2.IConnectable {
         defaultTargetGroups: [targetGroup],
         tcpIdleTimeout: props.loadBalancerIdleTimeout ?? Duration.seconds(350),
       });
-      Validations.of(listener).acknowledge({
-        id: 'NIST.800.53.R5-ELBv2ACMCertificateRequired',
-        reason: 'A TCP listener for NFS: NFS clients speak no TLS to a load balancer, so a TLS listener with an ACM ' +
-          'certificate would break every mount. The traffic stays inside the VPC, between security groups that allow ' +
-          'only TCP 2049.',
-      });
+      acknowledgeCompliance(listener, 'ELBv2ACMCertificateRequired', 'A TCP listener for NFS: NFS clients speak no TLS ' +
+        'to a load balancer, so a TLS listener with an ACM certificate would break every mount. The traffic stays ' +
+        'inside the VPC, between security groups that allow only TCP 2049.');
       props.nodeSecurityGroup.connections.allowFrom(securityGroup, ec2.Port.tcp(NFS_PORT), 'NFS and health checks from the cache load balancer');
       this.loadBalancer = nlb;
       this.targetGroup = targetGroup;

@@ -9,6 +9,7 @@ import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/i
 import { ClientProtocol, ICacheFleet } from '../cache-fleet/cache-fleet';
 import { MountSource } from './mount-source';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
+import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
@@ -310,9 +311,11 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     const remotePath = source.remotePath;
     const fs = source.efsFileSystem;
     if (fs) checkEfsMount(this, fs, { helperProp: 'mountHelper', helper, optionsProp: 'mountOptions', options: props.mountOptions }, !!props.machineImage);
-    source.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from FS-Cache clients');
+    // The rules (into the file system's or fleet's group) are made from the clients' side: in the clients' stack when
+    // the source is of another, which then depends on the source's stack and never the other way round.
+    allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_PORT), 'NFS from FS-Cache clients');
     const v3 = source.fleet?.clientProtocol === ClientProtocol.NFS_V3;
-    if (v3) source.connections.allowFrom(this.securityGroup, ec2.Port.tcp(NFS_MOUNTD_PORT), 'NFSv3 mountd from FS-Cache clients');
+    if (v3) allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_MOUNTD_PORT), 'NFSv3 mountd from FS-Cache clients');
     if (fs && helper === MountHelper.EFS_UTILS) {
       const actions = ['elasticfilesystem:ClientMount', ...(readOnly ? [] : ['elasticfilesystem:ClientWrite'])];
       iam.Grant.addToPrincipal({ grantee: this.role, actions, resourceArns: [fs.fileSystemArn] });

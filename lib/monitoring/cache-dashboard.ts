@@ -1,4 +1,4 @@
-import { Duration, Size, SizeRoundingBehavior, Validations } from 'aws-cdk-lib';
+import { Duration, Size, SizeRoundingBehavior } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwactions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -8,6 +8,7 @@ import { CacheFleet, MirrorMetric } from '../cache-fleet/cache-fleet';
 import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import { OriginFileSystem } from '../origin/origin-file-system';
 import { propError } from '../private/errors';
+import { acknowledgeCompliance } from '../private/nag';
 
 /** CloudWatch refuses alarms whose math expression uses more metrics than this. */
 const MAX_ALARM_METRICS = 10;
@@ -206,10 +207,8 @@ export class CacheDashboard extends Construct {
             alarmDescription: `None of cache nodes ${nodes[0] + 1} to ${nodes[nodes.length - 1] + 1} is in service ` +
               '(an input of the NoHealthyCacheNode composite alarm, which notifies).',
           });
-          Validations.of(part).acknowledge({
-            id: 'NIST.800.53.R5-CloudWatchAlarmAction',
-            reason: 'An input of a composite alarm; the composite alarm has the actions, so the outage notifies once.',
-          });
+          acknowledgeCompliance(part, 'CloudWatchAlarmAction',
+            'An input of a composite alarm; the composite alarm has the actions, so the outage notifies once.');
           parts.push(part);
         }
         const composite = new cloudwatch.CompositeAlarm(this, 'NoHealthyCacheNode', {

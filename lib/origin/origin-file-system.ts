@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -8,6 +8,7 @@ import { Construct, IConstruct } from 'constructs';
 import { NFS_PORT } from '../private/constants';
 import { markTlsOnly } from '../private/mount';
 import { propError } from '../private/errors';
+import { acknowledgeCompliance } from '../private/nag';
 import { defaultSubnets } from '../private/subnets';
 
 /**
@@ -183,11 +184,8 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
         .selectSubnets(subnets)
         .subnets.map((s) => s.availabilityZone);
       if (props.enableAutomaticBackups !== false) {
-        Validations.of(fs).acknowledge({
-          id: 'NIST.800.53.R5-EFSInBackupPlan',
-          reason: 'Automatic backups are on: AWS Backup keeps the file system in its default backup plan ' +
-            '(aws/efs/automatic-backup-plan), which the rule cannot see because it is not a stack resource.',
-        });
+        acknowledgeCompliance(fs, 'EFSInBackupPlan', 'Automatic backups are on: AWS Backup keeps the file system in ' +
+          'its default backup plan (aws/efs/automatic-backup-plan), which the rule cannot see because it is not a stack resource.');
       }
     }
     this.connections = new ec2.Connections({

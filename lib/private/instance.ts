@@ -1,8 +1,9 @@
-import { Stack, Size, Token, Validations } from 'aws-cdk-lib';
+import { Stack, Size, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { ManagedPolicyRole } from './managed-policy-role';
+import { acknowledgeWildcardResource, nagText } from './nag';
 
 /*
  * What every instance the library launches shares: an encrypted gp3 root volume, a role whose statements live in a
@@ -40,21 +41,17 @@ export function instanceRole(scope: Construct, description: string, ssm = true):
 
 /** Acknowledges the AWS managed Session Manager policy on a role that has it. */
 export function acknowledgeSsm(role: iam.IRole): void {
+  const ssmPolicy = iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore');
   Validations.of(role).acknowledge({
-    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+    id: `AwsSolutions-IAM4[Policy::${nagText(role, ssmPolicy.managedPolicyArn)}]`,
     reason: 'Session Manager replaces SSH on the instances; this AWS managed policy is the documented minimum for it.',
   });
 }
 
 /** Lets the role signal resources of its own stack (cloudformation:SignalResource on this stack only). */
 export function grantSignal(role: iam.Role, stack: Stack): void {
-  role.addToPrincipalPolicy(new iam.PolicyStatement({
-    actions: ['cloudformation:SignalResource'],
-    resources: [stack.formatArn({ service: 'cloudformation', resource: 'stack', resourceName: `${stack.stackName}/*` })],
-  }));
-  const stackNameInArn = Token.isUnresolved(stack.stackName) ? '<AWS::StackName>' : stack.stackName;
-  Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/${stackNameInArn}/*]`,
-    reason: 'The stack id suffix is not known at synth time; the statement names this stack and SignalResource only.',
-  });
+  const stackArn = stack.formatArn({ service: 'cloudformation', resource: 'stack', resourceName: `${stack.stackName}/*` });
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['cloudformation:SignalResource'], resources: [stackArn] }));
+  acknowledgeWildcardResource(role, stackArn,
+    'The stack id suffix is not known at synth time; the statement names this stack and SignalResource only.');
 }

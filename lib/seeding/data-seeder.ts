@@ -9,7 +9,10 @@ import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct, IConstruct } from 'constructs';
 import { renderScript } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
+import { allowFromConsumerSide } from '../private/connections';
+import { NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
+import { acknowledgeWildcardResource } from '../private/nag';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
@@ -93,6 +96,7 @@ class BucketSource extends SeedSource {
   }
 
   public bind(scope: Construct, role: iam.IRole): SeedSourceConfig {
+    void scope; // the grants and their acknowledgement are on the role
     const objects = this.bucket.arnForObjects(`${this.prefix}*`);
     role.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['s3:ListBucket'],
@@ -101,10 +105,8 @@ class BucketSource extends SeedSource {
     }));
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
     this.bucket.encryptionKey?.grantDecrypt(role);
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagText(scope, objects)}]`,
-      reason: 'The seeder reads every object under the source prefix; their keys are not known at synth time.',
-    });
+    acknowledgeWildcardResource(role, objects,
+      'The seeder reads every object under the source prefix; their keys are not known at synth time.');
     return { kind: SeedSourceKind.S3_PREFIX, uri: `s3://${this.bucket.bucketName}/${this.prefix}`, region: this.bucket.env.region };
   }
 }
@@ -315,7 +317,8 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
       allowAllOutbound: false,
     });
     this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: S3, CloudFormation signal, packages');
-    props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, 'NFS from the EFS data seeder');
+    // Both rules in the seeder's stack when the file system is of another (see CacheFleet).
+    allowFromConsumerSide(this.securityGroup, props.fileSystem, ec2.Port.tcp(NFS_PORT), 'NFS from the EFS data seeder');
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup] });
 
     this.role = instanceRole(this, 'EFS data seeder: read the source, write the file system as root, signal its own stack', false);
@@ -420,28 +423,6 @@ function replaceOnChange(cfn: ec2.CfnInstance): void {
 }
 
 /** A resolved CloudFormation value as cdk-nag names it in findings: `<Ref>` and `<Resource.Attribute>`. */
-function nagText(scope: Construct, value: string): string {
-  const visit = (node: unknown): string => {
-    if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
-    if (node && typeof node === 'object' && !Array.isArray(node)) {
-      const o = node as Record<string, unknown>;
-      if ('Fn::Join' in o) {
-        const [sep, items] = o['Fn::Join'] as [string, unknown[]];
-        return items.map(visit).join(sep);
-      }
-      if ('Fn::Sub' in o) return visit(o['Fn::Sub']);
-      if ('Fn::GetAtt' in o) {
-        const [res, attr] = o['Fn::GetAtt'] as [unknown, unknown];
-        return `<${visit(res)}.${visit(attr)}>`;
-      }
-      if ('Fn::ImportValue' in o) return visit(o['Fn::ImportValue']);
-      if ('Ref' in o) return `<${visit(o.Ref)}>`;
-    }
-    return JSON.stringify(node);
-  };
-  return visit(Stack.of(scope).resolve(value));
-}
-
 /** Checks the props; throws `Invalid <prop>: ...` naming what to change. */
 export function validateDataSeederProps(scope: IConstruct, p: DataSeederProps): void {
   const int = (name: keyof DataSeederProps, v: number | undefined, min: number, max: number) => {

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { App, Environment, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
-import { AwsSolutionsChecks, NIST80053R5Checks } from 'cdk-nag';
+import { AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks } from 'cdk-nag';
 
 /** The context of cdk.json (feature flags, telemetry off), so tests see what `cdk synth` sees. */
 export const CDK_CONTEXT: Record<string, unknown> = JSON.parse(
@@ -28,13 +28,13 @@ export function stackWithVpc(app: App = newApp(), id = 'TestStack', env?: Enviro
   const reason = 'The bare VPC of unit tests, standing for the user\'s network; the sample stack checks a complete one.';
   Validations.of(vpc).acknowledge(
     { id: 'AwsSolutions-VPC7', reason },
-    { id: 'NIST.800.53.R5-VPCFlowLogsEnabled', reason },
+    ...['NIST.800.53.R5', 'HIPAA.Security'].map((pack) => ({ id: `${pack}-VPCFlowLogsEnabled`, reason })),
   );
   for (const subnet of vpc.publicSubnets) {
-    Validations.of(subnet).acknowledge(
-      { id: 'NIST.800.53.R5-VPCNoUnrestrictedRouteToIGW', reason },
-      { id: 'NIST.800.53.R5-VPCSubnetAutoAssignPublicIpDisabled', reason },
-    );
+    Validations.of(subnet).acknowledge(...['NIST.800.53.R5', 'HIPAA.Security'].flatMap((pack) => [
+      { id: `${pack}-VPCNoUnrestrictedRouteToIGW`, reason },
+      { id: `${pack}-VPCSubnetAutoAssignPublicIpDisabled`, reason },
+    ]));
   }
   return { app, stack, vpc };
 }
@@ -43,7 +43,7 @@ export function stackWithVpc(app: App = newApp(), id = 'TestStack', env?: Enviro
 export type Finding = string;
 
 /**
- * Runs cdk-nag (AwsSolutions, and NIST 800-53 R5 when asked) over the app and returns every unacknowledged finding
+ * Runs cdk-nag (AwsSolutions, and NIST 800-53 R5 and HIPAA Security when asked) over the app and returns every unacknowledged finding
  * (`Validations.of(construct).acknowledge`, on the resource or any scope above it, hides one).
  *
  * The packs are invoked directly on the construct tree (`validateScope`), after a synthesis has run the app's
@@ -55,6 +55,7 @@ export function nagFindings(app: App, packs: NagPack[] = ['AwsSolutions']): Find
   const plugins = [
     ...(packs.includes('AwsSolutions') ? [new AwsSolutionsChecks()] : []),
     ...(packs.includes('NIST') ? [new NIST80053R5Checks()] : []),
+    ...(packs.includes('HIPAA') ? [new HIPAASecurityChecks()] : []),
   ];
   const findings: Finding[] = [];
   for (const plugin of plugins) {
@@ -66,7 +67,7 @@ export function nagFindings(app: App, packs: NagPack[] = ['AwsSolutions']): Find
 }
 
 /** The cdk-nag rule packs the tests and gates apply. */
-export type NagPack = 'AwsSolutions' | 'NIST';
+export type NagPack = 'AwsSolutions' | 'NIST' | 'HIPAA';
 
 /**
  * Replaces asset hashes, and the user data (scripts, asserted by their own tests and run in the lab), so snapshots
