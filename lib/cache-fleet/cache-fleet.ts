@@ -400,7 +400,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
 
   /**
    * The TCP port of the nodes' rpc.mountd when the fleet serves NFSv3 (`ClientProtocol.NFS_V3`): clients other than
-   * `FsCacheClientLaunchTemplate`s need it as well as 2049 (`fleet.connections.allowFrom(peer, ec2.Port.tcp(CacheFleet.MOUNTD_PORT))`).
+   * `FsCacheClientLaunchTemplate`s need it as well as 2049 (`peer.connections.allowTo(fleet, ec2.Port.tcp(CacheFleet.MOUNTD_PORT))`,
+   * made from the peer's side so that a peer in a later stack than the fleet makes no dependency cycle).
    */
   public static readonly MOUNTD_PORT: number = NFS_MOUNTD_PORT;
 
