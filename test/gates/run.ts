@@ -6,7 +6,8 @@
  *   (c) the user data of every AWS::EC2::LaunchTemplate and AWS::EC2::Instance (the DataSeeder), intrinsics replaced by harmless values, through
  *       `shellcheck -S style`: zero findings; and every assets/**\/*.sh through `shellcheck -x -S style`;
  *   (d) every rendered user data under 16384 bytes (the EC2 limit, before base64);
- *   (e) cdk-nag's AwsSolutions and NIST 800-53 R5 packs on every configuration: zero unacknowledged findings.
+ *   (e) cdk-nag's AwsSolutions, NIST 800-53 R5 and HIPAA Security packs on every configuration: zero unacknowledged
+ *       findings.
  *
  * Run from the repository root (so ts-node finds tsconfig.json): `npx ts-node --transpile-only test/gates/run.ts`,
  * after `bash test/gates/setup.sh` (or just `bash test/gates/run.sh`). Exits non-zero on any failure and prints
@@ -141,7 +142,7 @@ try {
       detail = `${stack.stackName}, ${Object.keys(JSON.parse(fs.readFileSync(assembly.getStackByName(stack.stackName).templateFullPath, 'utf8')).Resources).length} resources`;
       check(`synth ${config.name}`, true, detail);
       // (e) cdk-nag on the synthesized app (acknowledgements are narrow and explained where they are made)
-      for (const pack of ['AwsSolutions', 'NIST'] as const) {
+      for (const pack of ['AwsSolutions', 'NIST', 'HIPAA'] as const) {
         const findings = nagFindings(app, [pack]);
         check(`cdk-nag ${pack} ${config.name}`, findings.length === 0, findings.join('\n'));
       }
@@ -150,12 +151,12 @@ try {
     }
   }
 
-  // A stack both cdk-nag packs must flag (a bare SNS topic: no KMS key, no TLS-only policy): proves they really ran.
+  // A stack every cdk-nag pack must flag (a bare SNS topic: no KMS key, no TLS-only policy): proves they really ran.
   const canaryApp = new App({ context: CDK_CONTEXT, outdir: path.join(work, 'nag-canary', 'cdk.out') });
   new sns.Topic(new Stack(canaryApp, 'NagCanary'), 'Topic');
-  const canaryNag = nagFindings(canaryApp, ['AwsSolutions', 'NIST']);
+  const canaryNag = nagFindings(canaryApp, ['AwsSolutions', 'NIST', 'HIPAA']);
   check('cdk-nag flags a canary stack',
-    canaryNag.some((f) => f.startsWith('AwsSolutions-')) && canaryNag.some((f) => f.startsWith('NIST.800.53.R5-')),
+    ['AwsSolutions-', 'NIST.800.53.R5-', 'HIPAA.Security-'].every((pack) => canaryNag.some((f) => f.startsWith(pack))),
     canaryNag.join('\n'));
 
   // (b) cfn-lint, one process for every template (its start-up dominates)
