@@ -13,6 +13,8 @@ import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
+import { checkImageArchitecture } from '../private/image';
+import { checkNotSystemDirectory } from '../private/paths';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { amazonLinux2023, checkEfsMount, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
@@ -431,6 +433,9 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   if (o.mountPoint !== undefined && (!DIR_RE.test(o.mountPoint) || /(^|\/)\.\.?(\/|$)/.test(o.mountPoint))) {
     throw propError(scope, 'mountPoint', `must be an absolute path other than /, got '${o.mountPoint}'.`);
   }
+  checkNotSystemDirectory(scope, 'cacheDirectory', o.cacheDirectory, 'the cache file system mounted there');
+  checkNotSystemDirectory(scope, 'mountPoint', o.mountPoint, 'the mount of the file system');
+  checkImageArchitecture(scope, o.machineImage, instanceType);
   if ((o.mountPoint ?? '/mnt/efs') === (o.cacheDirectory ?? '/var/cache/fscache')) {
     throw propError(scope, 'mountPoint', 'must differ from cacheDirectory.');
   }

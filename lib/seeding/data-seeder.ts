@@ -12,6 +12,7 @@ import { encryptedRootVolume, grantSignal, instanceRole } from '../private/insta
 import { propError, wholeGib } from '../private/errors';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { warnIfDefaultTypeNotOffered } from '../private/instance-types';
+import { checkImageArchitecture } from '../private/image';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
 /** Where a seeding run takes its data from. */
@@ -304,6 +305,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     const stack = Stack.of(this);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
+    checkImageArchitecture(this, props.machineImage, instanceType);
     const mountHelper = props.mountHelper ?? MountHelper.EFS_UTILS;
     checkEfsMount(this, props.fileSystem, { helperProp: 'mountHelper', helper: mountHelper }, !!props.machineImage);
     this.workers = props.workers ?? 50;
