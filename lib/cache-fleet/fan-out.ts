@@ -40,7 +40,9 @@ export interface FanOutOptions {
   readonly hostedZone?: route53.IPrivateHostedZone;
 
   /**
-   * Route 53 only: name of the new private hosted zone.
+   * Route 53 only: name of the new private hosted zone. Route 53 refuses a second private zone of one name on a VPC:
+   * synth refuses a name that another fleet's zone, or a private hosted zone of the app's (`PrivateHostedZone`,
+   * `CfnHostedZone`), already has on the VPC (case and a trailing dot aside).
    *
    * @default 'efs-cache.internal'
    */

@@ -47,7 +47,12 @@ export interface MirrorOptions {
   /**
    * Size of the file system that holds every mirror of a node (`mirrorStorage`). A tree that outgrows it (bytes, or
    * on the instance store also inodes: one per 4 KiB) is not copied further: the node keeps serving the last copy
-   * and reports `MirrorFull`; at boot the node refuses to serve. Whole MiB.
+   * and reports `MirrorFull`; at boot the node refuses to serve. Whole MiB. With `MirrorStorage.MEMORY`, less than
+   * the node type's RAM (where its name tells it: c, m and r families), with a synth warning above half of it: the
+   * page cache is the cache. With `MirrorStorage.INSTANCE_STORE`, at most half of the disk cache's file system (the
+   * node refuses more at boot): refused at synth above half of the type's instance store where the library knows its
+   * size (the NVMe families c5d, c5ad, m5d, r5d, the c/m/r `gd`/`id` families of generations 6 to 8, i3, i3en, i4g,
+   * i4i, i7i, i7ie, i8g, i8ge, im4gn, is4gen), with a warning within 3% of that (ext4's share of the disks).
    *
    * @default Size.gibibytes(1)
    */

@@ -59,6 +59,7 @@ export interface FsCacheClientOptions {
 
   /**
    * Image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu.
+   * An image whose architecture shows at synth (see `CacheFleetOptions.machineImage`) must match `instanceType`'s.
    *
    * @default - Amazon Linux 2023 with its default kernel, for the instance type's architecture, via SSM parameter
    */
@@ -94,6 +95,7 @@ export interface FsCacheClientOptions {
 
   /**
    * Where the cache file system is mounted (cachefilesd's `dir`). Not mounted `noatime`: culling is by atime.
+   * Not a system directory (see `CacheFleetOptions.exportPath`).
    *
    * @default '/var/cache/fscache'
    */
@@ -115,6 +117,7 @@ export interface FsCacheClientOptions {
 
   /**
    * Where the file system is mounted on the client.
+   * Not a system directory (see `CacheFleetOptions.exportPath`).
    *
    * @default '/mnt/efs'
    */

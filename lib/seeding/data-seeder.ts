@@ -229,7 +229,8 @@ export interface DataSeederProps {
   readonly instanceType?: ec2.InstanceType;
 
   /**
-   * Image of the seeding instance (Amazon Linux 2023, Debian or Ubuntu).
+   * Image of the seeding instance (Amazon Linux 2023, Debian or Ubuntu). An image whose architecture shows at synth
+   * (see `CacheFleetOptions.machineImage`) must match `instanceType`'s.
    *
    * @default - Amazon Linux 2023 with its default kernel, for the instance type's architecture, via SSM parameter
    */
