@@ -9,7 +9,7 @@ import { Construct, IConstruct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { CacheNode } from './cache-node';
-import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
+import { DEFAULT_INSTANCE_TYPE, NODE_CACHE_DIR, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
 import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { propError } from '../private/errors';
 import { exportClients } from '../private/cidr';
@@ -544,7 +544,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       EFSC_NODE_DISK_CACHE: String(this.diskCache),
       ...(v3 ? { EFSC_NFS_V3: 'true' } : {}),
       ...(this.diskCache ? diskCacheParameters({
-        dir: '/var/cache/fscache', label: 'efs-node-cache', tag: 'efsnode',
+        dir: NODE_CACHE_DIR, label: 'efs-node-cache', tag: 'efsnode',
         deviceModel: props.nodeDiskCacheDeviceModel ?? INSTANCE_STORE_MODEL, initializeDevices: false, cull: DEFAULT_CULL,
       }) : {}),
     };

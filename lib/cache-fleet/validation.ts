@@ -13,6 +13,8 @@ import { checkMirrorSizeFits, validateMirrorOptions } from './mirror';
 /** The fleet's default node type. */
 export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
 const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
+/** Where each node mounts its disk cache (`nodeDiskCache`). */
+export const NODE_CACHE_DIR = '/var/cache/fscache';
 
 /**
  * The most nodes one fleet may have. The nodes share one launch template, so a node costs about 3.4 resources (its
@@ -116,7 +118,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
 function checkNodePaths(scope: Construct, exportPath: string, mirrors: boolean, diskCache: boolean): void {
   const own = [
     ...(mirrors ? [{ dir: '/mirror', what: 'the root of the mirrors (mirrorPaths)' }] : []),
-    ...(diskCache ? [{ dir: '/var/cache/fscache', what: 'the disk cache (nodeDiskCache)' }] : []),
+    ...(diskCache ? [{ dir: NODE_CACHE_DIR, what: 'the disk cache (nodeDiskCache)' }] : []),
   ];
   for (const { dir, what } of own) {
     if (exportPath === dir || exportPath.startsWith(`${dir}/`) || dir.startsWith(`${exportPath}/`)) {
