@@ -6,6 +6,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
   CachedFileSystem,
@@ -345,9 +346,51 @@ const CASES: BadInput[] = [
   { name: 'tls: a fleet mounting a created origin with plain NFS', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { originMountHelper: MountHelper.NFS } }), error: /^Invalid originMountHelper: .*denies non-TLS/ },
   { name: 'tls: a fleet over an OriginFileSystem with plain NFS', build: (stack, vpc) => new CacheFleet(stack, 'F', { vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, originMountHelper: MountHelper.NFS }), error: /^Invalid originMountHelper: .*denies non-TLS/ },
   { name: 'tls: a seeder writing to a created origin with plain NFS', build: (stack, vpc) => new DataSeeder(stack, 'S', { vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, mountHelper: MountHelper.NFS, source: SeedSource.fromInstanceDirectory('/srv/data') }), error: /^Invalid mountHelper: .*denies non-TLS/ },
-  { name: 'efs-utils: a client on a custom image (warning)', build: client({ machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/debian/release/bookworm/latest/arm64') }), warning: /^machineImage: with MountHelper.EFS_UTILS the image must have amazon-efs-utils.*Debian and Ubuntu package it nowhere/ },
+  { name: 'efs-utils: a client on a custom image (warning)', build: client({ machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/debian/release/bookworm/latest/amd64') }), warning: /^machineImage: with MountHelper.EFS_UTILS the image must have amazon-efs-utils.*Debian and Ubuntu package it nowhere/ },
   { name: 'efs-utils: a fleet on a custom image (warning)', build: fleet({ machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/canonical/ubuntu/server/24.04/stable/current/arm64/hvm/ebs-gp3/ami-id') }), warning: /^machineImage: with MountHelper.EFS_UTILS/ },
   { name: 'efs-utils: a seeder on a custom image (warning)', build: seeder({ machineImage: ec2.MachineImage.genericLinux({ 'us-east-1': 'ami-0123456789abcdef0' }) }), warning: /^machineImage: with MountHelper.EFS_UTILS/ },
+  // Sizes, images, zones and paths the library can check: mirrors larger than the node type's RAM or half its
+  // instance store, images of the other architecture, a zone of the user's with the fleet's zone name, system directories
+  { name: 'mirrors: in memory, as large as the node type\'s RAM', build: fleet({ instanceType: new ec2.InstanceType('c7gn.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(4) }), error: /^Invalid mirrorSize: 4 GiB in memory \(MirrorStorage.MEMORY\) is not less than the 4 GiB of RAM of c7gn.large: .*Choose at most 2 GiB/ },
+  { name: 'mirrors: in memory, more than the default type\'s RAM', build: fleet({ mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(200) }), error: /^Invalid mirrorSize: 200 GiB in memory \(MirrorStorage.MEMORY\) is not less than the 128 GiB of RAM of c7gn.16xlarge/ },
+  { name: 'mirrors: in memory, more than half the RAM (warning)', build: fleet({ instanceType: new ec2.InstanceType('c7gn.xlarge'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(5) }), warning: /^mirrorSize: 5 GiB in memory is more than half of the 8 GiB of RAM of c7gn.xlarge/ },
+  { name: 'mirrors: on the instance store, more than half of it', build: fleet({ instanceType: new ec2.InstanceType('c6gd.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(60) }), error: /^Invalid mirrorSize: 60 GiB on the instance store \(MirrorStorage.INSTANCE_STORE\) is more than half of the 118 GB of c6gd.large: every node would refuse to serve at boot.*Choose at most 53 GiB/ },
+  { name: 'mirrors: on an i4i\'s instance store, more than half of it', build: fleet({ instanceType: new ec2.InstanceType('i4i.2xlarge'), mirrorPaths: ['/efs/app'], mirrorStorage: MirrorStorage.INSTANCE_STORE, mirrorSize: Size.tebibytes(1) }), error: /^Invalid mirrorSize: 1024 GiB on the instance store .* half of the 1875 GB of i4i.2xlarge/ },
+  { name: 'mirrors: on the instance store, within ext4\'s overhead of half of it (warning)', build: fleet({ instanceType: new ec2.InstanceType('c6gd.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(54) }), warning: /^mirrorSize: 54 GiB is within 3% of half of the 118 GB instance store of c6gd.large.*Choose at most 53 GiB/ },
+  { name: 'images: an x86_64 Amazon Linux 2023 on the default arm64 node type', build: fleet({ machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.X86_64 }) }), error: /^Invalid machineImage: the image is for x86_64 \(SSM parameter '\/aws\/service\/ami-amazon-linux-latest\/al2023-ami-kernel-[0-9.]+-x86_64'\), but c7gn.16xlarge is arm64: .*AmazonLinuxCpuType.ARM_64/ },
+  { name: 'images: an arm64 Amazon Linux 2 on an x86_64 node type', build: fleet({ instanceType: new ec2.InstanceType('c6in.16xlarge'), machineImage: ec2.MachineImage.latestAmazonLinux2({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }) }), error: /^Invalid machineImage: the image is for arm64 .*but c6in.16xlarge is x86_64/ },
+  { name: 'images: an arm64 Ubuntu parameter on the default x86_64 client type', build: client({ machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/canonical/ubuntu/server/24.04/stable/current/arm64/hvm/ebs-gp3/ami-id') }), error: /^Invalid machineImage: the image is for arm64 \(SSM parameter '\/aws\/service\/canonical\/ubuntu\/server\/24.04\/stable\/current\/arm64\/hvm\/ebs-gp3\/ami-id'\), but m6id.xlarge is x86_64/ },
+  { name: 'images: an amd64 Debian parameter resolved at launch on an arm64 client type', build: client({ instanceType: new ec2.InstanceType('m6gd.xlarge'), machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch('/aws/service/debian/release/bookworm/latest/amd64') }), error: /^Invalid machineImage: the image is for x86_64 .*but m6gd.xlarge is arm64/ },
+  { name: 'images: an x86_64 lookup on the default arm64 seeder type', build: seeder({ machineImage: ec2.MachineImage.lookup({ name: 'my-image-*', filters: { architecture: ['x86_64'] } }) }), error: /^Invalid machineImage: the image is for x86_64 \(lookup filter architecture 'x86_64'\), but m7g.xlarge is arm64/ },
+  {
+    name: 'zones: a private zone of the user\'s with the fleet\'s zone name on its VPC',
+    build: (stack, vpc) => {
+      new route53.PrivateHostedZone(stack, 'Mine', { zoneName: 'EFS-Cache.Internal.', vpc });
+      return fleet({})(stack, vpc);
+    },
+    error: /^Invalid zoneName: the private hosted zone TestStack\/Mine is also named 'efs-cache.internal' and is associated with this VPC: Route 53 refuses/,
+  },
+  {
+    name: 'zones: a CfnHostedZone in another stack with a fleet\'s zone name on one imported VPC',
+    build: (stack) => {
+      const attrs = { vpcId: 'vpc-0123456789abcdef0', vpcCidrBlock: '10.0.0.0/16', availabilityZones: ['us-east-1a'], privateSubnetIds: ['subnet-0123456789abcdef0'] };
+      const other = new Stack(stack.node.root as App, 'Other');
+      new route53.CfnHostedZone(other, 'Zone', { name: 'data.example.internal', vpcs: [{ vpcId: attrs.vpcId, vpcRegion: 'us-east-1' }] });
+      const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Shared', attrs);
+      return new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), zoneName: 'data.example.internal' });
+    },
+    error: /^Invalid zoneName: the private hosted zone Other\/Zone is also named 'data.example.internal'/,
+  },
+  { name: 'paths: /var as export path', build: fleet({ exportPath: '/var' }), error: /^Invalid exportPath: '\/var' is the system directory \/var: the nodes' mount of the origin would hide or break/ },
+  { name: 'paths: /etc as export path', build: fleet({ exportPath: '/etc' }), error: /^Invalid exportPath: '\/etc' is the system directory \/etc/ },
+  { name: 'paths: /usr as export path', build: fleet({ exportPath: '/usr' }), error: /^Invalid exportPath: '\/usr' is the system directory \/usr/ },
+  { name: 'paths: an export path inside /proc', build: fleet({ exportPath: '/proc/efs' }), error: /^Invalid exportPath: '\/proc\/efs' is inside \/proc/ },
+  { name: 'paths: an export path inside /run', build: fleet({ exportPath: '/run/efs' }), error: /^Invalid exportPath: '\/run\/efs' is inside \/run/ },
+  { name: 'paths: /mirror as export path of a fleet with mirrors', build: fleet({ exportPath: '/mirror', mirrorPaths: ['/mirror/app'] }), error: /^Invalid exportPath: '\/mirror' is \/mirror, where each node mounts the root of the mirrors/ },
+  { name: 'paths: an export path inside the nodes\' disk cache', build: fleet({ instanceType: new ec2.InstanceType('c6gd.16xlarge'), exportPath: '/var/cache/fscache/efs' }), error: /^Invalid exportPath: '\/var\/cache\/fscache\/efs' is inside \/var\/cache\/fscache, where each node mounts the disk cache/ },
+  { name: 'paths: /home as client mount point', build: client({ mountPoint: '/home' }), error: /^Invalid mountPoint: '\/home' is the system directory \/home/ },
+  { name: 'paths: a client mount point inside /sys', build: client({ mountPoint: '/sys/efs' }), error: /^Invalid mountPoint: '\/sys\/efs' is inside \/sys/ },
+  { name: 'paths: /var/lib as client cache directory', build: client({ cacheDirectory: '/var/lib' }), error: /^Invalid cacheDirectory: '\/var\/lib' is the system directory \/var\/lib/ },
 ];
 
 describe('bad input names the prop', () => {

@@ -9,7 +9,7 @@ import { Construct, IConstruct } from 'constructs';
 import { renderScript, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { CacheNode } from './cache-node';
-import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
+import { DEFAULT_INSTANCE_TYPE, NODE_CACHE_DIR, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
 import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { propError } from '../private/errors';
 import { allowFromConsumerSide } from '../private/connections';
@@ -68,7 +68,12 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly instanceType?: ec2.InstanceType;
 
   /**
-   * The nodes' image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu.
+   * The nodes' image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu. Where the image's architecture
+   * shows at synth, it must match `instanceType`'s (EC2 refuses to launch the instances otherwise): in the name of
+   * the SSM parameter that holds its id (`MachineImage.latestAmazonLinux2023({ cpuType })` and the other Amazon Linux
+   * helpers, `fromSsmParameter`, `resolveSsmParameterAtLaunch`: `arm64`/`aarch64` or `x86_64`/`amd64`), or in the
+   * `architecture` filter of `MachineImage.lookup`. Other images (an AMI map, a parameter name that is a token) are
+   * not checked.
    *
    * @default - Amazon Linux 2023 with its default kernel, for the instance type's architecture, via SSM parameter
    */
@@ -90,7 +95,12 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly originPath?: string;
 
   /**
-   * Where nodes mount the origin, which is also the path clients mount from a node (`node:/efs`).
+   * Where nodes mount the origin, which is also the path clients mount from a node (`node:/efs`). Not a system
+   * directory a mount would hide (/bin, /boot, /dev, /etc, /home, /lib, /lib64, /opt, /proc, /root, /run, /sbin, /snap,
+   * /sys, /tmp, /usr and /var, /usr/bin, /usr/include, /usr/lib, /usr/lib64, /usr/libexec, /usr/local, /usr/sbin,
+   * /usr/share, /var/cache, /var/lib, /var/lib/nfs, /var/lock, /var/log, /var/run, /var/spool, /var/tmp) or a parent
+   * of one, nor inside /boot, /dev, /etc, /proc, /run, /sys, /var/lib/nfs, /var/lock or /var/run; nor the nodes'
+   * own /mirror (with `mirrorPaths`) or /var/cache/fscache (with `nodeDiskCache`), inside them or containing them.
    *
    * @default '/efs'
    */
@@ -539,7 +549,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       EFSC_NODE_DISK_CACHE: String(this.diskCache),
       ...(v3 ? { EFSC_NFS_V3: 'true' } : {}),
       ...(this.diskCache ? diskCacheParameters({
-        dir: '/var/cache/fscache', label: 'efs-node-cache', tag: 'efsnode',
+        dir: NODE_CACHE_DIR, label: 'efs-node-cache', tag: 'efsnode',
         deviceModel: props.nodeDiskCacheDeviceModel ?? INSTANCE_STORE_MODEL, initializeDevices: false, cull: DEFAULT_CULL,
       }) : {}),
     };

@@ -41,7 +41,9 @@ export interface FanOutOptions {
   readonly hostedZone?: route53.IPrivateHostedZone;
 
   /**
-   * Route 53 only: name of the new private hosted zone.
+   * Route 53 only: name of the new private hosted zone. Route 53 refuses a second private zone of one name on a VPC:
+   * synth refuses a name that another fleet's zone, or a private hosted zone of the app's (`PrivateHostedZone`,
+   * `CfnHostedZone`), already has on the VPC (case and a trailing dot aside).
    *
    * @default 'efs-cache.internal'
    */
@@ -122,6 +124,18 @@ export class FanOut extends Construct implements ec2.IConnectable {
           'the fleet', 'Route 53 refuses a second private zone of the same name on one VPC. Give this fleet another ' +
           'zoneName, or put its records in the other fleet\'s zone: hostedZone: other.fanOut.hostedZone with a recordName ' +
           'of its own.');
+        const zoneName = props.zoneName ?? 'efs-cache.internal';
+        const userZoneError = () => {
+          const other = userZoneOfName(this, normalName(zoneName), props.vpc.vpcId);
+          return other === undefined ? undefined : propError(this, 'zoneName', `the private hosted zone ${other} is also ` +
+            `named '${zoneName}' and is associated with this VPC: Route 53 refuses a second private zone of one name on a ` +
+            'VPC, at deploy time. Give the fleet another zoneName, or put its records in that zone (hostedZone, with a ' +
+            'recordName of its own).');
+        };
+        const now = userZoneError();
+        if (now) throw now;
+        // A zone of the user's made after the fleet: found when the app is synthesized.
+        this.node.addValidation({ validate: () => { const later = userZoneError(); return later ? [later.message] : []; } });
       }
       const zone = props.hostedZone ?? new route53.PrivateHostedZone(this, 'Zone', {
         zoneName: props.zoneName ?? 'efs-cache.internal',
@@ -256,6 +270,26 @@ function claimName(scope: Construct, fleet: string, key: string, prop: string, w
   const owner = claimed.get(key);
   if (owner !== undefined && owner !== fleet) throw propError(scope, prop, `${what} ${owner}: ${why}`);
   claimed.set(key, fleet);
+}
+
+/**
+ * The path of a private hosted zone of the app's (a `route53.PrivateHostedZone`, or a `CfnHostedZone` with `vpcs`)
+ * named `name` (normalized) and associated with the VPC whose id is `vpcId` (the same token, or the same literal id),
+ * other than the fleets' own zones (which `claimName` checks): undefined if there is none.
+ */
+function userZoneOfName(scope: IConstruct, name: string, vpcId: string): string | undefined {
+  for (const c of scope.node.root.node.findAll()) {
+    if (!(c instanceof route53.CfnHostedZone) || c.node.scopes.some((s) => s instanceof FanOut)) continue;
+    if (typeof c.name !== 'string' || Token.isUnresolved(c.name) || normalName(c.name) !== name) continue;
+    // A HostedZone keeps the VPCs it is associated with (addVpc too) in `vpcs`, rendered through a Lazy.
+    const owner = c.node.scope;
+    const vpcs: unknown = owner instanceof route53.HostedZone ? (owner as unknown as { vpcs?: unknown }).vpcs : c.vpcs;
+    if (!Array.isArray(vpcs)) continue;
+    if (vpcs.some((v) => typeof v === 'object' && v !== null && (v as { vpcId?: unknown }).vpcId === vpcId)) {
+      return (owner instanceof route53.HostedZone ? owner : c).node.path;
+    }
+  }
+  return undefined;
 }
 
 /** A resource's id when it is known at synth, otherwise its construct path (the same object, the same path). */

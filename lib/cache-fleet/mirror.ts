@@ -1,7 +1,8 @@
 import * as crypto from 'crypto';
-import { Duration, Size, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Size, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { propError, wholeSeconds } from '../private/errors';
+import { InstanceTypeFacts } from '../private/instance-types';
 import { MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
 /** Where a node keeps the copies of its mirrors (`mirrorStorage`). */
@@ -46,7 +47,12 @@ export interface MirrorOptions {
   /**
    * Size of the file system that holds every mirror of a node (`mirrorStorage`). A tree that outgrows it (bytes, or
    * on the instance store also inodes: one per 4 KiB) is not copied further: the node keeps serving the last copy
-   * and reports `MirrorFull`; at boot the node refuses to serve. Whole MiB.
+   * and reports `MirrorFull`; at boot the node refuses to serve. Whole MiB. With `MirrorStorage.MEMORY`, less than
+   * the node type's RAM (where its name tells it: c, m and r families), with a synth warning above half of it: the
+   * page cache is the cache. With `MirrorStorage.INSTANCE_STORE`, at most half of the disk cache's file system (the
+   * node refuses more at boot): refused at synth above half of the type's instance store where the library knows its
+   * size (the NVMe families c5d, c5ad, m5d, r5d, the c/m/r `gd`/`id` families of generations 6 to 8, i3, i3en, i4g,
+   * i4i, i7i, i7ie, i8g, i8ge, im4gn, is4gen), with a warning within 3% of that (ext4's share of the disks).
    *
    * @default Size.gibibytes(1)
    */
@@ -131,6 +137,64 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
   }
 }
 
+/** Where the mirrors of a fleet live: `mirrorStorage`, or its default. */
+export function mirrorStorageOf(o: MirrorOptions, diskCache: boolean): MirrorStorage {
+  return o.mirrorStorage ?? (diskCache ? MirrorStorage.INSTANCE_STORE : MirrorStorage.MEMORY);
+}
+
+/**
+ * The part of the instance store a node's file system loses to ext4 (inode tables: 1/64 of it; the journal, up to
+ * 1 GiB; the RAID's metadata), at most: the boot check compares `mirrorSize` with half of the file system, which is
+ * this much smaller than the disks AWS lists.
+ */
+const EXT4_OVERHEAD = 0.03;
+
+/**
+ * Checks `mirrorSize` (or its default) against the node type, where its name tells the memory or instance store
+ * (`facts`): in memory (a tmpfs), refuses a size not below the type's RAM, which leaves nothing for the page cache
+ * that is the cache (and the tmpfs, filled, would drive the node out of memory), and warns above half of it. On the
+ * instance store, refuses what each node refuses at boot (assets/lib/mirror.sh: more than half of the disk cache's
+ * file system), where it is certain: more than half of the disks; and warns within `EXT4_OVERHEAD` of that.
+ */
+export function checkMirrorSizeFits(scope: IConstruct, o: MirrorOptions, diskCache: boolean, facts: InstanceTypeFacts, type: string): void {
+  if (!o.mirrorPaths?.length) return;
+  const size = o.mirrorSize ?? Size.gibibytes(1);
+  const bytes = size.toBytes({ rounding: SizeRoundingBehavior.NONE });
+  const gib = bytes / 2 ** 30;
+  const shown = `${o.mirrorSize ? '' : 'the default '}${+gib.toFixed(3)} GiB`;
+  if (mirrorStorageOf(o, diskCache) === MirrorStorage.MEMORY) {
+    if (facts.memoryGiB === undefined) return;
+    if (gib >= facts.memoryGiB) {
+      throw propError(scope, 'mirrorSize', `${shown} in memory (MirrorStorage.MEMORY) is not less than the ${facts.memoryGiB} GiB ` +
+        `of RAM of ${type}: a tmpfs that size leaves nothing for the page cache, which is the cache, and filled it drives ` +
+        `the node out of memory. Choose at most ${facts.memoryGiB / 2} GiB (half the RAM), a type with more memory, or ` +
+        'MirrorStorage.INSTANCE_STORE on a type with NVMe instance store.');
+    }
+    if (gib > facts.memoryGiB / 2) {
+      Annotations.of(scope).addWarningV2('cdk-efs-cache:mirrorSizeOverHalfMemory', `mirrorSize: ${shown} in memory is more than ` +
+        `half of the ${facts.memoryGiB} GiB of RAM of ${type}: filled, the mirrors leave less than half of it to the page ` +
+        'cache that serves everything else. Choose a type with more memory, or MirrorStorage.INSTANCE_STORE on a type ' +
+        'with NVMe instance store.');
+    }
+    return;
+  }
+  if (facts.instanceStoreGB === undefined) return;
+  const store = facts.instanceStoreGB * 1e9;
+  const most = Math.floor((store * (1 - EXT4_OVERHEAD)) / 2 / 2 ** 30);
+  if (2 * bytes > store) {
+    throw propError(scope, 'mirrorSize', `${shown} on the instance store (MirrorStorage.INSTANCE_STORE) is more than half of ` +
+      `the ${facts.instanceStoreGB} GB of ${type}: every node would refuse to serve at boot (the mirrors may take at most ` +
+      `half of the disk cache's file system; the rest stays the disk cache). Choose at most ${most} GiB, or a type with ` +
+      'more instance store.');
+  }
+  if (2 * bytes > store * (1 - EXT4_OVERHEAD)) {
+    Annotations.of(scope).addWarningV2('cdk-efs-cache:mirrorSizeNearHalfInstanceStore', `mirrorSize: ${shown} is within ` +
+      `${EXT4_OVERHEAD * 100}% of half of the ${facts.instanceStoreGB} GB instance store of ${type}, and the disk cache's ` +
+      'file system is up to that much smaller than the disks (ext4\'s inode tables and journal): a node whose mirrors ' +
+      `take more than half of it refuses to serve at boot. Choose at most ${most} GiB.`);
+  }
+}
+
 /**
  * The `EFSC_MIRROR_*` parameters of assets/lib/mirror.sh. The sync mounts the origin a second time, read-only and
  * without attribute caching (`actimeo=0`, `nosharecache` so that the re-export's long timers do not apply), so a
@@ -145,7 +209,7 @@ export function mirrorParameters(constructPath: string, o: MirrorOptions, helper
     EFSC_MIRROR_FSIDS: paths.map((p) => mirrorFsid(constructPath, p)).join(' '),
     EFSC_MIRROR_INTERVAL: `${seconds(o.mirrorInterval ?? Duration.minutes(1))}s`,
     EFSC_MIRROR_SIZE_MB: String((o.mirrorSize ?? Size.gibibytes(1)).toMebibytes()),
-    EFSC_MIRROR_STORAGE: (o.mirrorStorage ?? (diskCache ? MirrorStorage.INSTANCE_STORE : MirrorStorage.MEMORY)) === MirrorStorage.MEMORY ? 'memory' : 'disk',
+    EFSC_MIRROR_STORAGE: mirrorStorageOf(o, diskCache) === MirrorStorage.MEMORY ? 'memory' : 'disk',
     EFSC_MIRROR_TIMEOUT_SEC: seconds(o.mirrorSyncTimeout ?? Duration.minutes(10)),
     EFSC_MIRROR_WORKERS: String(o.mirrorSyncWorkers ?? 8),
     EFSC_MIRROR_SOURCE_OPTIONS: [

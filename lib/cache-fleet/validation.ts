@@ -3,14 +3,18 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { checkClientCidrs } from '../private/cidr';
 import { propError, wholeGib, wholeSeconds } from '../private/errors';
+import { checkImageArchitecture } from '../private/image';
 import { instanceTypeFacts } from '../private/instance-types';
+import { checkNotSystemDirectory } from '../private/paths';
 import { ClientProtocol, type CacheFleetOptions } from './cache-fleet';
 import { FanOutMode } from './fan-out';
-import { validateMirrorOptions } from './mirror';
+import { checkMirrorSizeFits, validateMirrorOptions } from './mirror';
 
 /** The fleet's default node type. */
 export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
 const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
+/** Where each node mounts its disk cache (`nodeDiskCache`). */
+export const NODE_CACHE_DIR = '/var/cache/fscache';
 
 /**
  * The most nodes one fleet may have. The nodes share one launch template, so a node costs about 3.4 resources (its
@@ -44,6 +48,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   if (!PATH_RE.test(exportPath) || exportPath === '/' || exportPath.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(exportPath)) {
     throw propError(scope, 'exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
   }
+  checkNotSystemDirectory(scope, 'exportPath', exportPath, 'the nodes\' mount of the origin');
   if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || /(^|\/)\.\.?(\/|$)/.test(o.originPath))) {
     throw propError(scope, 'originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
@@ -59,6 +64,9 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   }
   validateDiskCache(scope, o, facts);
   validateMirrorOptions(scope, o, exportPath, diskCache);
+  checkNodePaths(scope, exportPath, !!o.mirrorPaths?.length, diskCache);
+  checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? DEFAULT_INSTANCE_TYPE));
+  checkImageArchitecture(scope, o.machineImage, o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE));
   for (const p of o.warmPaths ?? []) {
     if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError(scope, 'warmPaths', `'${p}' is not an absolute path.`);
     if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {
@@ -99,6 +107,23 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
       Annotations.of(scope).addWarningV2('cdk-efs-cache:workingSetExceedsMemory',
         `workingSetSize: ${ws} GiB does not fit in the page cache of ${o.instanceType ?? DEFAULT_INSTANCE_TYPE} ` +
         `(${facts.memoryGiB} GiB): reads beyond it go to EFS. Choose a larger instanceType or more memory-heavy family.`);
+    }
+  }
+}
+
+/**
+ * The nodes' own directories that the origin mount at `exportPath` must stay clear of: the mirrors' root (/mirror,
+ * with `mirrorPaths`) and the disk cache (/var/cache/fscache, with `nodeDiskCache`), which are mounted there too.
+ */
+function checkNodePaths(scope: Construct, exportPath: string, mirrors: boolean, diskCache: boolean): void {
+  const own = [
+    ...(mirrors ? [{ dir: '/mirror', what: 'the root of the mirrors (mirrorPaths)' }] : []),
+    ...(diskCache ? [{ dir: NODE_CACHE_DIR, what: 'the disk cache (nodeDiskCache)' }] : []),
+  ];
+  for (const { dir, what } of own) {
+    if (exportPath === dir || exportPath.startsWith(`${dir}/`) || dir.startsWith(`${exportPath}/`)) {
+      throw propError(scope, 'exportPath', `'${exportPath}' ${exportPath === dir ? 'is' : exportPath.startsWith(dir) ? 'is inside' : 'contains'} ` +
+        `${dir}, where each node mounts ${what}: the two mounts would cover each other. Choose another path, e.g. '/efs'.`);
     }
   }
 }

@@ -14,6 +14,8 @@ import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { propError, wholeGib } from '../private/errors';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
+import { checkImageArchitecture } from '../private/image';
+import { checkNotSystemDirectory } from '../private/paths';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { amazonLinux2023, checkEfsMount, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
@@ -58,6 +60,7 @@ export interface FsCacheClientOptions {
 
   /**
    * Image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu.
+   * An image whose architecture shows at synth (see `CacheFleetOptions.machineImage`) must match `instanceType`'s.
    *
    * @default - Amazon Linux 2023 with its default kernel, for the instance type's architecture, via SSM parameter
    */
@@ -93,6 +96,7 @@ export interface FsCacheClientOptions {
 
   /**
    * Where the cache file system is mounted (cachefilesd's `dir`). Not mounted `noatime`: culling is by atime.
+   * Not a system directory (see `CacheFleetOptions.exportPath`).
    *
    * @default '/var/cache/fscache'
    */
@@ -114,6 +118,7 @@ export interface FsCacheClientOptions {
 
   /**
    * Where the file system is mounted on the client.
+   * Not a system directory (see `CacheFleetOptions.exportPath`).
    *
    * @default '/mnt/efs'
    */
@@ -434,6 +439,9 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   if (o.mountPoint !== undefined && (!DIR_RE.test(o.mountPoint) || /(^|\/)\.\.?(\/|$)/.test(o.mountPoint))) {
     throw propError(scope, 'mountPoint', `must be an absolute path other than /, got '${o.mountPoint}'.`);
   }
+  checkNotSystemDirectory(scope, 'cacheDirectory', o.cacheDirectory, 'the cache file system mounted there');
+  checkNotSystemDirectory(scope, 'mountPoint', o.mountPoint, 'the mount of the file system');
+  checkImageArchitecture(scope, o.machineImage, instanceType);
   if ((o.mountPoint ?? '/mnt/efs') === (o.cacheDirectory ?? '/var/cache/fscache')) {
     throw propError(scope, 'mountPoint', 'must differ from cacheDirectory.');
   }

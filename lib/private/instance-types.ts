@@ -17,6 +17,11 @@ export interface InstanceTypeFacts {
   /** With instance store: whether it is NVMe (every Nitro type's is; of the Xen types only i3's and f1's). */
   readonly nvmeInstanceStore?: boolean;
   /**
+   * Total instance store in GB (10^9 bytes, as AWS lists it), for the families `INSTANCE_STORE_GB` knows; undefined
+   * for the others.
+   */
+  readonly instanceStoreGB?: number;
+  /**
    * true: a Xen-based type (previous generations). Its EBS volumes, and instance store other than i3's and f1's,
    * attach as /dev/xvd* block devices with no NVMe model string.
    */
@@ -40,6 +45,55 @@ const XEN_INSTANCE_STORE: Record<string, 'none' | 'nvme' | 'xvd'> = {
 };
 
 /**
+ * Instance store (total GB) of the storage-bearing Nitro families of generations 6 to 8 (c6gd, m6id, r7gd, c8gd, ...):
+ * it follows the vCPUs (59 GB for one, 3800 for 64), from AWS's EC2 instance type specifications.
+ */
+const STORE_GB_BY_VCPUS: Record<number, number> = {
+  1: 59, 2: 118, 4: 237, 8: 474, 16: 950, 32: 1900, 48: 2850, 64: 3800, 96: 5700, 128: 7600, 192: 11400, 384: 22800,
+};
+const I4I_STORE_GB: Record<string, number> = {
+  'large': 468, 'xlarge': 937, '2xlarge': 1875, '4xlarge': 3750, '8xlarge': 7500, '12xlarge': 11250, '16xlarge': 15000,
+  '24xlarge': 22500, '32xlarge': 30000, '48xlarge': 45000, 'metal-24xl': 22500, 'metal-48xl': 45000,
+};
+const I3EN_STORE_GB: Record<string, number> = {
+  'large': 1250, 'xlarge': 2500, '2xlarge': 5000, '3xlarge': 7500, '6xlarge': 15000, '12xlarge': 30000, '18xlarge': 45000,
+  '24xlarge': 60000, '48xlarge': 120000, 'metal': 60000, 'metal-24xl': 60000, 'metal-48xl': 120000,
+};
+const M5D_STORE_GB: Record<string, number> = {
+  'large': 75, 'xlarge': 150, '2xlarge': 300, '4xlarge': 600, '8xlarge': 1200, '12xlarge': 1800, '16xlarge': 2400,
+  '24xlarge': 3600, 'metal': 3600,
+};
+
+/**
+ * Instance store (total GB) by `<family><generation><attributes>` and size, from AWS's EC2 instance type
+ * specifications (instance store tables), for the families with NVMe instance store a cache node is likely to run on.
+ */
+const INSTANCE_STORE_GB: Record<string, Record<string, number>> = {
+  c5d: { 'large': 50, 'xlarge': 100, '2xlarge': 200, '4xlarge': 400, '9xlarge': 900, '12xlarge': 1800, '18xlarge': 1800, '24xlarge': 3600, 'metal': 3600 },
+  c5ad: { 'large': 75, 'xlarge': 150, '2xlarge': 300, '4xlarge': 600, '8xlarge': 1200, '12xlarge': 1800, '16xlarge': 2400, '24xlarge': 3800 },
+  m5d: M5D_STORE_GB,
+  r5d: M5D_STORE_GB,
+  i3: { 'large': 475, 'xlarge': 950, '2xlarge': 1900, '4xlarge': 3800, '8xlarge': 7600, '16xlarge': 15200, 'metal': 15200 },
+  i3en: I3EN_STORE_GB,
+  i7ie: I3EN_STORE_GB,
+  i8ge: I3EN_STORE_GB,
+  i4g: I4I_STORE_GB,
+  i4i: { ...I4I_STORE_GB, metal: 30000 },
+  i7i: I4I_STORE_GB,
+  i8g: I4I_STORE_GB,
+  im4gn: { 'large': 937, 'xlarge': 1875, '2xlarge': 3750, '4xlarge': 7500, '8xlarge': 15000, '16xlarge': 30000 },
+  is4gen: { 'medium': 937, 'large': 1875, 'xlarge': 3750, '2xlarge': 7500, '4xlarge': 15000, '8xlarge': 30000 },
+};
+
+/** The total instance store of a type in GB, where `INSTANCE_STORE_GB` or `STORE_GB_BY_VCPUS` knows it. */
+function instanceStoreGB(family: string, gen: string, attrs: string, size: string, vcpus: number | undefined): number | undefined {
+  const table = INSTANCE_STORE_GB[`${family}${gen}${attrs}`];
+  if (table) return table[size];
+  if (/^[cmr]$/.test(family) && /^[678]$/.test(gen) && /^[gi]d$/.test(attrs) && vcpus !== undefined) return STORE_GB_BY_VCPUS[vcpus];
+  return undefined;
+}
+
+/**
  * Facts read from an instance type's name: `<family><generation><attributes>.<size>`, e.g. c7gn.16xlarge
  * (family c, generation 7, attributes gn). Families c, m, r and t from generation 4 on have instance store exactly
  * when their attributes include `d` (c6gd, m5d, r6id); i, d and h families always have it. Xen-based types come from
@@ -51,6 +105,7 @@ export function instanceTypeFacts(instanceType: ec2.InstanceType): InstanceTypeF
   const [, family, gen, attrs, size] = m;
   const sized = /^(\d+)xlarge$/.exec(size);
   const vcpus = sized ? 4 * Number(sized[1]) : SIZE_VCPUS[size];
+  const storeGB = instanceStoreGB(family, gen, attrs, size, vcpus);
   const xenStore = size.startsWith('metal') ? undefined : XEN_INSTANCE_STORE[`${family}${gen}${attrs}`];
   if (xenStore) {
     return {
@@ -59,6 +114,7 @@ export function instanceTypeFacts(instanceType: ec2.InstanceType): InstanceTypeF
       memoryGiB: family === 'm' && gen === '4' && vcpus !== undefined ? 4 * vcpus : undefined,
       instanceStore: xenStore !== 'none',
       nvmeInstanceStore: xenStore === 'none' ? undefined : xenStore === 'nvme',
+      instanceStoreGB: storeGB,
       xen: true,
     };
   }
@@ -68,7 +124,10 @@ export function instanceTypeFacts(instanceType: ec2.InstanceType): InstanceTypeF
   if (/^(i|d|h|im|is)$/.test(family)) instanceStore = true;
   else if (attrs.includes('d')) instanceStore = true;
   else if (/^[cmrt]$/.test(family) && Number(gen) >= 4) instanceStore = false;
-  return { parsed: true, vcpus, memoryGiB, instanceStore, nvmeInstanceStore: instanceStore ? true : undefined, xen: false };
+  return {
+    parsed: true, vcpus, memoryGiB, instanceStore, nvmeInstanceStore: instanceStore ? true : undefined,
+    instanceStoreGB: instanceStore ? storeGB : undefined, xen: false,
+  };
 }
 
 /**

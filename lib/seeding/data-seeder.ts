@@ -15,6 +15,7 @@ import { propError, wholeGib } from '../private/errors';
 import { acknowledgeWildcardResource } from '../private/nag';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { warnIfDefaultTypeNotOffered } from '../private/instance-types';
+import { checkImageArchitecture } from '../private/image';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
 /** Where a seeding run takes its data from. */
@@ -230,7 +231,8 @@ export interface DataSeederProps {
   readonly instanceType?: ec2.InstanceType;
 
   /**
-   * Image of the seeding instance (Amazon Linux 2023, Debian or Ubuntu).
+   * Image of the seeding instance (Amazon Linux 2023, Debian or Ubuntu). An image whose architecture shows at synth
+   * (see `CacheFleetOptions.machineImage`) must match `instanceType`'s.
    *
    * @default - Amazon Linux 2023 with its default kernel, for the instance type's architecture, via SSM parameter
    */
@@ -306,6 +308,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     const stack = Stack.of(this);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
+    checkImageArchitecture(this, props.machineImage, instanceType);
     const mountHelper = props.mountHelper ?? MountHelper.EFS_UTILS;
     checkEfsMount(this, props.fileSystem, { helperProp: 'mountHelper', helper: mountHelper }, !!props.machineImage);
     this.workers = props.workers ?? 50;

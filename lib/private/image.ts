@@ -1,0 +1,71 @@
+import { Token } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { IConstruct } from 'constructs';
+import { propError } from './errors';
+
+/** What this library can tell about an image's CPU architecture at synth, and from where. */
+export interface ImageArchitecture {
+  readonly architecture: ec2.InstanceArchitecture;
+  /** Where it was read, for the message: the SSM parameter's name or the lookup's filter. */
+  readonly source: string;
+}
+
+const ARM_RE = /(^|[^A-Za-z0-9])(arm64|aarch64)([^A-Za-z0-9]|$)/;
+const X86_RE = /(^|[^A-Za-z0-9])(x86_64|amd64)([^A-Za-z0-9]|$)/;
+
+/**
+ * The architecture of an image where it shows at synth without a lookup: in the name of the SSM parameter that holds
+ * its id (`MachineImage.latestAmazonLinux2023({ cpuType })` and the other Amazon Linux helpers, `fromSsmParameter`,
+ * `resolveSsmParameterAtLaunch`: AWS's public parameters name `arm64`/`aarch64` or `x86_64`/`amd64`), or in the
+ * `architecture` filter of `MachineImage.lookup`. Anything else (an AMI map, a parameter name that is a token or
+ * names no architecture or both) is not known: undefined.
+ */
+export function imageArchitecture(image: ec2.IMachineImage): ImageArchitecture | undefined {
+  // The Amazon Linux helpers keep the parameter's name in `props` (not public API, read defensively).
+  const i = image as unknown as { parameterName?: unknown; props?: { parameterName?: unknown; filters?: Record<string, unknown> } };
+  const name = typeof i.parameterName === 'string' ? i.parameterName
+    : typeof i.props?.parameterName === 'string' ? i.props.parameterName : undefined;
+  if (name !== undefined && !Token.isUnresolved(name)) {
+    const arm = ARM_RE.test(name);
+    const x86 = X86_RE.test(name);
+    if (arm !== x86) {
+      return { architecture: arm ? ec2.InstanceArchitecture.ARM_64 : ec2.InstanceArchitecture.X86_64, source: `SSM parameter '${name}'` };
+    }
+    return undefined;
+  }
+  if (image instanceof ec2.LookupMachineImage) {
+    const filter = i.props?.filters?.architecture;
+    if (Array.isArray(filter) && filter.length === 1 && (filter[0] === 'arm64' || filter[0] === 'x86_64')) {
+      return {
+        architecture: filter[0] === 'arm64' ? ec2.InstanceArchitecture.ARM_64 : ec2.InstanceArchitecture.X86_64,
+        source: `lookup filter architecture '${filter[0]}'`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** The architecture aws-cdk-lib reads from an instance type's name; undefined where it cannot read the name. */
+function typeArchitecture(instanceType: ec2.InstanceType): ec2.InstanceArchitecture | undefined {
+  try {
+    return instanceType.architecture;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Throws `Invalid machineImage` when the image's architecture is known at synth and is not the instance type's: EC2
+ * refuses to launch the instances, at deploy time. Images whose architecture is not known pass.
+ */
+export function checkImageArchitecture(scope: IConstruct, image: ec2.IMachineImage | undefined, instanceType: ec2.InstanceType): void {
+  if (!image) return;
+  const img = imageArchitecture(image);
+  const type = typeArchitecture(instanceType);
+  if (!img || !type || img.architecture === type) return;
+  const helper = type === ec2.InstanceArchitecture.ARM_64 ? 'ARM_64' : 'X86_64';
+  throw propError(scope, 'machineImage', `the image is for ${img.architecture} (${img.source}), but ${instanceType} is ` +
+    `${type}: EC2 would refuse to launch the instances. Use an image for ${type}, for example ` +
+    `ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.${helper} }), or leave machineImage unset ` +
+    '(Amazon Linux 2023 for the instance type\'s architecture).');
+}

@@ -1,0 +1,49 @@
+import { Token } from 'aws-cdk-lib';
+import { IConstruct } from 'constructs';
+import { propError } from './errors';
+
+/**
+ * Directories of the operating system that a mount (the nodes' origin mount at `exportPath`, a client's `mountPoint`
+ * or `cacheDirectory`) must never cover: a file system mounted on one hides what the system keeps there (programs,
+ * libraries, configuration, logs, nfsd's state, the homes of Session Manager users) until it is unmounted, and the
+ * instance breaks in ways far from the mount. /bin, /sbin, /lib and /lib64 are links into /usr on current images: a
+ * mount there covers /usr/bin and its kin. /opt holds the CloudWatch agent, /snap Ubuntu's SSM agent. Parents of these
+ * (/, /usr, /var) are refused with them.
+ */
+export const SYSTEM_DIRECTORIES: readonly string[] = [
+  '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib64', '/opt', '/proc', '/root', '/run', '/sbin', '/snap', '/sys',
+  '/tmp', '/usr', '/usr/bin', '/usr/include', '/usr/lib', '/usr/lib64', '/usr/libexec', '/usr/local', '/usr/sbin',
+  '/usr/share', '/var', '/var/cache', '/var/lib', '/var/lib/nfs', '/var/lock', '/var/log', '/var/run', '/var/spool', '/var/tmp',
+];
+
+/**
+ * Trees that nothing may be mounted anywhere inside: kernel and runtime file systems (/proc, /sys, /dev, /run and its
+ * old names /var/run and /var/lock), the configuration (/etc), the boot loader's files (/boot), and nfsd's and the
+ * NFS client's state (/var/lib/nfs, where rpc_pipefs is mounted).
+ */
+export const SYSTEM_TREES: readonly string[] = ['/boot', '/dev', '/etc', '/proc', '/run', '/sys', '/var/lib/nfs', '/var/lock', '/var/run'];
+
+/** The system directory `path` is, contains or lies in (per `SYSTEM_DIRECTORIES` and `SYSTEM_TREES`), if any. */
+export function systemDirectoryOf(path: string): { dir: string; how: 'is' | 'contains' | 'inside' } | undefined {
+  const p = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  const exact = SYSTEM_DIRECTORIES.find((d) => d === p);
+  if (exact) return { dir: exact, how: 'is' };
+  const inner = SYSTEM_DIRECTORIES.find((d) => d.startsWith(p === '/' ? '/' : `${p}/`));
+  if (inner) return { dir: inner, how: 'contains' };
+  const tree = SYSTEM_TREES.find((t) => p.startsWith(`${t}/`));
+  return tree ? { dir: tree, how: 'inside' } : undefined;
+}
+
+/**
+ * Throws `Invalid <prop>` when `path` (where something is mounted; `what` says what, for the message) is a system
+ * directory, a parent of one, or inside a system tree. A token passes: the instance checks what it can at boot.
+ */
+export function checkNotSystemDirectory(scope: IConstruct, prop: string, path: string | undefined, what: string): void {
+  if (path === undefined || Token.isUnresolved(path)) return;
+  const hit = systemDirectoryOf(path);
+  if (!hit) return;
+  const where = hit.how === 'is' ? `is the system directory ${hit.dir}`
+    : hit.how === 'contains' ? `contains the system directory ${hit.dir}` : `is inside ${hit.dir}`;
+  throw propError(scope, prop, `'${path}' ${where}: ${what} would hide or break what the system keeps there. ` +
+    'Choose a directory of its own, for example under /mnt or /srv.');
+}

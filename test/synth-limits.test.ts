@@ -1,0 +1,163 @@
+/**
+ * What synth checks of sizes, images, zones and paths (the refusals themselves are rows of test/bad-input.test.ts):
+ * the data behind the checks, their bounds exactly, and what they let through because nothing is known at synth.
+ */
+import { Size, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import { CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorStorage } from '../lib';
+import { checkImageArchitecture, imageArchitecture } from '../lib/private/image';
+import { instanceTypeFacts } from '../lib/private/instance-types';
+import { systemDirectoryOf } from '../lib/private/paths';
+import { importedFs, stackWithVpc } from './util';
+
+const fleet = (props: Partial<CacheFleetProps>) => {
+  const { app, stack, vpc } = stackWithVpc();
+  const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props });
+  return { app, stack, vpc, fleet: f };
+};
+const warnings = (props: Partial<CacheFleetProps>, id: string) =>
+  Annotations.fromStack(fleet(props).stack).findWarning('*', Match.stringLikeRegexp(`cdk-efs-cache:${id}`));
+
+describe('instance store sizes', () => {
+  test.each([
+    ['c7gd.16xlarge', 3800], ['c6gd.medium', 59], ['c6gd.2xlarge', 474], ['m6id.32xlarge', 7600], ['r7gd.12xlarge', 2850],
+    ['c8gd.48xlarge', 11400], ['c5d.9xlarge', 900], ['m5d.24xlarge', 3600], ['i4i.metal', 30000], ['i3.large', 475],
+    ['i3en.6xlarge', 15000], ['im4gn.16xlarge', 30000], ['is4gen.medium', 937],
+  ])('%s has %d GB', (type, gb) => {
+    expect(instanceTypeFacts(new ec2.InstanceType(type)).instanceStoreGB).toBe(gb);
+  });
+
+  test.each(['c7gn.16xlarge', 'm6idn.large', 'c6gd.metal', 'x2gd.large', 'u-6tb1.112xlarge'])('%s: not known', (type) => {
+    expect(instanceTypeFacts(new ec2.InstanceType(type)).instanceStoreGB).toBeUndefined();
+  });
+});
+
+describe('mirrorSize against the node type', () => {
+  const mirrors = { mirrorPaths: ['/efs/app'] };
+
+  test('in memory: half the RAM exactly, and the default size on the smallest type, pass without a warning', () => {
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.xlarge'), mirrorSize: Size.gibibytes(4) }, 'mirrorSizeOverHalfMemory')).toHaveLength(0);
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.medium') }, 'mirrorSizeOverHalfMemory')).toHaveLength(0);
+  });
+
+  test('in memory: just under the RAM warns, the RAM itself is refused', () => {
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.large'), mirrorSize: Size.mebibytes(4095) }, 'mirrorSizeOverHalfMemory')).toHaveLength(1);
+    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.large'), mirrorSize: Size.mebibytes(4096) }))
+      .toThrow(/^Invalid mirrorSize: 4 GiB in memory/);
+  });
+
+  test('in memory on a type whose memory is not known: not checked (the unknown-size warning stands)', () => {
+    const w = warnings({ ...mirrors, instanceType: new ec2.InstanceType('i4i.large'), mirrorStorage: MirrorStorage.MEMORY, mirrorSize: Size.tebibytes(16), nodeDiskCache: true }, 'unknownInstanceSize');
+    expect(w).toHaveLength(1);
+  });
+
+  test('on the instance store: the bound is half of the disks, to the MiB (c6gd.large: 118 GB)', () => {
+    // 56266 MiB is 58,999,177,216 bytes, under 59 GB; 56267 MiB is over it.
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), mirrorSize: Size.mebibytes(56266) }, 'mirrorSizeNearHalfInstanceStore')).toHaveLength(1);
+    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), mirrorSize: Size.mebibytes(56267) }))
+      .toThrow(/^Invalid mirrorSize: 54.948 GiB on the instance store/);
+    // Below 97% of half: no warning.
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), mirrorSize: Size.gibibytes(53) }, 'mirrorSizeNearHalfInstanceStore')).toHaveLength(0);
+  });
+
+  test('on the instance store of a type whose size is not known: left to the boot check', () => {
+    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('m6idn.large'), mirrorSize: Size.tebibytes(16) })).not.toThrow();
+  });
+
+  test('without mirrors nothing is checked', () => {
+    expect(() => fleet({ instanceType: new ec2.InstanceType('c7gn.medium') })).not.toThrow();
+  });
+});
+
+describe('image architecture', () => {
+  test.each([
+    [ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }), 'arm64'],
+    [ec2.MachineImage.latestAmazonLinux2023(), 'x86_64'],
+    [ec2.MachineImage.fromSsmParameter('/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id'), 'x86_64'],
+    [ec2.MachineImage.fromSsmParameter('/aws/service/bottlerocket/aws-k8s-1.30/aarch64/latest/image_id'), 'arm64'],
+    [ec2.MachineImage.lookup({ name: 'x', filters: { architecture: ['arm64'] } }), 'arm64'],
+  ])('%# is read as %s', (image, arch) => {
+    expect(imageArchitecture(image)?.architecture).toBe(arch);
+  });
+
+  test.each([
+    ['an AMI map', ec2.MachineImage.genericLinux({ 'us-east-1': 'ami-0123456789abcdef0' })],
+    ['a parameter name that is a token', ec2.MachineImage.fromSsmParameter(Token.asString({ Ref: 'ImageParameterName' }))],
+    ['a parameter naming no architecture', ec2.MachineImage.fromSsmParameter('/my/golden-image')],
+    ['a parameter naming both', ec2.MachineImage.fromSsmParameter('/images/x86_64-to-arm64/latest')],
+    ['a lookup with two architectures', ec2.MachineImage.lookup({ name: 'x', filters: { architecture: ['arm64', 'x86_64'] } })],
+  ])('%s is not known, and passes on either architecture', (_what, image) => {
+    expect(imageArchitecture(image)).toBeUndefined();
+    const stack = new Stack();
+    for (const type of ['c7gn.16xlarge', 'c6in.16xlarge']) {
+      expect(() => checkImageArchitecture(stack, image, new ec2.InstanceType(type))).not.toThrow();
+    }
+  });
+
+  test('an AMI map passes on a fleet of either architecture', () => {
+    const image = ec2.MachineImage.genericLinux({ 'us-east-1': 'ami-0123456789abcdef0' });
+    for (const type of ['c7gn.16xlarge', 'c6in.16xlarge']) {
+      expect(() => fleet({ instanceType: new ec2.InstanceType(type), machineImage: image })).not.toThrow();
+    }
+  });
+
+  test('a type whose architecture aws-cdk-lib cannot read passes with any image', () => {
+    expect(() => checkImageArchitecture(new Stack(), ec2.MachineImage.latestAmazonLinux2023(), new ec2.InstanceType('u-6tb1.112xlarge'))).not.toThrow();
+  });
+
+  test('matching images pass on fleets and clients', () => {
+    expect(() => fleet({ machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }) })).not.toThrow();
+    const { stack, vpc } = stackWithVpc();
+    expect(() => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), machineImage: ec2.MachineImage.latestAmazonLinux2023() })).not.toThrow();
+  });
+});
+
+describe('a zone of the user\'s with the fleet\'s zone name', () => {
+  test('made after the fleet: refused when the app is synthesized', () => {
+    const { app, stack, vpc } = fleet({});
+    new route53.PrivateHostedZone(stack, 'Later', { zoneName: 'efs-cache.internal', vpc });
+    expect(() => app.synth()).toThrow(/Invalid zoneName: the private hosted zone TestStack\/Later is also named 'efs-cache.internal'/);
+  });
+
+  test('associated with the VPC later (addVpc): refused when the app is synthesized', () => {
+    const { app, stack, vpc } = stackWithVpc();
+    const other = new ec2.Vpc(stack, 'OtherVpc', { maxAzs: 1, natGateways: 0 });
+    const zone = new route53.PrivateHostedZone(stack, 'Mine', { zoneName: 'efs-cache.internal', vpc: other });
+    new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) });
+    zone.addVpc(vpc);
+    expect(() => app.synth()).toThrow(/Invalid zoneName: the private hosted zone TestStack\/Mine/);
+  });
+
+  test('on another VPC, public, of another name, or given as hostedZone: accepted', () => {
+    const { app, stack, vpc } = stackWithVpc();
+    const other = new ec2.Vpc(stack, 'OtherVpc', { maxAzs: 1, natGateways: 0 });
+    new route53.PrivateHostedZone(stack, 'OnOther', { zoneName: 'efs-cache.internal', vpc: other });
+    new route53.PublicHostedZone(stack, 'Public', { zoneName: 'efs-cache.internal' });
+    new route53.PrivateHostedZone(stack, 'Else', { zoneName: 'else.internal', vpc });
+    const mine = new route53.PrivateHostedZone(stack, 'Mine', { zoneName: 'data.internal', vpc });
+    const fileSystem = importedFs(stack);
+    new CacheFleet(stack, 'Fleet', { vpc, fileSystem });
+    new CacheFleet(stack, 'Fleet2', { vpc, fileSystem, hostedZone: mine });
+    expect(() => app.synth()).not.toThrow();
+  });
+});
+
+describe('system directories', () => {
+  test.each(['/var', '/etc', '/usr/lib', '/opt', '/home', '/tmp', '/var/lib/nfs', '/'])('%s is one, or a parent of one', (p) => {
+    expect(systemDirectoryOf(p)).toBeDefined();
+  });
+
+  test.each(['/proc/x', '/dev/shm/x', '/etc/efs', '/var/lib/nfs/x', '/boot/efi/x'])('%s is inside a system tree', (p) => {
+    expect(systemDirectoryOf(p)?.how).toBe('inside');
+  });
+
+  test.each(['/efs', '/mnt/efs', '/var/cache/fscache', '/srv/data', '/var/www', '/home/data', '/usr/local/data', '/opt/data', '/mnt'])('%s is not', (p) => {
+    expect(systemDirectoryOf(p)).toBeUndefined();
+  });
+
+  test('the defaults pass', () => {
+    expect(() => fleet({ mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType('c6gd.16xlarge') })).not.toThrow();
+  });
+});
