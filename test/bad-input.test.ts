@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App, Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnParameter, Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -324,6 +324,16 @@ const CASES: BadInput[] = [
   { name: 'seeder: the default type where it is not offered (warning)', region: 'eu-south-1', build: seederInRegion({}), warning: /^instanceType: the default m7g.xlarge is not offered in eu-south-1 .*for example m6g.xlarge or m7i.xlarge \(x86_64\), offered in eu-south-1/ },
   { name: 'seeder: the default type in ca-west-1 (warning)', region: 'ca-west-1', build: seederInRegion({ workers: 8 }), warning: /^instanceType: the default m7g.xlarge is not offered in ca-west-1/ },
   { name: 'seeder: deleting extraneous files at the root (warning)', build: seeder({ deleteExtraneous: true }), warning: /^deleteExtraneous: with targetPath '\/', every file of the file system/ },
+  // Messages: instance type names aws-cdk-lib cannot read, and tokens where a value is needed at synth
+  { name: 'fleet: an instance type name without its dot', build: fleet({ instanceType: new ec2.InstanceType('c7gn16xlarge') }), error: /^Invalid instanceType: 'c7gn16xlarge' is not an EC2 instance type name: a name reads <family><generation><attributes>\.<size> in lower case, for example c7gn\.16xlarge/ },
+  { name: 'client: an instance type name in upper case', build: client({ instanceType: new ec2.InstanceType('M6ID.XLARGE') }), error: /^Invalid instanceType: 'M6ID.XLARGE' is not an EC2 instance type name/ },
+  { name: 'seeder: an instance type name without a size', build: seeder({ instanceType: new ec2.InstanceType('m7g') }), error: /^Invalid instanceType: 'm7g' is not an EC2 instance type name/ },
+  { name: 'fleet: a type whose architecture CDK cannot read, with the default image', build: fleet({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge') }), error: /^Invalid instanceType: the architecture of u-6tb1\.112xlarge cannot be read from its name .*give a machineImage/ },
+  { name: 'seeder: a type as a token, with the default image', build: (stack, vpc) => seeder({ instanceType: new ec2.InstanceType(new CfnParameter(stack, 'Type').valueAsString) })(stack, vpc), error: /^Invalid instanceType: is parameter Type \(a token, known at deploy time\), and the default machineImage follows/ },
+  { name: 'fleet: a node count as a token', build: (stack, vpc) => fleet({ nodeCount: new CfnParameter(stack, 'Nodes', { type: 'Number' }).valueAsNumber })(stack, vpc), error: /^Invalid nodeCount: must be known at synth .*got parameter Nodes \(a token, known at deploy time\)/ },
+  { name: 'client: a mount timeout as a token in minutes', build: (stack, vpc) => client({ mountTimeout: Duration.minutes(new CfnParameter(stack, 'T', { type: 'Number' }).valueAsNumber) })(stack, vpc), error: /^Invalid mountTimeout: is a token .* given as Duration\.minutes\(\).*give it as Duration\.seconds/ },
+  { name: 'seeder: a relative instance directory names the seeder', build: seeder({}, () => SeedSource.fromInstanceDirectory('srv')), error: /^Invalid source: the instance directory must be an absolute path .*got 'srv'\. \(at TestStack\/Seeder\)$/ },
+  { name: 'seeder: a bad S3 prefix names the seeder', build: seeder({}, (s) => SeedSource.fromBucket(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'a//b/')), error: /^Invalid source: the S3 prefix 'a\/\/b\/' .* \(at TestStack\/Seeder\)$/ },
   // Route 53 names that two fleets would both claim (Route 53 refuses the second at deploy)
   { name: 'fleets: two with the default zone on one VPC', build: twoFleets({}), error: /^Invalid zoneName: a private hosted zone named 'efs-cache.internal' on this VPC already belongs to the fleet TestStack\/Fleet: .*another zoneName/ },
   { name: 'fleets: two cached file systems with fleets in one stack', build: (stack, vpc) => [1, 2].map((i) => new CachedFileSystem(stack, `Data${i}`, { vpc, cacheFleet: {} })), error: /^Invalid zoneName: .*already belongs to the fleet TestStack\/Data1\/CacheFleet/ },

@@ -108,12 +108,12 @@ describe('MirrorMetric', () => {
 
 describe('validation errors are bound to their construct', () => {
   test.each([
-    ['a fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 0 }), 'TestStack/Fleet', /^Invalid nodeCount: /],
-    ['a fleet inside CachedFileSystem', (stack: Stack, vpc: ec2.IVpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 0 } }), 'TestStack/Data/CacheFleet', /^Invalid nodeCount: /],
-    ['a client\'s CIDR check', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), clientCidrs: ['0.0.0.0/0'] }), 'TestStack/Fleet', /^Invalid clientCidrs: /],
+    ['a fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 0 }), 'TestStack/Fleet; in Python: node_count', /^Invalid nodeCount: /],
+    ['a fleet inside CachedFileSystem', (stack: Stack, vpc: ec2.IVpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 0 } }), 'TestStack/Data/CacheFleet; in Python: node_count', /^Invalid nodeCount: /],
+    ['a client\'s CIDR check', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), clientCidrs: ['0.0.0.0/0'] }), 'TestStack/Fleet; in Python: client_cidrs', /^Invalid clientCidrs: /],
     ['a client template', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc }), 'TestStack/Clients', /^Invalid source: /],
-    ['a seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), targetPath: 'relative' }), 'TestStack/Seeder', /^Invalid targetPath: /],
-  ])('%s: the message ends with the construct path, which the error also carries', (_name, build, path, message) => {
+    ['a seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), targetPath: 'relative' }), 'TestStack/Seeder; in Python: target_path', /^Invalid targetPath: /],
+  ])('%s: the message ends with the construct path (and the prop\'s Python name), which the error also carries', (_name, build, where, message) => {
     const { stack, vpc } = stackWithVpc();
     let error: Error & { constructPath?: string } = new Error('nothing thrown');
     try {
@@ -122,12 +122,15 @@ describe('validation errors are bound to their construct', () => {
       error = e as Error;
     }
     expect(error.message).toMatch(message);
-    expect(error.message.endsWith(` (at ${path})`)).toBe(true);
-    expect(error.constructPath).toBe(path);
+    expect(error.message.endsWith(` (at ${where})`)).toBe(true);
+    expect(error.constructPath).toBe(where.split(';')[0]);
     expect(error.name).toBe('ValidationError');
   });
 
-  test('a SeedSource made before any construct has no path to name', () => {
-    expect(() => SeedSource.fromInstanceDirectory('relative')).toThrow(/^Invalid source: .*got 'relative'\.$/);
+  test('a SeedSource is checked when a seeder uses it, so its error names the seeder\'s path', () => {
+    const source = SeedSource.fromInstanceDirectory('relative');
+    const { stack, vpc } = stackWithVpc();
+    expect(() => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source }))
+      .toThrow(/^Invalid source: .*got 'relative'\. \(at TestStack\/Seeder\)$/);
   });
 });

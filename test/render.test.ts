@@ -1,8 +1,10 @@
-import { Token } from 'aws-cdk-lib';
+import { Stack, Token } from 'aws-cdk-lib';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, SeedSource } from '../lib';
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../lib/bootstrap/render';
+import { importedFs, stackWithVpc } from './util';
 import { runScript } from './util/run-script';
 
 describe('renderScript', () => {
@@ -33,6 +35,20 @@ describe('renderScript', () => {
     expect(() => renderScript({
       script: 'client/bootstrap.sh', description: 'the big one', parameters: { EFSC_BIG: 'x'.repeat(16000) },
     })).toThrow(/user data of the big one would be about \d+ bytes, over EC2's 16384-byte limit/);
+  });
+
+  test('the size error ends with the path of the construct it is given', () => {
+    const { stack } = stackWithVpc();
+    expect(() => renderScript({
+      script: 'client/bootstrap.sh', description: 'the big one', scope: stack, parameters: { EFSC_BIG: 'x'.repeat(16000) },
+    })).toThrow(/over EC2's 16384-byte limit\. .* \(at TestStack\)$/);
+  });
+
+  test('a seeder whose props do not fit names its path', () => {
+    const { stack, vpc } = stackWithVpc();
+    expect(() => new DataSeeder(stack, 'Seeder', {
+      vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/srv/data'), targetPath: `/${'a'.repeat(16000)}`,
+    })).toThrow(/^cdk-efs-cache: the user data of the data seeder TestStack\/Seeder would be about \d+ bytes, over EC2's 16384-byte limit\. .* \(at TestStack\/Seeder\)$/);
   });
 });
 
@@ -123,10 +139,31 @@ describe('commands users add to a template\'s userData', () => {
     expect(fs.existsSync(path.join(run.dir, 'user-step'))).toBe(false);
   });
 
-  test('count toward the 16 KB limit, with an error that says so', () => {
-    const rendered = renderScript({ script: 'client/bootstrap.sh', description: 'the clients', parameters: {} });
-    const extra = ec2.UserData.forLinux({ shebang: '' });
-    extra.addCommands(`echo '${'x'.repeat(12000)}'`);
-    expect(() => withUserCommands(rendered, extra, 'the clients')).toThrow(/user data of the clients with the commands added to userData would be about \d+ bytes/);
+  test('count toward the 16 KB limit: synth reports it once, cleanly, with the path (no Resolution error wrapping)', () => {
+    for (const [path, build] of [
+      ['TestStack/Fleet', (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }).userData],
+      ['TestStack/Clients', (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, fileSystem: importedFs(stack) }).userData],
+    ] as const) {
+      const { app, stack, vpc } = stackWithVpc();
+      // Added after the construct, as users do: the check runs at synth.
+      build(stack, vpc).addCommands(`echo '${'x'.repeat(12000)}'`);
+      let message = 'nothing thrown';
+      try {
+        app.synth();
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).not.toMatch(/Resolution error/);
+      expect(message.match(/Invalid userData/g)).toHaveLength(1);
+      expect(message).toMatch(new RegExp(`\\[${path}\\] Invalid userData: the user data of .* with the commands added to it would be about \\d+ bytes, ` +
+        `over EC2's 16384-byte limit \\(the commands take about \\d+\\): move long commands into a script the instance downloads\\. ` +
+        `\\(at ${path}; in Python: user_data\\)$`));
+    }
+  });
+
+  test('within the limit, the same template synthesizes', () => {
+    const { app, stack, vpc } = stackWithVpc();
+    new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }).userData.addCommands(`echo '${'x'.repeat(1000)}'`);
+    expect(() => app.synth()).not.toThrow();
   });
 });

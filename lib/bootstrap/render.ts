@@ -1,7 +1,9 @@
 import * as zlib from 'zlib';
 import { Fn, Token, Tokenization } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { IConstruct } from 'constructs';
 import { USER_DATA_LIMIT_BYTES } from '../private/constants';
+import { constructError, propError } from '../private/errors';
 import { readAsset } from '../private/assets';
 
 /**
@@ -35,6 +37,8 @@ export interface RenderScriptOptions {
   readonly libraries?: string[];
   /** What the user data is, for the size error. */
   readonly description: string;
+  /** The construct whose user data it is: the size error ends with its path. @default - no path */
+  readonly scope?: IConstruct;
   /**
    * Blocks of the scripts that this user data never runs, dropped from it (`# efs-cache: <name> begin` to
    * `# efs-cache: <name> end`), for room under EC2's 16 KB. @default []
@@ -76,7 +80,7 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
   const text = lines.join('\n') + '\n';
   estimatedBytes += Buffer.byteLength(['#!/bin/bash', 'set -euo pipefail', 'set -a', ...tail].join('\n') + '\n', 'utf8');
   if (estimatedBytes > USER_DATA_LIMIT_BYTES) {
-    throw new Error(
+    throw constructError(options.scope,
       `cdk-efs-cache: the user data of ${options.description} would be about ${estimatedBytes} bytes, over EC2's ` +
         `${USER_DATA_LIMIT_BYTES}-byte limit. Shorten long props (paths, mount options) or split the configuration.`,
     );
@@ -88,20 +92,43 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
  * The rendered bootstrap followed by the commands a user added to `extra` (an `ec2.UserData.forLinux({ shebang: '' })`
  * the construct exposes as `userData`). They run only in the first-boot run (no mode argument), after the bootstrap
  * returned: the bootstrap has succeeded by then (it exits on any failure) and a node has signalled CloudFormation,
- * so they never decide the result. The installed copies that boot units run with a mode skip them. Throws when the
- * whole would exceed EC2's 16 KB user-data limit.
+ * so they never decide the result. The installed copies that boot units run with a mode skip them. Whether the whole
+ * fits in EC2's 16 KB is for `validateUserCommands` to say: this runs in a Lazy, where an error would reach the
+ * user wrapped in one `Resolution error:` per level of nesting.
  */
 export function withUserCommands(rendered: RenderedScript, extra: ec2.UserData, description: string): string {
+  return userCommands(rendered, extra, description).text;
+}
+
+/**
+ * Checks the size of the commands a user adds to `extra` when the app synthesizes (a validation of `scope`), rather
+ * than in the Lazy that renders them (`withUserCommands`): an error thrown while CloudFormation values resolve
+ * reaches the user wrapped in one `Resolution error:` per level of nesting, and the commands may be added any time
+ * before synthesis. cdk reports the validation once, after resolving and before writing the assembly:
+ * `Validation failed with the following errors: [<path>] Invalid userData: ... (at <path>; ...)`.
+ */
+export function validateUserCommands(scope: IConstruct, rendered: RenderedScript, extra: ec2.UserData, description: string): void {
+  scope.node.addValidation({
+    validate: () => {
+      const { problem } = userCommands(rendered, extra, description);
+      return problem ? [propError(scope, 'userData', problem).message] : [];
+    },
+  });
+}
+
+function userCommands(rendered: RenderedScript, extra: ec2.UserData, description: string): { text: string; problem?: string } {
   const added = extra.render().replace(/^\n+/, '');
-  if (added.trim() === '') return rendered.text;
+  if (added.trim() === '') return { text: rendered.text };
   const text = `${rendered.text}# Commands added to userData: the first boot only, after the bootstrap succeeded.\n` +
     `if [ -z "\${1:-}" ]; then\n${added}\nfi\n`;
   const bytes = rendered.estimatedBytes + estimateBytes(text.slice(rendered.text.length));
-  if (bytes > USER_DATA_LIMIT_BYTES) {
-    throw new Error(`cdk-efs-cache: the user data of ${description} with the commands added to userData would be about ` +
-      `${bytes} bytes, over EC2's ${USER_DATA_LIMIT_BYTES}-byte limit: move long commands into a script the instance downloads.`);
-  }
-  return text;
+  if (bytes <= USER_DATA_LIMIT_BYTES) return { text };
+  return {
+    text,
+    problem: `the user data of ${description} with the commands added to it would be about ${bytes} bytes, over EC2's ` +
+      `${USER_DATA_LIMIT_BYTES}-byte limit (the commands take about ${bytes - rendered.estimatedBytes}): move long ` +
+      'commands into a script the instance downloads.',
+  };
 }
 
 /** The shell variable of rendered user data that holds the decoded code before it is evaluated. */

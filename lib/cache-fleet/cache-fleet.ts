@@ -6,7 +6,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct, IConstruct } from 'constructs';
-import { renderScript, withUserCommands } from '../bootstrap/render';
+import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { CacheNode } from './cache-node';
 import { DEFAULT_INSTANCE_TYPE, NODE_CACHE_DIR, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
@@ -16,7 +16,7 @@ import { allowFromConsumerSide } from '../private/connections';
 import { acknowledgeWildcardResource } from '../private/nag';
 import { exportClients } from '../private/cidr';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
-import { instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
+import { checkInstanceTypeName, defaultImageArchitecture, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
 import { MirrorOptions, mirrorExportPath, mirrorFsid, mirrorParameters } from './mirror';
@@ -481,6 +481,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   constructor(scope: Construct, id: string, props: CacheFleetProps) {
     super(scope, id);
     const stack = Stack.of(this);
+    checkInstanceTypeName(this, props.instanceType);
     this.instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     const facts = instanceTypeFacts(this.instanceType);
@@ -524,7 +525,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []), ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const clientCidrs = props.clientCidrs ?? [props.vpc.vpcCidrBlock];
     const rewarm = props.warmPaths?.length ? (props.rewarmInterval ?? Duration.hours(6)) : undefined;
-    const machineImage = props.machineImage ?? amazonLinux2023(this.instanceType.architecture);
+    const machineImage = props.machineImage ?? amazonLinux2023(defaultImageArchitecture(this, this.instanceType));
     const mountHelper = props.originMountHelper ?? MountHelper.EFS_UTILS;
     checkEfsMount(this, props.fileSystem, { helperProp: 'originMountHelper', helper: mountHelper }, !!props.machineImage);
 
@@ -563,6 +564,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       libraries: ['lib/common.sh', 'lib/metrics.sh', ...(this.mirrors.length ? ['lib/mirror.sh'] : []), ...(this.diskCache ? ['lib/fscache.sh'] : []),
         'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
+      scope: this,
       // The NFSv3 code (mountd's port, the handle check) only in the user data of a fleet that serves NFSv3.
       drop: ['initialize-devices', ...(v3 ? [] : ['nfsv3']), ...(this.mirrors.length ? ['no-mirrors'] : [])],
       parameters: {
@@ -573,6 +575,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       },
     });
     this.userData = ec2.UserData.forLinux({ shebang: '' });
+    validateUserCommands(this, rendered, this.userData, `the cache nodes of ${this.node.path}`);
     this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
       instanceType: this.instanceType,
       machineImage,

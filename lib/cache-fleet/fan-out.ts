@@ -5,7 +5,7 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import { Construct, IConstruct } from 'constructs';
 import { CacheNode } from './cache-node';
 import { NFS_PORT } from '../private/constants';
-import { propError } from '../private/errors';
+import { knownAtSynth, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
 
 /** How clients reach the cache nodes. */
@@ -329,6 +329,8 @@ export function validateFanOutOptions(scope: IConstruct, o: FanOutOptions): void
   if (o.recordName !== undefined && !Token.isUnresolved(o.recordName) && !o.recordName.split('.').every((l) => LABEL_RE.test(l))) {
     throw propError(scope, 'recordName', `'${o.recordName}' is not a valid DNS name relative to the zone.`);
   }
+  knownAtSynth(scope, 'recordTtl', o.recordTtl);
+  knownAtSynth(scope, 'loadBalancerIdleTimeout', o.loadBalancerIdleTimeout);
   if (o.recordTtl && (o.recordTtl.toSeconds() < 0 || o.recordTtl.toSeconds() > 86400)) {
     throw propError(scope, 'recordTtl', `must be between 0 seconds and 1 day, got ${o.recordTtl.toHumanString()}.`);
   }

@@ -1,7 +1,7 @@
 import * as crypto from 'crypto';
-import { Annotations, Duration, Size, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Size, SizeRoundingBehavior } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { propError, wholeSeconds } from '../private/errors';
+import { knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
 import { MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 
@@ -101,7 +101,8 @@ export function mirrorFsid(constructPath: string, path: string): string {
 export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, exportPath: string, diskCache: boolean): void {
   const paths = o.mirrorPaths ?? [];
   for (const p of paths) {
-    if (Token.isUnresolved(p) || !PATH_RE.test(p) || p.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(p)) {
+    knownAtSynth(scope, 'mirrorPaths', p, 'each mirror is an export of its own');
+    if (!PATH_RE.test(p) || p.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(p)) {
       throw propError(scope, 'mirrorPaths', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing /).`);
     }
     if (!p.startsWith(`${exportPath}/`)) {
@@ -120,8 +121,9 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
   needsPaths('mirrorSyncTimeout', o.mirrorSyncTimeout);
   needsPaths('mirrorSyncWorkers', o.mirrorSyncWorkers);
   const w = o.mirrorSyncWorkers;
-  if (w !== undefined && (Token.isUnresolved(w) || !Number.isInteger(w) || w < 1 || w > 64)) {
-    throw propError(scope, 'mirrorSyncWorkers', `must be a whole number from 1 to 64, got ${Token.isUnresolved(w) ? 'a token' : w}.`);
+  knownAtSynth(scope, 'mirrorSyncWorkers', w);
+  if (w !== undefined && (!Number.isInteger(w) || w < 1 || w > 64)) {
+    throw propError(scope, 'mirrorSyncWorkers', `must be a whole number from 1 to 64, got ${w}.`);
   }
   if (o.mirrorStorage === MirrorStorage.INSTANCE_STORE && !diskCache) {
     throw propError(scope, 'mirrorStorage', 'INSTANCE_STORE needs the second cache level on the nodes (nodeDiskCache, on by ' +
@@ -130,6 +132,7 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
   wholeSeconds(scope, 'mirrorInterval', o.mirrorInterval, 10, 86400, '10 seconds to 24 hours');
   wholeSeconds(scope, 'mirrorSyncTimeout', o.mirrorSyncTimeout, 10, 86400, '10 seconds to 24 hours');
   if (o.mirrorSize) {
+    knownAtSynth(scope, 'mirrorSize', o.mirrorSize);
     const mib = o.mirrorSize.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
     if (!Number.isInteger(mib) || mib < 1 || mib > 16 * 1024 * 1024) {
       throw propError(scope, 'mirrorSize', `must be whole MiB from 1 MiB to 16 TiB, got ${mib} MiB.`);

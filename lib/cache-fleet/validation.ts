@@ -2,7 +2,7 @@ import { Annotations, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { checkClientCidrs } from '../private/cidr';
-import { propError, wholeGib, wholeSeconds } from '../private/errors';
+import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '../private/errors';
 import { checkImageArchitecture } from '../private/image';
 import { instanceTypeFacts } from '../private/instance-types';
 import { checkNotSystemDirectory } from '../private/paths';
@@ -30,6 +30,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
     if (v === undefined || Token.isUnresolved(v)) return;
     if (!Number.isInteger(v) || v < min || v > max) throw propError(scope, name, `must be a whole number from ${min} to ${max}, got ${v}.`);
   };
+  knownAtSynth(scope, 'nodeCount', o.nodeCount, 'each node is an Auto Scaling group of its own');
   if (o.nodeCount !== undefined && o.nodeCount < 1) {
     throw propError(scope, 'nodeCount', `a cache fleet needs at least one node, got ${o.nodeCount}.`);
   }
@@ -45,6 +46,8 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   int('vfsCachePressure', o.vfsCachePressure, 0, 1000);
   int('warmWorkers', o.warmWorkers, 1, 512);
   const exportPath = o.exportPath ?? '/efs';
+  knownAtSynth(scope, 'exportPath', exportPath, 'mirror and warm paths are checked against it');
+  knownAtSynth(scope, 'originPath', o.originPath, 'the fleet\'s file system id is derived from it');
   if (!PATH_RE.test(exportPath) || exportPath === '/' || exportPath.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(exportPath)) {
     throw propError(scope, 'exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
   }
@@ -68,6 +71,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? DEFAULT_INSTANCE_TYPE));
   checkImageArchitecture(scope, o.machineImage, o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE));
   for (const p of o.warmPaths ?? []) {
+    knownAtSynth(scope, 'warmPaths', p, 'each is checked against exportPath');
     if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError(scope, 'warmPaths', `'${p}' is not an absolute path.`);
     if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {
       throw propError(scope, 'warmPaths', `'${p}' is outside the export (exportPath '${exportPath}'); warm paths are node paths under it, e.g. '${exportPath}/data'.`);
@@ -80,12 +84,15 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
     throw propError(scope, 'warmWorkers', 'needs warmPaths: there is nothing to warm.');
   }
   if (o.rewarmInterval) {
+    knownAtSynth(scope, 'rewarmInterval', o.rewarmInterval);
     const minutes = o.rewarmInterval.toMinutes({ integral: false });
     if (!Number.isInteger(minutes) || minutes < 5) throw propError(scope, 'rewarmInterval', `must be whole minutes, at least 5, got ${o.rewarmInterval.toHumanString()}.`);
   }
   for (const [name, d] of [['attributeCacheTimeout', o.attributeCacheTimeout], ['directoryCacheTimeout', o.directoryCacheTimeout]] as const) {
+    knownAtSynth(scope, name, d);
     if (d && (d.toSeconds() < 0 || d.toSeconds() > 3600)) throw propError(scope, name, `must be between 0 and 60 minutes, got ${d.toHumanString()}.`);
   }
+  knownAtSynth(scope, 'originMountTimeout', o.originMountTimeout);
   if (o.originMountTimeout && (o.originMountTimeout.toSeconds() < 10 || o.originMountTimeout.toSeconds() > 3600)) {
     throw propError(scope, 'originMountTimeout', `must be between 10 seconds and 60 minutes, got ${o.originMountTimeout.toHumanString()}.`);
   }
@@ -95,9 +102,11 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.
   wholeSeconds(scope, 'bootstrapTimeout', o.bootstrapTimeout, 300, 43200, '5 minutes to 12 hours');
   if (o.readAhead) {
+    knownAtSynth(scope, 'readAhead', o.readAhead);
     const kib = o.readAhead.toKibibytes({ rounding: SizeRoundingBehavior.NONE });
     if (!Number.isInteger(kib) || kib < 0 || kib > 1048576) throw propError(scope, 'readAhead', `must be whole KiB from 0 to 1 GiB, got ${kib} KiB.`);
   }
+  knownAtSynth(scope, 'workingSetSize', o.workingSetSize, 'it is compared with the nodes\' memory');
   if (o.workingSetSize && o.workingSetSize.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
     throw propError(scope, 'workingSetSize', 'must be more than 0 bytes.');
   }
@@ -135,15 +144,16 @@ export function nodeDiskCacheOn(o: CacheFleetOptions, facts: ReturnType<typeof i
 
 /** The nodes' second cache level (`nodeDiskCache`) needs NVMe instance store the bootstrap can find by its model. */
 function validateDiskCache(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): void {
-  const type = String(o.instanceType ?? DEFAULT_INSTANCE_TYPE);
+  const type = describeValue(o.instanceType ?? DEFAULT_INSTANCE_TYPE, scope, false);
   const on = nodeDiskCacheOn(o, facts);
   if (o.nodeDiskCacheDeviceModel !== undefined) {
     if (!on) {
       throw propError(scope, 'nodeDiskCacheDeviceModel', o.nodeDiskCache === false ? 'applies only with nodeDiskCache.'
         : `applies only with nodeDiskCache, which is off by default for ${type} (no NVMe instance store known).`);
     }
+    knownAtSynth(scope, 'nodeDiskCacheDeviceModel', o.nodeDiskCacheDeviceModel);
     if (!/^[\x20-\x7e]*[\x21-\x7e]$/.test(o.nodeDiskCacheDeviceModel)) {
-      throw propError(scope, 'nodeDiskCacheDeviceModel', `must be printable ASCII without a trailing space, got '${o.nodeDiskCacheDeviceModel}'.`);
+      throw propError(scope, 'nodeDiskCacheDeviceModel', `must be printable ASCII without a trailing space, got ${describeValue(o.nodeDiskCacheDeviceModel, scope)}.`);
     }
   }
   if (!o.nodeDiskCache) return;

@@ -4,16 +4,16 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
-import { renderScript, withUserCommands } from '../bootstrap/render';
+import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
 import { ClientProtocol, ICacheFleet } from '../cache-fleet/cache-fleet';
 import { MountSource } from './mount-source';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
-import { propError, wholeGib } from '../private/errors';
+import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
-import { checkCacheDevicesFindable, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
+import { checkCacheDevicesFindable, checkInstanceTypeName, defaultImageArchitecture, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture } from '../private/image';
 import { checkNotSystemDirectory } from '../private/paths';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
@@ -292,6 +292,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     super(scope, id);
     const resolved = resolveSource(this, props);
     const source = resolved.source;
+    checkInstanceTypeName(this, props.instanceType);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     validateClientOptions(this, props, instanceType, !!source.fleet);
@@ -353,6 +354,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     const rendered = renderScript({
       script: 'client/bootstrap.sh',
       description: `the FS-Cache client launch template ${this.node.path}`,
+      scope: this,
       parameters: {
         EFSC_NFS_SERVER: this.server,
         EFSC_NFS_PATH: remotePath,
@@ -375,9 +377,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     }
     this.userDataBytes = rendered.estimatedBytes;
 
+    validateUserCommands(this, rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`);
     this.launchTemplate = new ec2.LaunchTemplate(this, 'Resource', {
       instanceType,
-      machineImage: props.machineImage ?? amazonLinux2023(instanceType.architecture),
+      machineImage: props.machineImage ?? amazonLinux2023(defaultImageArchitecture(this, instanceType)),
       role: this.role,
       securityGroup: this.securityGroup,
       requireImdsv2: true,
@@ -420,7 +423,7 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
     }
     if (facts.instanceStore === undefined) {
       Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceStore',
-        `instanceType: whether ${instanceType} has NVMe instance store is not known here` +
+        `instanceType: whether ${describeValue(instanceType, scope, false)} has NVMe instance store is not known here` +
         `${facts.parsed ? '' : ' (the name does not read as family, generation and size, e.g. m6id.xlarge)'}; if it ` +
         'has none, the bootstrap fails. Set cacheStorage: CacheStorage.EBS for Nitro types without it.');
     }
@@ -433,6 +436,10 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   }
   wholeGib(scope, 'cacheVolumeSize', o.cacheVolumeSize, 1, 16384);
   wholeGib(scope, 'rootVolumeSize', o.rootVolumeSize, 8, 16384);
+  if (o.mountTimeout) inUnitOf(scope, 'mountTimeout', () => o.mountTimeout!.toSeconds());
+  knownAtSynth(scope, 'cacheDirectory', o.cacheDirectory, 'it is compared with mountPoint');
+  knownAtSynth(scope, 'mountPoint', o.mountPoint, 'it is compared with cacheDirectory');
+  knownAtSynth(scope, 'cacheTag', o.cacheTag);
   if (o.cacheDirectory !== undefined && (!DIR_RE.test(o.cacheDirectory) || /(^|\/)\.\.?(\/|$)/.test(o.cacheDirectory))) {
     throw propError(scope, 'cacheDirectory', `must be an absolute path other than /, got '${o.cacheDirectory}'.`);
   }
@@ -454,6 +461,7 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
     const cull = c[`${kind}Cull`] ?? 7;
     const stop = c[`${kind}Stop`] ?? 3;
     for (const [name, v] of [[`${kind}Run`, run], [`${kind}Cull`, cull], [`${kind}Stop`, stop]] as const) {
+      knownAtSynth(scope, `cullLimits.${name}`, v, 'the limits are compared with each other');
       if (!Number.isInteger(v) || v < 0 || v >= 100) throw propError(scope, `cullLimits.${name}`, `must be a whole percentage from 0 to 99, got ${v}.`);
     }
     if (!(stop < cull && cull < run)) {
@@ -462,6 +470,7 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   }
   if (o.mountOptions) {
     for (const opt of o.mountOptions) {
+      knownAtSynth(scope, 'mountOptions', opt, 'the options are checked for fsc, hard and tls');
       if (!/^[A-Za-z0-9=._:/-]+$/.test(opt)) throw propError(scope, 'mountOptions', `'${opt}' is not a mount option (no spaces or commas inside one).`);
     }
     if (!o.mountOptions.includes('fsc')) throw propError(scope, 'mountOptions', 'must include fsc, which is what turns FS-Cache on.');
@@ -534,11 +543,11 @@ function clientMirrorParameters(scope: IConstruct, r: ResolvedSource): Record<st
   if (paths.length === 0) return { EFSC_MIRROR_MOUNTS: '' };
   const fleet = r.source.fleet;
   if (!fleet) throw propError(scope, pathsProp, 'needs cacheFleet: mirrors are served by a cache fleet.');
-  if (!DIR_RE.test(root) || /(^|\/)\.\.?(\/|$)/.test(root)) throw propError(scope, rootProp, `must be an absolute path other than /, got '${root}'.`);
+  if (!DIR_RE.test(root) || /(^|\/)\.\.?(\/|$)/.test(root)) throw propError(scope, rootProp, `must be an absolute path other than /, got ${describeValue(root, scope)}.`);
   const mounts = paths.map((p) => {
     const m = fleet.mirrors.find((x) => x.path === p);
     if (!m) {
-      throw propError(scope, pathsProp, `'${p}' is not a mirror of ${fleet.node.path} (its mirrorPaths: ${fleet.mirrors.map((x) => x.path).join(', ') || 'none'}).`);
+      throw propError(scope, pathsProp, `${describeValue(p, scope)} is not a mirror of ${fleet.node.path} (its mirrorPaths: ${fleet.mirrors.map((x) => x.path).join(', ') || 'none'}).`);
     }
     return `${m.exportPath}=${root}${m.exportPath.slice('/mirror'.length)}`;
   });

@@ -7,7 +7,7 @@ import { Construct, IConstruct } from 'constructs';
 import { CacheFleet, MirrorMetric } from '../cache-fleet/cache-fleet';
 import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import { OriginFileSystem } from '../origin/origin-file-system';
-import { propError } from '../private/errors';
+import { knownAtSynth, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
 
 /** CloudWatch refuses alarms whose math expression uses more metrics than this. */
@@ -333,8 +333,10 @@ export class CacheDashboard extends Construct {
 /** Throws `Invalid <prop>` for thresholds out of range. */
 export function validateDashboardOptions(scope: IConstruct, o: CacheDashboardOptions): void {
   for (const [name, v] of [['percentIoLimitThreshold', o.percentIoLimitThreshold], ['throughputUtilizationThreshold', o.throughputUtilizationThreshold]] as const) {
+    knownAtSynth(scope, name, v);
     if (v !== undefined && !(v > 0 && v <= 100)) throw propError(scope, name, `is a percentage, more than 0 and at most 100, got ${v}.`);
   }
+  knownAtSynth(scope, 'burstCreditBalanceThreshold', o.burstCreditBalanceThreshold);
   if (o.burstCreditBalanceThreshold && o.burstCreditBalanceThreshold.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
     throw propError(scope, 'burstCreditBalanceThreshold', 'must be more than 0 bytes.');
   }

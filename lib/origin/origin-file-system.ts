@@ -7,7 +7,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct, IConstruct } from 'constructs';
 import { NFS_PORT } from '../private/constants';
 import { markTlsOnly } from '../private/mount';
-import { propError } from '../private/errors';
+import { describeValue, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
 import { defaultSubnets } from '../private/subnets';
 
@@ -281,7 +281,8 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
       if (!covered.some((c) => azMayBeSame(this, c, az))) {
         throw propError(this, 
           propName,
-          `subnet ${subnet.subnetId} is in ${az}, where the file system has no mount target (mount targets: ${covered.join(', ')}). ` +
+          `subnet ${Token.isUnresolved(subnet.subnetId) ? subnet.node.path : subnet.subnetId} is in ${describeValue(az, this, false)}, ` +
+            `where the file system has no mount target (mount targets: ${covered.map((c) => describeValue(c, this, false)).join(', ')}). ` +
             'Add a subnet in that AZ to the origin\'s vpcSubnets, or place the instances in covered AZs.',
         );
       }

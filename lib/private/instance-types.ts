@@ -1,7 +1,7 @@
 import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { Construct } from 'constructs';
-import { propError } from './errors';
+import { Construct, IConstruct } from 'constructs';
+import { describeValue, propError } from './errors';
 import { INSTANCE_TYPE_REGIONS } from './instance-type-regions';
 
 /** What this library can tell about an instance type from its name alone, offline. */
@@ -130,6 +130,43 @@ export function instanceTypeFacts(instanceType: ec2.InstanceType): InstanceTypeF
   };
 }
 
+/** EC2's instance type names: lower case, `<family>.<size>` (c7gn.16xlarge, u-6tb1.112xlarge, mac2-m2pro.metal). */
+const EC2_TYPE_NAME = /^[a-z][a-z0-9-]*\.[a-z0-9-]+$/;
+
+/** What a valid instance type name looks like, for messages. */
+const TYPE_NAME_FORM = 'a name reads <family><generation><attributes>.<size> in lower case, for example c7gn.16xlarge, ' +
+  'm6id.xlarge or r7g.metal';
+
+/**
+ * Throws `Invalid instanceType` for a name that no EC2 instance type has (`c7gn16xlarge`, `C7GN.16XLARGE`), before
+ * aws-cdk-lib's own `Malformed instance type identifier`, which names no prop, or EC2 at deploy. A token passes.
+ */
+export function checkInstanceTypeName(scope: IConstruct, instanceType: ec2.InstanceType | undefined): void {
+  const name = instanceType?.toString();
+  if (name === undefined || Token.isUnresolved(name) || EC2_TYPE_NAME.test(name)) return;
+  throw propError(scope, 'instanceType', `${describeValue(name)} is not an EC2 instance type name: ${TYPE_NAME_FORM}.`);
+}
+
+/**
+ * The architecture of `instanceType`, which chooses the default image (Amazon Linux 2023 for arm64 or x86_64).
+ * aws-cdk-lib reads it from the name and throws `Malformed instance type identifier` for names it cannot read (a
+ * token, or a valid name such as u-6tb1.112xlarge): that becomes `Invalid instanceType`, saying to give a
+ * `machineImage` (the prop named `imageProp`).
+ */
+export function defaultImageArchitecture(scope: IConstruct, instanceType: ec2.InstanceType, imageProp = 'machineImage'): ec2.InstanceArchitecture {
+  checkInstanceTypeName(scope, instanceType);
+  try {
+    return instanceType.architecture;
+  } catch {
+    const name = instanceType.toString();
+    throw propError(scope, 'instanceType', Token.isUnresolved(name)
+      ? `is ${describeValue(name, scope)}, and the default ${imageProp} follows the architecture in the type's name, ` +
+        `which is not known at synth: give a type known at synth, or a ${imageProp} (arm64 or x86_64 as the type).`
+      : `the architecture of ${name} cannot be read from its name (aws-cdk-lib reads <family><generation><attributes>.<size>, ` +
+        `for example c7gn.16xlarge), and the default ${imageProp} follows it: give a ${imageProp} for the type's architecture.`);
+  }
+}
+
 /**
  * Warns (`instanceType:`) when a cache node type's vCPUs or memory are not known from its name: the nfsd thread
  * default then falls back to a fixed number, and `workingSetSize` cannot be compared with the node's memory.
@@ -143,7 +180,7 @@ export function warnUnknownNodeSize(scope: Construct, instanceType: ec2.Instance
     'workingSetSize cannot be checked against its memory',
   ];
   Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceSize',
-    `instanceType: the ${facts.vcpus === undefined ? 'vCPUs and memory' : 'memory'} of ${instanceType} ` +
+    `instanceType: the ${facts.vcpus === undefined ? 'vCPUs and memory' : 'memory'} of ${describeValue(instanceType, scope, false)} ` +
     `${facts.vcpus === undefined ? 'are' : 'is'} not known here, so ${consequences.join(', and ')}.`);
 }
 
@@ -170,7 +207,7 @@ export function checkCacheDevicesFindable(scope: Construct, instanceType: ec2.In
   }
   if (!facts.parsed && ebs) {
     Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceType',
-      `instanceType: ${instanceType} does not read as family, generation and size (e.g. m6i.xlarge), so whether it ` +
+      `instanceType: ${describeValue(instanceType, scope, false)} does not read as family, generation and size (e.g. m6i.xlarge), so whether it ` +
       'is Nitro-based is not known here: on a Xen-based type the EBS cache volume has no NVMe model and the ' +
       'bootstrap never finds it.');
   }

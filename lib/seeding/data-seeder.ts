@@ -11,10 +11,10 @@ import { renderScript } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_PORT } from '../private/constants';
-import { propError, wholeGib } from '../private/errors';
+import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { acknowledgeWildcardResource } from '../private/nag';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
-import { warnIfDefaultTypeNotOffered } from '../private/instance-types';
+import { checkInstanceTypeName, defaultImageArchitecture, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture } from '../private/image';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
@@ -87,17 +87,17 @@ export abstract class SeedSource {
 class BucketSource extends SeedSource {
   private readonly prefix: string;
 
-  constructor(private readonly bucket: s3.IBucket, prefix: string) {
+  constructor(private readonly bucket: s3.IBucket, private readonly givenPrefix: string) {
     super();
-    const p = prefix.replace(/^\/+/, '');
+    const p = givenPrefix.replace(/^\/+/, '');
     this.prefix = p === '' || p.endsWith('/') ? p : `${p}/`;
-    if (!Token.isUnresolved(prefix) && !S3_PREFIX_RE.test(this.prefix)) {
-      throw propError(undefined, 'source', `the S3 prefix '${prefix}' may hold only letters, digits and . _ = + - / (and no empty segment).`);
-    }
   }
 
   public bind(scope: Construct, role: iam.IRole): SeedSourceConfig {
-    void scope; // the grants and their acknowledgement are on the role
+    // Checked here rather than in the factory, which has no construct yet: the error names the seeder's path.
+    if (!Token.isUnresolved(this.givenPrefix) && !S3_PREFIX_RE.test(this.prefix)) {
+      throw propError(scope, 'source', `the S3 prefix ${describeValue(this.givenPrefix)} may hold only letters, digits and . _ = + - / (and no empty segment).`);
+    }
     const objects = this.bucket.arnForObjects(`${this.prefix}*`);
     role.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['s3:ListBucket'],
@@ -135,12 +135,15 @@ class AssetSource extends SeedSource {
 class InstanceDirectorySource extends SeedSource {
   constructor(private readonly path: string) {
     super();
-    if (!PATH_RE.test(path) || path === '/' || path.endsWith('/') || DOT_SEGMENT_RE.test(path)) {
-      throw propError(undefined, 'source', `the instance directory must be an absolute path other than / (letters, digits, . _ - /), got '${path}'.`);
-    }
   }
 
-  public bind(): SeedSourceConfig {
+  public bind(scope: Construct): SeedSourceConfig {
+    // Checked here rather than in the factory, which has no construct yet: the error names the seeder's path.
+    knownAtSynth(scope, 'source', this.path, 'the instance directory is checked as a path');
+    if (!PATH_RE.test(this.path) || this.path === '/' || this.path.endsWith('/') || DOT_SEGMENT_RE.test(this.path)) {
+      throw propError(scope, 'source', 'the instance directory must be an absolute path other than / (letters, digits, . _ - /), ' +
+        `got ${describeValue(this.path)}.`);
+    }
     return { kind: SeedSourceKind.INSTANCE_DIRECTORY, uri: this.path };
   }
 }
@@ -306,6 +309,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
         'deleted. Give a targetPath for the data set if the file system holds anything else.');
     }
     const stack = Stack.of(this);
+    checkInstanceTypeName(this, props.instanceType);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     checkImageArchitecture(this, props.machineImage, instanceType);
@@ -339,7 +343,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
       vpc: props.vpc,
       vpcSubnets,
       instanceType,
-      machineImage: props.machineImage ?? amazonLinux2023(instanceType.architecture),
+      machineImage: props.machineImage ?? amazonLinux2023(defaultImageArchitecture(this, instanceType)),
       role: this.role,
       securityGroup: this.securityGroup,
       userData: ec2.UserData.custom(Lazy.string({ produce: () => userData })),
@@ -375,6 +379,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
       script: 'seeding/seed.sh',
       libraries: ['lib/common.sh', 'lib/aws-signal.sh'],
       description: `the data seeder ${this.node.path}`,
+      scope: this,
       parameters: {
         EFSC_SOURCE_KIND: this.source.kind,
         EFSC_SOURCE_URI: this.source.uri,
@@ -443,6 +448,7 @@ export function validateDataSeederProps(scope: IConstruct, p: DataSeederProps): 
   }
   const range = (name: keyof DataSeederProps, d: Duration | undefined, min: Duration, max: Duration) => {
     if (!d) return;
+    knownAtSynth(scope, name, d);
     const s = d.toSeconds({ integral: false });
     if (!Number.isInteger(s) || s < min.toSeconds() || s > max.toSeconds()) {
       throw propError(scope, name, `must be whole seconds from ${min.toHumanString()} to ${max.toHumanString()}, got ${d.toHumanString()}.`);

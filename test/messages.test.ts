@@ -1,0 +1,119 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { CfnParameter, Duration, Size, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, SeedSource } from '../lib';
+import { describeValue, pythonPropName } from '../lib/private/errors';
+import { importedFs, stackWithVpc } from './util';
+
+/**
+ * What the messages show of the values they name: a token (a CfnParameter, an import, an attribute) reads as what it
+ * refers to and that it is known only at deploy time, never as `${Token[TOKEN.12]}` or a number such as -1.888e+289;
+ * and the Python name of a prop whose name differs there.
+ */
+const F = (stack: Stack, vpc: ec2.Vpc, p: object) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/a'], warmPaths: ['/efs/a'], ...p });
+const C = (stack: Stack, vpc: ec2.Vpc, p: object) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), ...p });
+const S = (stack: Stack, vpc: ec2.Vpc, p: object, source?: SeedSource) =>
+  new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source ?? SeedSource.fromInstanceDirectory('/srv/data'), ...p });
+
+describe('values in messages', () => {
+  test('describeValue: literals as they are, tokens as what they refer to', () => {
+    const { stack } = stackWithVpc();
+    const s = new CfnParameter(stack, 'Dir').valueAsString;
+    const n = new CfnParameter(stack, 'Count', { type: 'Number' }).valueAsNumber;
+    expect(describeValue('/data', stack)).toBe("'/data'");
+    expect(describeValue('m6id.xlarge', stack, false)).toBe('m6id.xlarge');
+    expect(describeValue(5, stack)).toBe('5');
+    expect(describeValue(Size.gibibytes(4), stack)).toBe('4 GiB');
+    expect(describeValue(s, stack)).toBe('parameter Dir (a token, known at deploy time)');
+    expect(describeValue(n, stack)).toBe('parameter Count (a token, known at deploy time)');
+    expect(describeValue(`/efs/${s}`, stack)).toBe("'/efs/${parameter Dir}' (holds a token, known at deploy time)");
+    expect(describeValue(stack.availabilityZones[1], stack)).toBe('AZ #2 of the region (a token, known at deploy time)');
+    expect(describeValue(Size.gibibytes(n), stack)).toBe('a token (known at deploy time)');
+    expect(describeValue(s)).toBe('a token (known at deploy time)');
+  });
+
+  /** Each builds with a number (`n`) or string (`s`) token where the library needs a value at synth. */
+  const TOKEN_CASES: Array<[string, (stack: Stack, vpc: ec2.Vpc, n: number, s: string) => unknown, RegExp]> = [
+    ['fleet nodeCount', (st, v, n) => F(st, v, { nodeCount: n }), /^Invalid nodeCount: must be known at synth \(each node is an Auto Scaling group of its own\), got parameter N \(a token, known at deploy time\)\. Give a literal value/],
+    ['fleet exportPath', (st, v, _n, s) => F(st, v, { exportPath: s }), /^Invalid exportPath: must be known at synth .*got parameter S \(a token/],
+    ['fleet mirrorPaths', (st, v, _n, s) => F(st, v, { mirrorPaths: [`/efs/${s}`] }), /^Invalid mirrorPaths: must be known at synth .*got '\/efs\/\$\{parameter S\}' \(holds a token/],
+    ['fleet mirrorSize in GiB', (st, v, n) => F(st, v, { mirrorSize: Size.gibibytes(n) }), /^Invalid mirrorSize: must be known at synth, got a token/],
+    ['fleet rootVolumeSize', (st, v, n) => F(st, v, { rootVolumeSize: Size.gibibytes(n) }), /^Invalid rootVolumeSize: must be known at synth/],
+    ['fleet readAhead', (st, v, n) => F(st, v, { readAhead: Size.kibibytes(n) }), /^Invalid readAhead: must be known at synth/],
+    ['fleet mirrorInterval in minutes', (st, v, n) => F(st, v, { mirrorInterval: Duration.minutes(n) }), /^Invalid mirrorInterval: must be known at synth/],
+    ['fleet rewarmInterval in hours', (st, v, n) => F(st, v, { rewarmInterval: Duration.hours(n) }), /^Invalid rewarmInterval: must be known at synth/],
+    ['fleet workingSetSize', (st, v, n) => F(st, v, { workingSetSize: Size.gibibytes(n) }), /^Invalid workingSetSize: must be known at synth/],
+    ['client cullLimits', (st, v, n) => C(st, v, { cullLimits: { blocksRun: n } }), /^Invalid cullLimits.blocksRun: must be known at synth .*got parameter N/],
+    ['client mountPoint', (st, v, _n, s) => C(st, v, { mountPoint: s }), /^Invalid mountPoint: must be known at synth/],
+    ['client cacheVolumeSize', (st, v, n) => C(st, v, { instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: 'ebs', cacheVolumeSize: Size.gibibytes(n) }), /^Invalid cacheVolumeSize: must be known at synth/],
+    ['client mountTimeout in minutes', (st, v, n) => C(st, v, { mountTimeout: Duration.minutes(n) }), /^Invalid mountTimeout: is a token \(known at deploy time\) given as Duration\.minutes\(\), which cannot be converted at synth: give it as Duration\.seconds\(\.\.\.\)/],
+    ['seeder timeout', (st, v, n) => S(st, v, { timeout: Duration.hours(n) }), /^Invalid timeout: must be known at synth/],
+    ['seeder instance directory', (st, v, _n, s) => S(st, v, {}, SeedSource.fromInstanceDirectory(s)), /^Invalid source: must be known at synth .*got parameter S .*\(at TestStack\/Seeder\)$/],
+    ['dashboard threshold', (st, vpc, n) => new CachedFileSystem(st, 'Data', { vpc, monitoring: { percentIoLimitThreshold: n } }), /^Invalid percentIoLimitThreshold: must be known at synth, got parameter N/],
+    ['node type as a token, default image', (st, v, _n, s) => F(st, v, { instanceType: new ec2.InstanceType(s) }), /^Invalid instanceType: is parameter S \(a token, known at deploy time\), and the default machineImage follows the architecture/],
+  ];
+  test.each(TOKEN_CASES)('%s: refused at synth naming the token', (_name, build, error) => {
+    const { stack, vpc } = stackWithVpc();
+    const n = new CfnParameter(stack, 'N', { type: 'Number' }).valueAsNumber;
+    const s = new CfnParameter(stack, 'S').valueAsString;
+    let message = 'nothing thrown';
+    try {
+      build(stack, vpc, n, s);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(error);
+    expect(message).not.toMatch(/\$\{Token\[|e\+\d{2,}|Resolution error/);
+  });
+
+  test('a subnet and AZs that are tokens read as the subnet\'s path and the region\'s AZs', () => {
+    const { stack, vpc } = stackWithVpc();
+    expect(() => new CachedFileSystem(stack, 'Data', {
+      vpc,
+      vpcSubnets: { subnets: [vpc.privateSubnets[0]] },
+      cacheFleet: { vpcSubnets: { subnets: [vpc.privateSubnets[1]] } },
+    })).toThrow(/^Invalid cacheFleet.vpcSubnets: subnet TestStack\/Vpc\/PrivateSubnet2 is in AZ #2 of the region \(a token, known at deploy time\), where the file system has no mount target \(mount targets: AZ #1 of the region \(a token, known at deploy time\)\)/);
+  });
+
+  test('warnings about a node type given as a token name it readably', () => {
+    const { stack, vpc } = stackWithVpc();
+    const type = new CfnParameter(stack, 'Type').valueAsString;
+    const fleet = F(stack, vpc, { instanceType: new ec2.InstanceType(type), machineImage: ec2.MachineImage.latestAmazonLinux2023() });
+    const warnings = fleet.node.metadata.filter((m) => m.type === 'aws:cdk:warning').map((m) => String(m.data));
+    expect(warnings.some((w) => /^instanceType: the vCPUs and memory of parameter Type \(a token, known at deploy time\) are not known/.test(w))).toBe(true);
+    expect(warnings.join('\n')).not.toMatch(/\$\{Token\[/);
+  });
+});
+
+describe('prop names in Python', () => {
+  test('the message names the Python prop where it differs, nested props too, and only there', () => {
+    const { stack, vpc } = stackWithVpc();
+    expect(() => F(stack, vpc, { mirrorSyncWorkers: 0 })).toThrow(/^Invalid mirrorSyncWorkers: .* \(at TestStack\/Fleet; in Python: mirror_sync_workers\)$/);
+    const second = stackWithVpc();
+    expect(() => new CachedFileSystem(second.stack, 'Data', {
+      vpc: second.vpc,
+      vpcSubnets: { subnets: [second.vpc.privateSubnets[0]] },
+      cacheFleet: { vpcSubnets: { subnets: [second.vpc.privateSubnets[1]] } },
+    })).toThrow(/\(at TestStack\/Data\/Origin; in Python: cache_fleet\.vpc_subnets\)$/);
+    const third = stackWithVpc();
+    expect(() => S(third.stack, third.vpc, { workers: 0 })).toThrow(/^Invalid workers: .* \(at TestStack\/Seeder\)$/);
+  });
+
+  test('pythonPropName is jsii\'s snake_case (codemaker) for every prop of the library', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { toSnakeCase } = require('codemaker') as { toSnakeCase: (s: string) => string };
+    const names = new Set<string>(['readAheadKiB', 'ipv6Cidrs', 's3Prefix', 'cacheFleet.mirrorSize', 'cullLimits.blocksRun']);
+    const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+    for (const file of walk(path.join(__dirname, '..', 'lib'))) {
+      for (const m of fs.readFileSync(file, 'utf8').matchAll(/^\s+readonly (\w+)\??:/gm)) names.add(m[1]);
+    }
+    expect(names.size).toBeGreaterThan(100);
+    for (const name of names) {
+      const expected = name.split('.').map((p) => toSnakeCase(p)).join('.');
+      expect([name, pythonPropName(name) ?? name]).toEqual([name, expected]);
+    }
+    expect(pythonPropName('source')).toBeUndefined();
+  });
+});
