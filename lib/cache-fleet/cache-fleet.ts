@@ -18,6 +18,7 @@ import { instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } f
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
 import { MirrorOptions, mirrorExportPath, mirrorFsid, mirrorParameters } from './mirror';
+import { validateCacheFleetAttributes } from './attributes';
 import { autoScalingGroupMetric, groupMetric, instanceMetrics, METRIC_NAMESPACE, NODE_METRICS, PUT_METRIC_DATA_REASON, sumOfMetrics } from '../monitoring/metrics';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 
@@ -364,6 +365,7 @@ class ImportedCacheFleet extends Construct implements ICacheFleet {
 
   constructor(scope: Construct, id: string, attrs: CacheFleetAttributes) {
     super(scope, id);
+    validateCacheFleetAttributes(this, attrs);
     this.endpoint = attrs.endpoint;
     this.exportPath = attrs.exportPath ?? '/efs';
     this.attributeCacheTimeout = attrs.attributeCacheTimeout ?? Duration.minutes(10);

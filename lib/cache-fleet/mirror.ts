@@ -3,6 +3,7 @@ import { Duration, Size, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { propError, wholeSeconds } from '../private/errors';
 import { MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { DOT_SEGMENT_RE } from '../private/paths';
 
 /** Where a node keeps the copies of its mirrors (`mirrorStorage`). */
 export enum MirrorStorage {
@@ -80,6 +81,22 @@ export interface MirrorOptions {
 
 const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
 
+/** The path clients mount a mirror from: `/mirror/<path under exportPath>`, as `mirrorExportPath` makes it. */
+export const MIRROR_EXPORT_RE = /^\/mirror\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
+
+/** The fsid of a mirror, as `mirrorFsid` makes it and the nodes' check (assets/lib/mirror.sh) takes it: a UUID, lowercase. */
+export const MIRROR_FSID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether `p` may be a mirror's node path: absolute (letters, digits, . _ - /), no trailing /, no . or .. segment. */
+export function isMirrorPath(p: string): boolean {
+  return PATH_RE.test(p) && !p.endsWith('/') && !DOT_SEGMENT_RE.test(p);
+}
+
+/** Whether `p` may be the path clients mount a mirror from: `/mirror/<path>`, no trailing /, no . or .. segment. */
+export function isMirrorExportPath(p: string): boolean {
+  return MIRROR_EXPORT_RE.test(p) && !DOT_SEGMENT_RE.test(p);
+}
+
 /** Where clients mount a mirror of node path `path` (under `exportPath`): `/mirror/<path under exportPath>`. */
 export function mirrorExportPath(exportPath: string, path: string): string {
   return `/mirror${path.slice(exportPath.length)}`;
@@ -95,7 +112,7 @@ export function mirrorFsid(constructPath: string, path: string): string {
 export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, exportPath: string, diskCache: boolean): void {
   const paths = o.mirrorPaths ?? [];
   for (const p of paths) {
-    if (Token.isUnresolved(p) || !PATH_RE.test(p) || p.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(p)) {
+    if (Token.isUnresolved(p) || !isMirrorPath(p)) {
       throw propError(scope, 'mirrorPaths', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing /).`);
     }
     if (!p.startsWith(`${exportPath}/`)) {

@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { checkClientCidrs } from '../private/cidr';
 import { propError, wholeGib, wholeSeconds } from '../private/errors';
 import { instanceTypeFacts } from '../private/instance-types';
+import { DOT_SEGMENT_RE } from '../private/paths';
 import { ClientProtocol, type CacheFleetOptions } from './cache-fleet';
 import { FanOutMode } from './fan-out';
 import { validateMirrorOptions } from './mirror';
@@ -41,9 +42,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   int('vfsCachePressure', o.vfsCachePressure, 0, 1000);
   int('warmWorkers', o.warmWorkers, 1, 512);
   const exportPath = o.exportPath ?? '/efs';
-  if (!PATH_RE.test(exportPath) || exportPath === '/' || exportPath.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(exportPath)) {
-    throw propError(scope, 'exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
-  }
+  checkExportPath(scope, exportPath);
   if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || /(^|\/)\.\.?(\/|$)/.test(o.originPath))) {
     throw propError(scope, 'originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
@@ -100,6 +99,16 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
         `workingSetSize: ${ws} GiB does not fit in the page cache of ${o.instanceType ?? DEFAULT_INSTANCE_TYPE} ` +
         `(${facts.memoryGiB} GiB): reads beyond it go to EFS. Choose a larger instanceType or more memory-heavy family.`);
     }
+  }
+}
+
+/**
+ * Throws `Invalid exportPath` unless `exportPath` is an absolute path other than / (letters, digits, . _ - /, without
+ * a trailing / or a . or .. segment): the rule of a fleet's own `exportPath`, and of an imported fleet's.
+ */
+export function checkExportPath(scope: Construct, exportPath: string): void {
+  if (!PATH_RE.test(exportPath) || exportPath === '/' || exportPath.endsWith('/') || DOT_SEGMENT_RE.test(exportPath)) {
+    throw propError(scope, 'exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
   }
 }
 
