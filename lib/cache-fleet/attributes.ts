@@ -54,7 +54,7 @@ function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes,
     const at = `mirrors[${i}]`;
     if (concrete(m.path) && !isMirrorPath(m.path)) {
       throw propError(scope, 'mirrors', `${at}.path '${m.path}' is not an absolute path (letters, digits, . _ - /, no trailing / ` +
-        `and no . or .. segment): give the fleet's mirror path, e.g. '${example}/app'.`);
+        `or //, no . or .. segment): give the fleet's mirror path, e.g. '${example}/app'.`);
     }
     if (concrete(m.path) && concrete(exportPath) && !m.path.startsWith(`${exportPath}/`)) {
       throw propError(scope, 'mirrors', `${at}.path '${m.path}' is not under the fleet's exportPath '${exportPath}': a fleet ` +
@@ -62,7 +62,7 @@ function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes,
     }
     if (concrete(m.exportPath) && !isMirrorExportPath(m.exportPath)) {
       throw propError(scope, 'mirrors', `${at}.exportPath '${m.exportPath}' is not a path under /mirror (letters, digits, . _ - /, ` +
-        'no trailing / and no . or .. segment): give the fleet\'s mirrors[].exportPath, e.g. \'/mirror/app\'.');
+        'no trailing / or //, no . or .. segment): give the fleet\'s mirrors[].exportPath, e.g. \'/mirror/app\'.');
     }
     if (concrete(m.path) && concrete(exportPath) && concrete(m.exportPath) && m.exportPath !== mirrorExportPath(exportPath, m.path)) {
       throw propError(scope, 'mirrors', `${at}.exportPath '${m.exportPath}' is not where the fleet exports '${m.path}': a fleet with ` +

@@ -87,14 +87,17 @@ export const MIRROR_EXPORT_RE = /^\/mirror\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
 /** The fsid of a mirror, as `mirrorFsid` makes it and the nodes' check (assets/lib/mirror.sh) takes it: a UUID, lowercase. */
 export const MIRROR_FSID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Whether `p` may be a mirror's node path: absolute (letters, digits, . _ - /), no trailing /, no . or .. segment. */
+/**
+ * Whether `p` may be a mirror's node path: absolute (letters, digits, . _ - /), no trailing / or //, no . or ..
+ * segment (`/efs//app` would be a second name of `/efs/app`, mirrored twice into one directory).
+ */
 export function isMirrorPath(p: string): boolean {
-  return PATH_RE.test(p) && !p.endsWith('/') && !DOT_SEGMENT_RE.test(p);
+  return PATH_RE.test(p) && !p.endsWith('/') && !p.includes('//') && !DOT_SEGMENT_RE.test(p);
 }
 
-/** Whether `p` may be the path clients mount a mirror from: `/mirror/<path>`, no trailing /, no . or .. segment. */
+/** Whether `p` may be the path clients mount a mirror from: `/mirror/<path>`, no trailing / or //, no . or .. segment. */
 export function isMirrorExportPath(p: string): boolean {
-  return MIRROR_EXPORT_RE.test(p) && !DOT_SEGMENT_RE.test(p);
+  return MIRROR_EXPORT_RE.test(p) && !p.includes('//') && !DOT_SEGMENT_RE.test(p);
 }
 
 /** Where clients mount a mirror of node path `path` (under `exportPath`): `/mirror/<path under exportPath>`. */
@@ -113,7 +116,7 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
   const paths = o.mirrorPaths ?? [];
   for (const p of paths) {
     if (Token.isUnresolved(p) || !isMirrorPath(p)) {
-      throw propError(scope, 'mirrorPaths', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing /).`);
+      throw propError(scope, 'mirrorPaths', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing / or //, no . or .. segment).`);
     }
     if (!p.startsWith(`${exportPath}/`)) {
       throw propError(scope, 'mirrorPaths', `'${p}' is not under the export (exportPath '${exportPath}'); mirror paths are node paths below it, e.g. '${exportPath}/app'.`);

@@ -544,7 +544,7 @@ function clientMirrorParameters(scope: IConstruct, r: ResolvedSource, o: FsCache
     }
     if (!Token.isUnresolved(m.exportPath) && !isMirrorExportPath(m.exportPath)) {
       throw propError(scope, pathsProp, `'${p}' is served by ${fleet.node.path} at '${m.exportPath}', which is not a path under /mirror ` +
-        '(no trailing /, no . or .. segment): mount the mirrors of a CacheFleet, or give the fleet\'s own mirrors[].exportPath.');
+        '(no trailing / or //, no . or .. segment): mount the mirrors of a CacheFleet, or give the fleet\'s own mirrors[].exportPath.');
     }
     return m;
   });
@@ -555,9 +555,11 @@ function clientMirrorParameters(scope: IConstruct, r: ResolvedSource, o: FsCache
     for (const [name, dir] of others) {
       const how = nesting(m.at, dir);
       if (!how) continue;
-      throw propError(scope, rootProp, `the mirror '${m.path}' would be mounted at '${m.at}', and ${nestingInWords(m.at, how, name, dir)} ` +
+      const where = { same: 'on the very directory of', inside: 'inside', around: 'over' }[how];
+      const apart = ['/mnt/mirror', '/srv/mirror', '/opt/mirror'].find((x) => x !== root && others.every(([, d]) => !nesting(x, d)));
+      throw propError(scope, rootProp, `the mirror '${m.path}' would be mounted at '${m.at}', ${where} ${name} '${dir}' ` +
         `(${name === 'mountPoint' ? 'the fsc mount of the fleet\'s export' : 'cachefilesd\'s cache'}): choose a ${rootProp} ` +
-        `apart from ${name}, e.g. '${['/mnt/mirror', '/srv/mirror', '/opt/mirror'].find((x) => x !== root && others.every(([, d]) => !nesting(x, d)))}'.`);
+        `apart from it, e.g. '${apart}', or another ${name}.`);
     }
   }
   known.forEach((m, i) => known.slice(0, i).forEach((n) => {

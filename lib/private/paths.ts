@@ -28,5 +28,5 @@ export function nesting(a: string, b: string): 'same' | 'inside' | 'around' | un
 export function nestingInWords(a: string, how: 'same' | 'inside' | 'around', bName: string, b: string): string {
   if (how === 'same') return `'${a}' is the directory of ${bName} '${b}'`;
   if (how === 'inside') return `'${a}' is inside ${bName} '${b}'`;
-  return `${bName} '${b}' is inside '${a}'`;
+  return `'${a}' contains ${bName} '${b}'`;
 }
