@@ -93,7 +93,8 @@ export interface FsCacheClientOptions {
   readonly initializeCacheDevices?: boolean;
 
   /**
-   * Where the cache file system is mounted (cachefilesd's `dir`). Not mounted `noatime`: culling is by atime.
+   * Where the cache file system is mounted (cachefilesd's `dir`). Not mounted `noatime`: culling is by atime. Apart
+   * from `mountPoint`: neither may be the other or lie inside it.
    *
    * @default '/var/cache/fscache'
    */
@@ -114,7 +115,8 @@ export interface FsCacheClientOptions {
   readonly cullLimits?: CullLimits;
 
   /**
-   * Where the file system is mounted on the client.
+   * Where the file system is mounted on the client. Apart from `cacheDirectory`: neither may be the other or lie
+   * inside it.
    *
    * @default '/mnt/efs'
    */
@@ -224,7 +226,7 @@ export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
    */
   readonly mirrorPaths?: string[];
   /**
-   * Where the mirrors are mounted.
+   * Where the mirrors are mounted (see `FleetSourceOptions.mirrorMountPoint`).
    *
    * @default '/mnt/mirror'
    * @deprecated use source: `MountSource.cacheFleet(cacheFleet, { mirrorPaths, mirrorMountPoint })`
