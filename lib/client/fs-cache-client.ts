@@ -561,7 +561,7 @@ function clientMirrorParameters(scope: IConstruct, r: ResolvedSource, o: FsCache
       const apart = ['/mnt/mirror', '/srv/mirror', '/opt/mirror'].find((x) => x !== root && others.every(([, d]) => !nesting(x, d)));
       throw propError(scope, rootProp, `the mirror '${m.path}' would be mounted at '${m.at}', ${where} ${name} '${dir}' ` +
         `(${name === 'mountPoint' ? 'the fsc mount of the fleet\'s export' : 'cachefilesd\'s cache'}): choose a ${rootProp} ` +
-        `apart from it, e.g. '${apart}', or another ${name}.`);
+        `apart from it${apart ? `, e.g. '${apart}'` : ''}, or another ${name}.`);
     }
   }
   known.forEach((m, i) => known.slice(0, i).forEach((n) => {
