@@ -11,14 +11,17 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
   CachedFileSystem,
   CacheFleet,
+  CacheFleetAttributes,
   CacheFleetProps,
   CacheStorage,
   ClientSource,
   DataSeeder,
   DataSeederProps,
   FanOutMode,
+  FleetSourceOptions,
   FsCacheClientLaunchTemplate,
   FsCacheClientLaunchTemplateProps,
+  ICacheFleet,
   MirrorStorage,
   MountHelper,
   MountSource,
@@ -75,6 +78,25 @@ const imported = (s: Stack) => efs.FileSystem.fromFileSystemAttributes(s, 'Fs', 
   fileSystemId: 'fs-0123456789abcdef0',
   securityGroup: ec2.SecurityGroup.fromSecurityGroupId(s, 'Sg', 'sg-0123456789abcdef0'),
 });
+/** A fleet of another stack or app, known by its attributes (`CacheFleet.fromCacheFleetAttributes`). */
+const importedFleet = (stack: Stack, attrs: Partial<CacheFleetAttributes> = {}) => CacheFleet.fromCacheFleetAttributes(stack, 'Imported', {
+  endpoint: 'cache.efs-cache.internal', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', 'sg-0123456789abcdef1'), ...attrs,
+});
+const FSIDS = ['0f6a1b2c-3d4e-5f60-8172-93a4b5c6d7e8', '1f6a1b2c-3d4e-5f60-8172-93a4b5c6d7e8'];
+/** Imported fleet attributes with these mirrors ([path, exportPath, fsid?]). */
+const importedMirrors = (...mirrors: [string, string, string?][]) => (stack: Stack) =>
+  importedFleet(stack, { mirrors: mirrors.map(([path, exportPath, fsid], i) => ({ path, exportPath, fsid: fsid ?? FSIDS[i] })) });
+/** Clients of a fleet with mirrors /efs/app and /efs/www/vendor, mounting `mirrorPaths` with the given client props. */
+const mirrorClient = (options: FleetSourceOptions, props: Partial<FsCacheClientLaunchTemplateProps> = {}) => (stack: Stack, vpc: ec2.Vpc) => {
+  const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+  return new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(f, options), ...props });
+};
+/** Clients of a fleet of the user's own making (an ICacheFleet), whose mirrors no CacheFleet would have. */
+const ownFleetClient = (mirrors: [string, string][]) => (stack: Stack, vpc: ec2.Vpc) => {
+  const base = importedFleet(stack);
+  const own: ICacheFleet = Object.assign(Object.create(base), { mirrors: mirrors.map(([path, exportPath], i) => ({ path, exportPath, fsid: FSIDS[i] })) });
+  return new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(own, { mirrorPaths: mirrors.map(([p]) => p) }) });
+};
 /** A VPC with isolated subnets only (no NAT, no internet gateway), in `azs` AZs. */
 const isolatedVpc = (stack: Stack, azs = 2) => new ec2.Vpc(stack, 'Isolated', {
   maxAzs: azs, natGateways: 0, subnetConfiguration: [{ name: 'iso', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
@@ -401,6 +423,41 @@ const CASES: BadInput[] = [
   { name: 'paths: /home as client mount point', build: client({ mountPoint: '/home' }), error: /^Invalid mountPoint: '\/home' is the system directory \/home/ },
   { name: 'paths: a client mount point inside /sys', build: client({ mountPoint: '/sys/efs' }), error: /^Invalid mountPoint: '\/sys\/efs' is inside \/sys/ },
   { name: 'paths: /var/lib as client cache directory', build: client({ cacheDirectory: '/var/lib' }), error: /^Invalid cacheDirectory: '\/var\/lib' is the system directory \/var\/lib/ },
+  // Fleets of another stack or app (CacheFleet.fromCacheFleetAttributes): the rules of a CacheFleet's own values
+  { name: 'imported fleet: an endpoint with a space', build: (stack) => importedFleet(stack, { endpoint: 'cache efs' }), error: /^Invalid endpoint: must be the fleet's endpoint, a DNS name .* or an IPv4 address, got 'cache efs'\./ },
+  { name: 'imported fleet: an endpoint as a URL', build: (stack) => importedFleet(stack, { endpoint: 'nfs://cache.efs-cache.internal' }), error: /^Invalid endpoint: must be the fleet's endpoint/ },
+  { name: 'imported fleet: an endpoint of an address out of range', build: (stack) => importedFleet(stack, { endpoint: '10.0.0.256' }), error: /^Invalid endpoint: .*got '10\.0\.0\.256'/ },
+  { name: 'imported fleet: an IPv6 endpoint', build: (stack) => importedFleet(stack, { endpoint: 'fd00::1' }), error: /^Invalid endpoint: .*got 'fd00::1'/ },
+  { name: 'imported fleet: an endpoint label over 63 characters', build: (stack) => importedFleet(stack, { endpoint: `${'a'.repeat(64)}.internal` }), error: /^Invalid endpoint: / },
+  { name: 'imported fleet: a relative export path', build: (stack) => importedFleet(stack, { exportPath: 'efs' }), error: /^Invalid exportPath: must be an absolute path other than \/ .*got 'efs'/ },
+  { name: 'imported fleet: / as the export path', build: (stack) => importedFleet(stack, { exportPath: '/' }), error: /^Invalid exportPath: must be an absolute path other than \// },
+  { name: 'imported fleet: an export path with ..', build: (stack) => importedFleet(stack, { exportPath: '/efs/../etc' }), error: /^Invalid exportPath: .*got '\/efs\/\.\.\/etc'/ },
+  { name: 'imported fleet: an attribute cache timeout over an hour', build: (stack) => importedFleet(stack, { attributeCacheTimeout: Duration.hours(2) }), error: /^Invalid attributeCacheTimeout: must be between 0 and 60 minutes/ },
+  { name: 'imported fleet: a relative mirror path', build: importedMirrors(['app', '/mirror/app']), error: /^Invalid mirrors: mirrors\[0\]\.path 'app' is not an absolute path.*e\.g\. '\/efs\/app'/ },
+  { name: 'imported fleet: a mirror path with ..', build: importedMirrors(['/efs/../etc', '/mirror/../etc']), error: /^Invalid mirrors: mirrors\[0\]\.path '\/efs\/\.\.\/etc' is not an absolute path/ },
+  { name: 'imported fleet: a mirror path with //', build: importedMirrors(['/efs//app', '/mirror//app']), error: /^Invalid mirrors: mirrors\[0\]\.path '\/efs\/\/app' is not an absolute path/ },
+  { name: 'imported fleet: a mirror path outside the export', build: importedMirrors(['/data/app', '/mirror/app']), error: /^Invalid mirrors: mirrors\[0\]\.path '\/data\/app' is not under the fleet's exportPath '\/efs'/ },
+  { name: 'imported fleet: a mirror export path outside /mirror', build: importedMirrors(['/efs/app', '/efs/app']), error: /^Invalid mirrors: mirrors\[0\]\.exportPath '\/efs\/app' is not a path under \/mirror/ },
+  { name: 'imported fleet: a mirror export path with ..', build: importedMirrors(['/efs/app', '/mirror/../../etc']), error: /^Invalid mirrors: mirrors\[0\]\.exportPath '\/mirror\/\.\.\/\.\.\/etc' is not a path under \/mirror/ },
+  { name: 'imported fleet: a mirror export path of another tree', build: importedMirrors(['/efs/app', '/mirror/lib']), error: /^Invalid mirrors: mirrors\[0\]\.exportPath '\/mirror\/lib' is not where the fleet exports '\/efs\/app': .*'\/mirror\/app'/ },
+  { name: 'imported fleet: a mirror fsid that is not a UUID', build: importedMirrors(['/efs/app', '/mirror/app', 'f']), error: /^Invalid mirrors: mirrors\[0\]\.fsid 'f' is not a UUID/ },
+  { name: 'imported fleet: a mirror twice', build: importedMirrors(['/efs/app', '/mirror/app'], ['/efs/app', '/mirror/app']), error: /^Invalid mirrors: mirrors\[0\] and mirrors\[1\] have the same path '\/efs\/app'/ },
+  { name: 'imported fleet: a mirror inside another', build: importedMirrors(['/efs/app', '/mirror/app'], ['/efs/app/lib', '/mirror/app/lib']), error: /^Invalid mirrors: the path '\/efs\/app\/lib' is inside '\/efs\/app' \(mirrors\[0\] and mirrors\[1\]\)/ },
+  { name: 'imported fleet: two mirrors with one fsid', build: importedMirrors(['/efs/app', '/mirror/app', FSIDS[0]], ['/efs/lib', '/mirror/lib', FSIDS[0]]), error: /^Invalid mirrors: mirrors\[0\] and mirrors\[1\] have the same fsid/ },
+  { name: 'fleet: a mirror path with //', build: fleet({ mirrorPaths: ['/efs/app', '/efs//app'] }), error: /^Invalid mirrorPaths: '\/efs\/\/app' is not an absolute path/ },
+  // The directories a client mounts on: none on or inside another
+  { name: 'client: a source mirror twice', build: mirrorClient({ mirrorPaths: ['/efs/app', '/efs/app'] }), error: /^Invalid source\.mirrorPaths: lists '\/efs\/app' twice/ },
+  { name: 'client: a mirror twice (deprecated props)', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/app', '/efs/app'] }), error: /^Invalid mirrorPaths: lists '\/efs\/app' twice/ },
+  { name: 'client: mirrors inside the fsc mount', build: mirrorClient({ mirrorPaths: ['/efs/app'], mirrorMountPoint: '/mnt/efs' }), error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/efs\/app', inside mountPoint '\/mnt\/efs' \(the fsc mount .*\): choose a source\.mirrorMountPoint apart from it, e\.g\. '\/mnt\/mirror', or another mountPoint\./ },
+  { name: 'client: a mirror on the fsc mount\'s directory', build: mirrorClient({ mirrorPaths: ['/efs/app'], mirrorMountPoint: '/mnt' }, { mountPoint: '/mnt/app' }), error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/app', on the very directory of mountPoint '\/mnt\/app'/ },
+  { name: 'client: the fsc mount inside a mirror', build: mirrorClient({ mirrorPaths: ['/efs/www/vendor'] }, { mountPoint: '/mnt/mirror/www/vendor/efs' }), error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/www\/vendor' would be mounted at '\/mnt\/mirror\/www\/vendor', over mountPoint '\/mnt\/mirror\/www\/vendor\/efs'.*e\.g\. '\/srv\/mirror'/ },
+  { name: 'client: a mirror inside the cache directory', build: mirrorClient({ mirrorPaths: ['/efs/app'], mirrorMountPoint: '/var/cache/fscache/mirror' }), error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/var\/cache\/fscache\/mirror\/app', inside cacheDirectory '\/var\/cache\/fscache' \(cachefilesd's cache\): .*or another cacheDirectory\./ },
+  { name: 'client: the cache directory inside a mirror (deprecated props)', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/app'], cacheDirectory: '/mnt/mirror/app/cache' }), error: /^Invalid mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/mirror\/app', over cacheDirectory '\/mnt\/mirror\/app\/cache'/ },
+  { name: 'client: two mirrors of a fleet of its own on one directory', build: ownFleetClient([['/efs/a', '/mirror/app'], ['/efs/b', '/mirror/app']]), error: /^Invalid source\.mirrorPaths: '\/efs\/a' and '\/efs\/b' would both be mounted at '\/mnt\/mirror\/app'/ },
+  { name: 'client: a mirror of a fleet of its own inside another', build: ownFleetClient([['/efs/a', '/mirror/app'], ['/efs/b', '/mirror/app/lib']]), error: /^Invalid source\.mirrorPaths: the mirror '\/efs\/b' would be mounted at '\/mnt\/mirror\/app\/lib', inside the mount of '\/efs\/a'/ },
+  { name: 'client: a mirror of a fleet of its own at a path outside /mirror', build: ownFleetClient([['/efs/a', '/etc']]), error: /^Invalid source\.mirrorPaths: '\/efs\/a' is served by .* at '\/etc', which is not a path under \/mirror/ },
+  { name: 'client: the mount point inside the cache directory', build: client({ mountPoint: '/var/cache/fscache/efs' }), error: /^Invalid mountPoint: '\/var\/cache\/fscache\/efs' is inside cacheDirectory '\/var\/cache\/fscache': .*Choose a mountPoint and a cacheDirectory apart/ },
+  { name: 'client: the cache directory inside the mount point', build: client({ cacheDirectory: '/mnt/efs/cache' }), error: /^Invalid mountPoint: '\/mnt\/efs' contains cacheDirectory '\/mnt\/efs\/cache': the file system would be mounted over the cache file system/ },
 ];
 
 describe('bad input names the prop', () => {

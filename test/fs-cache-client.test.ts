@@ -198,7 +198,7 @@ describe('source: one MountSource rather than fileSystem or cacheFleet (deprecat
   test('the compared templates do mount what was asked: the fleet with its mirrors, or EFS over TLS', () => {
     const viaFleet = synth(({ fleet }) => ({ source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'], mirrorMountPoint: '/srv/mirror' }) }));
     expect(viaFleet.params).toMatchObject({
-      EFSC_NFS_SERVER: 'cache.efs-cache.internal', EFSC_NFS_PATH: '/efs', EFSC_MOUNT_TYPE: 'nfs4', EFSC_MIRROR_MOUNTS: '/mirror/app=/srv/mirror/app',
+      EFSC_NFS_SERVER: 'cache.efs-cache.internal', EFSC_NFS_PATH: '/efs', EFSC_MOUNT_TYPE: 'nfs4', EFSC_MIRROR_MOUNTS: '/mirror/app', EFSC_MIRROR_MOUNT_POINT: '/srv/mirror',
     });
     const direct = synth(({ fs }) => ({ source: MountSource.fileSystem(fs) }));
     expect(direct.params).toMatchObject({ EFSC_NFS_PATH: '/', EFSC_MOUNT_TYPE: 'efs', EFSC_MIRROR_MOUNTS: '' });

@@ -142,7 +142,8 @@ describe('CacheFleet mirrors', () => {
     const plain = new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, cacheFleet: f });
     const ud = launchTemplateUserData(stack);
     const p = parameters(ud[stack.getLogicalId(c.launchTemplate.node.defaultChild as any)]);
-    expect(p.EFSC_MIRROR_MOUNTS).toBe('/mirror/www/vendor=/mnt/mirror/www/vendor');
+    // The instance mounts each at the mount point plus its path under /mirror: /mnt/mirror/www/vendor.
+    expect([p.EFSC_MIRROR_MOUNTS, p.EFSC_MIRROR_MOUNT_POINT]).toEqual(['/mirror/www/vendor', '/mnt/mirror']);
     expect(p.EFSC_MIRROR_MOUNT_OPTIONS).toBe('nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro');
     expect(p.EFSC_MOUNT_OPTIONS).toMatch(/^fsc,/);
     expect(parameters(ud[stack.getLogicalId(plain.launchTemplate.node.defaultChild as any)]).EFSC_MIRROR_MOUNTS).toBe('');

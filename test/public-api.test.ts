@@ -60,7 +60,7 @@ describe('CacheFleet.fromCacheFleetAttributes', () => {
   });
 
   test('mirrors given as attributes can be mounted; others are refused with the imported fleet named', () => {
-    const mirrors = [{ path: '/efs/app', exportPath: '/mirror/app', fsid: 'f' }];
+    const mirrors = [{ path: '/efs/app', exportPath: '/mirror/app', fsid: '0f6a1b2c-3d4e-5f60-8172-93a4b5c6d7e8' }];
     expect(() => fleetAndClients({ mirrors })).not.toThrow();
     const { stack, vpc } = stackWithVpc();
     const imported = CacheFleet.fromCacheFleetAttributes(stack, 'Imported', {

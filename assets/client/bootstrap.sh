@@ -33,11 +33,33 @@ check_parameters() {
   [[ ",$EFSC_MOUNT_OPTIONS," =~ ,fsc[,=] ]] || die "EFSC_MOUNT_OPTIONS must contain fsc"
   need EFSC_MOUNT_TIMEOUT_SEC '^[1-9][0-9]{0,3}$' 'seconds, 1-9999'
   fscache_check
-  [ "$EFSC_CACHE_DIR" != "$EFSC_MOUNT_POINT" ] || die "EFSC_CACHE_DIR and EFSC_MOUNT_POINT must differ"
   need EFSC_CACHE_SOURCE '^(instance-store|ebs)$' 'instance-store or ebs'
-  need EFSC_MIRROR_MOUNTS '^( ?/mirror/[A-Za-z0-9._/-]+=/[A-Za-z0-9._/-]+)*$' 'path=mount point pairs, or empty'
-  if [ -n "$EFSC_MIRROR_MOUNTS" ]; then need EFSC_MIRROR_MOUNT_OPTIONS "$RE_OPTS" 'mount options'; fi
+  need EFSC_MIRROR_MOUNTS '^( ?/mirror/[A-Za-z0-9._/-]+)*$' 'paths under /mirror, or empty'
+  if [ -n "$EFSC_MIRROR_MOUNTS" ]; then
+    need EFSC_MIRROR_MOUNT_POINT "$RE_DIR" 'an absolute path other than /'
+    need EFSC_MIRROR_MOUNT_OPTIONS "$RE_OPTS" 'mount options'
+  fi
+  check_mount_paths
   metrics_check
+}
+
+# mirror_mount_point EXPORT: where the mirror served at EXPORT (/mirror/<path>) is mounted.
+mirror_mount_point() { echo "$EFSC_MIRROR_MOUNT_POINT${1#/mirror}"; }
+
+# The directories mounted on (the cache, the fsc mount, each mirror): none may have a . or .. segment (a mirror at
+# /mnt/mirror/../../etc would cover /etc), and none may be another's directory or lie inside it.
+check_mount_paths() {
+  local -a paths=("$EFSC_CACHE_DIR" "$EFSC_MOUNT_POINT")
+  local m p q i j
+  for m in $EFSC_MIRROR_MOUNTS; do paths+=("$(mirror_mount_point "$m")"); done
+  for ((i = 0; i < ${#paths[@]}; i++)); do
+    p=$(tr -s / <<<"${paths[i]}/")
+    [[ "$p" != */./* && "$p" != */../* ]] || die "the mount path '${paths[i]}' has a . or .. segment"
+    for ((j = 0; j < i; j++)); do
+      q=$(tr -s / <<<"${paths[j]}/")
+      [[ "$p" != "$q"* && "$q" != "$p"* ]] || die "the mount paths '${paths[j]}' and '${paths[i]}' are the same or one is inside the other"
+    done
+  done
 }
 
 install_boot_unit() {
@@ -64,7 +86,7 @@ mount_nfs() {
 mount_mirrors() {
   local m src mp
   for m in $EFSC_MIRROR_MOUNTS; do
-    src="$EFSC_NFS_SERVER:${m%%=*}" mp="${m#*=}"
+    src="$EFSC_NFS_SERVER:$m" mp=$(mirror_mount_point "$m")
     mkdir -p "$mp"
     fstab_set "$mp" "$src $mp nfs4 $EFSC_MIRROR_MOUNT_OPTIONS,_netdev,nofail 0 0"
     if ! mountpoint -q "$mp"; then

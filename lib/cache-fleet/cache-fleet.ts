@@ -20,6 +20,7 @@ import { checkInstanceTypeName, defaultImageArchitecture, instanceTypeFacts, war
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 import { FanOut, FanOutMode, FanOutOptions } from './fan-out';
 import { MirrorOptions, mirrorExportPath, mirrorFsid, mirrorParameters } from './mirror';
+import { validateCacheFleetAttributes } from './attributes';
 import { autoScalingGroupMetric, groupMetric, instanceMetrics, METRIC_NAMESPACE, NODE_METRICS, PUT_METRIC_DATA_REASON, sumOfMetrics } from '../monitoring/metrics';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 
@@ -304,9 +305,11 @@ export interface ICacheFleet extends IConstruct, ec2.IConnectable {
 
 /**
  * What a client needs to know of a cache fleet defined in another stack or app (`CacheFleet.fromCacheFleetAttributes`).
+ * Values known at synth are checked with the rules a `CacheFleet` applies to its own (`Invalid <attribute>: ...`);
+ * tokens (an import of the fleet stack's outputs, an SSM parameter) are checked by the clients at boot.
  */
 export interface CacheFleetAttributes {
-  /** The name clients mount: the fleet's `endpoint`. */
+  /** The name clients mount: the fleet's `endpoint`, a DNS name or an IPv4 address. */
   readonly endpoint: string;
   /**
    * The security group clients are let through on TCP 2049: the fleet's `connections.securityGroups[0]` (the nodes'
@@ -314,7 +317,7 @@ export interface CacheFleetAttributes {
    */
   readonly securityGroup: ec2.ISecurityGroup;
   /**
-   * The path clients mount: the fleet's `exportPath`.
+   * The path clients mount: the fleet's `exportPath` (an absolute path other than /, without . or .. segments).
    *
    * @default '/efs'
    */
@@ -332,7 +335,10 @@ export interface CacheFleetAttributes {
    */
   readonly directoryCacheTimeout?: Duration;
   /**
-   * The fleet's `mirrors`, for clients that mount them (`mirrorPaths`).
+   * The fleet's `mirrors`, for clients that mount them (`mirrorPaths`), copied whole: each `path` under `exportPath`,
+   * its `exportPath` where the fleet serves it (`/mirror/<path under exportPath>`), its `fsid` a UUID; no path twice
+   * or inside another. Any of them may be a token: a client computes a mirror's mount point from its `exportPath`
+   * at boot.
    *
    * @default - none
    */
@@ -376,6 +382,7 @@ class ImportedCacheFleet extends Construct implements ICacheFleet {
 
   constructor(scope: Construct, id: string, attrs: CacheFleetAttributes) {
     super(scope, id);
+    validateCacheFleetAttributes(this, attrs);
     this.endpoint = attrs.endpoint;
     this.exportPath = attrs.exportPath ?? '/efs';
     this.attributeCacheTimeout = attrs.attributeCacheTimeout ?? Duration.minutes(10);

@@ -4,6 +4,7 @@ import { IConstruct } from 'constructs';
 import { knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
 import { MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { DOT_SEGMENT_RE } from '../private/paths';
 
 /** Where a node keeps the copies of its mirrors (`mirrorStorage`). */
 export enum MirrorStorage {
@@ -86,6 +87,25 @@ export interface MirrorOptions {
 
 const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
 
+/** The path clients mount a mirror from: `/mirror/<path under exportPath>`, as `mirrorExportPath` makes it. */
+export const MIRROR_EXPORT_RE = /^\/mirror\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
+
+/** The fsid of a mirror, as `mirrorFsid` makes it and the nodes' check (assets/lib/mirror.sh) takes it: a UUID, lowercase. */
+export const MIRROR_FSID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Whether `p` may be a mirror's node path: absolute (letters, digits, . _ - /), no trailing / or //, no . or ..
+ * segment (`/efs//app` would be a second name of `/efs/app`, mirrored twice into one directory).
+ */
+export function isMirrorPath(p: string): boolean {
+  return PATH_RE.test(p) && !p.endsWith('/') && !p.includes('//') && !DOT_SEGMENT_RE.test(p);
+}
+
+/** Whether `p` may be the path clients mount a mirror from: `/mirror/<path>`, no trailing / or //, no . or .. segment. */
+export function isMirrorExportPath(p: string): boolean {
+  return MIRROR_EXPORT_RE.test(p) && !p.includes('//') && !DOT_SEGMENT_RE.test(p);
+}
+
 /** Where clients mount a mirror of node path `path` (under `exportPath`): `/mirror/<path under exportPath>`. */
 export function mirrorExportPath(exportPath: string, path: string): string {
   return `/mirror${path.slice(exportPath.length)}`;
@@ -102,8 +122,8 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
   const paths = o.mirrorPaths ?? [];
   for (const p of paths) {
     knownAtSynth(scope, 'mirrorPaths', p, 'each mirror is an export of its own');
-    if (!PATH_RE.test(p) || p.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(p)) {
-      throw propError(scope, 'mirrorPaths', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing /).`);
+    if (!isMirrorPath(p)) {
+      throw propError(scope, 'mirrorPaths', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing / or //, no . or .. segment).`);
     }
     if (!p.startsWith(`${exportPath}/`)) {
       throw propError(scope, 'mirrorPaths', `'${p}' is not under the export (exportPath '${exportPath}'); mirror paths are node paths below it, e.g. '${exportPath}/app'.`);

@@ -5,7 +5,7 @@ import { checkClientCidrs } from '../private/cidr';
 import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '../private/errors';
 import { checkImageArchitecture } from '../private/image';
 import { instanceTypeFacts } from '../private/instance-types';
-import { checkNotSystemDirectory } from '../private/paths';
+import { checkNotSystemDirectory, DOT_SEGMENT_RE } from '../private/paths';
 import { ClientProtocol, type CacheFleetOptions } from './cache-fleet';
 import { FanOutMode } from './fan-out';
 import { checkMirrorSizeFits, validateMirrorOptions } from './mirror';
@@ -48,10 +48,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   const exportPath = o.exportPath ?? '/efs';
   knownAtSynth(scope, 'exportPath', exportPath, 'mirror and warm paths are checked against it');
   knownAtSynth(scope, 'originPath', o.originPath, 'the fleet\'s file system id is derived from it');
-  if (!PATH_RE.test(exportPath) || exportPath === '/' || exportPath.endsWith('/') || /(^|\/)\.\.?(\/|$)/.test(exportPath)) {
-    throw propError(scope, 'exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
-  }
-  checkNotSystemDirectory(scope, 'exportPath', exportPath, 'the nodes\' mount of the origin');
+  checkExportPath(scope, exportPath);
   if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || /(^|\/)\.\.?(\/|$)/.test(o.originPath))) {
     throw propError(scope, 'originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
@@ -135,6 +132,18 @@ function checkNodePaths(scope: Construct, exportPath: string, mirrors: boolean, 
         `${dir}, where each node mounts ${what}: the two mounts would cover each other. Choose another path, e.g. '/efs'.`);
     }
   }
+}
+
+/**
+ * Throws `Invalid exportPath` unless `exportPath` is an absolute path other than / (letters, digits, . _ - /, without
+ * a trailing / or a . or .. segment) and not a system directory: the rule of a fleet's own `exportPath`, and of an
+ * imported fleet's.
+ */
+export function checkExportPath(scope: Construct, exportPath: string): void {
+  if (!PATH_RE.test(exportPath) || exportPath === '/' || exportPath.endsWith('/') || DOT_SEGMENT_RE.test(exportPath)) {
+    throw propError(scope, 'exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
+  }
+  checkNotSystemDirectory(scope, 'exportPath', exportPath, 'the nodes\' mount of the origin');
 }
 
 /** Whether the nodes keep the second cache level: `nodeDiskCache`, by default on for node types with NVMe instance store. */

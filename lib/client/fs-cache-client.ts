@@ -15,9 +15,10 @@ import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../p
 import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, checkInstanceTypeName, defaultImageArchitecture, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture } from '../private/image';
-import { checkNotSystemDirectory } from '../private/paths';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { amazonLinux2023, checkEfsMount, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
+import { isMirrorExportPath } from '../cache-fleet/mirror';
 
 /** Where the FS-Cache disk cache lives. */
 export enum CacheStorage {
@@ -95,8 +96,9 @@ export interface FsCacheClientOptions {
   readonly initializeCacheDevices?: boolean;
 
   /**
-   * Where the cache file system is mounted (cachefilesd's `dir`). Not mounted `noatime`: culling is by atime.
-   * Not a system directory (see `CacheFleetOptions.exportPath`).
+   * Where the cache file system is mounted (cachefilesd's `dir`). Not mounted `noatime`: culling is by atime. Apart
+   * from `mountPoint`: neither may be the other or lie inside it. Not a system directory (see
+   * `CacheFleetOptions.exportPath`).
    *
    * @default '/var/cache/fscache'
    */
@@ -117,8 +119,8 @@ export interface FsCacheClientOptions {
   readonly cullLimits?: CullLimits;
 
   /**
-   * Where the file system is mounted on the client.
-   * Not a system directory (see `CacheFleetOptions.exportPath`).
+   * Where the file system is mounted on the client. Apart from `cacheDirectory`: neither may be the other or lie
+   * inside it. Not a system directory (see `CacheFleetOptions.exportPath`).
    *
    * @default '/mnt/efs'
    */
@@ -228,7 +230,7 @@ export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
    */
   readonly mirrorPaths?: string[];
   /**
-   * Where the mirrors are mounted.
+   * Where the mirrors are mounted (see `FleetSourceOptions.mirrorMountPoint`).
    *
    * @default '/mnt/mirror'
    * @deprecated use source: `MountSource.cacheFleet(cacheFleet, { mirrorPaths, mirrorMountPoint })`
@@ -247,7 +249,6 @@ interface ResolvedSource {
 
 const DEFAULT_INSTANCE_TYPE = 'm6id.xlarge';
 const EBS_MODEL = 'Amazon Elastic Block Store';
-const DIR_RE = /^\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
 
 /**
  * A launch template for FS-Cache clients: instances that keep a disk cache of EFS (or of a cache fleet) on a RAID 0
@@ -368,7 +369,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         }),
         EFSC_CACHE_SOURCE: storage,
         ...instanceMetrics(this, this.role, props.metrics ?? true),
-        ...clientMirrorParameters(this, resolved),
+        ...clientMirrorParameters(this, resolved, props),
       },
       libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/fscache.sh'],
     });
@@ -440,17 +441,23 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   knownAtSynth(scope, 'cacheDirectory', o.cacheDirectory, 'it is compared with mountPoint');
   knownAtSynth(scope, 'mountPoint', o.mountPoint, 'it is compared with cacheDirectory');
   knownAtSynth(scope, 'cacheTag', o.cacheTag);
-  if (o.cacheDirectory !== undefined && (!DIR_RE.test(o.cacheDirectory) || /(^|\/)\.\.?(\/|$)/.test(o.cacheDirectory))) {
+  if (o.cacheDirectory !== undefined && (!DIR_RE.test(o.cacheDirectory) || DOT_SEGMENT_RE.test(o.cacheDirectory))) {
     throw propError(scope, 'cacheDirectory', `must be an absolute path other than /, got '${o.cacheDirectory}'.`);
   }
-  if (o.mountPoint !== undefined && (!DIR_RE.test(o.mountPoint) || /(^|\/)\.\.?(\/|$)/.test(o.mountPoint))) {
+  if (o.mountPoint !== undefined && (!DIR_RE.test(o.mountPoint) || DOT_SEGMENT_RE.test(o.mountPoint))) {
     throw propError(scope, 'mountPoint', `must be an absolute path other than /, got '${o.mountPoint}'.`);
   }
   checkNotSystemDirectory(scope, 'cacheDirectory', o.cacheDirectory, 'the cache file system mounted there');
   checkNotSystemDirectory(scope, 'mountPoint', o.mountPoint, 'the mount of the file system');
   checkImageArchitecture(scope, o.machineImage, instanceType);
-  if ((o.mountPoint ?? '/mnt/efs') === (o.cacheDirectory ?? '/var/cache/fscache')) {
-    throw propError(scope, 'mountPoint', 'must differ from cacheDirectory.');
+  const mountPoint = o.mountPoint ?? '/mnt/efs';
+  const cacheDir = o.cacheDirectory ?? '/var/cache/fscache';
+  const how = nesting(mountPoint, cacheDir);
+  if (how === 'same') throw propError(scope, 'mountPoint', 'must differ from cacheDirectory.');
+  if (how) {
+    throw propError(scope, 'mountPoint', `${nestingInWords(mountPoint, how, 'cacheDirectory', cacheDir)}: the file system would be ` +
+      `mounted ${how === 'inside' ? 'inside the cache file system, where cachefilesd culls' : 'over the cache file system'}. ` +
+      'Choose a mountPoint and a cacheDirectory apart, e.g. \'/mnt/efs\' and \'/var/cache/fscache\'.');
   }
   if (o.cacheTag !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(o.cacheTag)) {
     throw propError(scope, 'cacheTag', `must be 1-32 letters, digits, _ or -, got '${o.cacheTag}'.`);
@@ -531,10 +538,14 @@ function fleetAttributeCaching(fleet: ICacheFleet): string[] {
 }
 
 /**
- * `EFSC_MIRROR_MOUNTS` ("<fleet path>=<mount point>" pairs, space-separated; the server is the fleet's) and their
- * options: NFSv4.1, read-only, hard, no fsc (the page cache holds what a delegation covers), default attribute caching.
+ * `EFSC_MIRROR_MOUNTS` (the mirrors' export paths, `/mirror/<path>`, space-separated; the server is the fleet's),
+ * `EFSC_MIRROR_MOUNT_POINT` (each mirror is mounted there plus its path under /mirror, which the instance computes:
+ * an export path may be a token) and their options: NFSv4.1, read-only, hard, no fsc (the page cache holds what a
+ * delegation covers), default attribute caching. Mount paths that are known here are checked here: none may be
+ * another's directory or lie inside it (the fsc mount, the cache directory, the other mirrors); the instance checks
+ * them again at boot, with the tokens resolved.
  */
-function clientMirrorParameters(scope: IConstruct, r: ResolvedSource): Record<string, string> {
+function clientMirrorParameters(scope: IConstruct, r: ResolvedSource, o: FsCacheClientOptions): Record<string, string> {
   const paths = r.mirrorPaths;
   const root = r.mirrorMountPoint ?? '/mnt/mirror';
   const pathsProp = `${r.mirrorPropPrefix}mirrorPaths`;
@@ -543,16 +554,48 @@ function clientMirrorParameters(scope: IConstruct, r: ResolvedSource): Record<st
   if (paths.length === 0) return { EFSC_MIRROR_MOUNTS: '' };
   const fleet = r.source.fleet;
   if (!fleet) throw propError(scope, pathsProp, 'needs cacheFleet: mirrors are served by a cache fleet.');
-  if (!DIR_RE.test(root) || /(^|\/)\.\.?(\/|$)/.test(root)) throw propError(scope, rootProp, `must be an absolute path other than /, got ${describeValue(root, scope)}.`);
-  const mounts = paths.map((p) => {
+  if (!DIR_RE.test(root) || DOT_SEGMENT_RE.test(root)) throw propError(scope, rootProp, `must be an absolute path other than /, got ${describeValue(root, scope)}.`);
+  const twice = paths.find((p, i) => paths.indexOf(p) !== i);
+  if (twice !== undefined) throw propError(scope, pathsProp, `lists '${twice}' twice: each mirror is mounted once.`);
+  const mirrors = paths.map((p) => {
     const m = fleet.mirrors.find((x) => x.path === p);
     if (!m) {
       throw propError(scope, pathsProp, `${describeValue(p, scope)} is not a mirror of ${fleet.node.path} (its mirrorPaths: ${fleet.mirrors.map((x) => x.path).join(', ') || 'none'}).`);
     }
-    return `${m.exportPath}=${root}${m.exportPath.slice('/mirror'.length)}`;
+    if (!Token.isUnresolved(m.exportPath) && !isMirrorExportPath(m.exportPath)) {
+      throw propError(scope, pathsProp, `'${p}' is served by ${fleet.node.path} at '${m.exportPath}', which is not a path under /mirror ` +
+        '(no trailing / or //, no . or .. segment): mount the mirrors of a CacheFleet, or give the fleet\'s own mirrors[].exportPath.');
+    }
+    return m;
   });
+  // Where each mirror lands, for those whose export path is known here (the rest are checked at boot).
+  const known = mirrors.flatMap((m, i) => (Token.isUnresolved(m.exportPath) ? [] : [{ path: paths[i], at: `${root}${m.exportPath.slice('/mirror'.length)}` }]));
+  const others: [string, string][] = [['mountPoint', o.mountPoint ?? '/mnt/efs'], ['cacheDirectory', o.cacheDirectory ?? '/var/cache/fscache']];
+  for (const m of known) {
+    for (const [name, dir] of others) {
+      const how = nesting(m.at, dir);
+      if (!how) continue;
+      const where = { same: 'on the very directory of', inside: 'inside', around: 'over' }[how];
+      const apart = ['/mnt/mirror', '/srv/mirror', '/opt/mirror'].find((x) => x !== root && others.every(([, d]) => !nesting(x, d)));
+      throw propError(scope, rootProp, `the mirror '${m.path}' would be mounted at '${m.at}', ${where} ${name} '${dir}' ` +
+        `(${name === 'mountPoint' ? 'the fsc mount of the fleet\'s export' : 'cachefilesd\'s cache'}): choose a ${rootProp} ` +
+        `apart from it${apart ? `, e.g. '${apart}'` : ''}, or another ${name}.`);
+    }
+  }
+  known.forEach((m, i) => known.slice(0, i).forEach((n) => {
+    const how = nesting(m.at, n.at);
+    if (how === 'same') {
+      throw propError(scope, pathsProp, `'${n.path}' and '${m.path}' would both be mounted at '${m.at}': mount one of them.`);
+    }
+    if (how) {
+      const [inner, outer] = how === 'inside' ? [m, n] : [n, m];
+      throw propError(scope, pathsProp, `the mirror '${inner.path}' would be mounted at '${inner.at}', inside the mount of '${outer.path}' ` +
+        `at '${outer.at}': mount one of them.`);
+    }
+  }));
   return {
-    EFSC_MIRROR_MOUNTS: mounts.join(' '),
+    EFSC_MIRROR_MOUNTS: mirrors.map((m) => m.exportPath).join(' '),
+    EFSC_MIRROR_MOUNT_POINT: root,
     EFSC_MIRROR_MOUNT_OPTIONS: [...RECOMMENDED_NFS_OPTIONS, 'ro'].join(','),
   };
 }

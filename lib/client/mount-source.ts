@@ -9,14 +9,17 @@ export interface FleetSourceOptions {
    * Mirrors of the fleet to mount as well (its `mirrorPaths`, e.g. `'/efs/app'`), each read-only at
    * `mirrorMountPoint` plus its path under the fleet's export (`/mnt/mirror/app`), without FS-Cache and with the
    * default attribute caching and close-to-open, so the delegations the node grants spare every re-open and re-read.
-   * Applications read hot, rarely changing trees there and everything else (and every write) as before.
+   * Applications read hot, rarely changing trees there and everything else (and every write) as before. Each at
+   * most once.
    *
    * @default - no mirror is mounted
    */
   readonly mirrorPaths?: string[];
 
   /**
-   * Where the mirrors are mounted.
+   * Where the mirrors are mounted: each at this path plus its path under the fleet's export. No mirror may be mounted
+   * on or inside the client's `mountPoint` or `cacheDirectory`, or over them, or on or inside another mirror: synth
+   * refuses what it can see, the instance checks again at boot (and refuses a `.` or `..` segment in any mount path).
    *
    * @default '/mnt/mirror'
    */

@@ -1,0 +1,97 @@
+import { Token } from 'aws-cdk-lib';
+import { IConstruct } from 'constructs';
+import { propError } from '../private/errors';
+import { DOT_SEGMENT_RE } from '../private/paths';
+import type { CacheFleetAttributes } from './cache-fleet';
+import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, mirrorExportPath, mirrorFsid } from './mirror';
+import { checkExportPath } from './validation';
+
+const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const IPV4_RE = new RegExp(`^${IPV4_OCTET}(\\.${IPV4_OCTET}){3}$`);
+const LABEL_RE = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * Whether `s` is a name a client can mount as `<s>:<path>`: a DNS name (labels of letters, digits and -, at most 253
+ * characters, one trailing dot allowed) or an IPv4 address. Not an IPv6 address: mount.nfs reads `fd00::1:/efs` as
+ * the host `fd00`, and the client's boot check takes no brackets.
+ */
+export function isEndpoint(s: string): boolean {
+  if (IPV4_RE.test(s)) return true;
+  const name = s.endsWith('.') ? s.slice(0, -1) : s;
+  const labels = name.split('.');
+  // All digits and dots is an address, and this one is not valid (IPV4_RE failed): 10.0.0.999, 10.1.
+  if (labels.every((l) => /^[0-9]+$/.test(l))) return false;
+  return name.length > 0 && name.length <= 253 && labels.every((l) => LABEL_RE.test(l));
+}
+
+/**
+ * Checks the attributes of a fleet defined elsewhere (`CacheFleet.fromCacheFleetAttributes`) with the rules a
+ * `CacheFleet` applies to its own values: what is concrete is checked here (`Invalid <attribute>: ...`), tokens are
+ * left to the clients' boot checks.
+ */
+export function validateCacheFleetAttributes(scope: IConstruct, attrs: CacheFleetAttributes): void {
+  const concrete = (v: string) => !Token.isUnresolved(v);
+  if (concrete(attrs.endpoint) && !isEndpoint(attrs.endpoint)) {
+    throw propError(scope, 'endpoint', `must be the fleet's endpoint, a DNS name (such as 'cache.efs-cache.internal') ` +
+      `or an IPv4 address, got '${attrs.endpoint}'.`);
+  }
+  const exportPath = attrs.exportPath ?? '/efs';
+  if (concrete(exportPath)) checkExportPath(scope, exportPath);
+  for (const [name, d] of [['attributeCacheTimeout', attrs.attributeCacheTimeout], ['directoryCacheTimeout', attrs.directoryCacheTimeout]] as const) {
+    if (d && !Token.isUnresolved(d.toSeconds()) && (d.toSeconds() < 0 || d.toSeconds() > 3600)) {
+      throw propError(scope, name, `must be between 0 and 60 minutes, as the fleet's own, got ${d.toHumanString()}.`);
+    }
+  }
+  validateImportedMirrors(scope, attrs, exportPath);
+}
+
+/** The rules of a fleet's `mirrors`, for mirrors given as attributes: concrete paths, export paths and fsids. */
+function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes, exportPath: string): void {
+  const mirrors = attrs.mirrors ?? [];
+  const concrete = (v: string) => !Token.isUnresolved(v);
+  const example = concrete(exportPath) && !DOT_SEGMENT_RE.test(exportPath) ? exportPath : '/efs';
+  mirrors.forEach((m, i) => {
+    const at = `mirrors[${i}]`;
+    if (concrete(m.path) && !isMirrorPath(m.path)) {
+      throw propError(scope, 'mirrors', `${at}.path '${m.path}' is not an absolute path (letters, digits, . _ - /, no trailing / ` +
+        `or //, no . or .. segment): give the fleet's mirror path, e.g. '${example}/app'.`);
+    }
+    if (concrete(m.path) && concrete(exportPath) && !m.path.startsWith(`${exportPath}/`)) {
+      throw propError(scope, 'mirrors', `${at}.path '${m.path}' is not under the fleet's exportPath '${exportPath}': a fleet ` +
+        `mirrors node paths below its export, e.g. '${exportPath}/app'.`);
+    }
+    if (concrete(m.exportPath) && !isMirrorExportPath(m.exportPath)) {
+      throw propError(scope, 'mirrors', `${at}.exportPath '${m.exportPath}' is not a path under /mirror (letters, digits, . _ - /, ` +
+        'no trailing / or //, no . or .. segment): give the fleet\'s mirrors[].exportPath, e.g. \'/mirror/app\'.');
+    }
+    if (concrete(m.path) && concrete(exportPath) && concrete(m.exportPath) && m.exportPath !== mirrorExportPath(exportPath, m.path)) {
+      throw propError(scope, 'mirrors', `${at}.exportPath '${m.exportPath}' is not where the fleet exports '${m.path}': a fleet with ` +
+        `exportPath '${exportPath}' serves it at '${mirrorExportPath(exportPath, m.path)}'.`);
+    }
+    if (concrete(m.fsid) && !MIRROR_FSID_RE.test(m.fsid)) {
+      throw propError(scope, 'mirrors', `${at}.fsid '${m.fsid}' is not a UUID in lowercase hex: give the fleet's mirrors[].fsid, ` +
+        `e.g. '${mirrorFsid('Stack/Fleet', `${example}/app`)}'.`);
+    }
+  });
+  // Between the mirrors, as a fleet has them: each tree once, none inside another, one fsid and one export each.
+  const fields = [
+    ['path', 'a tree is mirrored once'],
+    ['exportPath', 'a fleet serves each mirror at a path of its own, and clients mount them side by side'],
+    ['fsid', 'each mirror of a fleet has its own'],
+  ] as const;
+  for (const [field, why] of fields) {
+    mirrors.forEach((m, i) => {
+      const v = m[field];
+      if (!concrete(v)) return;
+      mirrors.forEach((o, j) => {
+        const w = o[field];
+        if (j >= i || !concrete(w)) return;
+        if (v === w) throw propError(scope, 'mirrors', `mirrors[${j}] and mirrors[${i}] have the same ${field} '${v}': ${why}.`);
+        if (field !== 'fsid' && (v.startsWith(`${w}/`) || w.startsWith(`${v}/`))) {
+          const [inner, outer] = v.startsWith(`${w}/`) ? [v, w] : [w, v];
+          throw propError(scope, 'mirrors', `the ${field} '${inner}' is inside '${outer}' (mirrors[${j}] and mirrors[${i}]): ${why}.`);
+        }
+      });
+    });
+  }
+}
