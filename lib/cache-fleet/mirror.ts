@@ -4,7 +4,7 @@ import { IConstruct } from 'constructs';
 import { knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
 import { MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
-import { DOT_SEGMENT_RE } from '../private/paths';
+import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 
 /** Where a node keeps the copies of its mirrors (`mirrorStorage`). */
 export enum MirrorStorage {
@@ -84,8 +84,6 @@ export interface MirrorOptions {
    */
   readonly mirrorSyncWorkers?: number;
 }
-
-const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
 
 /** The path clients mount a mirror from: `/mirror/<path under exportPath>`, as `mirrorExportPath` makes it. */
 export const MIRROR_EXPORT_RE = /^\/mirror\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;

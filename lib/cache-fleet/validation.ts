@@ -5,14 +5,13 @@ import { checkClientCidrs } from '../private/cidr';
 import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '../private/errors';
 import { checkImageArchitecture } from '../private/image';
 import { instanceTypeFacts } from '../private/instance-types';
-import { checkNotSystemDirectory, DOT_SEGMENT_RE } from '../private/paths';
+import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 import { ClientProtocol, type CacheFleetOptions } from './cache-fleet';
 import { FanOutMode } from './fan-out';
 import { checkMirrorSizeFits, validateMirrorOptions } from './mirror';
 
 /** The fleet's default node type. */
 export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
-const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
 /** Where each node mounts its disk cache (`nodeDiskCache`). */
 export const NODE_CACHE_DIR = '/var/cache/fscache';
 
@@ -49,7 +48,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   knownAtSynth(scope, 'exportPath', exportPath, 'mirror and warm paths are checked against it');
   knownAtSynth(scope, 'originPath', o.originPath, 'the fleet\'s file system id is derived from it');
   checkExportPath(scope, exportPath);
-  if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || /(^|\/)\.\.?(\/|$)/.test(o.originPath))) {
+  if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || DOT_SEGMENT_RE.test(o.originPath))) {
     throw propError(scope, 'originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
   if (o.clientProtocol === ClientProtocol.NFS_V3 && o.fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
@@ -69,7 +68,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   checkImageArchitecture(scope, o.machineImage, o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE));
   for (const p of o.warmPaths ?? []) {
     knownAtSynth(scope, 'warmPaths', p, 'each is checked against exportPath');
-    if (!PATH_RE.test(p) || /(^|\/)\.\.?(\/|$)/.test(p)) throw propError(scope, 'warmPaths', `'${p}' is not an absolute path.`);
+    if (!PATH_RE.test(p) || DOT_SEGMENT_RE.test(p)) throw propError(scope, 'warmPaths', `'${p}' is not an absolute path.`);
     if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {
       throw propError(scope, 'warmPaths', `'${p}' is outside the export (exportPath '${exportPath}'); warm paths are node paths under it, e.g. '${exportPath}/data'.`);
     }

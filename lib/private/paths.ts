@@ -50,6 +50,9 @@ export function checkNotSystemDirectory(scope: IConstruct, prop: string, path: s
 
 // Checks of the local paths the constructs mount on or serve, shared by fleets, imported fleets and clients.
 
+/** An absolute path of letters, digits and `. _ - /` (`/` itself included). */
+export const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
+
 /** A `.` or `..` segment anywhere in a path. */
 export const DOT_SEGMENT_RE = /(^|\/)\.\.?(\/|$)/;
 

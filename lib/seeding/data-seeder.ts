@@ -16,6 +16,7 @@ import { acknowledgeWildcardResource } from '../private/nag';
 import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkInstanceTypeName, defaultImageArchitecture, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture } from '../private/image';
+import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
 /** Where a seeding run takes its data from. */
@@ -43,8 +44,6 @@ export interface SeedSourceConfig {
 }
 
 const S3_PREFIX_RE = /^([A-Za-z0-9._=+-]+\/)*$/;
-const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
-const DOT_SEGMENT_RE = /(^|\/)\.\.?(\/|$)/;
 
 /**
  * The data set a `DataSeeder` loads into EFS: an S3 prefix, a local directory shipped as a CDK asset, or a directory
