@@ -15,7 +15,7 @@ import * as path from 'path';
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper } from '../lib';
+import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
 import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from '../test/lab/harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
@@ -88,10 +88,10 @@ function fleetUserData(s: MetadataSettings): { node: string; nodeTags: Record<st
     mirrorSyncTimeout: Duration.hours(1),
   });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
-    vpc, fileSystem, mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+    vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
   const fleetClient = new FsCacheClientLaunchTemplate(stack, 'FleetClient', {
-    vpc, cacheFleet: fleet, mirrorPaths: ['/efs/app'], cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+    vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const values = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' } as IntrinsicValues;

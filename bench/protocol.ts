@@ -17,7 +17,7 @@ import * as path from 'path';
 import { CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper } from '../lib';
+import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
 import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from '../test/lab/harness';
 import { EFS_NAME, LAB_SUBNET } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
@@ -63,7 +63,7 @@ function userData(): { node: string; nodeTags: Record<string, string>; clientOpt
     vpc, fileSystem: importedFs(stack), nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [LAB_SUBNET],
     originMountTimeout: Duration.seconds(150), nfsdThreads: 16, metrics: false,
   });
-  const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: fleet });
+  const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const values = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' } as IntrinsicValues;
   const ud = (lt: ec2.LaunchTemplate) => resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), values);

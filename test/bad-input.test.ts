@@ -54,6 +54,9 @@ const origin = (props: (s: Stack) => Partial<OriginFileSystemProps>) =>
 const fleet = (props: Partial<CacheFleetProps>) =>
   (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props });
 const client = (props: Partial<FsCacheClientLaunchTemplateProps>) =>
+  (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...props });
+/** A client of an imported file system through the deprecated `fileSystem` prop, with more of the deprecated props. */
+const deprecatedClient = (props: Partial<FsCacheClientLaunchTemplateProps>) =>
   (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), ...props });
 const seeder = (props: Partial<DataSeederProps>, source: (s: Stack) => SeedSource = () => SeedSource.fromInstanceDirectory('/srv/data')) =>
   (stack: Stack, vpc: ec2.Vpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source(stack), ...props });
@@ -184,9 +187,9 @@ const CASES: BadInput[] = [
   { name: 'fleet: a mirror sync timeout under 10 s', build: fleet({ mirrorPaths: ['/efs/app'], mirrorSyncTimeout: Duration.seconds(2) }), error: /^Invalid mirrorSyncTimeout: must be whole seconds from 10 seconds/ },
   { name: 'fleet: no mirror sync jobs', build: fleet({ mirrorPaths: ['/efs/app'], mirrorSyncWorkers: 0 }), error: /^Invalid mirrorSyncWorkers: must be a whole number from 1 to 64, got 0\./ },
   { name: 'fleet: mirror sync jobs with nothing to mirror', build: fleet({ mirrorSyncWorkers: 4 }), error: /^Invalid mirrorSyncWorkers: needs mirrorPaths/ },
-  { name: 'client: a mirror without a fleet', build: client({ mirrorPaths: ['/efs/app'] }), error: /^Invalid mirrorPaths: needs cacheFleet/ },
-  { name: 'client: a mirror the fleet does not have', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/lib'] }), error: /^Invalid mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/ },
-  { name: 'client: a mirror mount point with nothing to mount', build: client({ mirrorMountPoint: '/mnt/m' }), error: /^Invalid mirrorMountPoint: needs mirrorPaths/ },
+  { name: 'client: a mirror without a fleet (deprecated props)', build: deprecatedClient({ mirrorPaths: ['/efs/app'] }), error: /^Invalid mirrorPaths: needs cacheFleet/ },
+  { name: 'client: a mirror the fleet does not have (deprecated props)', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/lib'] }), error: /^Invalid mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/ },
+  { name: 'client: a mirror mount point with nothing to mount (deprecated props)', build: deprecatedClient({ mirrorMountPoint: '/mnt/m' }), error: /^Invalid mirrorMountPoint: needs mirrorPaths/ },
   { name: 'fleet: exporting to everyone', build: fleet({ clientCidrs: ['0.0.0.0/0'] }), error: /^Invalid clientCidrs: 0.0.0.0\/0 would export to everyone/ },
   { name: 'fleet: an address instead of a CIDR block', build: fleet({ clientCidrs: ['10.0.0.1'] }), error: /^Invalid clientCidrs: '10.0.0.1' is not a CIDR block/ },
   { name: 'fleet: an empty client list', build: fleet({ clientCidrs: [] }), error: /^Invalid clientCidrs: is empty/ },
@@ -291,7 +294,6 @@ const CASES: BadInput[] = [
   { name: 'client: a source mirror mount point with nothing to mount', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }), { mirrorMountPoint: '/mnt/m' }) }), error: /^Invalid source\.mirrorMountPoint: needs mirrorPaths/ },
   { name: 'client: a relative source mirror mount point', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/app'], mirrorMountPoint: 'mnt' }) }), error: /^Invalid source\.mirrorMountPoint: must be an absolute path/ },
   { name: 'client: a fleet source asked to write', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) })), readOnly: false }), error: /^Invalid readOnly: a cache fleet exports read-only/ },
-  { name: 'tls: a client with a created origin as source and plain NFS', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.fileSystem(new OriginFileSystem(stack, 'O', { vpc }).fileSystem), mountHelper: MountHelper.NFS }), error: /^Invalid mountHelper: .*denies non-TLS/ },
   {
     name: 'client: both file system and fleet',
     build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', {
@@ -302,7 +304,7 @@ const CASES: BadInput[] = [
   { name: 'client: a fleet client asked to write', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { readOnly: false }), error: /^Invalid readOnly: a cache fleet exports read-only/ },
   { name: 'client: a fleet client with amazon-efs-utils', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { mountHelper: MountHelper.EFS_UTILS }), error: /^Invalid mountHelper: a cache fleet is mounted over plain NFSv4.1/ },
   { name: 'client: a fleet client with a TLS port', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { tlsPort: 20100 }), error: /^Invalid tlsPort: applies only when mounting EFS with amazon-efs-utils/ },
-  { name: 'client: a VPC with isolated subnets only (warning)', build: (stack) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc: isolatedVpc(stack, 1), fileSystem: importedFs(stack) }), warning: /^vpc: the instances of .*\/Client run in isolated subnets .*package repositories.*CloudWatch.*SSM/ },
+  { name: 'client: a VPC with isolated subnets only (warning)', build: (stack) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc: isolatedVpc(stack, 1), source: MountSource.fileSystem(importedFs(stack)) }), warning: /^vpc: the instances of .*\/Client run in isolated subnets .*package repositories.*CloudWatch.*SSM/ },
   { name: 'client: an EBS cache on a Xen type (t2)', build: client({ instanceType: new ec2.InstanceType('t2.large'), cacheStorage: CacheStorage.EBS }), error: /^Invalid instanceType: t2.large is Xen-based: its EBS volumes attach as \/dev\/xvd\* block devices with no NVMe model, so the bootstrap can never find the cache volume/ },
   { name: 'client: an EBS cache on a Xen type (m4)', build: client({ instanceType: new ec2.InstanceType('m4.xlarge'), cacheStorage: CacheStorage.EBS }), error: /^Invalid instanceType: m4.xlarge is Xen-based/ },
   { name: 'client: an EBS cache on a Xen type with a custom device model', build: client({ instanceType: new ec2.InstanceType('c4.2xlarge'), cacheStorage: CacheStorage.EBS, cacheDeviceModel: 'Xen Virtual Block Device' }), error: /^Invalid instanceType: c4.2xlarge is Xen-based/ },
@@ -374,7 +376,7 @@ const CASES: BadInput[] = [
   // Mounts that contradict the TLS-only origin this library creates, and images that may lack amazon-efs-utils
   { name: 'tls: a client mounting a created origin with plain NFS', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', { mountHelper: MountHelper.NFS }), error: /^Invalid mountHelper: the file system was created by this library with a policy that denies non-TLS access.*MountHelper.EFS_UTILS/ },
   { name: 'tls: client options without tls on a created origin', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', { mountOptions: ['fsc', 'hard', 'iam', 'nfsvers=4.1'] }), error: /^Invalid mountOptions: must include tls/ },
-  { name: 'tls: a client template over an OriginFileSystem with plain NFS', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, mountHelper: MountHelper.NFS }), error: /^Invalid mountHelper: .*denies non-TLS/ },
+  { name: 'tls: a client template over an OriginFileSystem with plain NFS', build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.fileSystem(new OriginFileSystem(stack, 'O', { vpc }).fileSystem), mountHelper: MountHelper.NFS }), error: /^Invalid mountHelper: .*denies non-TLS/ },
   { name: 'tls: a fleet mounting a created origin with plain NFS', build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { originMountHelper: MountHelper.NFS } }), error: /^Invalid originMountHelper: .*denies non-TLS/ },
   { name: 'tls: a fleet over an OriginFileSystem with plain NFS', build: (stack, vpc) => new CacheFleet(stack, 'F', { vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, originMountHelper: MountHelper.NFS }), error: /^Invalid originMountHelper: .*denies non-TLS/ },
   { name: 'tls: a seeder writing to a created origin with plain NFS', build: (stack, vpc) => new DataSeeder(stack, 'S', { vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, mountHelper: MountHelper.NFS, source: SeedSource.fromInstanceDirectory('/srv/data') }), error: /^Invalid mountHelper: .*denies non-TLS/ },

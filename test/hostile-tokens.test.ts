@@ -14,7 +14,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountHelper, SeedSource } from '../lib';
+import { CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountHelper, MountSource, SeedSource } from '../lib';
 import { CfnTemplate, resolveUserData, userDataResources } from './lab/harness/user-data';
 import { newApp } from './util';
 import { runScript, signals } from './util/run-script';
@@ -49,7 +49,7 @@ function parameterizedStack() {
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc, fileSystem, nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [cidr.valueAsString],
   });
-  const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem, mountHelper: MountHelper.NFS });
+  const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS });
   new DataSeeder(stack, 'Seeder', {
     vpc, fileSystem, mountHelper: MountHelper.NFS,
     source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Src', bucket.valueAsString), 'data/'),

@@ -7,7 +7,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheStorage, DataSeeder, FsCacheClientLaunchTemplate, SeedSource } from '../lib';
+import { CacheFleet, CacheStorage, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../lib';
 import { INSTANCE_TYPE_REGIONS } from '../lib/private/instance-type-regions';
 import { instanceTypeFacts } from '../lib/private/instance-types';
 import { importedFs, newApp, stackWithVpc } from './util';
@@ -44,7 +44,7 @@ describe('client types whose cache devices are found (no error, no warning)', ()
     ['t3.large', CacheStorage.EBS],
   ])('%s with %s', (type, cacheStorage) => {
     const { stack, vpc } = stackWithVpc();
-    new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), instanceType: new ec2.InstanceType(type), cacheStorage });
+    new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), instanceType: new ec2.InstanceType(type), cacheStorage });
     Annotations.fromStack(stack).hasNoWarning('/TestStack/Client', Match.anyValue());
   });
 });
@@ -64,7 +64,7 @@ describe('where the default instance types are offered', () => {
     const { stack, vpc } = stackWithVpc();
     const fileSystem = importedFs(stack);
     new CacheFleet(stack, 'Fleet', { vpc, fileSystem, nodeCount: 1 });
-    new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem });
+    new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem) });
     new DataSeeder(stack, 'Seeder', { vpc, fileSystem, source: SeedSource.fromInstanceDirectory('/srv/data') });
     const t = Template.fromStack(stack);
     const lts = Object.values(t.findResources('AWS::EC2::LaunchTemplate')).map((r) => r.Properties.LaunchTemplateData.InstanceType).sort();
@@ -94,7 +94,7 @@ describe('where the default instance types are offered', () => {
     const type = (t: string) => (explicit ? new ec2.InstanceType(t) : undefined);
     const fileSystem = importedFs(stack);
     new CacheFleet(stack, 'Fleet', { vpc, fileSystem, nodeCount: 1, instanceType: type('c6gn.16xlarge') });
-    new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem, instanceType: type('m5d.xlarge') });
+    new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem), instanceType: type('m5d.xlarge') });
     new DataSeeder(stack, 'Seeder', { vpc, fileSystem, source: SeedSource.fromInstanceDirectory('/srv/data'), instanceType: type('m6g.xlarge') });
     expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('^instanceType:'))).toEqual([]);
   });

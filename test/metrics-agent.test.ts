@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper } from '../lib';
+import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
 import { CLIENT_METRICS, METRIC_NAMESPACE, NODE_METRICS } from '../lib/monitoring/metrics';
 import { compactScript } from '../lib/bootstrap/render';
 import { readAsset } from '../lib/private/assets';
@@ -13,7 +13,7 @@ function setUp(metrics?: boolean) {
   const { app, stack, vpc } = stackWithVpc();
   const fileSystem = importedFs(stack);
   const fleet = new CacheFleet(stack, 'Fleet', { vpc, fileSystem, nodeCount: 1, originMountHelper: MountHelper.NFS, metrics });
-  const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: fleet, metrics });
+  const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet), metrics });
   const ud = launchTemplateUserData(stack);
   const of = (prefix: string) => Object.entries(ud).find(([id]) => id.startsWith(prefix))![1];
   return { app, stack, fleet, client, t: Template.fromStack(stack), node: of('FleetLaunchTemplate'), clientUd: of('Client') };
@@ -72,7 +72,7 @@ describe('on-instance metrics through the CloudWatch agent', () => {
     const { stack, vpc } = stackWithVpc();
     const fileSystem = importedFs(stack);
     const role = new iam.Role(stack, 'Mine', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
-    new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem, mountHelper: MountHelper.NFS, role });
+    new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS, role });
     Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
       Roles: [{ Ref: Match.stringLikeRegexp('^Mine') }],
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'cloudwatch:PutMetricData' })]) },
@@ -84,9 +84,9 @@ describe('on-instance metrics through the CloudWatch agent', () => {
     const stack = new Stack(app, 'S');
     const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0 });
     const fileSystem = importedFs(stack);
-    expect(() => new FsCacheClientLaunchTemplate(stack, 'My Clients', { vpc, fileSystem, mountHelper: MountHelper.NFS }))
+    expect(() => new FsCacheClientLaunchTemplate(stack, 'My Clients', { vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS }))
       .toThrow(/Invalid metrics.*S\/My Clients/);
-    expect(() => new FsCacheClientLaunchTemplate(stack, 'Other Clients', { vpc, fileSystem, mountHelper: MountHelper.NFS, metrics: false }))
+    expect(() => new FsCacheClientLaunchTemplate(stack, 'Other Clients', { vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS, metrics: false }))
       .not.toThrow();
   });
 

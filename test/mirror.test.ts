@@ -1,7 +1,7 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper } from '../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource } from '../lib';
 import { renderedCode } from '../lib/bootstrap/render';
 import { mirrorFsid } from '../lib/cache-fleet/mirror';
 import { importedFs, stackWithVpc } from './util';
@@ -138,8 +138,8 @@ describe('CacheFleet mirrors', () => {
   test('a client template mounts the fleet\'s mirrors read-only, without fsc, beside the fsc mount of the re-export', () => {
     const { stack, vpc } = stackWithVpc();
     const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
-    const c = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, cacheFleet: f, mirrorPaths: ['/efs/www/vendor'] });
-    const plain = new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, cacheFleet: f });
+    const c = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/www/vendor'] }) });
+    const plain = new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, source: MountSource.cacheFleet(f) });
     const ud = launchTemplateUserData(stack);
     const p = parameters(ud[stack.getLogicalId(c.launchTemplate.node.defaultChild as any)]);
     // The instance mounts each at the mount point plus its path under /mirror: /mnt/mirror/www/vendor.

@@ -5,7 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as lib from '../lib';
-import { CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MirrorMetric, MountHelper, SeedSource } from '../lib';
+import { CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MirrorMetric, MountHelper, MountSource, SeedSource } from '../lib';
 import { importedFs, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
 
@@ -34,7 +34,7 @@ describe('CacheFleet.fromCacheFleetAttributes', () => {
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(clientStack, 'FleetSg', 'sg-0123456789abcdef1'),
       ...attrs,
     });
-    const clients = new FsCacheClientLaunchTemplate(clientStack, 'Clients', { vpc: clientVpc, cacheFleet: imported, mirrorPaths: attrs.mirrors ? ['/efs/app'] : undefined });
+    const clients = new FsCacheClientLaunchTemplate(clientStack, 'Clients', { vpc: clientVpc, source: MountSource.cacheFleet(imported, { mirrorPaths: attrs.mirrors ? ['/efs/app'] : undefined }) });
     const params = parameters(Object.values(launchTemplateUserData(clientStack))[0]);
     return { fleet, imported, clients, clientStack, params };
   }
@@ -66,15 +66,15 @@ describe('CacheFleet.fromCacheFleetAttributes', () => {
     const imported = CacheFleet.fromCacheFleetAttributes(stack, 'Imported', {
       endpoint: 'x', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef1'),
     });
-    expect(() => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, cacheFleet: imported, mirrorPaths: ['/efs/app'] }))
-      .toThrow(/^Invalid mirrorPaths: '\/efs\/app' is not a mirror of TestStack\/Imported/);
+    expect(() => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.cacheFleet(imported, { mirrorPaths: ['/efs/app'] }) }))
+      .toThrow(/^Invalid source\.mirrorPaths: '\/efs\/app' is not a mirror of TestStack\/Imported/);
   });
 });
 
 describe('grants to the instances\' roles (IGrantable)', () => {
   test.each([
     ['fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 1, originMountHelper: MountHelper.NFS }), /^FleetRole/],
-    ['clients', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, fileSystem: importedFs(stack) }), /^ClientsRole/],
+    ['clients', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.fileSystem(importedFs(stack)) }), /^ClientsRole/],
     ['seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', {
       vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), mountHelper: MountHelper.NFS,
     }), /^SeederRole/],

@@ -2,7 +2,7 @@ import { Stack, Token } from 'aws-cdk-lib';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, SeedSource } from '../lib';
+import { CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../lib';
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../lib/bootstrap/render';
 import { importedFs, stackWithVpc } from './util';
 import { runScript } from './util/run-script';
@@ -142,7 +142,7 @@ describe('commands users add to a template\'s userData', () => {
   test('count toward the 16 KB limit: synth reports it once, cleanly, with the path (no Resolution error wrapping)', () => {
     for (const [path, build] of [
       ['TestStack/Fleet', (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }).userData],
-      ['TestStack/Clients', (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, fileSystem: importedFs(stack) }).userData],
+      ['TestStack/Clients', (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.fileSystem(importedFs(stack)) }).userData],
     ] as const) {
       const { app, stack, vpc } = stackWithVpc();
       // Added after the construct, as users do: the check runs at synth.

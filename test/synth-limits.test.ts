@@ -6,7 +6,7 @@ import { Size, Stack, Token } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
-import { CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorStorage } from '../lib';
+import { CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorStorage, MountSource } from '../lib';
 import { checkImageArchitecture, imageArchitecture } from '../lib/private/image';
 import { instanceTypeFacts } from '../lib/private/instance-types';
 import { systemDirectoryOf } from '../lib/private/paths';
@@ -110,7 +110,7 @@ describe('image architecture', () => {
   test('matching images pass on fleets and clients', () => {
     expect(() => fleet({ machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }) })).not.toThrow();
     const { stack, vpc } = stackWithVpc();
-    expect(() => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), machineImage: ec2.MachineImage.latestAmazonLinux2023() })).not.toThrow();
+    expect(() => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), machineImage: ec2.MachineImage.latestAmazonLinux2023() })).not.toThrow();
   });
 });
 

@@ -27,6 +27,7 @@ import {
   FanOutMode,
   FsCacheClientLaunchTemplate,
   MountHelper,
+  MountSource,
   OriginFileSystem,
   SeedSource,
 } from 'cdk-efs-cache';
@@ -78,7 +79,7 @@ const vpc2 = new ec2.Vpc(tiers, 'Vpc', { maxAzs: 2, natGateways: 1 });
 const origin = new OriginFileSystem(tiers, 'Origin', { vpc: vpc2 });
 new FsCacheClientLaunchTemplate(tiers, 'Readers', {
   vpc: vpc2,
-  fileSystem: origin.fileSystem,
+  source: MountSource.fileSystem(origin.fileSystem),
   instanceType: new ec2.InstanceType('c6gd.4xlarge'),
 });
 const imported = new OriginFileSystem(tiers, 'Imported', {
@@ -96,7 +97,7 @@ const fleet = new CacheFleet(tiers, 'Fleet', {
   instanceType: new ec2.InstanceType('c6in.8xlarge'),
   originMountHelper: MountHelper.EFS_UTILS,
 });
-const fleetReaders = new FsCacheClientLaunchTemplate(tiers, 'FleetReaders', { vpc: vpc2, cacheFleet: fleet });
+const fleetReaders = new FsCacheClientLaunchTemplate(tiers, 'FleetReaders', { vpc: vpc2, source: MountSource.cacheFleet(fleet) });
 const dashboard = new CacheDashboard(tiers, 'Dashboard', { origin: imported, cacheFleet: fleet });
 dashboard.addClients(fleetReaders);
 

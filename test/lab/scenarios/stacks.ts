@@ -6,7 +6,7 @@
 import { CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper } from '../../../lib';
+import { CacheFleet, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../../lib';
 import { importedFs, newApp } from '../../util';
 import { CfnTemplate, IntrinsicValues, resolveUserData } from '../harness';
 
@@ -95,13 +95,13 @@ export function labUserData(): LabUserData {
     zoneName: 'v3.efs-cache.internal',
   });
   const v3Client = new FsCacheClientLaunchTemplate(stack, 'V3Client', {
-    vpc, cacheFleet: v3Fleet, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+    vpc, source: MountSource.cacheFleet(v3Fleet), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
-    vpc, fileSystem, mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+    vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
   const fleetClient = new FsCacheClientLaunchTemplate(stack, 'FleetClient', {
-    vpc, cacheFleet: fleet, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+    vpc, source: MountSource.cacheFleet(fleet), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
   // A step of the user's own on each template: it records when it ran and what the bootstrap had left by then.
   fleet.userData.addCommands(`echo "$(date +%s.%N) exports=$(exportfs | grep -c "^/efs")" > ${USER_STEP_LOG}`);
