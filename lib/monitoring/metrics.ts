@@ -35,8 +35,9 @@ export enum MirrorMetric {
 /**
  * One metric the instances publish (namespace CdkEfsCache): its name, which is the contract with the collectors in
  * assets/, the StatsD type they send it as (a `counter` of what happened since the last run, `|c`, or a `gauge`,
- * `|g`: the agent publishes it as the dimension `metric_type`), and the statistic that reads it over a period. Every
- * metric method and the dashboard read these; nothing else names a metric or chooses its statistic.
+ * `|g`: the agent publishes it as the dimension `metric_type`), and the statistic that reads it over a period: the
+ * fleet's and the clients' metric methods read these (`groupMetric`), and the dashboard reads those methods, so a
+ * metric's name and statistic are written here only.
  */
 export interface InstanceMetric {
   readonly name: string;
