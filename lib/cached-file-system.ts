@@ -1,6 +1,7 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
-import { CacheFleet, CacheFleetOptions } from './cache-fleet/cache-fleet';
+import { CacheFleet } from './cache-fleet/cache-fleet';
+import { CacheFleetOptions } from './cache-fleet/options';
 import { FsCacheClientLaunchTemplate, FsCacheClientOptions } from './client/fs-cache-client';
 import { MountSource } from './client/mount-source';
 import { CacheDashboard, CacheDashboardOptions } from './monitoring/cache-dashboard';

@@ -2,9 +2,9 @@
 // lists. Helpers of the modules below (validation, fsid derivation, metric-name tables) stay internal.
 export { OriginFileSystem, OriginFileSystemProps, OriginOptions } from './origin/origin-file-system';
 export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions, ClientSource } from './cached-file-system';
-export {
-  CacheFleet, CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ClientProtocol, ICacheFleet, MirrorMetric,
-} from './cache-fleet/cache-fleet';
+export { CacheFleet } from './cache-fleet/cache-fleet';
+export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ClientProtocol, ICacheFleet } from './cache-fleet/options';
+export { MirrorMetric } from './monitoring/metrics';
 export { FanOut, FanOutMode, FanOutOptions, FanOutProps } from './cache-fleet/fan-out';
 export { CacheNode, CacheNodeProps } from './cache-fleet/cache-node';
 export { MirrorOptions, MirrorStorage } from './cache-fleet/mirror';

@@ -104,11 +104,13 @@ describe('on-instance metrics through the CloudWatch agent', () => {
     // The node's collector reads its mirrors' metrics in lib/mirror.sh.
     const node = [...compactScript(readAsset('cache-node', 'bootstrap.sh')), ...compactScript(readAsset('lib', 'mirror.sh'))].join('\n');
     const client = compactScript(readAsset('client', 'bootstrap.sh')).join('\n');
-    const gauges: string[] = [NODE_METRICS.nfsdThreads, NODE_METRICS.pageCacheBytes, CLIENT_METRICS.cacheDiskFreePercent,
-      NODE_METRICS.mirrorAgeSeconds, NODE_METRICS.mirrorSyncSeconds, NODE_METRICS.mirrorFilesWalked, NODE_METRICS.mirrorFull,
-      NODE_METRICS.mirrorBytes];
-    for (const [text, names] of [[node, Object.values(NODE_METRICS)], [client, Object.values(CLIENT_METRICS)]] as const) {
-      for (const name of names) expect(text).toMatch(new RegExp(`${name} ${gauges.includes(name) ? 'g' : 'c'}\\b`));
+    // The gauges, named here apart from the table: the table's types must say the same, and the collectors send them so.
+    const gauges = ['NfsdThreads', 'PageCacheBytes', 'CacheDiskFreePercent', 'MirrorAgeSeconds', 'MirrorSyncSeconds', 'MirrorFilesWalked',
+      'MirrorFull', 'MirrorBytes'];
+    const all = [...Object.values(NODE_METRICS), ...Object.values(CLIENT_METRICS)];
+    expect(all.filter((m) => m.type === 'gauge').map((m) => m.name).sort()).toEqual([...gauges].sort());
+    for (const [text, metrics] of [[node, Object.values(NODE_METRICS)], [client, Object.values(CLIENT_METRICS)]] as const) {
+      for (const m of metrics) expect(text).toMatch(new RegExp(`${m.name} ${m.type === 'gauge' ? 'g' : 'c'}\\b`));
     }
   });
 

@@ -1,14 +1,42 @@
-import { Token } from 'aws-cdk-lib';
-import { IConstruct } from 'constructs';
+import { Duration, Token } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct, IConstruct } from 'constructs';
+import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 import { DOT_SEGMENT_RE } from '../private/paths';
-import type { CacheFleetAttributes } from './cache-fleet';
+import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, CacheFleetMirror, ClientProtocol, ICacheFleet } from './options';
 import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, mirrorExportPath, mirrorFsid } from './mirror';
 import { checkExportPath } from './validation';
 
 const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 const IPV4_RE = new RegExp(`^${IPV4_OCTET}(\\.${IPV4_OCTET}){3}$`);
 const LABEL_RE = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * A fleet defined elsewhere, known by its attributes (`CacheFleet.fromCacheFleetAttributes`): checked with a
+ * fleet's own rules, and what the attributes leave out is what a `CacheFleet` defaults to (`CACHE_FLEET_DEFAULTS`).
+ */
+export class ImportedCacheFleet extends Construct implements ICacheFleet {
+  public readonly endpoint: string;
+  public readonly exportPath: string;
+  public readonly attributeCacheTimeout: Duration;
+  public readonly directoryCacheTimeout: Duration;
+  public readonly mirrors: CacheFleetMirror[];
+  public readonly clientProtocol: ClientProtocol;
+  public readonly connections: ec2.Connections;
+
+  constructor(scope: Construct, id: string, attrs: CacheFleetAttributes) {
+    super(scope, id);
+    validateCacheFleetAttributes(this, attrs);
+    this.endpoint = attrs.endpoint;
+    this.exportPath = attrs.exportPath ?? CACHE_FLEET_DEFAULTS.exportPath;
+    this.attributeCacheTimeout = attrs.attributeCacheTimeout ?? CACHE_FLEET_DEFAULTS.attributeCacheTimeout;
+    this.directoryCacheTimeout = attrs.directoryCacheTimeout ?? CACHE_FLEET_DEFAULTS.directoryCacheTimeout;
+    this.mirrors = attrs.mirrors ?? [];
+    this.clientProtocol = attrs.clientProtocol ?? CACHE_FLEET_DEFAULTS.clientProtocol;
+    this.connections = new ec2.Connections({ securityGroups: [attrs.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
+  }
+}
 
 /**
  * Whether `s` is a name a client can mount as `<s>:<path>`: a DNS name (labels of letters, digits and -, at most 253
@@ -35,7 +63,7 @@ export function validateCacheFleetAttributes(scope: IConstruct, attrs: CacheFlee
     throw propError(scope, 'endpoint', `must be the fleet's endpoint, a DNS name (such as 'cache.efs-cache.internal') ` +
       `or an IPv4 address, got '${attrs.endpoint}'.`);
   }
-  const exportPath = attrs.exportPath ?? '/efs';
+  const exportPath = attrs.exportPath ?? CACHE_FLEET_DEFAULTS.exportPath;
   if (concrete(exportPath)) checkExportPath(scope, exportPath);
   for (const [name, d] of [['attributeCacheTimeout', attrs.attributeCacheTimeout], ['directoryCacheTimeout', attrs.directoryCacheTimeout]] as const) {
     if (d && !Token.isUnresolved(d.toSeconds()) && (d.toSeconds() < 0 || d.toSeconds() > 3600)) {
@@ -49,7 +77,7 @@ export function validateCacheFleetAttributes(scope: IConstruct, attrs: CacheFlee
 function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes, exportPath: string): void {
   const mirrors = attrs.mirrors ?? [];
   const concrete = (v: string) => !Token.isUnresolved(v);
-  const example = concrete(exportPath) && !DOT_SEGMENT_RE.test(exportPath) ? exportPath : '/efs';
+  const example = concrete(exportPath) && !DOT_SEGMENT_RE.test(exportPath) ? exportPath : CACHE_FLEET_DEFAULTS.exportPath;
   mirrors.forEach((m, i) => {
     const at = `mirrors[${i}]`;
     if (concrete(m.path) && !isMirrorPath(m.path)) {

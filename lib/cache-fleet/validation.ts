@@ -6,7 +6,7 @@ import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '
 import { checkImageArchitecture } from '../private/image';
 import { instanceTypeFacts } from '../private/instance-types';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
-import { ClientProtocol, type CacheFleetOptions } from './cache-fleet';
+import { CACHE_FLEET_DEFAULTS, CacheFleetOptions, ClientProtocol } from './options';
 import { FanOutMode } from './fan-out';
 import { checkMirrorSizeFits, validateMirrorOptions } from './mirror';
 
@@ -44,7 +44,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   int('sunrpcSlotTableEntries', o.sunrpcSlotTableEntries, 2, 65536);
   int('vfsCachePressure', o.vfsCachePressure, 0, 1000);
   int('warmWorkers', o.warmWorkers, 1, 512);
-  const exportPath = o.exportPath ?? '/efs';
+  const exportPath = o.exportPath ?? CACHE_FLEET_DEFAULTS.exportPath;
   knownAtSynth(scope, 'exportPath', exportPath, 'mirror and warm paths are checked against it');
   knownAtSynth(scope, 'originPath', o.originPath, 'the fleet\'s file system id is derived from it');
   checkExportPath(scope, exportPath);

@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
-import { ClientProtocol, ICacheFleet } from '../cache-fleet/cache-fleet';
+import { ClientProtocol, ICacheFleet } from '../cache-fleet/options';
 import { MountSource } from './mount-source';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { allowFromConsumerSide } from '../private/connections';
@@ -393,22 +393,22 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
 
   /** Pages the instances read from their disk cache (sum per period): FS-Cache hits. */
   public metricFscacheReads(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheReads, 'Sum', props);
+    return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheReads, props);
   }
 
   /** Pages the instances wrote to their disk cache (sum per period): misses being filled. */
   public metricFscacheWrites(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheWrites, 'Sum', props);
+    return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheWrites, props);
   }
 
   /** Cache objects culled (sum per period). */
   public metricFscacheCulled(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheCulled, 'Sum', props);
+    return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheCulled, props);
   }
 
   /** Free space of the fullest instance's cache file system, percent (minimum). */
   public metricCacheDiskFreePercent(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return groupMetric(this.metricsGroup, CLIENT_METRICS.cacheDiskFreePercent, 'Minimum', props);
+    return groupMetric(this.metricsGroup, CLIENT_METRICS.cacheDiskFreePercent, props);
   }
 }
 

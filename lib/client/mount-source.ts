@@ -1,6 +1,6 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
-import { ICacheFleet } from '../cache-fleet/cache-fleet';
+import { ICacheFleet } from '../cache-fleet/options';
 import { efsDnsName, MountHelper } from '../private/mount';
 
 /** Options of a cache fleet as a mount source (`MountSource.cacheFleet`): the fleet's mirrors to mount as well. */

@@ -4,9 +4,12 @@ import * as cwactions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct, IConstruct } from 'constructs';
-import { CacheFleet, MirrorMetric } from '../cache-fleet/cache-fleet';
-import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
-import { OriginFileSystem } from '../origin/origin-file-system';
+// The dashboard reads the tiers through their metric methods and the metric table: the tiers' modules are imported
+// for their types only, so the dashboard is a leaf of the module graph (the tiers never import it back).
+import type { CacheFleet } from '../cache-fleet/cache-fleet';
+import type { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
+import type { OriginFileSystem } from '../origin/origin-file-system';
+import { MirrorMetric } from './metrics';
 import { knownAtSynth, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
 

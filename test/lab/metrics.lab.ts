@@ -4,7 +4,7 @@
  * listener on 127.0.0.1:8125 inside each VM stands in for the agent's StatsD input and records what the collector
  * sends; the values must follow the NFS traffic the test generates.
  */
-import { CLIENT_METRICS, groupMetric, NODE_METRICS } from '../../lib/monitoring/metrics';
+import { CLIENT_METRICS, groupMetric, InstanceMetric, NODE_METRICS } from '../../lib/monitoring/metrics';
 import { CloudInitResult, Lab, progress, Vm } from './harness';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, ORIGIN_USER_DATA } from './scenarios/stacks';
 
@@ -161,9 +161,10 @@ describe('lab metrics: the collector on a cache node and an FS-Cache client', ()
     expect(groupOf(ud.fleetClient)).toBe('Lab/FleetClient');
     // Exactly the dashboard's metric names, each with the StatsD type that gives the metric_type the dashboard uses.
     for (const [r, names, group] of [[n, NODE_METRICS, 'Lab/Fleet'], [c, CLIENT_METRICS, 'Lab/FleetClient']] as const) {
-      expect(Object.keys(r.types).sort()).toEqual(Object.values(names).sort());
+      const metrics: InstanceMetric[] = Object.values(names);
+      expect(Object.keys(r.types).sort()).toEqual(metrics.map((m) => m.name).sort());
       for (const [name, t] of Object.entries(r.types)) {
-        expect({ name, type: groupMetric(group, name, 'Sum').dimensions?.metric_type })
+        expect({ name, type: groupMetric(group, metrics.find((m) => m.name === name)!).dimensions?.metric_type })
           .toEqual({ name, type: t === 'g' ? 'gauge' : 'counter' });
       }
     }

@@ -1,0 +1,93 @@
+import * as crypto from 'crypto';
+import { Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { mirrorParameters } from './mirror';
+import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetOptions, CacheFleetProps, ClientProtocol } from './options';
+import { NODE_CACHE_DIR } from './validation';
+import { instanceMetrics } from '../monitoring/metrics';
+import { exportClients } from '../private/cidr';
+import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
+import { efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
+
+/**
+ * The export's fsid: a UUID derived from the fleet's construct path and the re-exported origin path, so every node
+ * of the fleet gets the same one without a database, and it stays the same across deployments. `numeric` (an NFSv3
+ * fleet): a 32-bit number derived the same way, 12 bytes shorter in every file handle.
+ */
+export function fsidFor(constructPath: string, originPath: string, numeric = false): string {
+  const h = crypto.createHash('sha256').update(`cdk-efs-cache:fsid:${constructPath}:${originPath}`).digest('hex');
+  // A number from 1 to 2^31 - 1: exportfs keeps fsid=<number> in an int (it prints one above 2^31 - 1 as a negative
+  // number), and 0 would make the export the NFSv4 pseudo-root.
+  if (numeric) return String((parseInt(h.slice(0, 8), 16) % 0x7fffffff) + 1);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/** The options of the nodes' mount of the origin. */
+export function originMountOptions(props: CacheFleetOptions, helper: MountHelper, diskCache: boolean): string[] {
+  const ac = seconds(props.attributeCacheTimeout ?? DEFAULTS.attributeCacheTimeout);
+  const acdir = seconds(props.directoryCacheTimeout ?? DEFAULTS.directoryCacheTimeout);
+  return [
+    // FS-Cache keys its cache on the server's address and port: with the disk cache, efs-utils' local TLS port is
+    // pinned (as on clients), so a remount finds what the disk holds.
+    ...(diskCache ? ['fsc'] : []),
+    ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam', ...(diskCache ? ['tlsport=20049'] : [])] : []),
+    ...RECOMMENDED_NFS_OPTIONS,
+    'ro',
+    props.closeToOpenConsistency ? 'cto' : 'nocto',
+    'ac',
+    'lookupcache=all',
+    `acregmin=${ac}`, `acregmax=${ac}`, `acdirmin=${acdir}`, `acdirmax=${acdir}`,
+  ];
+}
+
+/** What the fleet derived from its props and the node type, which the node parameters carry. */
+export interface NodeValues {
+  readonly exportPath: string;
+  readonly fsid: string;
+  readonly nfsdThreads: number;
+  readonly diskCache: boolean;
+  readonly clientProtocol: ClientProtocol;
+  readonly mountHelper: MountHelper;
+}
+
+/**
+ * The `EFSC_*` parameters of the nodes' bootstrap (assets/cache-node/bootstrap.sh), the same for every node: what
+ * differs between nodes reaches them as tags (`EFSC_NODE_IDENTITY: 'tags'`). With `metrics` (the default) this
+ * grants `role` PutMetricData, which `grantNodeRole` acknowledges.
+ */
+export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFleetProps, v: NodeValues): Record<string, string> {
+  const stack = Stack.of(fleet);
+  const clientCidrs = props.clientCidrs ?? [props.vpc.vpcCidrBlock];
+  const rewarm = props.warmPaths?.length ? (props.rewarmInterval ?? DEFAULTS.rewarmInterval) : undefined;
+  return {
+    EFSC_ORIGIN_SERVER: efsDnsName(props.fileSystem),
+    EFSC_ORIGIN_PATH: props.originPath ?? DEFAULTS.originPath,
+    EFSC_ORIGIN_MOUNT_TYPE: v.mountHelper,
+    EFSC_ORIGIN_MOUNT_OPTIONS: originMountOptions(props, v.mountHelper, v.diskCache).join(','),
+    EFSC_MOUNT_TIMEOUT_SEC: seconds(props.originMountTimeout ?? DEFAULTS.originMountTimeout),
+    EFSC_EXPORT_PATH: v.exportPath,
+    EFSC_EXPORT_FSID: v.fsid,
+    EFSC_EXPORT_CLIENTS: exportClients(clientCidrs),
+    EFSC_NFSD_THREADS: String(v.nfsdThreads),
+    EFSC_READ_AHEAD_KB: String((props.readAhead ?? DEFAULTS.readAhead).toKibibytes()),
+    EFSC_SUNRPC_SLOTS: String(props.sunrpcSlotTableEntries ?? DEFAULTS.sunrpcSlotTableEntries),
+    EFSC_VFS_CACHE_PRESSURE: String(props.vfsCachePressure ?? DEFAULTS.vfsCachePressure),
+    EFSC_WARM_PATHS: (props.warmPaths ?? []).join(' '),
+    EFSC_WARM_WORKERS: String(props.warmWorkers ?? DEFAULTS.warmWorkers),
+    EFSC_REWARM_INTERVAL: rewarm ? systemdTimeSpan(rewarm) : '',
+    ...instanceMetrics(fleet, role, props.metrics ?? DEFAULTS.metrics),
+    ...mirrorParameters(fleet.node.path, props, v.mountHelper, v.diskCache),
+    EFSC_NODE_DISK_CACHE: String(v.diskCache),
+    ...(v.clientProtocol === ClientProtocol.NFS_V3 ? { EFSC_NFS_V3: 'true' } : {}),
+    ...(v.diskCache ? diskCacheParameters({
+      dir: NODE_CACHE_DIR, label: 'efs-node-cache', tag: 'efsnode',
+      deviceModel: props.nodeDiskCacheDeviceModel ?? INSTANCE_STORE_MODEL, initializeDevices: false, cull: DEFAULT_CULL,
+    }) : {}),
+    // One launch template for every node: what differs between nodes (the stable interface to attach, the group to
+    // signal) reaches each instance as tags its group propagates, read at boot through the metadata service.
+    EFSC_NODE_IDENTITY: 'tags',
+    EFSC_SIGNAL_STACK: stack.stackName,
+    EFSC_SIGNAL_REGION: stack.region,
+  };
+}

@@ -1,0 +1,60 @@
+import { Stack, Tags, Validations } from 'aws-cdk-lib';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { CacheNode } from './cache-node';
+import { PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
+import { grantSignal, instanceRole } from '../private/instance';
+import { acknowledgeWildcardResource } from '../private/nag';
+
+/**
+ * The tag that scopes the nodes' permission to attach network interfaces: each node's group copies it, with the
+ * fleet's construct address as its value, onto the instances it launches.
+ */
+export const FLEET_TAG = 'cdk-efs-cache:fleet';
+
+/**
+ * The nodes' role, made before the parameters that grant it more (the metrics): SSM Session Manager and read-only
+ * EFS client access to the origin (ClientMount, and ClientRootAccess so that the nodes' root reads every file).
+ */
+export function nodeRole(fleet: Construct, fileSystem: efs.IFileSystem): iam.Role {
+  const role = instanceRole(fleet, 'EFS cache nodes: SSM Session Manager, read-only EFS client, own interface and stack signal');
+  fileSystem.grant(role, 'elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess');
+  return role;
+}
+
+/**
+ * What the role needs once the nodes exist: signalling the fleet's stack, attaching the nodes' stable interfaces
+ * (Route 53 mode) to instances tagged with this fleet, and the cdk-nag acknowledgements of the statements on `*`
+ * (`metrics`: the PutMetricData statement the node parameters added). Then the tag itself on every node's group.
+ */
+export function grantNodeRole(fleet: Construct, role: iam.Role, nodes: CacheNode[], metrics: boolean): void {
+  const stack = Stack.of(fleet);
+  const interfaces = nodes.flatMap((n) => (n.networkInterface ? [n.networkInterface] : []));
+  grantSignal(role, stack);
+  if (interfaces.length > 0) {
+    role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['ec2:AttachNetworkInterface'],
+      resources: interfaces.map((eni) => stack.formatArn({ service: 'ec2', resource: 'network-interface', resourceName: eni.ref })),
+    }));
+    // The attach step waits for the interface to show as attached; Describe* calls support no resource scoping.
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeNetworkInterfaces'], resources: ['*'] }));
+    const instanceArn = stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' });
+    role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['ec2:AttachNetworkInterface'],
+      resources: [instanceArn],
+      conditions: { StringEquals: { [`aws:ResourceTag/${FLEET_TAG}`]: fleet.node.addr } },
+    }));
+    acknowledgeWildcardResource(role, instanceArn,
+      'Instance ids exist only after launch; the statement is limited to instances tagged with this fleet.');
+  }
+  const onStar = [
+    ...(interfaces.length > 0 ? ['ec2:DescribeNetworkInterfaces (read-only) does not support resource-level permissions.'] : []),
+    ...(metrics ? [PUT_METRIC_DATA_REASON] : []),
+  ];
+  if (onStar.length > 0) {
+    Validations.of(role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: `${onStar.join(' ')} Nothing else is on *.` });
+  }
+  // The tag that scopes the attach permission; groups copy it onto the instances they launch.
+  for (const n of nodes) Tags.of(n.autoScalingGroup).add(FLEET_TAG, fleet.node.addr);
+}

@@ -1,0 +1,365 @@
+import { Duration, Size } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import { IConstruct } from 'constructs';
+import { FanOutMode, FanOutOptions } from './fan-out';
+import { MirrorOptions } from './mirror';
+import { MountHelper } from '../mount-helper';
+
+/*
+ * The options of a cache fleet and how clients see one (its own or one of another stack): the types a fleet, its
+ * validation, its import and its clients share, and the defaults they apply, each written once.
+ */
+
+/**
+ * The NFS version clients mount a cache fleet with (`clientProtocol`). Either way the nodes mount the origin over
+ * NFSv4.1 (EFS serves nothing else) and serve the mirrors over NFSv4.1 (their delegations).
+ */
+export enum ClientProtocol {
+  /**
+   * NFSv4.1 only. Every open of a file a client re-opens reaches the node as an OPEN, and through the re-export the
+   * origin: the node spares the origin the reads, not the opens (docs/benchmarks.md, item 9).
+   */
+  NFS_V4_1 = 'nfs4.1',
+  /**
+   * NFSv3 (and NFSv4.1 for the mirrors). NFSv3 has no OPEN: a client that holds a file's attributes (the fleet's
+   * timers, `nocto`) re-opens and re-reads it without asking the node, and the node reads it without asking the
+   * origin (docs/benchmarks.md, item 9). An NFSv3 file handle holds at most 64 bytes and a re-export's is the origin's
+   * plus about 22, so each node checks before it serves, with an NFSv3 mount of its own export, that the origin's
+   * handles fit, and does not serve (one FATAL line, the node's FAILURE signal) if they do not. Clients mount with
+   * `nolock` (the export is read-only) and fixed ports, NFS on 2049 and mountd on 20048 (`CacheFleet.MOUNTD_PORT`),
+   * so the security groups open those two and nothing needs rpcbind. Route 53 fan-out only.
+   */
+  NFS_V3 = 'nfs3',
+}
+
+/**
+ * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
+ */
+export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
+  /**
+   * Number of cache nodes, 1 to 128. Each node is its own Auto Scaling group of one, spread round robin over the
+   * subnets, launched from the fleet's one launch template; 128 nodes with the dashboard make 440 of
+   * CloudFormation's 500 resources per stack.
+   *
+   * @default 2
+   */
+  readonly nodeCount?: number;
+
+  /**
+   * Instance type of the nodes. Memory is the cache; network bandwidth is the throughput. arm64 or x86_64 follows
+   * the type.
+   *
+   * @default c7gn.16xlarge (Graviton3, 64 vCPU, 128 GiB, 200 Gbps), which some regions do not offer (README lists
+   * them; a stack in such a region gets a synth warning naming an alternative)
+   */
+  readonly instanceType?: ec2.InstanceType;
+
+  /**
+   * The nodes' image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu. Where the image's architecture
+   * shows at synth, it must match `instanceType`'s (EC2 refuses to launch the instances otherwise): in the name of
+   * the SSM parameter that holds its id (`MachineImage.latestAmazonLinux2023({ cpuType })` and the other Amazon Linux
+   * helpers, `fromSsmParameter`, `resolveSsmParameterAtLaunch`: `arm64`/`aarch64` or `x86_64`/`amd64`), or in the
+   * `architecture` filter of `MachineImage.lookup`. Other images (an AMI map, a parameter name that is a token) are
+   * not checked.
+   *
+   * @default - Amazon Linux 2023 with its default kernel, for the instance type's architecture, via SSM parameter
+   */
+  readonly machineImage?: ec2.IMachineImage;
+
+  /**
+   * Subnets of the nodes (round robin). Every AZ needs an origin mount target. In isolated subnets the nodes need
+   * VPC endpoints (packages, CloudFormation, EC2, CloudWatch, SSM), which a synth warning names.
+   *
+   * @default - the VPC's private subnets with egress (or isolated, if it has none)
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+
+  /**
+   * Path in the origin file system that the nodes mount and re-export.
+   *
+   * @default '/'
+   */
+  readonly originPath?: string;
+
+  /**
+   * Where nodes mount the origin, which is also the path clients mount from a node (`node:/efs`). Not a system
+   * directory a mount would hide (/bin, /boot, /dev, /etc, /home, /lib, /lib64, /opt, /proc, /root, /run, /sbin, /snap,
+   * /sys, /tmp, /usr and /var, /usr/bin, /usr/include, /usr/lib, /usr/lib64, /usr/libexec, /usr/local, /usr/sbin,
+   * /usr/share, /var/cache, /var/lib, /var/lib/nfs, /var/lock, /var/log, /var/run, /var/spool, /var/tmp) or a parent
+   * of one, nor inside /boot, /dev, /etc, /proc, /run, /sys, /var/lib/nfs, /var/lock or /var/run; nor the nodes'
+   * own /mirror (with `mirrorPaths`) or /var/cache/fscache (with `nodeDiskCache`), inside them or containing them.
+   *
+   * @default '/efs'
+   */
+  readonly exportPath?: string;
+
+  /**
+   * Addresses allowed to mount the export (NFS export access list): IPv4 or IPv6 CIDR blocks (`10.0.0.0/16`,
+   * `fd00::/64`) with no host bits set. A /0 in any spelling, and blocks that together cover every IPv4 or IPv6
+   * address, are refused. Tokens are checked by the nodes at boot (prefix lengths 1-32 or 1-128). Network access is
+   * governed separately by the security groups (`connections`).
+   *
+   * @default - the VPC's CIDR block
+   */
+  readonly clientCidrs?: string[];
+
+  /**
+   * How nodes mount the origin.
+   *
+   * @default MountHelper.EFS_UTILS (TLS, IAM), which a file system created by this library requires
+   */
+  readonly originMountHelper?: MountHelper;
+
+  /**
+   * How long nodes cache file attributes of the origin (acregmin = acregmax). Long timers suit read-mostly data:
+   * a change on EFS shows through a node after at most this long.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly attributeCacheTimeout?: Duration;
+
+  /**
+   * How long nodes cache directory attributes and listings of the origin (acdirmin = acdirmax).
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly directoryCacheTimeout?: Duration;
+
+  /**
+   * Whether nodes revalidate a file with the origin on every open (close-to-open consistency). Off (`nocto`) suits
+   * read-only or rarely changing data, which is what a cache tier is for.
+   *
+   * @default false
+   */
+  readonly closeToOpenConsistency?: boolean;
+
+  /**
+   * The NFS version clients mount the fleet with (see `ClientProtocol`). NFSv3 lets a client re-open what it holds
+   * without asking the node, where NFSv4.1 passes every open through to the origin; each node checks that the
+   * origin's file handles fit NFSv3 before it serves.
+   *
+   * @default ClientProtocol.NFS_V4_1
+   */
+  readonly clientProtocol?: ClientProtocol;
+
+  /**
+   * nfsd threads per node.
+   *
+   * @default - 2 per vCPU, at least 8 (128 on a c7gn.16xlarge); 64 when the type's vCPU count is not known (with
+   * a synth warning)
+   */
+  readonly nfsdThreads?: number;
+
+  /**
+   * Read-ahead of the origin mount on the nodes.
+   *
+   * @default Size.mebibytes(8)
+   */
+  readonly readAhead?: Size;
+
+  /**
+   * sunrpc TCP slot table entries (concurrent RPCs per connection to the origin).
+   *
+   * @default 128
+   */
+  readonly sunrpcSlotTableEntries?: number;
+
+  /**
+   * vm.vfs_cache_pressure: low values keep inodes and dentries cached, which metadata-heavy work wants.
+   *
+   * @default 1
+   */
+  readonly vfsCachePressure?: number;
+
+  /**
+   * A second cache level on each node: the node's origin mount keeps what it reads on a RAID 0 of the node type's
+   * NVMe instance store too (FS-Cache), so a working set larger than RAM is still served from the node, and a file
+   * the page cache evicted is read from local disk, not from EFS. Instance store is lost on stop/start (the cache
+   * is rebuilt empty) and kept across reboots. A node that cannot build it does not serve.
+   *
+   * @default - on when `instanceType` has NVMe instance store (c7gd, c6gd, m6id, i4i and the like), off otherwise
+   */
+  readonly nodeDiskCache?: boolean;
+
+  /**
+   * The model string of the devices the nodes' disk cache is built on, as `/sys/block/<device>/device/model` shows
+   * it: change it only for images or hardware that name instance store otherwise.
+   *
+   * @default 'Amazon EC2 NVMe Instance Storage'
+   */
+  readonly nodeDiskCacheDeviceModel?: string;
+
+  /**
+   * Paths under `exportPath` read in parallel before a node starts serving, so the first client read hits RAM.
+   *
+   * @default - no warming
+   */
+  readonly warmPaths?: string[];
+
+  /**
+   * Parallel readers when warming.
+   *
+   * @default 16
+   */
+  readonly warmWorkers?: number;
+
+  /**
+   * How often a node reads the warm paths again, bringing back what the page cache evicted. Whole minutes.
+   *
+   * @default Duration.hours(6) when warmPaths are given
+   */
+  readonly rewarmInterval?: Duration;
+
+  /**
+   * The data a node is expected to hold in RAM. A node type with less memory gets a synth-time warning.
+   *
+   * @default - not checked
+   */
+  readonly workingSetSize?: Size;
+
+  /**
+   * Longest time the first mount of the origin may take before the node gives up (and does not serve).
+   *
+   * @default Duration.minutes(3)
+   */
+  readonly originMountTimeout?: Duration;
+
+  /**
+   * How long CloudFormation waits for each node to report that it serves.
+   *
+   * @default Duration.minutes(20)
+   */
+  readonly bootstrapTimeout?: Duration;
+
+  /**
+   * Root volume size of the nodes (encrypted gp3).
+   *
+   * @default Size.gibibytes(16)
+   */
+  readonly rootVolumeSize?: Size;
+
+  /**
+   * Publish the nodes' nfsd and page cache metrics (namespace CdkEfsCache, dimension Group) through the CloudWatch
+   * agent, which the nodes install on Amazon Linux 2023, with a collector that reads /proc every minute. Grants
+   * `cloudwatch:PutMetricData` in that namespace only. Off: nothing is installed and the dashboard's node widgets
+   * stay empty.
+   *
+   * @default true
+   */
+  readonly metrics?: boolean;
+}
+
+/** A subtree that the nodes serve from a local copy (`mirrorPaths`). */
+export interface CacheFleetMirror {
+  /** The node path under `exportPath` that is mirrored, e.g. `/efs/app`. */
+  readonly path: string;
+  /** The path clients mount from the fleet, e.g. `/mirror/app`. */
+  readonly exportPath: string;
+  /** The mirror's fsid, the same on every node. */
+  readonly fsid: string;
+}
+
+/** Properties of `CacheFleet`. */
+export interface CacheFleetProps extends CacheFleetOptions {
+  /** The VPC of the nodes. */
+  readonly vpc: ec2.IVpc;
+
+  /** The origin: an EFS file system, created anywhere or imported. */
+  readonly fileSystem: efs.IFileSystem;
+}
+
+/**
+ * A cache fleet as its clients see it: the name and path they mount, the security group they are let through, the
+ * attribute caching the nodes apply, and the mirrors. A `CacheFleet`, or one defined elsewhere
+ * (`CacheFleet.fromCacheFleetAttributes`).
+ */
+export interface ICacheFleet extends IConstruct, ec2.IConnectable {
+  /** The name clients mount: every node (Route 53 round robin) or the load balancer. */
+  readonly endpoint: string;
+  /** The path clients mount from the fleet. */
+  readonly exportPath: string;
+  /** How long nodes cache the origin's file attributes: a change on EFS shows through a node after at most this. */
+  readonly attributeCacheTimeout: Duration;
+  /** How long nodes cache the origin's directory attributes and listings. */
+  readonly directoryCacheTimeout: Duration;
+  /** The subtrees served from a local copy on every node (`mirrorPaths`), with the paths clients mount. */
+  readonly mirrors: CacheFleetMirror[];
+  /** The NFS version clients mount the fleet with. */
+  readonly clientProtocol: ClientProtocol;
+}
+
+/**
+ * What a client needs to know of a cache fleet defined in another stack or app (`CacheFleet.fromCacheFleetAttributes`).
+ * Values known at synth are checked with the rules a `CacheFleet` applies to its own (`Invalid <attribute>: ...`);
+ * tokens (an import of the fleet stack's outputs, an SSM parameter) are checked by the clients at boot.
+ */
+export interface CacheFleetAttributes {
+  /** The name clients mount: the fleet's `endpoint`, a DNS name or an IPv4 address. */
+  readonly endpoint: string;
+  /**
+   * The security group clients are let through on TCP 2049: the fleet's `connections.securityGroups[0]` (the nodes'
+   * group with Route 53, the load balancer's with an NLB).
+   */
+  readonly securityGroup: ec2.ISecurityGroup;
+  /**
+   * The path clients mount: the fleet's `exportPath` (an absolute path other than /, without . or .. segments).
+   *
+   * @default '/efs'
+   */
+  readonly exportPath?: string;
+  /**
+   * The fleet's `attributeCacheTimeout`.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly attributeCacheTimeout?: Duration;
+  /**
+   * The fleet's `directoryCacheTimeout`.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly directoryCacheTimeout?: Duration;
+  /**
+   * The fleet's `mirrors`, for clients that mount them (`mirrorPaths`), copied whole: each `path` under `exportPath`,
+   * its `exportPath` where the fleet serves it (`/mirror/<path under exportPath>`), its `fsid` a UUID; no path twice
+   * or inside another. Any of them may be a token: a client computes a mirror's mount point from its `exportPath`
+   * at boot.
+   *
+   * @default - none
+   */
+  readonly mirrors?: CacheFleetMirror[];
+  /**
+   * The fleet's `clientProtocol`. With `ClientProtocol.NFS_V3` clients are let into `securityGroup` on TCP 2049 and
+   * on `CacheFleet.MOUNTD_PORT`.
+   *
+   * @default ClientProtocol.NFS_V4_1
+   */
+  readonly clientProtocol?: ClientProtocol;
+}
+
+/**
+ * The defaults of a fleet's options, in one table: a `CacheFleet` applies them to what its props leave out, and a
+ * fleet imported by its attributes (`CacheFleet.fromCacheFleetAttributes`) to what the attributes leave out, so
+ * that clients of either mount the same path with the same timers. Each entry is the `@default` of the option of
+ * the same name.
+ */
+export const CACHE_FLEET_DEFAULTS = {
+  nodeCount: 2,
+  fanOut: FanOutMode.ROUTE53,
+  originPath: '/',
+  exportPath: '/efs',
+  originMountHelper: MountHelper.EFS_UTILS,
+  attributeCacheTimeout: Duration.minutes(10),
+  directoryCacheTimeout: Duration.minutes(10),
+  clientProtocol: ClientProtocol.NFS_V4_1,
+  readAhead: Size.mebibytes(8),
+  sunrpcSlotTableEntries: 128,
+  vfsCachePressure: 1,
+  warmWorkers: 16,
+  rewarmInterval: Duration.hours(6),
+  originMountTimeout: Duration.minutes(3),
+  bootstrapTimeout: Duration.minutes(20),
+  rootVolumeSize: Size.gibibytes(16),
+  metrics: true,
+} as const;
