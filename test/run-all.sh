@@ -41,6 +41,10 @@ count_jest() {
 step "type check" npx tsc --noEmit -p .
 step "unit tests" npx jest --ci --json --outputFile="$results/unit.json"
 count_jest "$results/unit.json"
+# lib/ without import cycles (madge, type-only imports included), proved first on a two-module canary.
+cycles() { bash test/cycles.sh | tee "$results/cycles.log"; }
+step "lib/ without import cycles" cycles
+count_line "$results/cycles.log"
 step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/package/pack-and-synth.sh
 # The jsii build, the Python package generated from it, API.md against the code, the README's examples compiled in
 # TypeScript and run in Python, and the sample stack written in Python synthesized and compared with the TypeScript
