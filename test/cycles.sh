@@ -5,7 +5,7 @@
 # path, a parser that skips TypeScript) fails here instead of passing. Prints `cycles: N passed, M failed` last.
 # MADGE overrides the command (default: the project's own madge, never a download).
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 read -r -a madge <<<"${MADGE:-npx --no-install madge}"
 passed=0
 failed=0
