@@ -5,7 +5,7 @@ import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 import { DOT_SEGMENT_RE } from '../private/paths';
 import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, CacheFleetMirror, ClientProtocol, ICacheFleet } from './options';
-import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, mirrorExportPath, mirrorFsid } from './mirror';
+import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, MIRROR_ROOT, mirrorExportPath, mirrorFsid } from './mirror';
 import { checkExportPath } from './validation';
 
 const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
@@ -89,8 +89,8 @@ function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes,
         `mirrors node paths below its export, e.g. '${exportPath}/app'.`);
     }
     if (concrete(m.exportPath) && !isMirrorExportPath(m.exportPath)) {
-      throw propError(scope, 'mirrors', `${at}.exportPath '${m.exportPath}' is not a path under /mirror (letters, digits, . _ - /, ` +
-        'no trailing / or //, no . or .. segment): give the fleet\'s mirrors[].exportPath, e.g. \'/mirror/app\'.');
+      throw propError(scope, 'mirrors', `${at}.exportPath '${m.exportPath}' is not a path under ${MIRROR_ROOT} (letters, digits, . _ - /, ` +
+        `no trailing / or //, no . or .. segment): give the fleet's mirrors[].exportPath, e.g. '${MIRROR_ROOT}/app'.`);
     }
     if (concrete(m.path) && concrete(exportPath) && concrete(m.exportPath) && m.exportPath !== mirrorExportPath(exportPath, m.path)) {
       throw propError(scope, 'mirrors', `${at}.exportPath '${m.exportPath}' is not where the fleet exports '${m.path}': a fleet with ` +

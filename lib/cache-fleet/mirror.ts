@@ -3,7 +3,7 @@ import { Annotations, Duration, Size, SizeRoundingBehavior } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
-import { MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 
 /** Where a node keeps the copies of its mirrors (`mirrorStorage`). */
@@ -85,8 +85,15 @@ export interface MirrorOptions {
   readonly mirrorSyncWorkers?: number;
 }
 
+/**
+ * The root under which every node exports its mirrors (`MIRROR_ROOT/<path under exportPath>`). The nodes' script
+ * names it too (assets/lib/mirror.sh `MIRROR_ROOT`, assets/client/bootstrap.sh); test/shared-facts.test.ts fails if
+ * they differ.
+ */
+export const MIRROR_ROOT = '/mirror';
+
 /** The path clients mount a mirror from: `/mirror/<path under exportPath>`, as `mirrorExportPath` makes it. */
-export const MIRROR_EXPORT_RE = /^\/mirror\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
+export const MIRROR_EXPORT_RE = new RegExp(`^${MIRROR_ROOT}/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$`);
 
 /** The fsid of a mirror, as `mirrorFsid` makes it and the nodes' check (assets/lib/mirror.sh) takes it: a UUID, lowercase. */
 export const MIRROR_FSID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -106,7 +113,12 @@ export function isMirrorExportPath(p: string): boolean {
 
 /** Where clients mount a mirror of node path `path` (under `exportPath`): `/mirror/<path under exportPath>`. */
 export function mirrorExportPath(exportPath: string, path: string): string {
-  return `/mirror${path.slice(exportPath.length)}`;
+  return `${MIRROR_ROOT}${path.slice(exportPath.length)}`;
+}
+
+/** The part of a mirror's export path (`/mirror/app`, one `isMirrorExportPath` accepts) under the root: `/app`. */
+export function underMirrorRoot(mirrorExport: string): string {
+  return mirrorExport.slice(MIRROR_ROOT.length);
 }
 
 /** The fsid of one mirror: a UUID from the fleet's construct path and the mirror's path, the same on every node. */
@@ -234,7 +246,7 @@ export function mirrorParameters(constructPath: string, o: MirrorOptions, helper
     EFSC_MIRROR_TIMEOUT_SEC: seconds(o.mirrorSyncTimeout ?? Duration.minutes(10)),
     EFSC_MIRROR_WORKERS: String(o.mirrorSyncWorkers ?? 8),
     EFSC_MIRROR_SOURCE_OPTIONS: [
-      ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam'] : []),
+      ...helperOptions(helper),
       ...RECOMMENDED_NFS_OPTIONS, 'ro', 'nosharecache', 'actimeo=0',
     ].join(','),
   };

@@ -8,7 +8,7 @@ import { NODE_CACHE_DIR } from './validation';
 import { instanceMetrics } from '../monitoring/metrics';
 import { exportClients } from '../private/cidr';
 import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
-import { efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
+import { EFS_UTILS_TLS_PORT, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
 
 /**
  * The export's fsid: a UUID derived from the fleet's construct path and the re-exported origin path, so every node
@@ -31,7 +31,7 @@ export function originMountOptions(props: CacheFleetOptions, helper: MountHelper
     // FS-Cache keys its cache on the server's address and port: with the disk cache, efs-utils' local TLS port is
     // pinned (as on clients), so a remount finds what the disk holds.
     ...(diskCache ? ['fsc'] : []),
-    ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam', ...(diskCache ? ['tlsport=20049'] : [])] : []),
+    ...helperOptions(helper, diskCache ? EFS_UTILS_TLS_PORT : undefined),
     ...RECOMMENDED_NFS_OPTIONS,
     'ro',
     props.closeToOpenConsistency ? 'cto' : 'nocto',

@@ -2,13 +2,14 @@ import { Annotations, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { checkClientCidrs } from '../private/cidr';
+import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '../private/errors';
 import { checkImageArchitecture } from '../private/image';
 import { instanceTypeFacts } from '../private/instance-types';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 import { CACHE_FLEET_DEFAULTS, CacheFleetOptions, ClientProtocol } from './options';
 import { FanOutMode } from './fan-out';
-import { checkMirrorSizeFits, validateMirrorOptions } from './mirror';
+import { checkMirrorSizeFits, MIRROR_ROOT, validateMirrorOptions } from './mirror';
 
 /** The fleet's default node type. */
 export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
@@ -53,7 +54,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   }
   if (o.clientProtocol === ClientProtocol.NFS_V3 && o.fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
     throw propError(scope, 'clientProtocol', 'ClientProtocol.NFS_V3 needs fanOut: FanOutMode.ROUTE53: an NFSv3 client asks ' +
-      'mountd (TCP 20048) for the export before NFS (TCP 2049), and the load balancer listens on 2049 only.');
+      `mountd (TCP ${NFS_MOUNTD_PORT}) for the export before NFS (TCP ${NFS_PORT}), and the load balancer listens on ${NFS_PORT} only.`);
   }
   const diskCache = nodeDiskCacheOn(o, facts);
   if (o.clientProtocol === ClientProtocol.NFS_V3 && o.mirrorPaths?.length && diskCache) {
@@ -122,7 +123,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
  */
 function checkNodePaths(scope: Construct, exportPath: string, mirrors: boolean, diskCache: boolean): void {
   const own = [
-    ...(mirrors ? [{ dir: '/mirror', what: 'the root of the mirrors (mirrorPaths)' }] : []),
+    ...(mirrors ? [{ dir: MIRROR_ROOT, what: 'the root of the mirrors (mirrorPaths)' }] : []),
     ...(diskCache ? [{ dir: NODE_CACHE_DIR, what: 'the disk cache (nodeDiskCache)' }] : []),
   ];
   for (const { dir, what } of own) {

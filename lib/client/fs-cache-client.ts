@@ -16,9 +16,9 @@ import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL }
 import { checkCacheDevicesFindable, checkInstanceTypeName, defaultImageArchitecture, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture } from '../private/image';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
-import { amazonLinux2023, checkEfsMount, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { amazonLinux2023, checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
-import { isMirrorExportPath } from '../cache-fleet/mirror';
+import { isMirrorExportPath, MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
 
 /** Where the FS-Cache disk cache lives. */
 export enum CacheStorage {
@@ -330,7 +330,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
 
     const options = props.mountOptions ?? [
       'fsc',
-      ...(helper === MountHelper.EFS_UTILS ? ['tls', 'iam', `tlsport=${props.tlsPort ?? 20049}`] : []),
+      ...helperOptions(helper, props.tlsPort ?? EFS_UTILS_TLS_PORT),
       ...(v3 ? RECOMMENDED_NFS_OPTIONS.map((o) => o === 'nfsvers=4.1' ? 'nfsvers=3' : o) : RECOMMENDED_NFS_OPTIONS),
       ...(readOnly ? ['ro'] : []),
       // The fleet is read-only and may itself hold attributes for its timers: clients that revalidated sooner would
@@ -563,13 +563,13 @@ function clientMirrorParameters(scope: IConstruct, r: ResolvedSource, o: FsCache
       throw propError(scope, pathsProp, `${describeValue(p, scope)} is not a mirror of ${fleet.node.path} (its mirrorPaths: ${fleet.mirrors.map((x) => x.path).join(', ') || 'none'}).`);
     }
     if (!Token.isUnresolved(m.exportPath) && !isMirrorExportPath(m.exportPath)) {
-      throw propError(scope, pathsProp, `'${p}' is served by ${fleet.node.path} at '${m.exportPath}', which is not a path under /mirror ` +
+      throw propError(scope, pathsProp, `'${p}' is served by ${fleet.node.path} at '${m.exportPath}', which is not a path under ${MIRROR_ROOT} ` +
         '(no trailing / or //, no . or .. segment): mount the mirrors of a CacheFleet, or give the fleet\'s own mirrors[].exportPath.');
     }
     return m;
   });
   // Where each mirror lands, for those whose export path is known here (the rest are checked at boot).
-  const known = mirrors.flatMap((m, i) => (Token.isUnresolved(m.exportPath) ? [] : [{ path: paths[i], at: `${root}${m.exportPath.slice('/mirror'.length)}` }]));
+  const known = mirrors.flatMap((m, i) => (Token.isUnresolved(m.exportPath) ? [] : [{ path: paths[i], at: `${root}${underMirrorRoot(m.exportPath)}` }]));
   const others: [string, string][] = [['mountPoint', o.mountPoint ?? '/mnt/efs'], ['cacheDirectory', o.cacheDirectory ?? '/var/cache/fscache']];
   for (const m of known) {
     for (const [name, dir] of others) {

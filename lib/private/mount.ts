@@ -11,6 +11,22 @@ export { MountHelper };
 /** The options EFS recommends for NFS clients. */
 export const RECOMMENDED_NFS_OPTIONS = ['nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport'];
 
+/**
+ * The local port of amazon-efs-utils' TLS tunnel where the library pins it (`tlsport=`), so that FS-Cache, which keys
+ * its cache on the server's address and port, finds the disk cache again after a remount or reboot. The scripts name
+ * no TLS port of their own (test/shared-facts.test.ts checks that, and `FsCacheClientProps.tlsPort`'s `@default`).
+ */
+export const EFS_UTILS_TLS_PORT = 20049;
+
+/**
+ * The options a mount helper needs ahead of the NFS options: with `MountHelper.EFS_UTILS` TLS and IAM (and
+ * `tlsport=<tlsPort>` when given), with `MountHelper.NFS` none.
+ */
+export function helperOptions(helper: MountHelper, tlsPort?: number): string[] {
+  if (helper !== MountHelper.EFS_UTILS) return [];
+  return ['tls', 'iam', ...(tlsPort !== undefined ? [`tlsport=${tlsPort}`] : [])];
+}
+
 /** `fs-id.efs.REGION.URL_SUFFIX` of a file system. */
 export function efsDnsName(fileSystem: efs.IFileSystem): string {
   const stack = Stack.of(fileSystem);

@@ -13,7 +13,7 @@ import { allowFromConsumerSide } from '../private/connections';
 import { NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { acknowledgeWildcardResource } from '../private/nag';
-import { amazonLinux2023, checkEfsMount, efsDnsName, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { amazonLinux2023, checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkInstanceTypeName, defaultImageArchitecture, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture } from '../private/image';
 import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
@@ -385,7 +385,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
         EFSC_SOURCE_REGION: this.source.region ?? '',
         EFSC_EFS_SERVER: efsDnsName(props.fileSystem),
         EFSC_MOUNT_TYPE: mountHelper,
-        EFSC_MOUNT_OPTIONS: [...(mountHelper === MountHelper.EFS_UTILS ? ['tls', 'iam'] : []), ...RECOMMENDED_NFS_OPTIONS].join(','),
+        EFSC_MOUNT_OPTIONS: [...helperOptions(mountHelper), ...RECOMMENDED_NFS_OPTIONS].join(','),
         EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? Duration.minutes(5)),
         EFSC_TARGET_PATH: props.targetPath ?? '/',
         EFSC_WORKERS: String(this.workers),
