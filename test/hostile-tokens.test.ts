@@ -15,7 +15,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountHelper, MountSource, SeedSource } from '../lib';
-import { CfnTemplate, resolveUserData, userDataResources } from './lab/harness/user-data';
+import { CfnTemplate, PSEUDO_VALUES, resolveUserData, userDataResources } from './lab/harness/user-data';
 import { newApp } from './util';
 import { runScript, signals } from './util/run-script';
 
@@ -67,7 +67,7 @@ describe('user data with hostile token values', () => {
   const s = parameterizedStack();
   const good = { FileSystemId: 'fs-0123456789abcdef0', ClientCidr: '10.0.0.0/16', SourceBucket: 'my-bucket' };
   const ud = (logicalId: string, params: Record<string, string>) => {
-    const values: Record<string, string> = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' };
+    const values: Record<string, string> = { ...PSEUDO_VALUES as Record<string, string> };
     for (const [k, v] of Object.entries(params)) values[`Ref:${k}`] = v;
     for (const [rid, r] of Object.entries(s.template.Resources ?? {})) {
       if (r.Type === 'AWS::EC2::NetworkInterface') values[`Ref:${rid}`] = 'eni-0123456789abcdef0';
@@ -95,8 +95,9 @@ describe('user data with hostile token values', () => {
       const script = ud(logicalId(), { ...good, [param]: hostile.replace('pwned', `pwned${i}`) });
       const run = runScript(script, [], { tags: NODE_TAGS });
       expect({ hostile, status: run.status, fatal: fatal.test(run.stderr) }).toEqual({ hostile, status: 1, fatal: true });
-      // Nothing but the metadata service, the signal and the journal was called: no package manager, no mount.
-      expect(run.calls.filter((c) => !/^(curl|aws cloudformation signal-resource|logger|sleep) /.test(c))).toEqual([]);
+      // Nothing but the code's fetch, the metadata service, the signal and the journal was called: no package manager,
+      // no mount.
+      expect(run.calls.filter((c) => !/^(curl|aws cloudformation signal-resource|aws s3api get-object|logger|sleep) /.test(c))).toEqual([]);
     }
     expect(fs.readdirSync(dir)).toEqual([]);
   });

@@ -9,7 +9,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, FsCacheClientLaunchTemplate, MountSource } from '../lib';
 import { expand, launchTemplateUserData, parameters } from './util/user-data';
-import { CfnTemplate, resolveUserData } from './lab/harness/user-data';
+import { CfnTemplate, PSEUDO_VALUES, resolveUserData } from './lab/harness/user-data';
 import { importedFs, stackWithVpc } from './util';
 import { runScript } from './util/run-script';
 
@@ -43,6 +43,7 @@ describe('an imported fleet given as tokens', () => {
     const template = Template.fromStack(stack).toJSON() as CfnTemplate;
     const logicalId = stack.getLogicalId(clients.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate);
     const resolve = (values: Record<string, string>) => resolveUserData(template, logicalId, {
+      ...PSEUDO_VALUES,
       'Fn::ImportValue:Endpoint': 'cache.efs-cache.internal', 'Fn::ImportValue:ExportPath': '/efs',
       ...Object.fromEntries(Object.entries(values).map(([k, v]) => [`Fn::ImportValue:${k}`, v])),
     });

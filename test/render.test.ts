@@ -1,4 +1,5 @@
-import { Stack, Token } from 'aws-cdk-lib';
+import * as crypto from 'crypto';
+import { Stack, Stage, Token } from 'aws-cdk-lib';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -6,34 +7,42 @@ import { CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedS
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../lib/bootstrap/render';
 import { importedFs, stackWithVpc } from './util';
 import { runScript } from './util/run-script';
+import { flatten } from './util/user-data';
 
 describe('renderScript', () => {
-  test('header, sorted quoted parameters, then library and script without comments', () => {
-    const r = renderScript({ script: 'client/bootstrap.sh', description: 'test', parameters: { EFSC_B: "it's", EFSC_A: 'x y' }, libraries: ['lib/common.sh', 'lib/fscache.sh'] });
+  test('header, sorted quoted parameters, the loader; the library and script without comments in the code asset', () => {
+    const r = renderScript({
+      script: 'client/bootstrap.sh', description: 'test', scope: new Stack(), parameters: { EFSC_B: "it's", EFSC_A: 'x y' }, libraries: ['lib/common.sh', 'lib/fscache.sh'],
+    });
     const lines = r.text.split('\n');
     expect(lines.slice(0, 5)).toEqual(['#!/bin/bash', 'set -euo pipefail', 'set -a', "EFSC_A='x y'", `EFSC_B='it'"'"'s'`]);
     expect(r.text.match(/^#!/gm)).toHaveLength(1);
     const code = renderedCode(r.text);
+    expect(code).toBe(r.code);
     expect(code).toContain('check_parameters() {');
     expect(code).not.toMatch(/^\s*# (?!shellcheck )/m);
-    // Packed (gzip, then base64's 4/3), the code takes about half its compacted size.
-    expect(Buffer.byteLength(r.text)).toBeLessThan(Buffer.byteLength(code) * 0.6);
-    expect(r.estimatedBytes).toBe(Buffer.byteLength(r.text));
+    // The user data holds none of the code: its parameters, the code's sha256 and the loader.
+    expect(r.text).not.toContain('check_parameters');
+    expect(r.text).toContain(`EFSC_CODE_SHA256='${crypto.createHash('sha256').update(code).digest('hex')}'`);
+    expect(r.text).toMatch(/\neval "\$efs_cache_code"\n$/);
+    // The asset's file is the code, byte for byte; its key is the content's hash.
+    expect(fs.readFileSync(path.join(Stage.of(r.asset)!.assetOutdir, r.asset.assetPath), 'utf8')).toBe(code);
+    expect(r.asset.s3ObjectKey).toBe(`${r.asset.assetHash}.sh`);
   });
 
   test('rejects parameter names outside EFSC_', () => {
-    expect(() => renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: { PATH: '/' } })).toThrow(/EFSC_/);
+    expect(() => renderScript({ script: 'client/bootstrap.sh', description: 't', scope: new Stack(), parameters: { PATH: '/' } })).toThrow(/EFSC_/);
   });
 
   test('counts each token generously and refuses user data over 16 KB, naming what it was', () => {
     const token = Token.asString({ Ref: 'X' });
-    const small = renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: { EFSC_T: token } });
-    const plain = renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: { EFSC_T: '' } });
+    const small = renderScript({ script: 'client/bootstrap.sh', description: 't', scope: new Stack(), parameters: { EFSC_T: token } });
+    const plain = renderScript({ script: 'client/bootstrap.sh', description: 't', scope: new Stack(), parameters: { EFSC_T: '' } });
     // A token travels base64-encoded (4 bytes per 3) inside a decoding wrapper: `EFSC_T="$(base64 -d <<<'...')"`.
     const wrapper = `EFSC_T="$(base64 -d <<<'')"`.length - `EFSC_T=''`.length;
     expect(small.estimatedBytes - plain.estimatedBytes).toBe(4 * Math.ceil(TOKEN_SIZE_ESTIMATE / 3) + wrapper);
     expect(() => renderScript({
-      script: 'client/bootstrap.sh', description: 'the big one', parameters: { EFSC_BIG: 'x'.repeat(16000) },
+      script: 'client/bootstrap.sh', description: 'the big one', scope: new Stack(), parameters: { EFSC_BIG: 'x'.repeat(16000) },
     })).toThrow(/user data of the big one would be about \d+ bytes, over EC2's 16384-byte limit/);
   });
 
@@ -49,6 +58,48 @@ describe('renderScript', () => {
     expect(() => new DataSeeder(stack, 'Seeder', {
       vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/srv/data'), targetPath: `/${'a'.repeat(16000)}`,
     })).toThrow(/^cdk-efs-cache: the user data of the data seeder TestStack\/Seeder would be about \d+ bytes, over EC2's 16384-byte limit\. .* \(at TestStack\/Seeder\)$/);
+  });
+});
+
+describe('the loader: the code runs only if it is the code rendered with the user data', () => {
+  const render = () => {
+    const stack = new Stack();
+    const rendered = renderScript({ script: 'client/bootstrap.sh', description: 't', scope: stack, parameters: { EFSC_NFS_SERVER: 'bad server' } });
+    const extra = ec2.UserData.forLinux({ shebang: '' });
+    extra.addCommands('echo ran > "$HOME/user-step"');
+    return { rendered, text: flatten(stack.resolve(withUserCommands(rendered, extra, 't')), () => 'deploy-time-value') };
+  };
+  const fetches = (calls: string[]) => calls.filter((c) => c.startsWith('aws s3api get-object '));
+
+  test('it fetches the object once, with the rendered bucket, key and region, and runs it (here: its checks refuse the value)', () => {
+    const { rendered, text } = render();
+    const run = runScript(text);
+    expect(run.stderr).toMatch(/^efs-cache: FATAL: EFSC_NFS_SERVER='bad server' is invalid/);
+    expect(fetches(run.calls)).toEqual([expect.stringMatching(new RegExp(
+      `^aws s3api get-object --region deploy-time-value --bucket deploy-time-value --key ${rendered.asset.assetHash}\\.sh /var/lib/efs-cache/code/${rendered.sha256}\\.sh\\.\\w+$`))]);
+  });
+
+  test('an object that is not the rendered code is refused: nothing of it runs, the user\'s commands do not, nothing is kept', () => {
+    const { rendered, text } = render();
+    for (const object of ['', 'echo pwned > "$HOME/pwned"\n', rendered.code.replace('check_parameters() {', 'check_parameters() { echo pwned > "$HOME/pwned";')]) {
+      const run = runScript(text, [], { codeObject: object });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe(`efs-cache: FATAL: s3://deploy-time-value/${rendered.asset.assetHash}.sh is not the code this user data was ` +
+        `rendered with (its sha256 is not ${rendered.sha256}): refusing to run it\n`);
+      expect(fs.existsSync(path.join(run.dir, 'pwned'))).toBe(false);
+      expect(fs.existsSync(path.join(run.dir, 'user-step'))).toBe(false);
+    }
+  });
+
+  test('code an earlier boot kept runs without a fetch; a kept copy that changed is fetched again', () => {
+    const { rendered, text } = render();
+    const kept = runScript(text, [], { keptCode: rendered.code, codeObject: 'not fetched' });
+    expect(fetches(kept.calls)).toEqual([]);
+    expect(kept.stderr).toMatch(/^efs-cache: FATAL: EFSC_NFS_SERVER='bad server' is invalid/);
+    const changed = runScript(text, [], { keptCode: rendered.code + 'echo pwned > "$HOME/pwned"\n' });
+    expect(fetches(changed.calls)).toHaveLength(1);
+    expect(changed.stderr).toMatch(/^efs-cache: FATAL: EFSC_NFS_SERVER='bad server' is invalid/);
+    expect(fs.existsSync(path.join(changed.dir, 'pwned'))).toBe(false);
   });
 });
 
@@ -113,7 +164,7 @@ test('shellQuote survives quotes', () => {
 
 describe('commands users add to a template\'s userData', () => {
   test('run after the bootstrap, on the first boot only; without any, the user data is the bootstrap alone', () => {
-    const rendered = renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: {} });
+    const rendered = renderScript({ script: 'client/bootstrap.sh', description: 't', scope: new Stack(), parameters: {} });
     const extra = ec2.UserData.forLinux({ shebang: '' });
     expect(withUserCommands(rendered, extra, 't')).toBe(rendered.text);
     extra.addCommands('echo "my step" > /var/log/my-step', 'systemctl enable --now my.service');
@@ -131,10 +182,11 @@ describe('commands users add to a template\'s userData', () => {
 
   test('run only once the evaluated bootstrap returned: a failing bootstrap never reaches them', () => {
     // A stand-in bootstrap whose main fails: the user's command must not run.
-    const rendered = renderScript({ script: 'client/bootstrap.sh', description: 't', parameters: { EFSC_NFS_SERVER: 'bad server' } });
+    const stack = new Stack();
+    const rendered = renderScript({ script: 'client/bootstrap.sh', description: 't', scope: stack, parameters: { EFSC_NFS_SERVER: 'bad server' } });
     const extra = ec2.UserData.forLinux({ shebang: '' });
     extra.addCommands('echo ran > "$HOME/user-step"');
-    const run = runScript(withUserCommands(rendered, extra, 't'));
+    const run = runScript(flatten(stack.resolve(withUserCommands(rendered, extra, 't')), () => 'deploy-time-value'));
     expect(run.stderr).toMatch(/FATAL: EFSC_NFS_SERVER='bad server' is invalid/);
     expect(fs.existsSync(path.join(run.dir, 'user-step'))).toBe(false);
   });
@@ -146,7 +198,7 @@ describe('commands users add to a template\'s userData', () => {
     ] as const) {
       const { app, stack, vpc } = stackWithVpc();
       // Added after the construct, as users do: the check runs at synth.
-      build(stack, vpc).addCommands(`echo '${'x'.repeat(12000)}'`);
+      build(stack, vpc).addCommands(`echo '${'x'.repeat(14000)}'`);
       let message = 'nothing thrown';
       try {
         app.synth();

@@ -8,7 +8,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { CacheFleet, DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../lib';
 import { importedFs, nagFindings, newApp, stackWithVpc } from './util';
-import { flatten, parameters, expand } from './util/user-data';
+import { CODE_PARAMETERS, flatten, parameters, expand } from './util/user-data';
 
 /** A small directory to ship as an asset; content decides the asset hash. */
 function assetDir(content = 'hello'): string {
@@ -37,6 +37,7 @@ describe('DataSeeder user data', () => {
   test('defaults: every parameter, EFS mounted with TLS and IAM, 50 workers of 100 files', () => {
     const { params, instanceId } = seeder();
     expect(params).toEqual({
+      ...CODE_PARAMETERS,
       EFSC_SOURCE_KIND: 'local',
       EFSC_SOURCE_URI: '/srv/data',
       EFSC_SOURCE_REGION: '',
@@ -166,11 +167,23 @@ describe('DataSeeder instance', () => {
 });
 
 describe('DataSeeder access', () => {
-  const statements = (t: Template) => Object.values(t.findResources('AWS::IAM::ManagedPolicy')).flatMap((p) => p.Properties.PolicyDocument.Statement);
+  // One statement per resource: IAM merges the code's object (every instance reads its bootstrap code) into a
+  // statement of the same action.
+  const statements = (t: Template) => Object.values(t.findResources('AWS::IAM::ManagedPolicy'))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<Record<string, any>>)
+    .flatMap((st) => (Array.isArray(st.Resource) ? st.Resource.map((r: unknown) => ({ ...st, Resource: r })) : [st]));
+  /** The statements other than the read of the code's object (whose key is EFSC_CODE_KEY). */
+  const besidesCode = (t: Template, params: Record<string, string>) => {
+    const all = statements(t);
+    const code = all.filter((st) => JSON.stringify(st.Resource).includes(`/${params.EFSC_CODE_KEY}"`));
+    expect(code).toHaveLength(1);
+    expect(code[0].Action).toBe('s3:GetObject');
+    return all.filter((st) => st !== code[0]);
+  };
 
   test('S3 prefix: list the bucket under the prefix and read the objects under it, nothing more', () => {
-    const { t } = seeder(fromBucket);
-    const st = statements(t);
+    const { t, params } = seeder(fromBucket);
+    const st = besidesCode(t, params);
     expect(st).toEqual(expect.arrayContaining([
       { Action: 's3:ListBucket', Effect: 'Allow', Resource: { 'Fn::GetAtt': ['Data666C94C7', 'Arn'] }, Condition: { StringLike: { 's3:prefix': ['datasets/images/*'] } } },
       { Action: 's3:GetObject', Effect: 'Allow', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Data666C94C7', 'Arn'] }, '/datasets/images/*']] } },
@@ -187,7 +200,7 @@ describe('DataSeeder access', () => {
 
   test('asset: read exactly its one object', () => {
     const { t, params } = seeder(fromAsset);
-    const get = statements(t).filter((s) => JSON.stringify(s.Action).includes('s3:'));
+    const get = besidesCode(t, params).filter((s) => JSON.stringify(s.Action).includes('s3:'));
     expect(get).toHaveLength(1);
     expect(get[0].Action).toBe('s3:GetObject');
     const key = params.EFSC_SOURCE_URI.split('/').pop();
@@ -195,9 +208,9 @@ describe('DataSeeder access', () => {
     expect(JSON.stringify(get[0].Resource)).not.toContain('*');
   });
 
-  test('EFS: mount and write as root on that file system; the signal on its own stack; no S3 for a local source', () => {
-    const { t } = seeder(fromInstance);
-    const st = statements(t);
+  test('EFS: mount and write as root on that file system; the signal on its own stack; no S3 for a local source but its code', () => {
+    const { t, params } = seeder(fromInstance);
+    const st = besidesCode(t, params);
     expect(st).toEqual(expect.arrayContaining([
       expect.objectContaining({
         Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess', 'elasticfilesystem:ClientWrite'],

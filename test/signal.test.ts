@@ -7,6 +7,7 @@
  * only after nfsd serves is the lab's to prove on a real kernel.
  */
 import { labUserData } from './lab/scenarios/stacks';
+import { renderedCode } from '../lib/bootstrap/render';
 import { parameters } from './util/user-data';
 import { runScript, signals } from './util/run-script';
 
@@ -63,13 +64,23 @@ describe('CloudFormation signals of the rendered user data', () => {
 });
 
 test('without the aws CLI and no way to install it, a signal is a warning, never a second FATAL line', () => {
-  // The sandbox's package managers fail: the subshell's install gives up. Run the seeder-like path: a first-boot
-  // node with bad parameters on an image without aws (the stub removed by shadowing it with a failing command).
+  // The sandbox's package managers fail: the subshell's install gives up. Run the seeder-like path: a node with bad
+  // parameters on an image without aws (the stub removed by shadowing it with a failing command), whose code an
+  // earlier boot kept (without it, the loader could not fetch the code: the next test).
   const ud = labUserData();
   const bad = ud.cacheNode.replace(/^EFSC_NFSD_THREADS='16'$/m, "EFSC_NFSD_THREADS='many'")
     .replace('#!/bin/bash\n', '#!/bin/bash\naws() { return 127; }\ncommand() { [ "$2" = aws ] && return 1; builtin command "$@"; }\n');
-  const run = runScript(bad, [], { tags: ud.nodeTags[0] });
+  const run = runScript(bad, [], { tags: ud.nodeTags[0], keptCode: renderedCode(ud.cacheNode) });
   expect(run.stderr.match(/FATAL/g)).toHaveLength(1);
   expect(run.stderr).toMatch(/FATAL: EFSC_NFSD_THREADS='many' is invalid/);
   expect(run.stderr).toMatch(/WARN: no curl or aws CLI, cannot signal FAILURE/);
+});
+
+test('without the aws CLI, no way to install it and no kept code, the loader stops with one FATAL line and runs nothing', () => {
+  const ud = labUserData();
+  const noAws = ud.cacheNode.replace('#!/bin/bash\n', '#!/bin/bash\naws() { return 127; }\ncommand() { [ "$2" = aws ] && return 1; builtin command "$@"; }\n');
+  const run = runScript(noAws, [], { tags: ud.nodeTags[0] });
+  expect(run.status).toBe(1);
+  expect(run.stderr).toBe('efs-cache: FATAL: cannot install awscli-2 to fetch the bootstrap code\n');
+  expect(run.calls.filter((c) => !/^(dnf|logger) /.test(c))).toEqual([]);
 });

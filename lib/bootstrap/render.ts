@@ -1,7 +1,11 @@
-import * as zlib from 'zlib';
-import { Fn, Token, Tokenization } from 'aws-cdk-lib';
+import * as crypto from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { Aws, FileSystem, Fn, Token, Tokenization } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { IConstruct } from 'constructs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
+import { Construct, IConstruct } from 'constructs';
 import { USER_DATA_LIMIT_BYTES } from '../private/constants';
 import { constructError, propError } from '../private/errors';
 import { readAsset } from '../private/assets';
@@ -19,12 +23,20 @@ export const TOKEN_SIZE_ESTIMATE = 96;
  */
 const PSEUDO_SIZE_ESTIMATES: Record<string, number> = { 'AWS::Region': 20, 'AWS::URLSuffix': 20, 'AWS::Partition': 12, 'AWS::AccountId': 12 };
 
-/** A rendered script and its measured size. */
+/** A rendered script: its user data, measured, and the code the user data loads. */
 export interface RenderedScript {
-  /** The user data: header, parameters, library and script. May hold tokens. */
+  /** The user data: header, parameters and the loader of the code. May hold tokens. */
   readonly text: string;
   /** Size in bytes with every token counted as TOKEN_SIZE_ESTIMATE bytes (a pseudo parameter as its longest value). */
   readonly estimatedBytes: number;
+  /** The code the user data loads and evaluates: the libraries and the script, compacted. */
+  readonly code: string;
+  /** The code's sha256 (lowercase hex), which the user data holds and the loader checks. */
+  readonly sha256: string;
+  /** The S3 file asset that holds the code. */
+  readonly asset: s3assets.Asset;
+  /** Lets `grantee` (the instances' role) read the code's object, and nothing else of the assets bucket. */
+  grantRead(grantee: iam.IGrantable): iam.Grant;
 }
 
 /** Options of `renderScript`. */
@@ -37,43 +49,56 @@ export interface RenderScriptOptions {
   readonly libraries?: string[];
   /** What the user data is, for the size error. */
   readonly description: string;
-  /** The construct whose user data it is: the size error ends with its path. @default - no path */
-  readonly scope?: IConstruct;
+  /** The construct whose user data it is: the code's asset is its child `BootstrapCode`; errors end with its path. */
+  readonly scope: Construct;
   /**
-   * Blocks of the scripts that this user data never runs, dropped from it (`# efs-cache: <name> begin` to
-   * `# efs-cache: <name> end`), for room under EC2's 16 KB. @default []
+   * Blocks of the scripts that this user data never runs, dropped from its code (`# efs-cache: <name> begin` to
+   * `# efs-cache: <name> end`). @default []
    */
   readonly drop?: string[];
 }
 
 /**
- * Renders a script from assets/ into user data: `#!/bin/bash`, `set -euo pipefail`, `set -a`, one `EFSC_X=...`
- * assignment per parameter (see `parameterLine`), `set +a`, then the libraries and the script, compacted
- * (`compactScript`), gzipped and base64-encoded into one line that the instance decodes and evaluates
- * (`BODY_VARIABLE`). Packed, the code takes about half its compacted size (gzip, then base64's 4/3); node count does
- * not press against EC2's 16 KB limit, features do (the gates' matrix holds the largest node, within a few hundred
- * bytes of it). The parameters stay plain text ahead of the code, since a token cannot be compressed at synth. Evaluated in the user data's
- * own file, the code sees that file as its source, so an installed copy of it (install_self) is complete too.
+ * Renders a script from assets/ into user data and the code it runs. The code (the libraries and the script,
+ * compacted by `compactScript`) is an S3 file asset, the child `BootstrapCode` of `scope`; the user data is
+ * `#!/bin/bash`, `set -euo pipefail`, `set -a`, one `EFSC_X=...` assignment per parameter (see `parameterLine`),
+ * among them the code's bucket, key, region and sha256, `set +a`, then the loader (assets/lib/loader.sh, compacted),
+ * which fetches the object with the instance role, keeps it in /var/lib/efs-cache/code, and leaves it in
+ * `BODY_VARIABLE` only when its sha256 is the rendered one, and `eval "$efs_cache_code"`. The user data's size thus
+ * grows with the parameters only (about 1.5 KB of them and about 1.8 KB of loader), never with the code: features
+ * and the commands users add do not compete for EC2's 16 KB. Evaluated in the user data's own file, the code sees
+ * that file as its source, so an installed copy of it (install_self) is complete too, and runs the kept code
+ * without S3. The caller lets the instances' role read the object (`grantRead`).
  * Throws when the result would exceed EC2's 16 KB user-data limit.
  */
 export function renderScript(options: RenderScriptOptions): RenderedScript {
-  // set -a: every parameter line is exported without spelling `export` on each (EC2's 16 KB count every byte).
-  const lines: string[] = ['#!/bin/bash', 'set -euo pipefail', 'set -a'];
-  let estimatedBytes = 0;
-  for (const name of Object.keys(options.parameters).sort()) {
-    if (!/^EFSC_[A-Z0-9_]+$/.test(name)) throw new Error(`cdk-efs-cache: parameter name ${name} is not EFSC_[A-Z0-9_]+`);
-    const line = parameterLine(name, options.parameters[name]);
-    lines.push(line.text);
-    estimatedBytes += line.estimatedBytes + 1;
-  }
   const code: string[] = [];
   for (const lib of options.libraries ?? ['lib/common.sh']) code.push(...compactScript(readAsset(lib), options.drop));
   code.push(...compactScript(readAsset(options.script), options.drop));
-  const packed = zlib.gzipSync(Buffer.from(code.join('\n') + '\n', 'utf8'), { level: 9 }).toString('base64');
+  const codeText = code.join('\n') + '\n';
+  const sha256 = crypto.createHash('sha256').update(codeText, 'utf8').digest('hex');
+  CODE_BY_SHA256.set(sha256, codeText);
+  const asset = new s3assets.Asset(options.scope, 'BootstrapCode', { path: codeFile(sha256, codeText) });
+  const parameters: Record<string, string> = {
+    ...options.parameters,
+    EFSC_CODE_BUCKET: asset.s3BucketName,
+    EFSC_CODE_KEY: asset.s3ObjectKey,
+    EFSC_CODE_REGION: Aws.REGION,
+    EFSC_CODE_SHA256: sha256,
+  };
+  // set -a: every parameter line is exported without spelling `export` on each.
+  const lines: string[] = ['#!/bin/bash', 'set -euo pipefail', 'set -a'];
+  let estimatedBytes = 0;
+  for (const name of Object.keys(parameters).sort()) {
+    if (!/^EFSC_[A-Z0-9_]+$/.test(name)) throw new Error(`cdk-efs-cache: parameter name ${name} is not EFSC_[A-Z0-9_]+`);
+    const line = parameterLine(name, parameters[name]);
+    lines.push(line.text);
+    estimatedBytes += line.estimatedBytes + 1;
+  }
   const tail = [
     'set +a',
-    `# The code of ${options.script} and its libraries (cdk-efs-cache assets/), gzip and base64.`,
-    `${BODY_VARIABLE}="$(base64 -d <<<'${packed}' | gunzip)"`,
+    `${LOADER_COMMENT} ${options.script} and its libraries (cdk-efs-cache assets/): an S3 object, run only if its sha256 is EFSC_CODE_SHA256.`,
+    ...compactScript(readAsset('lib/loader.sh')),
     `eval "$${BODY_VARIABLE}"`,
   ];
   lines.push(...tail);
@@ -85,7 +110,32 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
         `${USER_DATA_LIMIT_BYTES}-byte limit. Shorten long props (paths, mount options) or split the configuration.`,
     );
   }
-  return { text, estimatedBytes };
+  const objectArn = `arn:${Aws.PARTITION}:s3:::${asset.s3BucketName}/${asset.s3ObjectKey}`;
+  return {
+    text, estimatedBytes, code: codeText, sha256, asset,
+    grantRead: (grantee) => iam.Grant.addToPrincipal({ grantee, actions: ['s3:GetObject'], resourceArns: [objectArn] }),
+  };
+}
+
+/** The comment line that opens the loader in rendered user data. */
+const LOADER_COMMENT = '# The code of';
+
+/** Codes rendered in this process, by sha256: what `renderedCode` returns for a user data. */
+const CODE_BY_SHA256 = new Map<string, string>();
+/** Files written for codes' assets in this process, by sha256 (one per code, however many constructs render it). */
+const FILE_BY_SHA256 = new Map<string, string>();
+
+/**
+ * A file holding `code`, for its asset (as aws-cdk-lib's own `Source.data` does: a folder of FileSystem.mkdtemp; the
+ * asset's hash, and so the object key, depends on the content only).
+ */
+function codeFile(sha256: string, code: string): string {
+  const known = FILE_BY_SHA256.get(sha256);
+  if (known && fs.existsSync(known)) return known;
+  const file = path.join(FileSystem.mkdtemp('efs-cache-code'), 'bootstrap.sh');
+  fs.writeFileSync(file, code);
+  FILE_BY_SHA256.set(sha256, file);
+  return file;
 }
 
 /**
@@ -134,11 +184,25 @@ function userCommands(rendered: RenderedScript, extra: ec2.UserData, description
 /** The shell variable of rendered user data that holds the decoded code before it is evaluated. */
 export const BODY_VARIABLE = 'efs_cache_code';
 
-/** The code a rendered user data evaluates (decoded and decompressed), for tests and tools that read it. */
+/**
+ * The code a rendered user data loads (the content of its asset, by the sha256 the user data holds), for tests and
+ * tools that read it; the code must have been rendered in this process.
+ */
 export function renderedCode(userData: string): string {
-  const m = new RegExp(`^${BODY_VARIABLE}="\\$\\(base64 -d <<<'([A-Za-z0-9+/=]+)' \\| gunzip\\)"$`, 'm').exec(userData);
-  if (!m) throw new Error('cdk-efs-cache: no packed code in this user data');
-  return zlib.gunzipSync(Buffer.from(m[1], 'base64')).toString('utf8');
+  const m = /^EFSC_CODE_SHA256='([0-9a-f]{64})'$/m.exec(userData);
+  if (!m) throw new Error('cdk-efs-cache: no EFSC_CODE_SHA256 in this user data');
+  const code = CODE_BY_SHA256.get(m[1]);
+  if (code === undefined) throw new Error(`cdk-efs-cache: the code ${m[1]} was not rendered in this process`);
+  return code;
+}
+
+/** The lines of a rendered user data that load its code (from the loader's opening comment to the eval), for tools. */
+export function loaderLines(userData: string): { first: number; last: number } {
+  const lines = userData.split('\n');
+  const first = lines.findIndex((l) => l.startsWith(`${LOADER_COMMENT} `));
+  const last = lines.indexOf(`eval "$${BODY_VARIABLE}"`);
+  if (first < 0 || last < first) throw new Error('cdk-efs-cache: no loader in this user data');
+  return { first, last };
 }
 
 /**

@@ -174,8 +174,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
 
     const rendered = renderScript({
       script: 'cache-node/bootstrap.sh',
-      // lib/fscache.sh only with the disk cache (its functions run only then): it is a quarter of the packed code.
-      // lib/mirror.sh only with mirrors: another quarter, the room an NFSv3 node with the disk cache needs.
+      // lib/fscache.sh only with the disk cache and lib/mirror.sh only with mirrors: their functions run only then.
       libraries: ['lib/common.sh', 'lib/metrics.sh', ...(this.mirrors.length ? ['lib/mirror.sh'] : []), ...(this.diskCache ? ['lib/fscache.sh'] : []),
         'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
@@ -186,6 +185,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
         exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache: this.diskCache, clientProtocol: this.clientProtocol, mountHelper,
       }),
     });
+    rendered.grantRead(this.role);
     this.userData = ec2.UserData.forLinux({ shebang: '' });
     validateUserCommands(this, rendered, this.userData, `the cache nodes of ${this.node.path}`);
     this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {

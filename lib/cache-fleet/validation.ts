@@ -57,11 +57,6 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
       `mountd (TCP ${NFS_MOUNTD_PORT}) for the export before NFS (TCP ${NFS_PORT}), and the load balancer listens on ${NFS_PORT} only.`);
   }
   const diskCache = nodeDiskCacheOn(o, facts);
-  if (o.clientProtocol === ClientProtocol.NFS_V3 && o.mirrorPaths?.length && diskCache) {
-    throw propError(scope, 'clientProtocol', 'ClientProtocol.NFS_V3, mirrorPaths and the nodes\' disk cache (nodeDiskCache, on by default for ' +
-      'node types with NVMe instance store) do not fit together in EC2\'s 16 KB of user data: choose two. The mirrors\' clients ' +
-      'mount over NFSv4.1 either way, and their delegations spare the same opens that NFSv3 does.');
-  }
   validateDiskCache(scope, o, facts);
   validateMirrorOptions(scope, o, exportPath, diskCache);
   checkNodePaths(scope, exportPath, !!o.mirrorPaths?.length, diskCache);

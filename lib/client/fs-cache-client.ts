@@ -376,6 +376,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     if (props.metrics ?? true) {
       Validations.of(this.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: PUT_METRIC_DATA_REASON });
     }
+    rendered.grantRead(this.role);
     this.userDataBytes = rendered.estimatedBytes;
 
     validateUserCommands(this, rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`);

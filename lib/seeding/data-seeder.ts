@@ -398,6 +398,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
         EFSC_SIGNAL_REGION: stack.region,
       },
     });
+    rendered.grantRead(this.role);
     userData = rendered.text;
     this.userDataBytes = rendered.estimatedBytes;
   }

@@ -14,7 +14,7 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
-import { CfnTemplate, IntrinsicValues, resolveIntrinsics } from '../lab/harness/user-data';
+import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveIntrinsics } from '../lab/harness/user-data';
 import { REFUSED } from '../util/run-script';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -26,9 +26,7 @@ export const AWS_HOSTS = [
 ];
 
 /** The deployment values of the emulator's AWS (moto's default account), for a template's intrinsics. */
-export const EMULATOR_VALUES: IntrinsicValues = {
-  'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '123456789012', 'AWS::URLSuffix': 'amazonaws.com',
-};
+export const EMULATOR_VALUES: IntrinsicValues = PSEUDO_VALUES;
 
 /** One API call as the emulator recorded it. */
 export interface ApiCall {

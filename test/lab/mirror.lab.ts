@@ -12,7 +12,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, MountHelper } from '../../lib';
 import { importedFs, newApp } from '../util';
-import { CfnTemplate, CloudInitResult, IntrinsicValues, Lab, progress, resolveUserData, Vm } from './harness';
+import { CfnTemplate, CloudInitResult, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
 const MIN = 60_000;
@@ -49,7 +49,7 @@ function mirrorNodeUserData(): { userData: string; tags: Record<string, string>;
     nodeDiskCacheDeviceModel: LAB_NVME_MODEL,
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
-  const values = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' } as IntrinsicValues;
+  const values = PSEUDO_VALUES;
   const userData = resolveUserData(template, stack.getLogicalId(fleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate), values);
   const asg = fleet.nodes[0].autoScalingGroup.node.defaultChild as CfnResource;
   return {

@@ -20,7 +20,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, DataSeeder, MountHelper, SeedSource } from '../../lib';
 import { importedFs } from '../util';
-import { CfnTemplate, Lab, progress, resolveUserData, Vm } from './harness';
+import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME } from './scenarios/stacks';
 
 const SUBNET = '10.77.0';
@@ -38,7 +38,7 @@ const FILE_BYTES = 51200;
 const WARM_DIRS = 10; // x FILES_PER_DIR per tree: 1,000 files, 48.8 MiB
 const SOURCE = '/srv/seed-src';
 const NFS_OPTS = 'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport';
-const VALUES = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com', 'AWS::Partition': 'aws' };
+const VALUES = PSEUDO_VALUES as Record<string, string>;
 
 /** Shell that makes DIR/d<NN>/f<NNN>: `dirs` directories of FILES_PER_DIR random files of FILE_BYTES each. */
 function makeTree(dir: string, dirs: number): string {

@@ -2,6 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { renderedCode } from '../../lib/bootstrap/render';
 
 /** What a sandboxed run of a rendered user data did. */
 export interface ScriptRun {
@@ -21,6 +22,13 @@ export interface RunScriptOptions {
   readonly tags?: Record<string, string>;
   /** How many of the first calls to the metadata service time out (curl exit 28), as a loaded service can. @default 0 */
   readonly imdsTimeouts?: number;
+  /** What the stubbed S3 object of the user data's code holds. @default - the code rendered with the user data */
+  readonly codeObject?: string;
+  /**
+   * What an earlier boot left in /var/lib/efs-cache/code under the user data's EFSC_CODE_SHA256, where the loader
+   * looks before it fetches. @default - nothing
+   */
+  readonly keptCode?: string;
 }
 
 /**
@@ -35,7 +43,8 @@ export const REFUSED = [
 /**
  * Runs a rendered user data with bash on the test host, with an empty environment, HOME in a scratch folder, and a
  * PATH whose first folder holds stubs: `curl` answers the instance metadata service (IMDSv2 token, instance id
- * `i-0123456789abcdef0`, region `us-east-1`, the given instance tags; the first `imdsTimeouts` calls time out), `aws` records its call and succeeds, `logger` and `sleep` do nothing, and every
+ * `i-0123456789abcdef0`, region `us-east-1`, the given instance tags; the first `imdsTimeouts` calls time out), `aws` records its call and succeeds (`s3api get-object` writes the code rendered with the user data, the object its
+ * loader fetches), `logger` and `sleep` do nothing, and every
  * command in REFUSED records its call and fails. Only a script's parameter checks and its AWS calls can be proved
  * this way: the rest needs the lab's real kernel.
  */
@@ -59,7 +68,12 @@ export function runScript(script: string, args: string[] = [], options: RunScrip
     '  *) exit 22 ;;',
     'esac',
   ].join('\n'));
-  stub('aws', 'exit 0');
+  // The loader's fetch of the code: the object holds the code rendered with this user data (the emulator's S3 and the
+  // lab prove the real fetch); any other aws call succeeds with no output.
+  const sha = /^EFSC_CODE_SHA256='([0-9a-f]{64})'$/m.exec(script)?.[1];
+  fs.writeFileSync(path.join(dir, 'code-object'), options.codeObject ?? (sha ? renderedCode(script) : ''));
+  if (options.keptCode !== undefined) fs.writeFileSync(path.join(dir, 'kept-code'), options.keptCode);
+  stub('aws', `if [ "$1 $2" = "s3api get-object" ]; then cp '${dir}/code-object' "\${*: -1}"; fi\nexit 0`);
   stub('logger', 'exit 0');
   stub('sleep', 'exit 0'); // retry loops end at once
   for (const name of REFUSED) stub(name, 'exit 97');
@@ -68,7 +82,9 @@ export function runScript(script: string, args: string[] = [], options: RunScrip
   // A private mount namespace with empty tmpfs over the folders a script keeps its state in (the signal marker in
   // /var/lib/efs-cache, installed copies under /usr/local, run state under /run): no run sees another's state, and
   // none is left on the host.
-  const wrapper = 'for d in /var/lib /usr/local /run; do /bin/mount -t tmpfs efsc-test "$d"; done; exec "$@"';
+  const keep = options.keptCode !== undefined && sha
+    ? `mkdir -p /var/lib/efs-cache/code && cp '${dir}/kept-code' /var/lib/efs-cache/code/${sha}.sh; ` : '';
+  const wrapper = `for d in /var/lib /usr/local /run; do /bin/mount -t tmpfs efsc-test "$d"; done; ${keep}exec "$@"`;
   const unshare = process.getuid?.() === 0 ? ['--mount'] : ['--mount', '--map-root-user'];
   const r = spawnSync('unshare', [...unshare, '/bin/bash', '-c', wrapper, 'sandbox', 'bash', file, ...args], {
     cwd: dir,

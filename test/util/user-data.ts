@@ -1,6 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { BODY_VARIABLE, renderedCode } from '../../lib/bootstrap/render';
+import { loaderLines, renderedCode } from '../../lib/bootstrap/render';
 
 /**
  * Turns a CloudFormation value into text: strings as they are, `Fn::Join` joined, `Fn::Base64` encoded (an outermost
@@ -54,13 +54,23 @@ export function parameters(userData: string): Record<string, string> {
 }
 
 /**
- * A rendered user data with its packed code unpacked in place (the header, then the code it evaluates): what runs,
- * readable, for assertions and for shellcheck.
+ * A rendered user data with the code it loads in place of the loader (the header, then the code it evaluates): what
+ * runs, readable, for assertions and for shellcheck. The loader itself is assets/lib/loader.sh.
  */
 export function expand(userData: string): string {
   const code = renderedCode(userData);
+  const { first, last } = loaderLines(userData);
   const lines = userData.split('\n');
-  const at = lines.findIndex((l) => l.startsWith(`${BODY_VARIABLE}=`));
-  if (lines[at + 1] !== `eval "$${BODY_VARIABLE}"`) throw new Error('the packed code is not followed by its eval');
-  return [...lines.slice(0, at), code.replace(/\n$/, ''), ...lines.slice(at + 2)].join('\n');
+  return [...lines.slice(0, first), code.replace(/\n$/, ''), ...lines.slice(last + 1)].join('\n');
 }
+
+/**
+ * The parameters every rendered user data holds for its code's object (tokens as `parameters` of a
+ * `launchTemplateUserData` with the default placeholders shows them), for `toEqual` on a whole parameter map.
+ */
+export const CODE_PARAMETERS = {
+  EFSC_CODE_BUCKET: '<Fn::Sub:"cdk-hnb659fds-assets-${AWS::AccountId}-${AWS::Region}">',
+  EFSC_CODE_KEY: expect.stringMatching(/^[0-9a-f]{64}\.sh$/),
+  EFSC_CODE_REGION: '<Ref:AWS::Region>',
+  EFSC_CODE_SHA256: expect.stringMatching(/^[0-9a-f]{64}$/),
+};

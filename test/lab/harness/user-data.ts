@@ -25,6 +25,14 @@ export interface CfnTemplate {
   readonly Conditions?: Record<string, unknown>;
 }
 
+/**
+ * The pseudo parameters of the account and region the lab, the emulator and the host's runs of user data stand for
+ * (moto's default account): a template's code asset lives in this account's and region's assets bucket.
+ */
+export const PSEUDO_VALUES: IntrinsicValues = {
+  'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '123456789012', 'AWS::URLSuffix': 'amazonaws.com',
+};
+
 /** Thrown when the template uses intrinsics that the given values do not cover. */
 export class UnresolvedIntrinsicError extends Error {
   constructor(readonly where: string, readonly missing: readonly string[]) {

@@ -8,7 +8,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../../lib';
 import { importedFs, newApp } from '../../util';
-import { CfnTemplate, IntrinsicValues, resolveUserData } from '../harness';
+import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveUserData } from '../harness';
 
 export const LAB_SUBNET = '10.77.0.0/24';
 export const FS_ID = 'fs-0123456789abcdef0';
@@ -107,7 +107,7 @@ export function labUserData(): LabUserData {
   fleet.userData.addCommands(`echo "$(date +%s.%N) exports=$(exportfs | grep -c "^/efs")" > ${USER_STEP_LOG}`);
   fleetClient.userData.addCommands(`echo "$(date +%s.%N) fstype=$(findmnt -no FSTYPE /mnt/efs)" > ${USER_STEP_LOG}`);
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
-  const values: Record<string, string> = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' };
+  const values = PSEUDO_VALUES;
   const ud = (lt: ec2.LaunchTemplate) =>
     resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), values as IntrinsicValues);
   // The tags each node's group puts on its instances, as the lab's metadata service serves them. The stable
