@@ -13,8 +13,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { labUserData } from '../lab/scenarios/stacks';
-import { expand } from '../util/user-data';
-import { ApiCall, byCli, Emulator, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown, withoutStatements } from './emulator';
+import { renderedCode } from '../../lib/bootstrap/render';
+import { expand, parameters } from '../util/user-data';
+import { ApiCall, byCli, Emulator, isCodeFetch, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown, withoutStatements } from './emulator';
 
 const SIGNAL_TAG = 'cdk-efs-cache:signal-resource';
 const ENI_TAG = 'cdk-efs-cache:stable-eni';
@@ -47,6 +48,9 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
   let role: RoleSession;
   /** The same without the statement that lets the nodes attach their interfaces (the negative control). */
   let noAttach: RoleSession;
+  /** The same without the statement that lets the nodes read their code's object (the loader's negative control). */
+  let noCode: RoleSession;
+  const code = parameters(ud.cacheNode);
 
   /** Launches an instance in moto with the node's tags (what its Auto Scaling group propagates). */
   const launch = async (extra: Record<string, string> = {}): Promise<string> => {
@@ -64,7 +68,8 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     await emu.boot(iid, instanceTags, session);
     const before = (await emu.calls()).length;
     const run = await emu.run(script, [], options);
-    return { run, calls: byCli((await emu.calls()).slice(before)) };
+    const all = byCli((await emu.calls()).slice(before));
+    return { run, calls: all.filter((c) => !isCodeFetch(c)), fetches: all.filter(isCodeFetch) };
   };
   const disks: string[] = [];
   /** A host folder that stands for an instance's disk (/var/lib): kept across that instance's runs. */
@@ -88,6 +93,45 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     role = await emu.instanceRole('NodeRole', documents);
     noAttach = await emu.instanceRole('NodeRoleNoAttach', withoutStatements(documents, (s) =>
       [s.Action].flat().includes('ec2:AttachNetworkInterface') && [s.Resource].flat().some((r) => String(r).includes(':network-interface/'))));
+    noCode = await emu.instanceRole('NodeRoleNoCode', withoutStatements(documents, (s) =>
+      [s.Resource].flat().some((r) => String(r) === `arn:aws:s3:::${code.EFSC_CODE_BUCKET}/${code.EFSC_CODE_KEY}`)));
+  });
+
+  test('the code: fetched once with the role\'s session (GetObject of its one object, as synthesized), kept, and not fetched again', async () => {
+    expect(code.EFSC_CODE_BUCKET).toBe('cdk-hnb659fds-assets-123456789012-us-east-1');
+    const iid = await launch();
+    const vm = disk();
+    const first = await boot(iid, badParameters, { varLib: vm });
+    expect(first.fetches.map((c) => `${c.action} ${c.status}`)).toEqual([`GET /${code.EFSC_CODE_KEY} 200`]);
+    expect(first.run.stderr).toMatch(/FATAL: EFSC_NFSD_THREADS='many' is invalid/); // the code ran
+    expect(fs.readFileSync(path.join(vm, 'efs-cache', 'code', `${code.EFSC_CODE_SHA256}.sh`), 'utf8')).toBe(renderedCode(ud.cacheNode));
+    const again = await boot(iid, badParameters, { varLib: vm });
+    expect(again.fetches).toEqual([]);
+    expect(again.run.stderr).toMatch(/FATAL: EFSC_NFSD_THREADS='many' is invalid/);
+  });
+
+  test('IAM enforced: without the statement on its code object every fetch is refused (403); the code never runs, nothing is signalled', async () => {
+    const iid = await launch();
+    const { run, calls, fetches } = await boot(iid, badParameters, {}, tags, noCode);
+    expect(run.status).toBe(1);
+    expect(fetches.map((c) => c.status)).toEqual(Array(12).fill(403)); // the loader's 12 tries
+    expect(run.stderr).toMatch(new RegExp(`^efs-cache: FATAL: cannot fetch the bootstrap code s3://${code.EFSC_CODE_BUCKET}/${code.EFSC_CODE_KEY} .*AccessDenied`));
+    expect(run.stderr).not.toMatch(/EFSC_NFSD_THREADS/);
+    expect(calls).toEqual([]);
+  });
+
+  test('a tampered object (another body under the same key) is refused: nothing of it runs, nothing is signalled, nothing is kept', async () => {
+    const iid = await launch();
+    const vm = disk();
+    // The rendered code with its parameter check removed: it would signal SUCCESS... if it ran.
+    const tampered = renderedCode(ud.cacheNode).replace(/^check_parameters\b.*$/m, 'check_parameters() { return 0; }');
+    const { run, calls, fetches } = await boot(iid, badParameters, { varLib: vm, codeObject: tampered });
+    expect(fetches.map((c) => c.status)).toEqual([200]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(`efs-cache: FATAL: s3://${code.EFSC_CODE_BUCKET}/${code.EFSC_CODE_KEY} is not the code this user data was rendered ` +
+      `with (its sha256 is not ${code.EFSC_CODE_SHA256}): refusing to run it\n`);
+    expect(calls).toEqual([]);
+    expect(fs.readdirSync(path.join(vm, 'efs-cache', 'code'))).toEqual([]);
   });
   afterAll(() => tearDown(emu, 'calls.json', disks));
 

@@ -16,6 +16,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveIntrinsics } from '../lab/harness/user-data';
 import { REFUSED } from '../util/run-script';
+import { parameters } from '../util/user-data';
+import { renderedCode } from '../../lib/bootstrap/render';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const VENV = path.join(ROOT, '.venv');
@@ -80,6 +82,11 @@ export interface RunOptions {
   readonly whileRunning?: (calls: ApiCall[]) => Promise<void> | void;
   /** More host names that resolve to the emulator (an S3 bucket's virtual host, such as BUCKET.s3.amazonaws.com). */
   readonly extraHosts?: string[];
+  /**
+   * What the user data's code object holds in S3 when the run starts. @default - the code rendered with the user
+   * data (`putCode`)
+   */
+  readonly codeObject?: string;
 }
 
 export class Emulator {
@@ -158,6 +165,20 @@ export class Emulator {
     return { AccessKeyId: c.AccessKeyId, SecretAccessKey: c.SecretAccessKey, Token: c.SessionToken };
   }
 
+  /**
+   * Puts the code a rendered user data loads (or `body`) in S3 where its parameters say it is (EFSC_CODE_BUCKET, the
+   * stack's assets bucket, created when missing; EFSC_CODE_KEY), as `cdk deploy` publishes a file asset. Returns the
+   * bucket's virtual host names, which must resolve to the emulator. A user data without a code object returns [].
+   */
+  public async putCode(userData: string, body?: string): Promise<string[]> {
+    const p = parameters(userData);
+    if (!p.EFSC_CODE_BUCKET) return [];
+    const buckets = ((await this.api('s3', 'list_buckets')).Buckets ?? []).map((b: { Name: string }) => b.Name);
+    if (!buckets.includes(p.EFSC_CODE_BUCKET)) await this.api('s3', 'create_bucket', { Bucket: p.EFSC_CODE_BUCKET });
+    await this.api('s3', 'put_object', { Bucket: p.EFSC_CODE_BUCKET, Key: p.EFSC_CODE_KEY, Body: body ?? renderedCode(userData) });
+    return [`${p.EFSC_CODE_BUCKET}.s3.amazonaws.com`, `${p.EFSC_CODE_BUCKET}.s3.${p.EFSC_CODE_REGION}.amazonaws.com`];
+  }
+
   /** The CA (PEM) that signed the emulator's certificate: what an instance must trust to reach it over TLS. */
   public get ca(): string {
     return fs.readFileSync(path.join(this.dir, 'ca.pem'), 'utf8');
@@ -185,7 +206,8 @@ export class Emulator {
    * Runs a user data (bash, args) inside the emulator's network namespace and a private mount namespace: tmpfs over
    * /usr/local, /run and /etc/systemd/system (and /var/lib unless `varLib`), /etc/hosts and the CLI's CA bundle
    * bind-mounted, an empty environment but PATH (stubs first: logger, sleep that returns at once, and the refused
-   * commands of test/util/run-script.ts; then the venv's aws and the host's curl), HOME and LANG.
+   * commands of test/util/run-script.ts; then the venv's aws and the host's curl), HOME and LANG. The user data's
+   * code is in S3 first (`putCode`): its loader fetches it with the role's session, as on EC2.
    */
   public async run(script: string, args: string[] = [], options: RunOptions = {}): Promise<EmulatedRun> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-emurun-'));
@@ -198,8 +220,9 @@ export class Emulator {
     stub('sleep', 'exit 0');
     for (const name of REFUSED) stub(name, 'exit 97');
     fs.symlinkSync(path.join(VENV, 'bin', 'aws'), path.join(bin, 'aws'));
+    const codeHosts = await this.putCode(script, options.codeObject);
     const hosts = path.join(dir, 'hosts');
-    fs.writeFileSync(hosts, `127.0.0.1 localhost\n127.0.0.1 ${[...AWS_HOSTS, ...options.extraHosts ?? []].join(' ')}\n`);
+    fs.writeFileSync(hosts, `127.0.0.1 localhost\n127.0.0.1 ${[...AWS_HOSTS, ...codeHosts, ...options.extraHosts ?? []].join(' ')}\n`);
     const file = path.join(dir, 'user-data.sh');
     fs.writeFileSync(file, script, { mode: 0o700 });
     const varLib = options.varLib ? `/bin/mount --bind '${options.varLib}' /var/lib` : '/bin/mount -t tmpfs efsc-test /var/lib';
@@ -276,6 +299,11 @@ export function caBundlePath(): string {
 
 function userns(): string[] {
   return process.getuid?.() === 0 ? [] : ['--user', '--map-root-user'];
+}
+
+/** Whether a call is a loader's fetch of its code object (S3 GET of `<sha256 of the asset>.sh`). */
+export function isCodeFetch(c: ApiCall): boolean {
+  return c.service === 's3' && /^GET \/[0-9a-f]{64}\.sh$/.test(c.action);
 }
 
 /** The calls the scripts made (the aws CLI's), without the test's own set-up calls. */

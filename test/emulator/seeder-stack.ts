@@ -6,9 +6,8 @@ import { CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { DataSeeder, MountHelper, SeedSource } from '../../lib';
-import { CfnTemplate } from '../lab/harness/user-data';
+import { CfnTemplate, PSEUDO_VALUES, resolveUserData } from '../lab/harness/user-data';
 import { importedFs, stackWithVpc } from '../util';
-import { flatten } from '../util/user-data';
 
 /** The source bucket. */
 export const SEED_BUCKET = 'efsc-seed-data';
@@ -28,11 +27,7 @@ export function seederUserData(targetPath?: string): { userData: string; logical
     source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Data', SEED_BUCKET), 'raw'),
   });
   const template = Template.fromStack(stack);
-  const [logicalId, instance] = Object.entries(template.findResources('AWS::EC2::Instance'))[0];
-  const values: Record<string, string> = { 'Ref:AWS::Region': 'us-east-1', 'Ref:AWS::URLSuffix': 'amazonaws.com' };
-  const userData = flatten(instance.Properties.UserData, (k) => {
-    if (!(k in values)) throw new Error(`no lab value for ${k}`);
-    return values[k];
-  });
+  const [logicalId] = Object.entries(template.findResources('AWS::EC2::Instance'))[0];
+  const userData = resolveUserData(template.toJSON() as CfnTemplate, logicalId, PSEUDO_VALUES);
   return { userData, logicalId, template: template.toJSON(), roleId: stack.getLogicalId(seeder.role.node.defaultChild as CfnResource) };
 }
