@@ -7,7 +7,7 @@ import {
   MountHelper, MountSource, OriginFileSystem,
 } from '../lib';
 import { importedFs, nagFindings, stackWithVpc } from './util';
-import { CODE_PARAMETERS, launchTemplateUserData, parameters } from './util/user-data';
+import { codeParameters, launchTemplateUserData, parameters } from './util/user-data';
 
 
 function client(props: Partial<FsCacheClientLaunchTemplateProps> = {}) {
@@ -21,7 +21,7 @@ describe('FsCacheClientLaunchTemplate over EFS', () => {
   test('renders the cache and mount parameters', () => {
     const { params } = client();
     expect(params).toEqual({
-      ...CODE_PARAMETERS,
+      ...codeParameters(),
       EFSC_NFS_SERVER: 'fs-0123456789abcdef0.efs.<Ref:AWS::Region>.<Ref:AWS::URLSuffix>',
       EFSC_NFS_PATH: '/',
       EFSC_MOUNT_POINT: '/mnt/efs',

@@ -8,7 +8,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { CacheFleet, DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../lib';
 import { importedFs, nagFindings, newApp, stackWithVpc } from './util';
-import { CODE_PARAMETERS, flatten, parameters, expand } from './util/user-data';
+import { codeParameters, flatten, parameters, expand } from './util/user-data';
 
 /** A small directory to ship as an asset; content decides the asset hash. */
 function assetDir(content = 'hello'): string {
@@ -37,7 +37,7 @@ describe('DataSeeder user data', () => {
   test('defaults: every parameter, EFS mounted with TLS and IAM, 50 workers of 100 files', () => {
     const { params, instanceId } = seeder();
     expect(params).toEqual({
-      ...CODE_PARAMETERS,
+      ...codeParameters(),
       EFSC_SOURCE_KIND: 'local',
       EFSC_SOURCE_URI: '/srv/data',
       EFSC_SOURCE_REGION: '',

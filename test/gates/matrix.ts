@@ -116,9 +116,12 @@ export const MATRIX: GateConfig[] = [
     fleet: { nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'] },
     clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
   }),
-  // The largest with NFSv3: the disk cache and warming (NFSv3 with mirrors and the disk cache is refused at synth).
-  variant('DiskCacheNfsV3Warm', {
-    fleet: { nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), warmPaths: ['/efs/models'], clientProtocol: ClientProtocol.NFS_V3 },
+  // The largest of all: NFSv3, the disk cache, mirrors and warming (refused for size while the code was user data).
+  variant('DiskCacheNfsV3MirrorWarm', {
+    fleet: {
+      nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
+      clientProtocol: ClientProtocol.NFS_V3,
+    },
     clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
   }),
   variant('NfsV3MirrorWarm', {

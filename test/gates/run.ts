@@ -5,7 +5,8 @@
  *   (b) cfn-lint (from .venv/, see setup.sh) on every template: zero errors and zero warnings;
  *   (c) the user data of every AWS::EC2::LaunchTemplate and AWS::EC2::Instance (the DataSeeder), intrinsics replaced by harmless values, through
  *       `shellcheck -S style`: zero findings; and every assets/**\/*.sh through `shellcheck -x -S style`;
- *   (d) every rendered user data under 16384 bytes (the EC2 limit, before base64);
+ *   (d) every rendered user data leaves at least 8 KB of EC2's 16384 bytes (before base64) for users' own commands,
+ *       and the code it loads is in its cloud assembly as the file asset its parameters name, with their sha256;
  *   (e) cdk-nag's AwsSolutions, NIST 800-53 R5 and HIPAA Security packs on every configuration: zero unacknowledged
  *       findings.
  *
@@ -14,6 +15,7 @@
  * `gates: N passed, M failed` last. Set GATES_KEEP=1 to keep the temp dir (templates and rendered user data).
  */
 import { execFileSync, spawnSync } from 'child_process';
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -21,11 +23,14 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { MATRIX } from './matrix';
 import { CDK_CONTEXT, nagFindings } from '../util';
-import { flatten, expand } from '../util/user-data';
+import { flatten, expandAfterLoader, parameters } from '../util/user-data';
+import { renderedCode } from '../../lib/bootstrap/render';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CFN_LINT = path.join(ROOT, '.venv', 'bin', 'cfn-lint');
 const USER_DATA_LIMIT = 16384;
+/** What every rendered user data must leave of USER_DATA_LIMIT for the commands users add (issue 28's target). */
+const USER_ROOM = 8192;
 
 /**
  * cfn-lint rules ignored on the command line, each with the reason. Keep this empty unless a rule fires on something
@@ -102,6 +107,14 @@ function placeholderFor(template: { Resources?: Record<string, any>; Parameters?
       'Ref:AWS::StackId': 'arn:aws:cloudformation:us-east-1:123456789012:stack/GateStack/0123abcd',
     };
     if (pseudo[key]) return pseudo[key];
+    // A string of pseudo parameters (the file assets bucket's name): them substituted.
+    const sub = /^Fn::Sub:(".*")$/.exec(key);
+    if (sub) {
+      return (JSON.parse(sub[1]) as string).replace(/\$\{([^}]+)\}/g, (_m, name: string) => {
+        if (!pseudo[`Ref:${name}`]) throw new Error(`no placeholder for \${${name}} in ${key}`);
+        return pseudo[`Ref:${name}`];
+      });
+    }
     const ref = /^Ref:(.+)$/.exec(key);
     if (ref) {
       const type = template.Resources?.[ref[1]]?.Type ?? template.Parameters?.[ref[1]]?.Type;
@@ -198,6 +211,7 @@ try {
   // (c, d) user data of every launch template: size, then shellcheck
   console.log('== user data of launch templates and instances');
   const scripts: Array<{ name: string; file: string }> = [];
+  let largest: { name: string; bytes: number } | undefined;
   for (const t of templates) {
     const template = JSON.parse(fs.readFileSync(t.file, 'utf8'));
     for (const [id, r] of Object.entries<any>(template.Resources ?? {})) {
@@ -219,18 +233,29 @@ try {
         continue;
       }
       const bytes = Buffer.byteLength(text, 'utf8');
-      check(`user data size ${name}`, bytes < USER_DATA_LIMIT, `${bytes} bytes of ${USER_DATA_LIMIT}`);
+      if (!largest || bytes > largest.bytes) largest = { name, bytes };
+      check(`user data size ${name}`, bytes <= USER_DATA_LIMIT - USER_ROOM,
+        `${bytes} bytes of ${USER_DATA_LIMIT}: ${USER_DATA_LIMIT - bytes} left for users' commands (at least ${USER_ROOM} needed)`);
+      // The code the loader fetches: the asset cdk deploy publishes from this assembly, under the key and with the
+      // sha256 the user data holds; shellcheck reads it in place of the loader.
+      const p = parameters(text);
+      const asset = path.join(path.dirname(t.file), `asset.${p.EFSC_CODE_KEY}`);
+      const code = fs.existsSync(asset) ? fs.readFileSync(asset, 'utf8') : undefined;
+      const digest = code === undefined ? 'missing' : crypto.createHash('sha256').update(code).digest('hex');
+      check(`code asset ${name}`, digest === p.EFSC_CODE_SHA256 && code === renderedCode(text),
+        `${path.basename(asset)}: sha256 ${digest}, user data expects ${p.EFSC_CODE_SHA256}`);
       // Every deploy-time value (an intrinsic) must sit inside an Fn::Base64 that the instance decodes: one outside
       // it is shell text whatever it resolves to. Marked values outside a base64 segment stay visible as the marker.
       const marked = flatten(ud, (k) => `@@DEPLOY-TIME ${k}@@`);
       const raw = [...new Set(marked.match(/@@DEPLOY-TIME [^@]*@@/g) ?? [])];
       check(`deploy-time values only as data ${name}`, raw.length === 0, raw.join(', '));
       const file = path.join(work, t.config, `${id}.sh`);
-      // shellcheck reads what runs: the header and the packed code, unpacked in place.
-      fs.writeFileSync(file, expand(text));
+      // shellcheck reads what runs: the header, the loader and the code in place of the loader's eval.
+      fs.writeFileSync(file, expandAfterLoader(text));
       scripts.push({ name, file });
     }
   }
+  if (largest) console.log(`  largest user data: ${largest.bytes} bytes (${largest.name}), ${USER_DATA_LIMIT - largest.bytes} left for users' commands`);
   console.log(`== shellcheck ${scripts.length} user data scripts`);
   console.log(`  ${run('shellcheck', ['--version']).out.split('\n')[1] ?? ''}`);
   if (scripts.length) {

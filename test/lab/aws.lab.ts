@@ -22,9 +22,10 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
 import * as crypto from 'crypto';
-import { ApiCall, AWS_HOSTS, byCli, Emulator, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown } from '../emulator/emulator';
+import { parameters } from '../util/user-data';
+import { ApiCall, AWS_HOSTS, byCli, Emulator, EMULATOR_VALUES, isCodeFetch, RoleSession, rolePolicies, tearDown } from '../emulator/emulator';
 import { SEED_BUCKET, SEED_FILES, SEED_STACK, seederUserData } from '../emulator/seeder-stack';
-import { CloudInitResult, Lab, progress, Vm } from './harness';
+import { CloudInitResult, keptCode, Lab, progress, Vm } from './harness';
 import { nfsdReadBytes, sha256 } from './scenarios/guest';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
@@ -88,8 +89,10 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
   const iid: Record<string, string> = {};
   const boot: Record<string, CloudInitResult> = {};
 
-  /** The calls a VM's aws CLI made, as the emulator recorded them. */
-  const callsOf = async (vm: Vm) => byCli(await emu.calls()).filter((c) => c.source === vm.ip);
+  /** The calls a VM's aws CLI made, as the emulator recorded them, but the loader's fetch of its code. */
+  const callsOf = async (vm: Vm) => byCli(await emu.calls()).filter((c) => c.source === vm.ip && !isCodeFetch(c));
+  /** The loader's fetches of its code from the emulator's S3 (by the VM's own aws CLI). */
+  const fetchesOf = async (vm: Vm) => byCli(await emu.calls()).filter((c) => c.source === vm.ip && isCodeFetch(c));
   /** Where EC2 (the emulator) has the stable interface attached. */
   const attachedTo = async () => (await emu.api('ec2', 'describe_network_interfaces', { NetworkInterfaceIds: [eni] }))
     .NetworkInterfaces[0].Attachment?.InstanceId as string | undefined;
@@ -141,6 +144,12 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
       ...EMULATOR_VALUES, 'AWS::StackId': stackId, [`Ref:${ud.nodeInterfaceIds[0]}`]: first, [`Ref:${ud.nodeInterfaceIds[1]}`]: second,
     });
     role = await emu.instanceRole('NodeRole', documents);
+    // Each user data's code in the stack's assets bucket, as `cdk deploy` publishes it, under the bucket's names.
+    // node-x runs with the fleet's role (below): the impatient fleet renders the same code, so the same object.
+    expect(parameters(ud.impatientNode).EFSC_CODE_KEY).toBe(parameters(ud.cacheNode).EFSC_CODE_KEY);
+    const codeHosts = new Set<string>();
+    for (const u of [ud.cacheNode, ud.impatientNode, seed.userData]) for (const host of await emu.putCode(u)) codeHosts.add(host);
+    for (const host of codeHosts) await lab.setDnsRecord(host, [lab.gateway]);
     // The seeder: its stack, its bucket (and an object outside its prefix), its role's session, the bucket's names.
     const seedStackId = await emu.registerStack(SEED_STACK, [seed.logicalId]);
     await emu.api('s3', 'create_bucket', { Bucket: SEED_BUCKET });
@@ -227,6 +236,19 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     }
     expect(boot['node-x'].status).toBe('error');
     for (const [name, r] of Object.entries(boot)) progress(`${name}: user data done ${r.seconds.toFixed(0)} s after power on`);
+  });
+
+  test('the code of node-a, node-x, node-b and the seeder: fetched from the stack\'s assets bucket by each VM\'s own CLI with its role\'s session, once, and kept', async () => {
+    for (const [vm, userData] of [[nodeA, ud.cacheNode], [nodeX, ud.impatientNode], [nodeB, ud.cacheNode], [seeder, seed.userData]] as const) {
+      const { EFSC_CODE_BUCKET: bucket, EFSC_CODE_KEY: key } = parameters(userData);
+      const fetches = await fetchesOf(vm);
+      expect({ vm: vm.name, fetches: fetches.map((c) => `${c.host} ${c.action} ${c.status}`) })
+        .toEqual({ vm: vm.name, fetches: [expect.stringMatching(new RegExp(`^${bucket}\\.s3\\.(us-east-1\\.)?amazonaws\\.com GET /${key} 200$`))] });
+      expect(fetches[0].client).toMatch(/^aws-cli\/2\./);
+    }
+    // node-b still runs: what it kept is the code, byte for byte (the loader ran it only after this check).
+    const kept = keptCode(ud.cacheNode)!;
+    expect((await nodeB.execOk(`sha256sum < ${kept.path}`)).trim()).toBe(`${parameters(ud.cacheNode).EFSC_CODE_SHA256}  -`);
   });
 
   test('node-a: the stable interface attached to the instance that booted, then one SUCCESS signal, sent while another VM could mount its export', async () => {

@@ -5,7 +5,7 @@
  */
 import { CloudInitResult, Lab, progress, Vm } from './harness';
 import { nfsdReadBytes, sha256 } from './scenarios/guest';
-import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, ORIGIN_USER_DATA, USER_STEP_LOG } from './scenarios/stacks';
+import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, ORIGIN_USER_DATA, USER_STEP_LOG, USER_STEPS, USER_STEPS_LOG } from './scenarios/stacks';
 
 const NODE_ADDRESS = '10.77.0.100';
 const MIN = 60_000;
@@ -142,6 +142,15 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
     expect(exports).toBe('exports=1');
     expect(Number(ranAt)).toBeGreaterThan(Number(signalled.trim().split(' ')[0]));
     expect((await clientB.execOk(`cat ${USER_STEP_LOG}`)).trim()).toMatch(/^\d+\.\d+ fstype=nfs4$/);
+    // Several KB of commands (more than EC2's 16 KB would have left the user data before the code moved to S3): all
+    // ran, in order, once, after the bootstrap.
+    for (const vm of [node1, clientB]) {
+      const lines = (await vm.execOk(`cat ${USER_STEPS_LOG}`)).trim().split('\n');
+      expect(lines).toHaveLength(USER_STEPS + 1);
+      expect(lines.slice(1).map((l) => l.slice(0, 17))).toEqual(Array.from({ length: USER_STEPS }, (_, i) => `step ${String(i + 1).padStart(3, '0')} of ${USER_STEPS}:`));
+      if (vm === node1) expect(Number(lines[0].split(' ')[0])).toBeGreaterThan(Number(signalled.trim().split(' ')[0]));
+    }
+    progress(`user commands added: ${ud.userCommandBytes} bytes; user data with them: node ${ud.cacheNode.length} B, client ${ud.fleetClient.length} B`);
     // The origin client's template has no user step.
     expect((await clientA.exec(`test -e ${USER_STEP_LOG}`)).code).not.toBe(0);
   });

@@ -20,7 +20,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, DataSeeder, MountHelper, SeedSource } from '../../lib';
 import { importedFs } from '../util';
-import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
+import { CfnTemplate, keptCode, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME } from './scenarios/stacks';
 
 const SUBNET = '10.77.0';
@@ -163,6 +163,12 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
     sourceDigest = (await loader.execOk(treeDigest(SOURCE), { timeoutMs: 300_000 })).trim();
     await loader.writeFile('/root/seed.sh', resolveUserData(synth.template, synth.seeder, synth.values), 0o755);
     await loader.writeFile('/root/failing.sh', resolveUserData(synth.template, synth.failing, synth.values), 0o755);
+    // Their code, where the loader looks before it fetches from S3 (proved against the emulator: aws.lab.ts).
+    await loader.execOk('mkdir -p -m 0700 /var/lib/efs-cache/code');
+    for (const id of [synth.seeder, synth.failing]) {
+      const kept = keptCode(resolveUserData(synth.template, id, synth.values))!;
+      await loader.writeFile(kept.path, kept.content, 0o600);
+    }
     // No CloudFormation here: mark the signal as sent, as it would be after the first run on AWS.
     await loader.execOk('mkdir -p /var/lib/efs-cache /mnt/origin && touch /var/lib/efs-cache/signalled');
     await loader.execOk(`for i in $(seq 30); do timeout 60 mount -t nfs4 -o ${NFS_OPTS} ${EFS_NAME}:/ /mnt/origin && exit 0; sleep 3; done; exit 1`);

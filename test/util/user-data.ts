@@ -65,12 +65,25 @@ export function expand(userData: string): string {
 }
 
 /**
- * The parameters every rendered user data holds for its code's object (tokens as `parameters` of a
- * `launchTemplateUserData` with the default placeholders shows them), for `toEqual` on a whole parameter map.
+ * A rendered user data with the code it loads in place of its `eval` line, the loader kept: everything that runs, in
+ * the order it runs, for shellcheck.
  */
-export const CODE_PARAMETERS = {
-  EFSC_CODE_BUCKET: '<Fn::Sub:"cdk-hnb659fds-assets-${AWS::AccountId}-${AWS::Region}">',
-  EFSC_CODE_KEY: expect.stringMatching(/^[0-9a-f]{64}\.sh$/),
-  EFSC_CODE_REGION: '<Ref:AWS::Region>',
-  EFSC_CODE_SHA256: expect.stringMatching(/^[0-9a-f]{64}$/),
-};
+export function expandAfterLoader(userData: string): string {
+  const code = renderedCode(userData);
+  const { last } = loaderLines(userData);
+  const lines = userData.split('\n');
+  return [...lines.slice(0, last), code.replace(/\n$/, ''), ...lines.slice(last + 1)].join('\n');
+}
+
+/**
+ * The parameters every rendered user data holds for its code's object (tokens as `parameters` of a
+ * `launchTemplateUserData` with the default placeholders shows them), for `toEqual` on a whole parameter map (jest).
+ */
+export function codeParameters(): Record<string, unknown> {
+  return {
+    EFSC_CODE_BUCKET: '<Fn::Sub:"cdk-hnb659fds-assets-${AWS::AccountId}-${AWS::Region}">',
+    EFSC_CODE_KEY: expect.stringMatching(/^[0-9a-f]{64}\.sh$/),
+    EFSC_CODE_REGION: '<Ref:AWS::Region>',
+    EFSC_CODE_SHA256: expect.stringMatching(/^[0-9a-f]{64}$/),
+  };
+}

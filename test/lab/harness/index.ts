@@ -5,5 +5,5 @@ export type { VmOptions, InstanceMetadata, NvmeDisk, ExtraDisk, ExecOptions, Exe
 export { findImage } from './image';
 export type { LabImage } from './image';
 export { progress } from './log';
-export { PSEUDO_VALUES, resolveUserData, resolveIntrinsics, userDataResources, UnresolvedIntrinsicError } from './user-data';
+export { keptCode, keptCodeVendorData, PSEUDO_VALUES, resolveUserData, resolveIntrinsics, userDataResources, UnresolvedIntrinsicError } from './user-data';
 export type { CfnTemplate, IntrinsicValue, IntrinsicValues } from './user-data';

@@ -4,6 +4,8 @@
  * id, the region). The lab runs exactly what CDK rendered, not a hand-written copy of it.
  */
 
+import { renderedCode } from '../../../lib/bootstrap/render';
+
 /** A resolved value: scalars, lists (Fn::Split, Fn::GetAZs, list parameters) or a condition. */
 export type IntrinsicValue = string | readonly string[] | boolean;
 
@@ -270,4 +272,22 @@ function isObject(x: unknown): x is Record<string, unknown> {
 function splitOnce(s: string, sep: string): [string, string] {
   const i = s.indexOf(sep);
   return i < 0 ? [s, ''] : [s.slice(0, i), s.slice(i + 1)];
+}
+
+/**
+ * Where the loader of a user data the library rendered (its EFSC_CODE_SHA256) looks for its code before it fetches
+ * it, and that code (rendered in this process): what an earlier fetch leaves on the instance. Undefined for other
+ * user data.
+ */
+export function keptCode(userData: string): { path: string; content: string } | undefined {
+  const sha = /^EFSC_CODE_SHA256='([0-9a-f]{64})'$/m.exec(userData)?.[1];
+  return sha ? { path: `/var/lib/efs-cache/code/${sha}.sh`, content: renderedCode(userData) } : undefined;
+}
+
+/** Cloud-init vendor data (cloud-config) that writes `keptCode(userData)` before the user data runs; undefined without it. */
+export function keptCodeVendorData(userData: string): string | undefined {
+  const kept = keptCode(userData);
+  if (!kept) return undefined;
+  return ['#cloud-config', 'write_files:', `  - path: ${kept.path}`, '    encoding: b64', "    permissions: '0600'",
+    `    content: ${Buffer.from(kept.content).toString('base64')}`, ''].join('\n');
 }

@@ -39,7 +39,8 @@ export interface VmOptions {
   readonly metaData?: Record<string, string>;
   /**
    * cloud-init vendor data (the NoCloud seed's vendor-data file): what an image or a provider sets up before the
-   * user data runs, such as a CA the instance trusts. @default - none
+   * user data runs, such as a CA the instance trusts. @default - for a user data the library rendered, its code kept
+   * where its loader looks first (`keptCodeVendorData`: as an earlier fetch from S3 leaves it); otherwise none
    */
   readonly vendorData?: string;
   /** @default 1024 */

@@ -16,6 +16,20 @@ export const EFS_NAME = `${FS_ID}.efs.us-east-1.amazonaws.com`;
 export const FLEET_NAME = 'cache.efs-cache.internal';
 /** Where the lab's user steps (commands added to a template's userData) record that they ran. */
 export const USER_STEP_LOG = '/var/log/lab-user-step';
+/** Where the lab's long user step (several KB of commands added to a template's userData) writes, a line each. */
+export const USER_STEPS_LOG = '/var/log/lab-user-steps';
+/** How many commands the long user step has (each about 110 bytes: about 9 KB in all). */
+export const USER_STEPS = 80;
+
+/**
+ * The long user step: a first line with the time it started, then USER_STEPS commands of about 110 bytes each, more
+ * than half of EC2's 16 KB of user data, which the bootstrap's code no longer takes.
+ */
+export function longUserStep(): string[] {
+  return [`echo "$(date +%s.%N) start" > ${USER_STEPS_LOG}`,
+    ...Array.from({ length: USER_STEPS }, (_, i) => `echo "step ${String(i + 1).padStart(3, '0')} of ${USER_STEPS}: ${'.'.repeat(60)}" >> ${USER_STEPS_LOG}`)];
+}
+
 /** What the lab's emulated NVMe disks report as their model (instance store reports its own on EC2). */
 export const LAB_NVME_MODEL = 'QEMU NVMe Ctrl';
 
@@ -44,6 +58,8 @@ export interface LabUserData {
   readonly fsid: string;
   /** The fleet's export path. */
   readonly exportPath: string;
+  /** How many bytes of commands the lab added to the fleet's userData (as many to the fleet client's). */
+  readonly userCommandBytes: number;
   /** The synthesized template (the emulator takes the nodes' role policies from it). */
   readonly template: CfnTemplate;
   /** The logical id of the fleet's instance role. */
@@ -104,8 +120,8 @@ export function labUserData(): LabUserData {
     vpc, source: MountSource.cacheFleet(fleet), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
   // A step of the user's own on each template: it records when it ran and what the bootstrap had left by then.
-  fleet.userData.addCommands(`echo "$(date +%s.%N) exports=$(exportfs | grep -c "^/efs")" > ${USER_STEP_LOG}`);
-  fleetClient.userData.addCommands(`echo "$(date +%s.%N) fstype=$(findmnt -no FSTYPE /mnt/efs)" > ${USER_STEP_LOG}`);
+  fleet.userData.addCommands(`echo "$(date +%s.%N) exports=$(exportfs | grep -c "^/efs")" > ${USER_STEP_LOG}`, ...longUserStep());
+  fleetClient.userData.addCommands(`echo "$(date +%s.%N) fstype=$(findmnt -no FSTYPE /mnt/efs)" > ${USER_STEP_LOG}`, ...longUserStep());
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const values = PSEUDO_VALUES;
   const ud = (lt: ec2.LaunchTemplate) =>
@@ -131,6 +147,7 @@ export function labUserData(): LabUserData {
     v3Client: ud(v3Client.launchTemplate),
     fsid: fleet.fsid,
     exportPath: fleet.exportPath,
+    userCommandBytes: Buffer.byteLength(fleet.userData.render()),
     template,
     nodeRoleId: stack.getLogicalId(fleet.role.node.defaultChild as CfnResource),
     nodeInterfaceIds: fleet.nodes.map((n) => stack.getLogicalId(n.networkInterface!)),
