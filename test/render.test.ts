@@ -3,7 +3,7 @@ import { Stack, Stage, Token } from 'aws-cdk-lib';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../lib';
+import { CacheFleet, ClientProtocol, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../lib';
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../lib/bootstrap/render';
 import { importedFs, stackWithVpc } from './util';
 import { runScript } from './util/run-script';
@@ -189,6 +189,24 @@ describe('commands users add to a template\'s userData', () => {
     const run = runScript(flatten(stack.resolve(withUserCommands(rendered, extra, 't')), () => 'deploy-time-value'));
     expect(run.stderr).toMatch(/FATAL: EFSC_NFS_SERVER='bad server' is invalid/);
     expect(fs.existsSync(path.join(run.dir, 'user-step'))).toBe(false);
+  });
+
+  test('8 KB of them fit on the largest node (NFSv3, disk cache, two mirrors, warming) and on a client of it, and synthesize', () => {
+    const { app, stack, vpc } = stackWithVpc();
+    const fleet = new CacheFleet(stack, 'Fleet', {
+      vpc, fileSystem: importedFs(stack), instanceType: new ec2.InstanceType('c7gd.16xlarge'), clientProtocol: ClientProtocol.NFS_V3,
+      mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
+    });
+    const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }) });
+    // 8,192 bytes of commands: 64 lines of 128 bytes (127 and the newline).
+    const commands = Array.from({ length: 64 }, (_, i) => `echo ${String(i).padStart(3, '0')} ${'x'.repeat(118)}`);
+    expect(Buffer.byteLength(commands.join('\n') + '\n')).toBe(8192);
+    fleet.userData.addCommands(...commands);
+    clients.userData.addCommands(...commands);
+    expect(() => app.synth()).not.toThrow();
+    for (const [construct, bytes] of [[fleet, fleet.userDataBytes], [clients, clients.userDataBytes]] as const) {
+      expect({ path: construct.node.path, fits: bytes + 8192 + 200 <= 16384 }).toEqual({ path: construct.node.path, fits: true });
+    }
   });
 
   test('count toward the 16 KB limit: synth reports it once, cleanly, with the path (no Resolution error wrapping)', () => {
