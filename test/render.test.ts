@@ -2,6 +2,7 @@ import * as crypto from 'crypto';
 import { Stack, Stage, Token } from 'aws-cdk-lib';
 import * as fs from 'fs';
 import * as path from 'path';
+import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, ClientProtocol, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../lib';
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../lib/bootstrap/render';
@@ -28,6 +29,17 @@ describe('renderScript', () => {
     // The asset's file is the code, byte for byte; its key is the content's hash.
     expect(fs.readFileSync(path.join(Stage.of(r.asset)!.assetOutdir, r.asset.assetPath), 'utf8')).toBe(code);
     expect(r.asset.s3ObjectKey).toBe(`${r.asset.assetHash}.sh`);
+  });
+
+  test('the code asset is deterministic: two apps synthesize the same template (its key is the content\'s hash)', () => {
+    const synth = () => {
+      const { stack, vpc } = stackWithVpc();
+      new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] });
+      return JSON.stringify(Template.fromStack(stack).toJSON());
+    };
+    const [a, b] = [synth(), synth()];
+    expect(a).toContain('.sh');
+    expect(a).toBe(b);
   });
 
   test('rejects parameter names outside EFSC_', () => {
