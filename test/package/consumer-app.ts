@@ -8,7 +8,7 @@
 // and no error annotation.
 // Usage: node consumer-app.js OUTDIR
 import * as fs from 'fs';
-import * as zlib from 'zlib';
+import * as crypto from 'crypto';
 import * as os from 'os';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
@@ -139,13 +139,17 @@ for (const [stackName, counts] of Object.entries(expected)) {
   const alarms = count('AWS::CloudWatch::Alarm');
   if (alarms === 0) failures.push(`${stackName}: no CloudWatch alarm`);
   // Every launch template and instance carries a bootstrap rendered from the package's assets/: the parameter
-  // header, then the packed code (gzip, base64) that starts with assets/lib/common.sh.
+  // header, then the loader of its code, a file asset staged in the cloud assembly under the key the user data names,
+  // with the sha256 it names, that starts with assets/lib/common.sh.
   for (const r of resources.filter((x) => x.Type === 'AWS::EC2::LaunchTemplate' || x.Type === 'AWS::EC2::Instance')) {
     const userData = JSON.stringify((r.Properties.LaunchTemplateData ?? r.Properties).UserData) ?? '';
-    const packed = /<<<'(H4sI[A-Za-z0-9+/=]+)'/.exec(userData)?.[1];
-    const code = packed ? zlib.gunzipSync(Buffer.from(packed, 'base64')).toString('utf8') : '';
-    if (!userData.includes('set -a\\nEFSC_') || !code.includes("printf 'efs-cache: ")) {
-      failures.push(`${stackName}: a ${r.Type} without the rendered bootstrap`);
+    const key = /EFSC_CODE_KEY='([0-9a-f]{64}\.sh)'/.exec(userData)?.[1];
+    const sha = /EFSC_CODE_SHA256='([0-9a-f]{64})'/.exec(userData)?.[1];
+    const file = key ? path.join(outdir, `asset.${key}`) : '';
+    const code = file && fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (!userData.includes('set -a\\nEFSC_') || !userData.includes('eval \\"$efs_cache_code\\"') || !code.includes("printf 'efs-cache: ") ||
+      crypto.createHash('sha256').update(code).digest('hex') !== sha) {
+      failures.push(`${stackName}: a ${r.Type} without the rendered bootstrap and its code asset (${key ?? 'no key'})`);
     }
   }
   for (const m of artifact.messages.filter((x) => x.level === 'error')) failures.push(`${stackName}: error at ${m.id}: ${m.entry.data}`);
