@@ -53,7 +53,7 @@ jsii() { bash test/jsii/run.sh | tee "$results/jsii.log"; }
 step "jsii: Python package, API.md, Python sample app" jsii
 count_line "$results/jsii.log"
 gates() { bash test/gates/run.sh | tee "$results/gates.log"; }
-step "independent gates (cfn-lint, shellcheck, 16 KB)" gates
+step "independent gates (cfn-lint, shellcheck, cdk-nag, user data room)" gates
 count_line "$results/gates.log"
 # The scripts' AWS calls with the real aws CLI against an AWS API emulator (moto behind TLS, CloudFormation signals
 # recorded, the lab's metadata service, only the permissions the template grants each role: test/emulator/authz.py)

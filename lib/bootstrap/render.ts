@@ -189,11 +189,24 @@ export const BODY_VARIABLE = 'efs_cache_code';
  * tools that read it; the code must have been rendered in this process.
  */
 export function renderedCode(userData: string): string {
-  const m = /^EFSC_CODE_SHA256='([0-9a-f]{64})'$/m.exec(userData);
-  if (!m) throw new Error('cdk-efs-cache: no EFSC_CODE_SHA256 in this user data');
-  const code = CODE_BY_SHA256.get(m[1]);
-  if (code === undefined) throw new Error(`cdk-efs-cache: the code ${m[1]} was not rendered in this process`);
+  const sha256 = codeSha256(userData);
+  if (!sha256) throw new Error('cdk-efs-cache: no EFSC_CODE_SHA256 in this user data');
+  const code = CODE_BY_SHA256.get(sha256);
+  if (code === undefined) throw new Error(`cdk-efs-cache: the code ${sha256} was not rendered in this process`);
   return code;
+}
+
+/** The sha256 of the code a rendered user data loads (its EFSC_CODE_SHA256), or undefined for other user data. */
+export function codeSha256(userData: string): string | undefined {
+  return /^EFSC_CODE_SHA256='([0-9a-f]{64})'$/m.exec(userData)?.[1];
+}
+
+/** Where the loader (assets/lib/loader.sh, its `dir`) keeps the code it fetched and looks for it first. */
+export const KEPT_CODE_DIR = '/var/lib/efs-cache/code';
+
+/** The file the loader keeps the code of this sha256 in. */
+export function keptCodePath(sha256: string): string {
+  return `${KEPT_CODE_DIR}/${sha256}.sh`;
 }
 
 /** The lines of a rendered user data that load its code (from the loader's opening comment to the eval), for tools. */

@@ -20,6 +20,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, DataSeeder, MountHelper, SeedSource } from '../../lib';
 import { importedFs } from '../util';
+import { KEPT_CODE_DIR } from '../../lib/bootstrap/render';
 import { CfnTemplate, keptCode, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME } from './scenarios/stacks';
 
@@ -164,7 +165,7 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
     await loader.writeFile('/root/seed.sh', resolveUserData(synth.template, synth.seeder, synth.values), 0o755);
     await loader.writeFile('/root/failing.sh', resolveUserData(synth.template, synth.failing, synth.values), 0o755);
     // Their code, where the loader looks before it fetches from S3 (proved against the emulator: aws.lab.ts).
-    await loader.execOk('mkdir -p -m 0700 /var/lib/efs-cache/code');
+    await loader.execOk(`mkdir -p -m 0700 ${KEPT_CODE_DIR}`);
     for (const id of [synth.seeder, synth.failing]) {
       const kept = keptCode(resolveUserData(synth.template, id, synth.values))!;
       await loader.writeFile(kept.path, kept.content, 0o600);

@@ -2,7 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { renderedCode } from '../../lib/bootstrap/render';
+import { codeSha256, KEPT_CODE_DIR, keptCodePath, renderedCode } from '../../lib/bootstrap/render';
 
 /** What a sandboxed run of a rendered user data did. */
 export interface ScriptRun {
@@ -70,7 +70,7 @@ export function runScript(script: string, args: string[] = [], options: RunScrip
   ].join('\n'));
   // The loader's fetch of the code: the object holds the code rendered with this user data (the emulator's S3 and the
   // lab prove the real fetch); any other aws call succeeds with no output.
-  const sha = /^EFSC_CODE_SHA256='([0-9a-f]{64})'$/m.exec(script)?.[1];
+  const sha = codeSha256(script);
   fs.writeFileSync(path.join(dir, 'code-object'), options.codeObject ?? (sha ? renderedCode(script) : ''));
   if (options.keptCode !== undefined) fs.writeFileSync(path.join(dir, 'kept-code'), options.keptCode);
   stub('aws', `if [ "$1 $2" = "s3api get-object" ]; then cp '${dir}/code-object' "\${*: -1}"; fi\nexit 0`);
@@ -83,7 +83,7 @@ export function runScript(script: string, args: string[] = [], options: RunScrip
   // /var/lib/efs-cache, installed copies under /usr/local, run state under /run): no run sees another's state, and
   // none is left on the host.
   const keep = options.keptCode !== undefined && sha
-    ? `mkdir -p /var/lib/efs-cache/code && cp '${dir}/kept-code' /var/lib/efs-cache/code/${sha}.sh; ` : '';
+    ? `mkdir -p ${KEPT_CODE_DIR} && cp '${dir}/kept-code' ${keptCodePath(sha)}; ` : '';
   const wrapper = `for d in /var/lib /usr/local /run; do /bin/mount -t tmpfs efsc-test "$d"; done; ${keep}exec "$@"`;
   const unshare = process.getuid?.() === 0 ? ['--mount'] : ['--mount', '--map-root-user'];
   const r = spawnSync('unshare', [...unshare, '/bin/bash', '-c', wrapper, 'sandbox', 'bash', file, ...args], {

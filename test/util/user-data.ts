@@ -58,10 +58,7 @@ export function parameters(userData: string): Record<string, string> {
  * runs, readable, for assertions and for shellcheck. The loader itself is assets/lib/loader.sh.
  */
 export function expand(userData: string): string {
-  const code = renderedCode(userData);
-  const { first, last } = loaderLines(userData);
-  const lines = userData.split('\n');
-  return [...lines.slice(0, first), code.replace(/\n$/, ''), ...lines.slice(last + 1)].join('\n');
+  return withCodeInPlace(userData, loaderLines(userData).first);
 }
 
 /**
@@ -69,10 +66,13 @@ export function expand(userData: string): string {
  * the order it runs, for shellcheck.
  */
 export function expandAfterLoader(userData: string): string {
-  const code = renderedCode(userData);
-  const { last } = loaderLines(userData);
+  return withCodeInPlace(userData, loaderLines(userData).last);
+}
+
+/** The user data with the lines from `from` to its `eval` line replaced by the code it loads. */
+function withCodeInPlace(userData: string, from: number): string {
   const lines = userData.split('\n');
-  return [...lines.slice(0, last), code.replace(/\n$/, ''), ...lines.slice(last + 1)].join('\n');
+  return [...lines.slice(0, from), renderedCode(userData).replace(/\n$/, ''), ...lines.slice(loaderLines(userData).last + 1)].join('\n');
 }
 
 /**

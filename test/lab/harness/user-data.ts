@@ -4,7 +4,7 @@
  * id, the region). The lab runs exactly what CDK rendered, not a hand-written copy of it.
  */
 
-import { renderedCode } from '../../../lib/bootstrap/render';
+import { codeSha256, keptCodePath, renderedCode } from '../../../lib/bootstrap/render';
 
 /** A resolved value: scalars, lists (Fn::Split, Fn::GetAZs, list parameters) or a condition. */
 export type IntrinsicValue = string | readonly string[] | boolean;
@@ -280,8 +280,8 @@ function splitOnce(s: string, sep: string): [string, string] {
  * user data.
  */
 export function keptCode(userData: string): { path: string; content: string } | undefined {
-  const sha = /^EFSC_CODE_SHA256='([0-9a-f]{64})'$/m.exec(userData)?.[1];
-  return sha ? { path: `/var/lib/efs-cache/code/${sha}.sh`, content: renderedCode(userData) } : undefined;
+  const sha = codeSha256(userData);
+  return sha ? { path: keptCodePath(sha), content: renderedCode(userData) } : undefined;
 }
 
 /** Cloud-init vendor data (cloud-config) that writes `keptCode(userData)` before the user data runs; undefined without it. */
