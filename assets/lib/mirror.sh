@@ -114,31 +114,102 @@ mirror_disk() {
 }
 
 # mirror_sync_one PATH: one sync of one mirror; state in MIRROR_STATE/<name>: "<last success> <seconds> <entries>".
+# One walk of the origin per sync: find prints every entry's path, type, size, mtime, ctime, mode, owner and link
+# target in one record (one lstat per entry, from the directory listing: on an NFS mount whose attribute cache
+# outlives the walk the kernel answers it from the READDIR reply's attributes). The walk of the last good sync is kept
+# in MIRROR_STATE/.walk/<name>/record, sorted; this sync copies only the entries whose record is new or differs (ctime
+# catches a copy that kept the old mtime; type, size, mode, owner and link target the rest), and removes, last, the
+# paths of the old record that the walk no longer lists. Nothing of the copy is walked or stat'ed for that beyond
+# its root: an unchanged tree starts no rsync. The record is trusted only for the copy it was made for (same boot, same
+# file system and root inode, every top-level name of the record present); otherwise the sync copies the whole walk
+# and removes what a walk of the copy holds beyond it, as the first sync of a boot does.
+# A failed sync removes nothing and keeps the old record; the paths it may have copied are kept as dirty
+# (.walk/<name>/dirty): the next sync copies each of them again if the walk lists it, removes it if not, and copies
+# the entries under a dirty path that was not a directory (rsync --force replaced a directory there).
 mirror_sync_one() {
-  local rel="${1#"$EFSC_EXPORT_PATH"}" rc=0 t0=$SECONDS t="$MIRROR_STATE/sync" e n left
-  timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" test -d "$MIRROR_SOURCE$rel" ||
-    { warn "mirror $1: $MIRROR_SOURCE$rel is not a directory on the origin, or the origin does not answer: serving the last copy"; return 1; }
+  local rel="${1#"$EFSC_EXPORT_PATH"}" rc=0 t0=$SECONDS t="$MIRROR_STATE/sync" e n left mode=compared st stamp k r per
+  local src dst
+  st="$MIRROR_STATE/.walk/$(systemd-escape -p "$rel")" src="$MIRROR_SOURCE$rel" dst="$MIRROR_ROOT$rel"
+  timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" test -d "$src" ||
+    { warn "mirror $1: $src is not a directory on the origin, or the origin does not answer: serving the last copy"; return 1; }
   rm -rf "$t"
-  mkdir -p "$t" "$MIRROR_ROOT$rel"
-  # fpart walks the origin once (-zz: empty directories listed too, and a directory it cannot read listed as empty,
-  # whose copy is then emptied; -e: with a trailing /; -b: one file system);
-  # each part goes to an rsync that copies exactly its list: archive-like without -r (--files-from creates the
-  # listed entries' directories), without --delete (removals come below), --force lets a directory replace a file.
-  (cd "$MIRROR_SOURCE$rel" && timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" fpart -f "$MIRROR_PART_FILES" -zz -e -b -0 -o "$t/part" .) \
-    >"$t/err" 2>&1 || rc=$?
-  left=$((EFSC_MIRROR_TIMEOUT_SEC + t0 - SECONDS))
-  if [ "$rc" = 0 ]; then
-    ((left > 0)) || left=1
-    find "$t" -name 'part.*' -print0 | timeout -k 30 "$left" xargs -0r -P "$EFSC_MIRROR_WORKERS" -I{} \
-      rsync -lptgoD -d --numeric-ids --force --out-format=%i --files-from={} --from0 "$MIRROR_SOURCE$rel/" "$MIRROR_ROOT$rel/" \
-      >"$t/out" 2>>"$t/err" || rc=$?
+  mkdir -p "$t" "$dst" "$st"
+  # The walk (-xdev: one file system). A directory that cannot be read is listed without its entries, whose copies are
+  # then removed, and an entry that vanishes while it is walked is not listed: find says so and exits 1, which
+  # counts as a walk. Any other error, or an end by the timeout, is a failed walk.
+  (cd "$src" && timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" find . -xdev -printf '%p//%y %s %T@ %C@ %m %U %G %l\0') 2>"$t/err" |
+    LC_ALL=C sort -z >"$t/walk" 2>>"$t/err" || rc=$?
+  if [ "$rc" = 1 ] && ! grep -qv -e ': Permission denied$' -e ': No such file or directory$' "$t/err"; then rc=0; fi
+  # Without the root's own record the walk did not happen.
+  if [ "$rc" = 0 ] && ! grep -qz '^\.//d ' "$t/walk"; then
+    rc=1
+    echo "the walk listed nothing" >>"$t/err"
   fi
-  # What the walk listed (./path, directories with a trailing /), with every parent directory.
-  sed -z 's,^\./,,;s,/$,,;:a;p;s,/[^/]*$,,;ta' "$t"/part.* 2>/dev/null | LC_ALL=C sort -zu >"$t/listed" || true
-  # No list at all from a tree that holds something: a walk that did not happen, not an empty tree.
-  if [ "$rc" = 0 ] && [ ! -s "$t/listed" ] && [ -n "$(ls -A "$MIRROR_SOURCE$rel")" ]; then rc=1; fi
+  if [ "$rc" = 0 ]; then
+    stamp="$(cat /proc/sys/kernel/random/boot_id) $(find "$dst" -maxdepth 0 -printf '%D %i')"
+    # The old record describes the copy only if it was written for this copy and the copy still holds every
+    # top-level name it lists (a lost or emptied copy does not: a tmpfs made again, a copy removed by hand).
+    if [ ! -s "$st/record" ] || [ "$(cat "$st/copy" 2>/dev/null)" != "$stamp" ] ||
+      [ -n "$(comm -z -23 <(grep -z '^\./[^/]*//' "$st/record" | sed -z 's,//.*,,') \
+        <(find "$dst" -mindepth 1 -maxdepth 1 -printf './%P\0' | LC_ALL=C sort -z) | head -c 1)" ]; then
+      mode=full
+      rm -f "$st/record" "$st/copy" "$st/dirty"
+    fi
+    if [ "$mode" = full ]; then
+      # Everything the walk listed (removals: below, from a walk of the copy once the jobs are done).
+      cp "$t/walk" "$t/plus"
+    else
+      # plus: records that are new or changed; minus: old records that changed or are gone.
+      comm -z -13 "$st/record" "$t/walk" >"$t/plus"
+      comm -z -23 "$st/record" "$t/walk" >"$t/minus"
+      comm -z -23 <(sed -z 's,//.*,,' "$t/minus" | LC_ALL=C sort -z) <(sed -z 's,//.*,,' "$t/plus" | LC_ALL=C sort -z) >"$t/gone"
+      if [ -s "$st/dirty" ]; then
+        # Paths a failed sync may have copied: again if listed (and what is under one that was not a directory),
+        # removed if not.
+        awk -v gone="$t/gone" 'BEGIN { RS = "\0"; ORS = "\0" }
+          FNR == NR { i = index($0, "//"); p = substr($0, 1, i - 1); d[p] = 1; if (substr($0, i + 2, 1) != "d") { nd[p] = 1; nn++ } next }
+          { i = index($0, "//"); p = substr($0, 1, i - 1)
+            if (p in d) { print; seen[p] = 1; next }
+            if (!nn) next
+            q = p
+            while ((j = match(q, /\/[^\/]*$/)) > 1) { q = substr(q, 1, j - 1); if (q in nd) { print; next } } }
+          END { for (p in d) if (!(p in seen)) print p >> gone }' "$st/dirty" "$t/walk" >>"$t/plus"
+        LC_ALL=C sort -zu -o "$t/plus" "$t/plus"
+        LC_ALL=C sort -zu -o "$t/gone" "$t/gone"
+      fi
+      # What to remove: top-most paths only, and none under an entry that is now a file (rsync --force removed it).
+      awk 'BEGIN { RS = "\0"; ORS = "\0" }
+        FNR == NR { i = index($0, "//"); if (substr($0, i + 2, 1) != "d") nd[substr($0, 1, i - 1)] = 1; next }
+        { q = $0; while ((j = match(q, /\/[^\/]*$/)) > 1) { q = substr(q, 1, j - 1); if ((q in rm) || (q in nd)) next }
+          rm[$0] = 1; print }' "$t/plus" "$t/gone" >"$t/remove"
+    fi
+    sed -z 's,//.*,,' "$t/plus" >"$t/copy"
+    k=$(tr -cd '\0' <"$t/copy" | wc -c)
+    # The copies, EFSC_MIRROR_WORKERS rsync jobs at a time, each of a part of at most MIRROR_PART_FILES paths (fewer
+    # when that leaves a worker idle). Each job copies exactly its list (--files-from creates the listed entries'
+    # directories; -d: a listed directory itself, not its content), -I: whatever the sizes and times (the walk chose
+    # them: a copy that kept the old mtime has the old size and mtime), never --inplace: each file is written aside and
+    # renamed over the old one; --force lets a file replace a directory.
+    left=$((EFSC_MIRROR_TIMEOUT_SEC + t0 - SECONDS))
+    ((left > 0)) || left=1
+    if ((k > 0)); then
+      per=$(((k + EFSC_MIRROR_WORKERS - 1) / EFSC_MIRROR_WORKERS))
+      ((per <= MIRROR_PART_FILES)) || per=$MIRROR_PART_FILES
+      split -t '\0' -l "$per" -a 6 "$t/copy" "$t/part."
+      find "$t" -name 'part.*' -print0 | timeout -k 30 "$left" xargs -0r -P "$EFSC_MIRROR_WORKERS" -I{} \
+        rsync -lptgoD -d -I --numeric-ids --force --out-format=%i --files-from={} --from0 "$src/" "$dst/" \
+        >"$t/out" 2>>"$t/err" || rc=$?
+    fi
+    : >>"$t/out"
+    # A full sync's removals: what a walk of the copy, once the jobs are done, holds beyond the walk of the origin.
+    if [ "$rc" = 0 ] && [ "$mode" = full ]; then
+      comm -z -23 <(find "$dst" -mindepth 1 -printf './%P\0' | LC_ALL=C sort -z) \
+        <(sed -z 's,//.*,,' "$t/walk" | LC_ALL=C sort -z) >"$t/remove"
+    fi
+  fi
   if [ "$rc" != 0 ]; then
     e=$(cat "$t/err")
+    mirror_dirty "$st" "$t" "$mode"
     if [[ "$e" == *"No space left on device"* ]]; then
       echo 1 >"$MIRROR_STATE/full"
       warn "mirror $1 does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirrorSize"
@@ -147,12 +218,24 @@ mirror_sync_one() {
     fi
     return 1
   fi
-  # Removals, once every job has succeeded: what the copy holds that the walk did not list.
-  comm -z -23 <(find "$MIRROR_ROOT$rel" -mindepth 1 -printf '%P\0' | LC_ALL=C sort -z) "$t/listed" |
-    (cd "$MIRROR_ROOT$rel" && xargs -0r rm -rf --) || { warn "mirror $1: removals failed: serving the copy as it is"; return 1; }
-  n=$(tr -cd '\0' <"$t/listed" | wc -c)
+  # Removals, once every job has succeeded.
+  r=$(tr -cd '\0' <"$t/remove" | wc -c)
+  (cd "$dst" && xargs -0r rm -rf -- <"$t/remove") ||
+    { mirror_dirty "$st" "$t" "$mode"; warn "mirror $1: removals failed: serving the copy as it is"; return 1; }
+  # The new record, for this copy.
+  mv "$t/walk" "$st/record"
+  echo "$stamp" >"$st/copy"
+  rm -f "$st/dirty"
+  n=$(($(tr -cd '\0' <"$st/record" | wc -c) - 1))
   echo "$(date +%s) $((SECONDS - t0)) $n" >"$MIRROR_STATE/$(systemd-escape -p "$rel")"
-  log "mirror $1: synced $n entries ($(grep -c '^>f' "$t/out") files copied) in $((SECONDS - t0))s"
+  log "mirror $1: synced $n entries ($(grep -c '^>f' "$t/out") files copied) in $((SECONDS - t0))s ($mode walk: $k entries copied, $r removed)"
+}
+
+# mirror_dirty STATE TMP MODE: after a failed compared sync, the records of what it may have copied join the dirty
+# ones (a full sync starts without a record: the next one is full again).
+mirror_dirty() {
+  [ "$3" = compared ] && [ -s "$2/plus" ] || return 0
+  cat "$2/plus" "$1/dirty" 2>/dev/null | LC_ALL=C sort -zu >"$1/dirty.new" && mv "$1/dirty.new" "$1/dirty"
 }
 
 # mirror_sync [--first]: syncs every mirror once (never two syncs at a time). --first: only mirrors not synced since
