@@ -146,12 +146,12 @@ mirror_sync_one() {
     echo "the walk listed nothing" >>"$t/err"
   fi
   if [ "$rc" = 0 ]; then
-    stamp="$(cat /proc/sys/kernel/random/boot_id) $(find "$dst" -maxdepth 0 -printf '%D %i')"
+    stamp="$(cat /proc/sys/kernel/random/boot_id) $(stat -c '%d %i' "$dst")"
     # The old record describes the copy only if it was written for this copy and the copy still holds every
     # top-level name it lists (a lost or emptied copy does not: a tmpfs made again, a copy removed by hand).
     if [ ! -s "$st/record" ] || [ "$(cat "$st/copy" 2>/dev/null)" != "$stamp" ] ||
       [ -n "$(comm -z -23 <(grep -z '^\./[^/]*//' "$st/record" | sed -z 's,//.*,,') \
-        <(find "$dst" -mindepth 1 -maxdepth 1 -printf './%P\0' | LC_ALL=C sort -z) | head -c 1)" ]; then
+        <(mirror_names "$dst" | LC_ALL=C sort -z) | head -c 1)" ]; then
       mode=full
       rm -f "$st/record" "$st/copy" "$st/dirty"
     fi
@@ -167,7 +167,7 @@ mirror_sync_one() {
         # Paths a failed sync may have copied: again if listed (and what is under one that was not a directory),
         # removed if not.
         awk -v gone="$t/gone" 'BEGIN { RS = "\0"; ORS = "\0" }
-          FNR == NR { i = index($0, "//"); p = substr($0, 1, i - 1); d[p] = 1; if (substr($0, i + 2, 1) != "d") { nd[p] = 1; nn++ } next }
+          FILENAME == ARGV[1] { i = index($0, "//"); p = substr($0, 1, i - 1); d[p] = 1; if (substr($0, i + 2, 1) != "d") { nd[p] = 1; nn++ } next }
           { i = index($0, "//"); p = substr($0, 1, i - 1)
             if (p in d) { print; seen[p] = 1; next }
             if (!nn) next
@@ -179,7 +179,7 @@ mirror_sync_one() {
       fi
       # What to remove: top-most paths only, and none under an entry that is now a file (rsync --force removed it).
       awk 'BEGIN { RS = "\0"; ORS = "\0" }
-        FNR == NR { i = index($0, "//"); if (substr($0, i + 2, 1) != "d") nd[substr($0, 1, i - 1)] = 1; next }
+        FILENAME == ARGV[1] { i = index($0, "//"); if (substr($0, i + 2, 1) != "d") nd[substr($0, 1, i - 1)] = 1; next }
         { q = $0; while ((j = match(q, /\/[^\/]*$/)) > 1) { q = substr(q, 1, j - 1); if ((q in rm) || (q in nd)) next }
           rm[$0] = 1; print }' "$t/plus" "$t/gone" >"$t/remove"
     fi
@@ -220,7 +220,7 @@ mirror_sync_one() {
   fi
   # Removals, once every job has succeeded.
   r=$(tr -cd '\0' <"$t/remove" | wc -c)
-  (cd "$dst" && xargs -0r rm -rf -- <"$t/remove") ||
+  [ ! -s "$t/remove" ] || (cd "$dst" && xargs -0r rm -rf -- <"$t/remove") ||
     { mirror_dirty "$st" "$t" "$mode"; warn "mirror $1: removals failed: serving the copy as it is"; return 1; }
   # The new record, for this copy.
   mv "$t/walk" "$st/record"
@@ -231,11 +231,22 @@ mirror_sync_one() {
   log "mirror $1: synced $n entries ($(grep -c '^>f' "$t/out") files copied) in $((SECONDS - t0))s ($mode walk: $k entries copied, $r removed)"
 }
 
+# mirror_names DIR: ./NAME of each entry of DIR, NUL-terminated, from its listing alone (find would stat each one).
+mirror_names() {
+  local o n=() p
+  o=$(shopt -p nullglob dotglob || true)
+  shopt -s nullglob dotglob
+  n=("$1"/*)
+  eval "$o"
+  for p in "${n[@]}"; do printf './%s\0' "${p##*/}"; done
+}
+
 # mirror_dirty STATE TMP MODE: after a failed compared sync, the records of what it may have copied join the dirty
 # ones (a full sync starts without a record: the next one is full again).
 mirror_dirty() {
   [ "$3" = compared ] && [ -s "$2/plus" ] || return 0
-  cat "$2/plus" "$1/dirty" 2>/dev/null | LC_ALL=C sort -zu >"$1/dirty.new" && mv "$1/dirty.new" "$1/dirty"
+  touch "$1/dirty"
+  LC_ALL=C sort -zu "$2/plus" "$1/dirty" >"$1/dirty.new" && mv "$1/dirty.new" "$1/dirty"
 }
 
 # mirror_sync [--first]: syncs every mirror once (never two syncs at a time). --first: only mirrors not synced since
