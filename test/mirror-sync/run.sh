@@ -1,23 +1,27 @@
 #!/bin/bash
-# The mirrors' sync (assets/lib/mirror.sh mirror_sync_one) run for real on this machine: fpart and rsync from
+# The mirrors' sync (assets/lib/mirror.sh mirror_sync_one) run for real on this machine: find and rsync from
 # the distribution, between two local directories, as root. It proves what the copy holds after each kind of change
-# (content, addition, removal, rename across directories, a file that becomes a directory, odd names), that a full
-# copy keeps the last good tree, that a missing source removes nothing, and that an unchanged tree copies nothing.
+# (content with a new mtime and with the old one kept, addition, removal, rename across directories, mode, symlink
+# target, a file that becomes a directory and back, odd names), that each sync compares its walk with the last good
+# one and that a lost or emptied copy is copied whole again, that a failed sync (a full copy) keeps the last good tree
+# and that the next sync repairs what it left, that a directory the sync cannot read empties its copy, that a missing
+# source removes nothing, and that an unchanged tree starts no rsync; with strace, it counts the stat calls of an
+# unchanged sync on each side.
 # What needs a real NFS origin and kernel (delegations, readers during a sync, the staleness bound) is in
-# test/lab/mirror.lab.ts. Prints `mirror-sync: N passed, M failed` last.
+# test/lab/mirror.lab.ts. Prints `mirror-sync: N passed, M failed` last; KEEP=1 keeps the work directory.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
-if ! command -v fpart >/dev/null || ! command -v rsync >/dev/null; then
-  echo "setup: installing fpart and rsync"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fpart rsync >/dev/null
+if ! command -v rsync >/dev/null; then
+  echo "setup: installing rsync"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rsync >/dev/null
 fi
 
 work=$(mktemp -d)
 cleanup() {
   umount "$work/small" 2>/dev/null || true
-  rm -rf "$work"
+  if [ -n "${KEEP:-}" ]; then echo "kept: $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 passed=0 failed=0
@@ -34,24 +38,23 @@ check() {
   fi
 }
 
-# sync ROOT: one mirror_sync_one of /efs/app from $work/src/app into ROOT/app, as the node runs it; output in
-# $work/out, exit status returned.
+# sync ROOT: one mirror_sync_one of /efs/app from $work/src/app into ROOT/app, as the node runs it, in a process of
+# its own run by ${wrap[@]} (empty, strace, or capsh); output in $work/out, exit status returned.
+cat >"$work/sync.sh" <<'EOF'
 # shellcheck disable=SC2034 # the variables are read by mirror_sync_one
-sync() {
-  (
-    # shellcheck source=../../assets/lib/common.sh
-    source assets/lib/common.sh
-    # shellcheck source=../../assets/lib/mirror.sh
-    source assets/lib/mirror.sh
-    MIRROR_SOURCE="$work/src" MIRROR_ROOT="$1" MIRROR_STATE="$work/state"
-    EFSC_EXPORT_PATH=/efs EFSC_MIRROR_WORKERS=4 EFSC_MIRROR_TIMEOUT_SEC=120 EFSC_MIRROR_SIZE_MB=1
-    # Small parts, so that 4 jobs share even this tree.
-    MIRROR_PART_FILES=7
-    mkdir -p "$MIRROR_STATE"
-    echo 0 >"$MIRROR_STATE/full"
-    mirror_sync_one /efs/app
-  ) >"$work/out" 2>&1
-}
+set -euo pipefail
+source assets/lib/common.sh
+source assets/lib/mirror.sh
+MIRROR_SOURCE="$WORK/src" MIRROR_ROOT="$1" MIRROR_STATE="$WORK/state"
+EFSC_EXPORT_PATH=/efs EFSC_MIRROR_WORKERS=4 EFSC_MIRROR_TIMEOUT_SEC=120 EFSC_MIRROR_SIZE_MB=1
+# Small parts, so that 4 jobs share even this tree.
+MIRROR_PART_FILES=7
+mkdir -p "$MIRROR_STATE"
+echo 0 >"$MIRROR_STATE/full"
+mirror_sync_one /efs/app
+EOF
+wrap=()
+sync() { WORK="$work" "${wrap[@]}" bash "$work/sync.sh" "$1" >"$work/out" 2>&1; }
 
 # same A B: A and B hold the same names, types, contents, modes and link targets.
 same() {
@@ -63,6 +66,8 @@ same() {
 fails() { ! "$@"; }
 
 copied() { sed -n 's/.*(\([0-9]*\) files copied).*/\1/p' "$work/out"; }
+# walked: "full" or "compared", and how many entries the sync copied and removed, from its log line.
+walked() { sed -n 's/.*(\([a-z]*\) walk: \([0-9]*\) entries copied, \([0-9]*\) removed)$/\1 \2 \3/p' "$work/out"; }
 
 src="$work/src/app" dst="$work/dst"
 mkdir -p "$src/a/b/c" "$src/empty" "$src/with space" "$dst"
@@ -80,8 +85,41 @@ check "it says how many files it copied (53; the symlink is not a file)" test "$
 check "the state file records the walk: $(cat "$work/state/app" 2>/dev/null)" \
   grep -qE '^[0-9]+ [0-9]+ 5[0-9]$' "$work/state/app"
 
+check "  a full walk: no record yet ($(walked))" test "$(walked)" = "full 60 0"
+
 check "a second sync of an unchanged tree copies nothing" sync "$dst"
-check "  (0 files copied)" test "$(copied)" = 0
+check "  (0 files copied; compared with the last walk: 0 entries copied, 0 removed)" test "$(copied) $(walked)" = "0 compared 0 0"
+
+# The unchanged sync again, under strace: which programs ran, and the stat calls on each side (the sync's own
+# find of the origin, and what it looks at in the copy: its root's identity and top-level names).
+if command -v strace >/dev/null; then
+  # shellcheck disable=SC2054 # strace's own comma-separated list
+  wrap=(strace -f -qq -y -o "$work/trace" -e trace=execve,%stat,%lstat,%fstat,statx)
+  check "an unchanged sync under strace" sync "$dst"
+  wrap=()
+  entries=$(find "$src" | wc -l) dirs=$(find "$src" -type d | wc -l)
+  # -y names each fd's path: a call is on the origin's side if its line names $work/src, on the copy's if $work/dst.
+  # A stat-like call's target: its path if absolute, else the path strace gives its directory fd (or the cwd) plus its
+  # name. on PREFIX: how many targets are under PREFIX.
+  targets() {
+    sed -nE -e 's/^[0-9]+ +([a-z0-9]*stat[a-z0-9]*)\((AT_FDCWD|[0-9]+)<([^>]*)>, "([^"]*)".*/\1\t\3\t\4/p' \
+      -e 's/^[0-9]+ +(fstat)\(([0-9]+)<([^>]*)>, .*/\1\t\3\t/p' "$work/trace" |
+      awk -F '\t' '{ t = $3 ~ /^\// ? $3 : ($3 == "" ? $2 : $2 "/" $3); print $1 "\t" t }'
+  }
+  on() { targets | awk -F '\t' -v p="$1" 'index($2, p) == 1 { n++ } END { print n + 0 }'; }
+  ssrc=$(on "$work/src/app") sdst=$(on "$work/dst/app")
+  echo "# an unchanged sync of $entries entries ($dirs directories): $ssrc stat calls on the origin's side" \
+    "($(awk -v a="$ssrc" -v b="$entries" 'BEGIN { printf "%.2f", a / b }') per entry), $sdst on the copy's side;" \
+    "per call on the origin's side: $(targets | grep -F "$work/src/app" | cut -f 1 | sort | uniq -c | tr -s ' \n' ' ')"
+  check "  it starts no rsync (programs: $(grep -oE 'execve\("[^"]*"' "$work/trace" | sed 's/.*\///;s/"//' | sort -u | tr '\n' ' '))" \
+    fails grep -q 'execve("[^"]*/rsync"' "$work/trace"
+  check "  one lstat per entry on the origin's side, and two more per directory (find's checks of each directory it enters)" \
+    test "$ssrc" -ge "$entries" -a "$ssrc" -le $((entries + 2 * dirs + 2))
+  check "  a handful of stat calls on the copy's side, whatever its size (its root: made sure of, its identity, its listing)" \
+    test "$sdst" -ge 1 -a "$sdst" -le 4
+else
+  echo "# no strace here: the stat calls of an unchanged sync were not counted"
+fi
 
 ino=$(stat -c %i "$dst/app/a/f3")
 printf 'FILE 3\n' >"$src/a/f3"
@@ -97,18 +135,122 @@ check "after a change, an addition, removals (a file, a directory tree), a renam
 check "  the copy is the tree again" same "$src" "$dst/app"
 check "  the changed file was written aside and renamed over the old one (a new inode: readers see old or new)" \
   test "$(stat -c %i "$dst/app/a/f3")" != "$ino"
+check "  compared with the last walk: $(walked)" grep -q '(compared walk: ' "$work/out"
 
-# A copy that outgrows its space: the last good tree stays whole, nothing is removed, the flag says so.
+# Each kind of change alone, each caught by the comparison with the last walk.
+# change WHAT EXPECT: one sync after the change made just before; the copy must be the tree again, with EXPECT
+# ("<entries copied> <paths removed>") as the sync's own counts.
+change() {
+  check "$1" sync "$dst"
+  check "  the copy is the tree again ($(walked))" same "$src" "$dst/app"
+  check "  compared with the last walk, $2 (copied, removed)" test "$(walked)" = "compared $2"
+}
+sleep 0.01
+printf 'FILE 9\n' >"$src/a/f9"
+change "content of the same size, with a new mtime" "1 0"
+check "  (that file alone: $(copied) file copied)" test "$(copied)" = 1
+
+touch -r "$src/a/f10" "$work/ref"
+printf 'FILE 10\n' >"$src/a/f10"
+touch -r "$work/ref" "$src/a/f10"
+check "content of the same size with the old mtime kept (touch -r): size and mtime as in the copy" \
+  test "$(stat -c '%s %Y' "$src/a/f10")" = "$(stat -c '%s %Y' "$dst/app/a/f10")"
+change "  synced: only its ctime shows it" "1 0"
+check "  the copy has the new content" grep -q 'FILE 10' "$dst/app/a/f10"
+
+printf 'new\n' >"$src/a/b/added2"
+change "an addition (the file and its directory)" "2 0"
+rm "$src/a/b/added2"
+change "a removal" "1 1"
+mv "$src/a/b/added" "$src/with space/added-moved"
+change "a rename across directories (the new path and both directories; the old path removed)" "3 1"
+chmod 0600 "$src/a/f11"
+change "a mode" "1 0"
+check "  (0600 in the copy)" test "$(stat -c %a "$dst/app/a/f11")" = 600
+ln -sfn a/f3 "$src/link"
+change "a symlink's target, of the same length (ln -sfn renames a new link over it: its directory changes too)" "2 0"
+check "  (a/f3 in the copy)" test "$(readlink "$dst/app/link")" = a/f3
+rm -r "$src/a/f6"
+printf 'a file again\n' >"$src/a/f6"
+change "the directory that was a file is a file again (its entry went with the directory: nothing to remove)" "2 0"
+rm "$src/a/f6"
+mkdir "$src/a/f6"
+printf 'inside\n' >"$src/a/f6/inside"
+change "  and a directory again" "3 0"
+
+# A lost or emptied copy: the record no longer describes it, the sync copies the whole walk.
+n=$(walked)
+rm -rf "$dst/app"
+check "a copy that was lost (its directory gone) is copied whole again" sync "$dst"
+check "  the copy is the tree again ($(walked))" same "$src" "$dst/app"
+check "  by a full walk" grep -q '(full walk: ' "$work/out"
+find "$dst/app" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+check "a copy that was emptied (same directory) is copied whole again" sync "$dst"
+check "  the copy is the tree again ($(walked))" same "$src" "$dst/app"
+check "  by a full walk" grep -q '(full walk: ' "$work/out"
+check "  and the next sync compares again" sync "$dst"
+check "  ($(walked))" test "$(walked)" = "compared 0 0"
+: "$n"
+
+# A directory the walk cannot read (on an origin that squashes root): the walk lists it without its entries and its
+# copy is emptied, as before; once readable again its entries come back. The walk's find runs as root without
+# CAP_DAC_READ_SEARCH (a find of its own first in PATH); the rest of the sync as usual.
+mkdir "$src/private"
+printf 'secret\n' >"$src/private/s"
+chown -R 65534:65534 "$src/private"
+chmod 0700 "$src/private"
+check "a private directory is copied" sync "$dst"
+check "  with its file" test -f "$dst/app/private/s"
+if command -v capsh >/dev/null; then
+  mkdir -p "$work/bin"
+  cat >"$work/bin/find" <<'EOF'
+#!/bin/bash
+if [ "$1 $2" = ". -xdev" ]; then
+  exec capsh --drop=cap_dac_override,cap_dac_read_search -- -c 'exec /usr/bin/find "$@"' find "$@"
+fi
+exec /usr/bin/find "$@"
+EOF
+  chmod +x "$work/bin/find"
+  wrap=(env "PATH=$work/bin:$PATH")
+  check "a sync whose walk cannot read it succeeds" sync "$dst"
+  check "  and empties its copy (the directory stays): $(walked)" test -d "$dst/app/private" -a ! -e "$dst/app/private/s"
+  wrap=()
+  check "a sync that can read it again" sync "$dst"
+  check "  brings its file back" same "$src" "$dst/app"
+else
+  echo "# no capsh here: a directory the walk cannot read was not tried"
+fi
+rm -rf "$src/private"
+
+# A copy that outgrows its space: the last good tree stays whole, nothing is removed, the flag says so. Meanwhile a
+# directory became a file (renamed away) and a file was added; both jobs succeed, the one of the large file fails.
+printf 'kept\n' >"$src/a/b/kept"
 mkdir -p "$work/small"
 mount -t tmpfs -o size=1m efs-cache-test "$work/small"
 check "a tree that fits 1 MiB syncs" sync "$work/small"
+check "  by a full walk: the record was for another copy" grep -q '(full walk: ' "$work/out"
+check "  and the next sync compares" sync "$work/small"
+check "  ($(walked))" test "$(walked)" = "compared 0 0"
 head -c 2M /dev/urandom >"$src/huge"
 rm "$src/a/f7"
+mv "$src/a/b" "$src/a/b.away"
+printf 'b is a file now\n' >"$src/a/b"
+printf 'stale\n' >"$src/a/stale"
 check "a tree that outgrows it fails" fails sync "$work/small"
 check "  with the WARN line that names mirrorSize" grep -q 'does not fit in .* (1 MiB): serving the last copy; raise mirrorSize' "$work/out"
 check "  and the full flag" test "$(cat "$work/state/full")" = 1
 check "  nothing of the last copy was removed (a/f7 is still there)" test -f "$work/small/app/a/f7"
-rm "$src/huge"
+check "  the other jobs ran: a/b is a file in the copy (a/b/kept went with the directory), a/stale is there" \
+  test -f "$work/small/app/a/b" -a -f "$work/small/app/a/stale"
+rm "$src/huge" "$src/a/b" "$src/a/stale"
+mv "$src/a/b.away" "$src/a/b"
+check "the next sync, after the origin went back (a/b a directory again, its entries with their old ctime; a/stale gone)" \
+  sync "$work/small"
+check "  the copy is the tree again ($(walked))" same "$src" "$work/small/app"
+check "  (a/b/kept is back though its record did not change, a/stale and a/f7 are gone)" \
+  test -f "$work/small/app/a/b/kept" -a ! -e "$work/small/app/a/stale" -a ! -e "$work/small/app/a/f7"
+check "  compared with the last good walk and what the failed sync may have copied" grep -q '(compared walk: ' "$work/out"
+check "  and no dirty paths are left" test ! -e "$work/state/.walk/app/dirty"
 
 # A walk that fails (the source is gone) removes nothing and says so.
 before=$(cd "$dst/app" && find . -printf '%p %i %s\n' | sort)
