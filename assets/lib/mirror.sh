@@ -4,14 +4,19 @@ set -euo pipefail
 # re-export. The copy lives on a local file system of the node's own at MIRROR_ROOT (a tmpfs, or an ext4 image on the
 # instance store's disk cache file system, made afresh at boot), so nfsd exports a local file system and grants read
 # delegations: a client holding one re-opens and re-reads a file with no request.
-# A sync is parallel (fpart walks the origin once and splits what it lists into parts of 500 entries; EFSC_MIRROR_WORKERS
-# rsync jobs at a time copy one part each, because walking and copying small files over NFS is latency-bound; fpart's
-# own fpsync does the same with a polling loop that costs a second of CPU per sync). rsync never runs with
+# A sync walks the origin once (find, one record of attributes per entry), compares the walk with the last good one,
+# and copies only what is new or changed, EFSC_MIRROR_WORKERS rsync jobs at a time on parts of at most 500 paths,
+# because copying small files over NFS is latency-bound (details at mirror_sync_one). rsync never runs with
 # --inplace: each changed file is written aside and renamed over the old one, so a reader sees the old or the new
-# file, never a mix. Removals come last, from the walk's own lists (a local walk of the copy, no second walk of the
+# file, never a mix. Removals come last, from the old walk's record (no walk of the copy, no second walk of the
 # origin), once every job has succeeded: a file renamed on the origin is never missing from the copy in between. Each
 # sync reads a mount of the origin of its own without attribute caching (the re-export's mount keeps attributes for
-# minutes, which would add to the staleness). The first sync after boot completes before nfs-server starts (it is
+# minutes, which would add to the staleness).
+# TODO (issue 29, lab): with actimeo=0 each of the walk's lstats is a GETATTR. For the walk to cost READDIRs only, the
+# sync's mount must be made afresh for each sync (nosharecache, so that nothing of the previous sync's attributes or of
+# the re-export's is reused) with an attribute cache that outlives one sync (e.g. actimeo=3600): the lstat of an entry
+# then finds the attributes of the READDIR reply that listed it. Not proved without an NFS server; measure in the lab
+# (origin nfsd's counters per sync, as bench item 7 counts them) before changing EFSC_MIRROR_SOURCE_OPTIONS. The first sync after boot completes before nfs-server starts (it is
 # part of --warm, which nfs-server requires): a node never serves an empty mirror. Later syncs run on a timer; a
 # failed one removes nothing, keeps the copy served and is recorded (metrics below, a WARN line in the journal).
 #   EFSC_MIRROR_PATHS           node paths under EFSC_EXPORT_PATH, space-separated; empty: no mirror
@@ -127,6 +132,8 @@ mirror_disk() {
 # (.walk/<name>/dirty): the next sync copies each of them again if the walk lists it, removes it if not, and copies
 # the entries under a dirty path that was not a directory (rsync --force replaced a directory there).
 mirror_sync_one() {
+  # Byte order for sort and comm, English messages for the walk's errors.
+  local -x LC_ALL=C
   local rel="${1#"$EFSC_EXPORT_PATH"}" rc=0 t0=$SECONDS t="$MIRROR_STATE/sync" e n left mode=compared st stamp k r per
   local src dst
   st="$MIRROR_STATE/.walk/$(systemd-escape -p "$rel")" src="$MIRROR_SOURCE$rel" dst="$MIRROR_ROOT$rel"
@@ -138,7 +145,7 @@ mirror_sync_one() {
   # then removed, and an entry that vanishes while it is walked is not listed: find says so and exits 1, which
   # counts as a walk. Any other error, or an end by the timeout, is a failed walk.
   (cd "$src" && timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" find . -xdev -printf '%p//%y %s %T@ %C@ %m %U %G %l\0') 2>"$t/err" |
-    LC_ALL=C sort -z >"$t/walk" 2>>"$t/err" || rc=$?
+    sort -z >"$t/walk" 2>>"$t/err" || rc=$?
   if [ "$rc" = 1 ] && ! grep -qv -e ': Permission denied$' -e ': No such file or directory$' "$t/err"; then rc=0; fi
   # Without the root's own record the walk did not happen.
   if [ "$rc" = 0 ] && ! grep -qz '^\.//d ' "$t/walk"; then
@@ -151,7 +158,7 @@ mirror_sync_one() {
     # top-level name it lists (a lost or emptied copy does not: a tmpfs made again, a copy removed by hand).
     if [ ! -s "$st/record" ] || [ "$(cat "$st/copy" 2>/dev/null)" != "$stamp" ] ||
       [ -n "$(comm -z -23 <(grep -z '^\./[^/]*//' "$st/record" | sed -z 's,//.*,,') \
-        <(mirror_names "$dst" | LC_ALL=C sort -z) | head -c 1)" ]; then
+        <(mirror_names "$dst" | sort -z) | head -c 1)" ]; then
       mode=full
       rm -f "$st/record" "$st/copy" "$st/dirty"
     fi
@@ -162,7 +169,7 @@ mirror_sync_one() {
       # plus: records that are new or changed; minus: old records that changed or are gone.
       comm -z -13 "$st/record" "$t/walk" >"$t/plus"
       comm -z -23 "$st/record" "$t/walk" >"$t/minus"
-      comm -z -23 <(sed -z 's,//.*,,' "$t/minus" | LC_ALL=C sort -z) <(sed -z 's,//.*,,' "$t/plus" | LC_ALL=C sort -z) >"$t/gone"
+      comm -z -23 <(sed -z 's,//.*,,' "$t/minus" | sort -z) <(sed -z 's,//.*,,' "$t/plus" | sort -z) >"$t/gone"
       if [ -s "$st/dirty" ]; then
         # Paths a failed sync may have copied: again if listed (and what is under one that was not a directory),
         # removed if not.
@@ -174,8 +181,8 @@ mirror_sync_one() {
             q = p
             while ((j = match(q, /\/[^\/]*$/)) > 1) { q = substr(q, 1, j - 1); if (q in nd) { print; next } } }
           END { for (p in d) if (!(p in seen)) print p >> gone }' "$st/dirty" "$t/walk" >>"$t/plus"
-        LC_ALL=C sort -zu -o "$t/plus" "$t/plus"
-        LC_ALL=C sort -zu -o "$t/gone" "$t/gone"
+        sort -zu -o "$t/plus" "$t/plus"
+        sort -zu -o "$t/gone" "$t/gone"
       fi
       # What to remove: top-most paths only, and none under an entry that is now a file (rsync --force removed it).
       awk 'BEGIN { RS = "\0"; ORS = "\0" }
@@ -203,8 +210,8 @@ mirror_sync_one() {
     : >>"$t/out"
     # A full sync's removals: what a walk of the copy, once the jobs are done, holds beyond the walk of the origin.
     if [ "$rc" = 0 ] && [ "$mode" = full ]; then
-      comm -z -23 <(find "$dst" -mindepth 1 -printf './%P\0' | LC_ALL=C sort -z) \
-        <(sed -z 's,//.*,,' "$t/walk" | LC_ALL=C sort -z) >"$t/remove"
+      comm -z -23 <(find "$dst" -mindepth 1 -printf './%P\0' | sort -z) \
+        <(sed -z 's,//.*,,' "$t/walk" | sort -z) >"$t/remove"
     fi
   fi
   if [ "$rc" != 0 ]; then
