@@ -10,13 +10,11 @@ set -euo pipefail
 # --inplace: each changed file is written aside and renamed over the old one, so a reader sees the old or the new
 # file, never a mix. Removals come last, from the old walk's record (no walk of the copy, no second walk of the
 # origin), once every job has succeeded: a file renamed on the origin is never missing from the copy in between. Each
-# sync reads a mount of the origin of its own without attribute caching (the re-export's mount keeps attributes for
-# minutes, which would add to the staleness).
-# TODO (issue 29, lab): with actimeo=0 each of the walk's lstats is a GETATTR. For the walk to cost READDIRs only, the
-# sync's mount must be made afresh for each sync (nosharecache, so that nothing of the previous sync's attributes or of
-# the re-export's is reused) with an attribute cache that outlives one sync (e.g. actimeo=3600): the lstat of an entry
-# then finds the attributes of the READDIR reply that listed it. Not proved without an NFS server; measure in the lab
-# (origin nfsd's counters per sync, as bench item 7 counts them) before changing EFSC_MIRROR_SOURCE_OPTIONS. The first sync after boot completes before nfs-server starts (it is
+# sync reads a mount of the origin of its own, made afresh for the sync and unmounted after it (nosharecache: nothing
+# the last sync or the re-export cached is reused, so the staleness bound is the interval plus two syncs), whose
+# attribute cache outlives the sync (actimeo): each of the walk's lstats is answered from the attributes that came
+# with the entry's name in the READDIR reply, so an unchanged tree costs the origin its READDIRs and no request per
+# file (close-to-open still revalidates each file rsync opens). The first sync after boot completes before nfs-server starts (it is
 # part of --warm, which nfs-server requires): a node never serves an empty mirror. Later syncs run on a timer; a
 # failed one removes nothing, keeps the copy served and is recorded (metrics below, a WARN line in the journal).
 #   EFSC_MIRROR_PATHS           node paths under EFSC_EXPORT_PATH, space-separated; empty: no mirror
@@ -26,7 +24,8 @@ set -euo pipefail
 #   EFSC_MIRROR_STORAGE         memory (tmpfs) or disk (ext4 image in EFSC_CACHE_DIR; needs EFSC_NODE_DISK_CACHE=true)
 #   EFSC_MIRROR_TIMEOUT_SEC     longest time one sync of one mirror may take
 #   EFSC_MIRROR_WORKERS         rsync jobs of one sync at a time
-#   EFSC_MIRROR_SOURCE_OPTIONS  mount options of the sync's own origin mount
+#   EFSC_MIRROR_SOURCE_OPTIONS  mount options of the sync's own origin mount (nosharecache, an attribute cache that
+#                               outlives one sync)
 # A mirror of EFSC_EXPORT_PATH/app is exported at MIRROR_ROOT/app. Needs common.sh.
 
 MIRROR_ROOT=/mirror MIRROR_SOURCE=/run/efs-cache/mirror-source MIRROR_STATE=/run/efs-cache/mirror
@@ -77,8 +76,8 @@ mirror_exported() {
   done
 }
 
-# The file system of the copies and the sync's own origin mount (a hard mount: a sync that hangs is ended by its
-# timeout). A tmpfs is resized in place; a new size of the disk storage applies at the next boot.
+# The file system of the copies, and the sync's own origin mount made afresh (a hard mount: a sync that hangs is ended
+# by its timeout). A tmpfs is resized in place; a new size of the disk storage applies at the next boot.
 mirror_mounts() {
   local s="size=${EFSC_MIRROR_SIZE_MB}m" p
   mkdir -p "$MIRROR_ROOT" "$MIRROR_STATE"
@@ -93,12 +92,28 @@ mirror_mounts() {
   elif [ "$EFSC_MIRROR_STORAGE" = memory ] && [[ ",$(findmnt -no OPTIONS "$MIRROR_ROOT")," != *",size=$((EFSC_MIRROR_SIZE_MB * 1024))k,"* ]]; then
     mount -o "remount,$s" "$MIRROR_ROOT" || warn "cannot resize $MIRROR_ROOT to $EFSC_MIRROR_SIZE_MB MiB"
   fi
-  # findmnt reads the mount table: a stat of a hard mount whose server is gone would hang.
-  if ! findmnt -rn --mountpoint "$MIRROR_SOURCE" >/dev/null; then
-    mkdir -p "$MIRROR_SOURCE"
-    timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount -t "$EFSC_ORIGIN_MOUNT_TYPE" -o "$EFSC_MIRROR_SOURCE_OPTIONS" \
-      "$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH" "$MIRROR_SOURCE" || return 1
-  fi
+  # A mount left by a sync that was killed goes first: its attributes may be older than this sync.
+  mirror_source_umount
+  mkdir -p "$MIRROR_SOURCE"
+  timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount -t "$EFSC_ORIGIN_MOUNT_TYPE" -o "$EFSC_MIRROR_SOURCE_OPTIONS" \
+    "$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH" "$MIRROR_SOURCE" || return 1
+}
+
+# The origin operations of the sync's mount (its per-op counts in /proc/self/mountstats), 0 if it is not mounted.
+mirror_source_ops() {
+  awk -v m="$MIRROR_SOURCE" '$1 == "device" { on = ($5 == m) } on && /^ +[A-Z_]+: [0-9]/ { n += $2 }
+    END { printf "%d\n", n }' /proc/self/mountstats
+}
+
+# Unmounts the sync's origin mount, if mounted, and adds its operations to MIRROR_STATE/origin-ops (a reader of the
+# metric in between sees the counter go back, which it skips, never a count twice). findmnt
+# reads the mount table (a stat of a hard mount whose server is gone would hang); a lazy unmount never waits for it.
+mirror_source_umount() {
+  local n
+  findmnt -rn --mountpoint "$MIRROR_SOURCE" >/dev/null || return 0
+  n=$(mirror_source_ops)
+  umount -l "$MIRROR_SOURCE" || { warn "mirrors: cannot unmount $MIRROR_SOURCE"; return 0; }
+  echo $(($(cat "$MIRROR_STATE/origin-ops" 2>/dev/null || echo 0) + n)) >"$MIRROR_STATE/origin-ops"
 }
 
 # The disk storage: an ext4 of EFSC_MIRROR_SIZE_MB in an image on the disk cache's file system (beside cachefilesd's
@@ -259,22 +274,25 @@ mirror_dirty() {
 # mirror_sync [--first]: syncs every mirror once (never two syncs at a time). --first: only mirrors not synced since
 # boot, and a failure is fatal (the node must not serve an empty or partial first copy).
 mirror_sync() {
-  local p bad=0
+  local p bad=0 todo=()
   mirrors || return 0
   mkdir -p "$MIRROR_STATE"
   exec 9>"$MIRROR_STATE/.lock"
   flock 9
+  for p in $EFSC_MIRROR_PATHS; do
+    if [ "${1:-}" = --first ] && [ -f "$MIRROR_STATE/$(systemd-escape -p "${p#"$EFSC_EXPORT_PATH"}")" ]; then continue; fi
+    todo+=("$p")
+  done
+  ((${#todo[@]})) || return 0
   echo 0 >"$MIRROR_STATE/full"
   if ! mirror_mounts; then
     [ "${1:-}" != --first ] || die "could not mount the origin for the mirrors in ${EFSC_MOUNT_TIMEOUT_SEC}s"
-    warn "mirrors: cannot mount the origin at $MIRROR_SOURCE: serving the last copies"
+    for p in "${todo[@]}"; do warn "mirror $p: cannot mount the origin at $MIRROR_SOURCE: serving the last copy"; done
     bad=1
   else
-    for p in $EFSC_MIRROR_PATHS; do
-      if [ "${1:-}" = --first ] && [ -f "$MIRROR_STATE/$(systemd-escape -p "${p#"$EFSC_EXPORT_PATH"}")" ]; then continue; fi
-      mirror_sync_one "$p" || bad=1
-    done
+    for p in "${todo[@]}"; do mirror_sync_one "$p" || bad=1; done
   fi
+  mirror_source_umount
   if [ "$bad" = 1 ]; then
     echo $(($(cat "$MIRROR_STATE/failures" 2>/dev/null || echo 0) + 1)) >"$MIRROR_STATE/failures"
     [ "${1:-}" != --first ] || die "the first sync of the mirrors failed (see the WARN lines above)"
@@ -311,7 +329,7 @@ EOF
 
 # Metrics of the mirrors for metrics_read (names: lib/monitoring/metrics.ts): failed syncs, age of the oldest copy,
 # the last sync's seconds and files walked (sums over the mirrors), whether the last sync ran out of space, bytes
-# held, and the origin operations of the sync's own mount (its per-op counts in /proc/self/mountstats).
+# held, and the origin operations of the syncs' own mounts (those of the mounts unmounted, and of the one mounted).
 mirror_metrics_read() {
   local p f now age=0 secs=0 files=0 t s n
   mirrors || return 0
@@ -331,6 +349,5 @@ mirror_metrics_read() {
   echo "MirrorFilesWalked g $files"
   echo "MirrorFull g $(cat "$MIRROR_STATE/full" 2>/dev/null || echo 0)"
   echo "MirrorBytes g $(df -B1 --output=used "$MIRROR_ROOT" 2>/dev/null | tail -n 1 | tr -d ' ' || echo 0)"
-  awk -v m="$MIRROR_SOURCE" '$1 == "device" { on = ($5 == m) } on && /^ +[A-Z_]+: [0-9]/ { n += $2 }
-    END { printf "MirrorOriginOps c %d\n", n }' /proc/self/mountstats
+  echo "MirrorOriginOps c $(($(cat "$MIRROR_STATE/origin-ops" 2>/dev/null || echo 0) + $(mirror_source_ops)))"
 }

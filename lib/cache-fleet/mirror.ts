@@ -76,9 +76,10 @@ export interface MirrorOptions {
   readonly mirrorSyncTimeout?: Duration;
 
   /**
-   * rsync jobs of one sync at a time (fpart walks the origin once and splits its list into parts of 500 entries, one per job). Small
-   * files over NFS are latency-bound, so jobs in flight are what makes a sync fast; each job is one more client of
-   * EFS during the sync. 1 to 64.
+   * rsync jobs of one sync at a time. The sync walks the origin once and compares the walk with the last one; what
+   * changed is split into parts of at most 500 entries, one per job. Copying small files over NFS is latency-bound,
+   * so jobs in flight are what makes a copy fast; each job is one more client of EFS while it copies. An unchanged
+   * tree starts no job. 1 to 64.
    *
    * @default 8
    */
@@ -229,10 +230,15 @@ export function checkMirrorSizeFits(scope: IConstruct, o: MirrorOptions, diskCac
 }
 
 /**
- * The `EFSC_MIRROR_*` parameters of assets/lib/mirror.sh. The sync mounts the origin a second time, read-only and
- * without attribute caching (`actimeo=0`, `nosharecache` so that the re-export's long timers do not apply), so a
- * sync sees the origin as it is: the staleness bound is the interval plus two syncs, not the re-export's timers.
+ * The `EFSC_MIRROR_*` parameters of assets/lib/mirror.sh. Each sync mounts the origin afresh, read-only, and unmounts
+ * it after (`nosharecache`: a superblock of its own, so nothing the last sync or the re-export cached is reused), so a
+ * sync sees the origin as it is: the staleness bound is the interval plus two syncs, not the re-export's timers. Its
+ * attribute cache outlives the sync (`actimeo=3600`, `noatime`): the walk's stat of each entry is answered from the
+ * attributes its READDIR reply carried, not by a GETATTR per file.
  */
+/** The attribute cache of the sync's own origin mount, in seconds: longer than a sync (a longer sync costs requests, never a stale copy). */
+export const MIRROR_SOURCE_ATTR_SEC = 3600;
+
 export function mirrorParameters(constructPath: string, o: MirrorOptions, helper: MountHelper, diskCache: boolean): Record<string, string> {
   const paths = o.mirrorPaths ?? [];
   // Without mirrors the user data has no lib/mirror.sh, only its stand-ins, which read EFSC_MIRROR_PATHS alone.
@@ -247,7 +253,7 @@ export function mirrorParameters(constructPath: string, o: MirrorOptions, helper
     EFSC_MIRROR_WORKERS: String(o.mirrorSyncWorkers ?? 8),
     EFSC_MIRROR_SOURCE_OPTIONS: [
       ...helperOptions(helper),
-      ...RECOMMENDED_NFS_OPTIONS, 'ro', 'nosharecache', 'actimeo=0',
+      ...RECOMMENDED_NFS_OPTIONS, 'ro', 'nosharecache', `actimeo=${MIRROR_SOURCE_ATTR_SEC}`, 'noatime',
     ].join(','),
   };
 }

@@ -221,7 +221,15 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
     const syncOps = (await originOps(origin)) - s0;
     const walked = (await node.execOk('cat /run/efs-cache/mirror/app')).trim().split(' ');
-    progress(`one sync of ${walked[2]} entries: ${syncOps} origin NFSv4 operations, ${walked[1]} s`);
+    const syncLine = (await node.execOk('journalctl -b -u efs-cache-mirror.service -o cat | grep "mirror /efs/app: synced" | tail -n 1')).trim();
+    progress(`one sync of ${walked[2]} entries: ${syncOps} origin NFSv4 operations, ${walked[1]} s (${syncLine})`);
+    // An unchanged tree, compared with the last walk: nothing copied, and less than one origin operation per entry
+    // (a GETATTR per entry alone would be three: SEQUENCE, PUTFH, GETATTR), from a mount made for the sync and gone
+    // after it, whose operations the metric keeps.
+    expect(syncLine).toMatch(/\(0 files copied\) in \d+s \(compared walk: 0 entries copied, 0 removed\)$/);
+    expect(syncOps).toBeLessThan(Number(walked[2]));
+    expect((await node.exec('findmnt -rn --mountpoint /run/efs-cache/mirror-source')).code).not.toBe(0);
+    expect(Number((await node.execOk('cat /run/efs-cache/mirror/origin-ops')).trim())).toBeGreaterThan(0);
 
     // The first round, then the other 19: the server that answers counts its own OPENs after the first round.
     const run = async (dir: string, server: Vm): Promise<LoopResult & { originOps: number; laterOpens: number }> => {
