@@ -361,11 +361,10 @@ install_packages() {
   local nfs='nfs-kernel-server'
   if [ "$OS_PKG" = dnf ]; then nfs='nfs-utils'; fi
   if disk_cache; then fscache_packages "$nfs"; else ensure_packages "$nfs"; fi
-  # The mirrors' sync walks with fpart: on Amazon Linux 2023 it comes from SPAL, like cachefilesd.
+  # The mirrors' sync walks with find (findutils, on every image) and copies with rsync (core on Amazon Linux 2023).
   if mirrors; then
-    if [ "$OS_PKG" = dnf ] && ! pkg_installed fpart; then ensure_packages spal-release; fi
-    ensure_packages rsync fpart
-    command -v fpart >/dev/null || die "fpart is not installed: the mirrors cannot be synced"
+    ensure_packages rsync
+    command -v rsync >/dev/null || die "rsync is not installed: the mirrors cannot be synced"
   fi
   if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
 }

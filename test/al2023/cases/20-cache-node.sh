@@ -30,8 +30,8 @@ check "mdadm, mkfs.ext4, cachefilesd on PATH" commands mdadm mkfs.ext4 cachefile
 mark
 EFSC_MIRROR_PATHS='/efs/app'
 install_packages
-check "with SPAL there, mirrors add rsync and fpart (the sync) in one call" dnf_calls_are 'dnf -qy install rsync fpart'
-check "fpart, rsync on PATH" commands fpart rsync
+check "mirrors add rsync (the sync's copies; find walks) in one call" dnf_calls_are 'dnf -qy install rsync'
+check "rsync on PATH" commands rsync
 mark
 install_packages
 check "a second run with mirrors and the disk cache calls no dnf" no_dnf_or_rpm_install

@@ -14,6 +14,6 @@ mark
 source "$A/lib/mirror.sh"
 EFSC_MIRROR_PATHS='/efs/app'
 install_packages
-check "mirrors without the disk cache: SPAL first, then rsync and fpart in one call" dnf_calls_are \
-  'dnf -qy install spal-release' 'dnf -qy install rsync fpart'
-check "fpart on PATH" commands fpart
+check "mirrors without the disk cache: rsync from core, no SPAL" dnf_calls_are 'dnf -qy install rsync'
+check "rsync on PATH" commands rsync
+check "no SPAL for the mirrors (find walks, rsync copies)" absent spal-release
