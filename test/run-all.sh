@@ -64,10 +64,10 @@ count_jest "$results/emulator.json"
 # The benchmark's cheap path (synthesis with one node, the table and the chart into a temporary folder): proves that
 # `npm run bench` still works without booting its VMs. It measures nothing that is kept.
 step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --smoke
-# The mirrors' sync (fpart and rsync from apt) between local directories: what the copy holds after each kind
+# The mirrors' sync (find and rsync from apt) between local directories: what the copy holds after each kind
 # of change, a full copy, a missing source (test/mirror-sync/run.sh; root; about 10 s).
 msync() { bash test/mirror-sync/run.sh | tee "$results/mirror-sync.log"; }
-step "mirror sync: real fpart and rsync between local directories" msync
+step "mirror sync: real find and rsync between local directories" msync
 count_line "$results/mirror-sync.log"
 # The Amazon Linux 2023 branch of the scripts' package steps, with Debian's real dnf and rpm in a chroot against
 # local repositories of AL2023's package names (test/al2023/run.sh; root). 15-45 s here with its Debian base kept in
