@@ -2,7 +2,7 @@
  * Turns the recorded figures into the Markdown table and the chart's data. Every ratio is computed here from two
  * figures of the same run; nothing is typed in by hand.
  */
-import { FanInResults, LabResults, ProtocolMode, ProtocolResults, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, MirrorSyncResults, PartRun, Results, SeedingResults, SynthResults, SyncRun, SyncSample, Timing } from './results';
+import { FanInResults, LabResults, ProtocolMode, ProtocolResults, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload, MirrorSyncResults, PartRun, Results, SeedingResults, SynthResults, SyncSample, Timing } from './results';
 import { median } from './stats';
 
 /** CloudFormation's limit on a template's size (a template uploaded through S3), bytes. */
@@ -227,11 +227,10 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   out.push(metadataTables(results.metadata), '');
   if (results.metadata) out.push(metadataDetail(results.metadata));
   out.push('## The mirrors\' sync (item 7)', '');
-  if (results.mirrorSync) {
+  if (syncResults(results.mirrorSync)) {
     out.push(
-      'What a mirror costs the origin and how long its sync takes, against the same kind of origin, by two cache nodes that',
-      'differ only in `mirrorSyncWorkers`; each sync started by hand with the timers held. The settings are under "Runs and',
-      'settings".',
+      'What a mirror costs the origin and how long its sync takes, against the same kind of origin, by one cache node; each',
+      'sync started by hand with the timer held. The settings are under "Runs and settings".',
       '',
     );
   }
@@ -410,12 +409,6 @@ export function metadataTables(m: MetaResults | undefined): string {
   ].join('\n');
 }
 
-/** Files in the mirror after a sync, from its state line ("<last success> <seconds> <files>"). */
-function syncFiles(r: SyncRun): number | undefined {
-  const n = Number(r.state.split(' ')[2]);
-  return Number.isFinite(n) && n > 0 ? n : undefined;
-}
-
 /** The steady storm in detail: latencies per system call and the origin's operations by kind. */
 export function metadataDetail(m: MetaResults): string {
   const out: string[] = [];
@@ -443,58 +436,94 @@ export function metadataDetail(m: MetaResults): string {
   return out.join('\n');
 }
 
-/** The samples of item 7 for one node, kind and tree size. */
-function syncSamples(ms: MirrorSyncResults, workers: number, kind: SyncSample['kind'], files: number): SyncSample[] {
-  return ms.samples.filter((x) => x.workers === workers && x.kind === kind && x.files === files);
+/** Item 7's results in the current shape, or undefined (none, or only the figures of the sync before issue 29). */
+function syncResults(ms: MirrorSyncResults | undefined): MirrorSyncResults | undefined {
+  return ms && 'smallFiles' in ms ? ms : undefined;
+}
+
+/** The samples of item 7 of one kind and tree size. */
+function syncSamples(ms: MirrorSyncResults, kind: SyncSample['kind'], files: number): SyncSample[] {
+  return ms.samples.filter((x) => x.kind === kind && x.files === files);
 }
 
 const timeRange = (v: number[]) => (v.length > 1 ? `${secs(median(v))} (${secs(Math.min(...v))}-${secs(Math.max(...v))})` : secs(v[0]));
+const countRange = (v: number[]) => (v.length > 1 && Math.min(...v) !== Math.max(...v)
+  ? `${int(Math.round(median(v)))} (${int(Math.min(...v))}-${int(Math.max(...v))})` : int(Math.round(median(v))));
+/** NFSv4 operations of a sync that show where its requests went. */
+const SYNC_OPS = ['READDIR', 'GETATTR', 'LOOKUP', 'ACCESS', 'OPEN', 'READ'];
+const syncOps = (xs: SyncSample[]) => SYNC_OPS.map((k) => `${k} ${int(Math.round(median(xs.map((x) => x.originOps[k] ?? 0))))}`).join(', ');
 
-/** Item 7: the mirrors' sync with 1 job and with the most, and a large tree. */
-export function mirrorSyncTables(ms: MirrorSyncResults | undefined): string {
+/** The projection of a sync of the large tree to 1,000,000 files: linear in the files, from the medians measured. */
+export function syncProjection(ms: MirrorSyncResults): { files: number; unchangedSeconds: number; unchangedRpcs: number; changedSeconds?: number; memory?: number } | undefined {
+  const same = syncSamples(ms, 'unchanged', ms.largeFiles);
+  if (!same.length) return undefined;
+  const k = 1_000_000 / ms.largeFiles;
+  const changed = syncSamples(ms, 'changed', ms.largeFiles);
+  const m = ms.memoryBefore && ms.memoryAfter;
+  return {
+    files: 1_000_000,
+    unchangedSeconds: median(same.map((x) => x.seconds)) * k,
+    unchangedRpcs: median(same.map((x) => x.originRpcs)) * k,
+    ...(changed.length ? { changedSeconds: median(changed.map((x) => x.seconds)) * k } : {}),
+    ...(m ? { memory: (ms.memoryAfter!.tmpfsUsed - ms.memoryBefore!.tmpfsUsed + ms.memoryAfter!.slab - ms.memoryBefore!.slab + (ms.memoryAfter!.walkRecord ?? 0)) * k } : {}),
+  };
+}
+
+/** Item 7: the mirrors' sync on a tree of 20,000 files (beside the sync before issue 29), one of 100,000, and its staleness. */
+export function mirrorSyncTables(recorded: MirrorSyncResults | undefined): string {
+  const ms = syncResults(recorded);
   if (!ms) return `The mirrors' sync (item 7): ${NOT_MEASURED}.`;
-  const workers = [...new Set(ms.samples.map((x) => x.workers))].sort((a, b) => a - b);
   const out: string[] = [];
-  if (workers.length >= 2) {
-    const [one, many] = [workers[0], workers[workers.length - 1]];
-    const body: string[][] = [];
-    for (const [kind, what] of [['copy', `${int(ms.compareFiles)} new files copied`], ['unchanged', `the same tree, nothing changed`]] as Array<[SyncSample['kind'], string]>) {
-      const a = syncSamples(ms, one, kind, ms.compareFiles);
-      const b = syncSamples(ms, many, kind, ms.compareFiles);
-      if (!a.length || !b.length) {
-        body.push([what, `${NOT_MEASURED} (failed)`, '', '', '']);
-        continue;
-      }
-      const [ta, tb] = [a.map((x) => x.seconds), b.map((x) => x.seconds)];
-      const r = { median: median(ta) / median(tb), low: Math.min(...ta) / Math.max(...tb), high: Math.max(...ta) / Math.min(...tb) };
-      body.push([what, timeRange(ta), timeRange(tb), ratio(r, Math.min(ta.length, tb.length)),
-        `${int(Math.round(median(a.map((x) => x.originRpcs))))} / ${int(Math.round(median(b.map((x) => x.originRpcs))))}`]);
-    }
-    out.push(`One sync of a mirror of ${int(ms.compareFiles)} files by a node with ${one} job and by one with ${many} (median, range over the syncs):`, '');
-    out.push(table(['Sync', `${one} job`, `${many} jobs`, `Speed-up of ${many} jobs`, `Origin requests (${one} / ${many} jobs)`], body), '');
-  }
-  const big = workers[workers.length - 1];
-  const copy = syncSamples(ms, big, 'copy', ms.largeFiles);
-  const same = syncSamples(ms, big, 'unchanged', ms.largeFiles);
-  if (copy.length && same.length) {
-    const entries = syncFiles(same[same.length - 1]);
-    const added = ms.largeFiles - ms.compareFiles;
-    const per = (v: number, n: number) => (v * 10_000) / n;
-    const rowOf = (what: string, xs: SyncSample[], n: number) => [what, timeRange(xs.map((x) => x.seconds)),
-      int(Math.round(median(xs.map((x) => x.originRpcs)))), secs(per(median(xs.map((x) => x.seconds)), n)), int(Math.round(per(median(xs.map((x) => x.originRpcs)), n)))];
-    out.push(`A tree of ${int(ms.largeFiles)} files (${entries ? `${int(entries)} entries with its folders` : 'its entry count unknown'}), by the node with ${big} jobs:`, '');
-    out.push(table(['Sync', 'Wall time', 'Origin requests', 'Time per 10,000 files', 'Requests per 10,000 files'], [
-      rowOf(`${int(added)} new files copied`, copy, added),
-      rowOf(`${int(ms.largeFiles)} files, nothing changed`, same, ms.largeFiles),
-    ]), '');
-    if (ms.memoryBefore && ms.memoryAfter) {
-      const mibOf = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
-      out.push(`Node memory taken by the ${int(added)} new files: ${mibOf(ms.memoryAfter.tmpfsUsed - ms.memoryBefore.tmpfsUsed)} of tmpfs ` +
-        `(file data, in page-sized blocks), ${mibOf(ms.memoryAfter.slab - ms.memoryBefore.slab)} of kernel slab (inodes and dentries); ` +
-        `MemAvailable fell by ${mibOf(ms.memoryBefore.available - ms.memoryAfter.available)}.`, '');
-    }
+  const b = ms.baseline;
+  const small = syncSamples(ms, 'unchanged', ms.smallFiles);
+  const copy = syncSamples(ms, 'copy', ms.smallFiles);
+  const body: string[][] = [];
+  const w = ms.samples[0]?.workers;
+  if (small.length) {
+    const t = small.map((x) => x.seconds);
+    const r = b && b.files === ms.smallFiles
+      ? ratio({ median: median(b.unchangedSeconds) / median(t), low: Math.min(...b.unchangedSeconds) / Math.max(...t), high: Math.max(...b.unchangedSeconds) / Math.min(...t) }, Math.min(t.length, b.unchangedSeconds.length))
+      : '';
+    if (b) body.push([`${int(b.files)} files, nothing changed: the sync before issue 29 (${b.date.slice(0, 10)})`, timeRange(b.unchangedSeconds), countRange(b.unchangedRpcs), (median(b.unchangedRpcs) / b.files).toFixed(1), '']);
+    body.push([`${int(ms.smallFiles)} files, nothing changed: one walk, compared with the last`, timeRange(t), countRange(small.map((x) => x.originRpcs)), (median(small.map((x) => x.originRpcs)) / ms.smallFiles).toFixed(3), r]);
   } else {
-    out.push(`A tree of ${int(ms.largeFiles)} files: ${NOT_MEASURED} (failed).`, '');
+    body.push([`${int(ms.smallFiles)} files, nothing changed`, `${NOT_MEASURED} (failed)`, '', '', '']);
+  }
+  if (b) body.push([`${int(b.copyFiles)} new files copied: the sync before issue 29`, timeRange(b.copySeconds), countRange(b.copyRpcs), (median(b.copyRpcs) / b.copyFiles).toFixed(1), '']);
+  if (copy.length) body.push([`${int(ms.smallFiles)} new files copied: one walk, compared with the last`, timeRange(copy.map((x) => x.seconds)), countRange(copy.map((x) => x.originRpcs)), (median(copy.map((x) => x.originRpcs)) / ms.smallFiles).toFixed(1), '']);
+  out.push(`One sync of a mirror of ${int(ms.smallFiles)} files by a node with ${w} jobs (median, range over the syncs):`, '');
+  out.push(table(['Sync', 'Wall time', 'Origin requests', 'Requests per file', 'Speed-up over the sync before'], body), '');
+  if (small.length) out.push(`Where the unchanged syncs' requests went (median per sync): ${syncOps(small)}.`, '');
+
+  const kinds: Array<[SyncSample['kind'], string]> = [['first', 'first sync (no copy, no record, as at boot)'], ['unchanged', 'nothing changed'],
+    ['changed', `${(ms.changedShare * 100).toFixed(0)} % of the files changed`]];
+  const large: string[][] = [];
+  for (const [kind, what] of kinds) {
+    const xs = syncSamples(ms, kind, ms.largeFiles);
+    large.push(xs.length
+      ? [what, timeRange(xs.map((x) => x.seconds)), countRange(xs.map((x) => x.originRpcs)), syncOps(xs), xs[xs.length - 1].line ?? '']
+      : [what, `${NOT_MEASURED} (failed)`, '', '', '']);
+  }
+  out.push(`A tree of ${int(ms.largeFiles)} files, by the same node:`, '');
+  out.push(table(['Sync', 'Wall time', 'Origin requests', 'Operations', 'The sync\'s own line'], large), '');
+  if (ms.memoryBefore && ms.memoryAfter) {
+    out.push(`Node memory taken by the first sync of ${int(ms.largeFiles)} files: ${mib(ms.memoryAfter.tmpfsUsed - ms.memoryBefore.tmpfsUsed)} of tmpfs ` +
+      `(file data, in page-sized blocks), ${mib(ms.memoryAfter.slab - ms.memoryBefore.slab)} of kernel slab (inodes and dentries of the copy), ` +
+      `${mib(ms.memoryAfter.walkRecord ?? 0)} for the record of the last walk (in /run); MemAvailable fell by ${mib(ms.memoryBefore.available - ms.memoryAfter.available)}.`, '');
+  }
+  if (ms.staleness.length) {
+    const same = syncSamples(ms, 'unchanged', ms.largeFiles);
+    const bound = same.length ? ms.intervalSeconds + 2 * median(same.map((x) => x.seconds)) + 60 : undefined;
+    out.push(`Staleness of the tree of ${int(ms.largeFiles)} files with \`mirrorInterval\` ${ms.intervalSeconds} s: how long after the change on the origin a client of the mirror saw it` +
+      (bound ? ` (the bound, the interval plus two unchanged syncs plus the client's 60 s of directory attributes: ${secs(bound)})` : '') + ':', '');
+    out.push(table(['Change on the origin', 'Seen by the client after'], ms.staleness.map((x) => [x.change, secs(x.seconds)])), '');
+  }
+  const p = syncProjection(ms);
+  if (p) {
+    out.push(`Projected to ${int(p.files)} files (the figures above, linear in the files; not measured): an unchanged sync ` +
+      `${secs(p.unchangedSeconds)} and ${int(Math.round(p.unchangedRpcs))} origin requests per node per interval` +
+      (p.changedSeconds !== undefined ? `, ${secs(p.changedSeconds)} with ${(ms.changedShare * 100).toFixed(0)} % changed` : '') +
+      (p.memory !== undefined ? `; about ${mib(p.memory)} of node memory for the copy, its inodes and the record` : '') + '.', '');
   }
   if (ms.failures.length) out.push('What failed in this run (left out of the tables):', '', ...ms.failures.map((f) => `- ${f}`), '');
   return out.join('\n');
@@ -622,20 +651,18 @@ function decisionAvoided(m: MetaResults, wl: MetaWorkload, state: MetaState): st
   }).join(', ');
 }
 
-/** The mirrors' sync cost per 10,000 files (item 7): the large tree with nothing changed, the copy of new files, memory. */
-function decisionSyncCost(ms: MirrorSyncResults | undefined): string | undefined {
-  const big = ms && Math.max(...ms.samples.map((x) => x.workers));
-  const same = ms ? syncSamples(ms, big!, 'unchanged', ms.largeFiles) : [];
-  const copy = ms ? syncSamples(ms, big!, 'copy', ms.largeFiles) : [];
-  if (!ms || !same.length || !copy.length) return undefined;
-  const added = ms.largeFiles - ms.compareFiles;
-  const per = (v: number, n: number) => (v * 10_000) / n;
+/** The mirrors' sync cost (item 7): an unchanged sync of the large tree and the memory it takes, per 100,000 files. */
+function decisionSyncCost(recorded: MirrorSyncResults | undefined): string | undefined {
+  const ms = syncResults(recorded);
+  const same = ms ? syncSamples(ms, 'unchanged', ms.largeFiles) : [];
+  const first = ms ? syncSamples(ms, 'first', ms.largeFiles) : [];
+  if (!ms || !same.length || !first.length) return undefined;
+  const per = (v: number) => (v * 100_000) / ms.largeFiles;
   const mem = ms.memoryBefore && ms.memoryAfter
-    ? `, ${(per(ms.memoryAfter.tmpfsUsed - ms.memoryBefore.tmpfsUsed, added) / 2 ** 20).toFixed(0)} MiB of tmpfs and ` +
-      `${(per(ms.memoryAfter.slab - ms.memoryBefore.slab, added) / 2 ** 20).toFixed(0)} MiB of slab on each node` : '';
-  return `the mirrors' sync with ${big} jobs, per 10,000 files: nothing changed ${secs(per(median(same.map((x) => x.seconds)), ms.largeFiles))} and ` +
-    `${int(Math.round(per(median(same.map((x) => x.originRpcs)), ms.largeFiles)))} origin requests (a tree of ${int(ms.largeFiles)} files); ` +
-    `new files ${secs(per(median(copy.map((x) => x.seconds)), added))} and ${int(Math.round(per(median(copy.map((x) => x.originRpcs)), added)))} origin requests${mem} (item 7; times on emulated VMs)`;
+    ? `; ${mib(per(ms.memoryAfter.tmpfsUsed - ms.memoryBefore.tmpfsUsed + ms.memoryAfter.slab - ms.memoryBefore.slab + (ms.memoryAfter.walkRecord ?? 0)))} of node memory (copy, inodes, record)` : '';
+  return `the mirrors' sync with ${same[0].workers} jobs, per 100,000 files: nothing changed ${secs(per(median(same.map((x) => x.seconds))))} and ` +
+    `${int(Math.round(per(median(same.map((x) => x.originRpcs)))))} origin requests; a first sync ${secs(per(median(first.map((x) => x.seconds))))}${mem} ` +
+    `(item 7, a tree of ${int(ms.largeFiles)} files; times on emulated VMs)`;
 }
 
 /** The README's decision table (Mirrors): which data belongs in a mirror, the re-export or EFS, with item 6's figures. */
@@ -664,9 +691,9 @@ const DECISION_ROWS: Array<{ data: string; where: string; why: string; measured?
     why: 'the copy lives on local NVMe beside the disk cache, its hot files in the page cache; delegations as in RAM',
   },
   {
-    data: 'trees of millions of files',
-    where: 're-export',
-    why: 'each sync walks the whole tree',
+    data: 'trees of hundreds of thousands of files and more',
+    where: 'mirror, with `mirrorInterval` above one sync; the re-export when the staleness that gives is too long',
+    why: 'each sync walks the whole tree, one READDIR per reply-full of entries, and copies what changed',
     measured: (r) => decisionSyncCost(r.mirrorSync),
   },
 ];

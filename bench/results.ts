@@ -139,24 +139,81 @@ export interface NodeMemory {
   readonly available: number;
   /** Bytes used on the mirrors' tmpfs. */
   readonly tmpfsUsed: number;
+  /** Bytes of the sync's record of its last walk (in /run, so in memory). */
+  readonly walkRecord?: number;
 }
 
-/** One sync of item 7: a node with `workers` jobs, copying new files or walking an unchanged tree of `files`. */
+/**
+ * One sync of item 7: copying new files into the mirror, a first sync (no copy, no record), an unchanged tree, or a
+ * tree of which a share of the files changed.
+ */
 export interface SyncSample extends SyncRun {
   readonly workers: number;
-  readonly kind: 'copy' | 'unchanged';
+  readonly kind: 'copy' | 'first' | 'unchanged' | 'changed';
   readonly files: number;
+  /** The sync's own log line, after "synced". */
+  readonly line?: string;
 }
 
-/** Item 7: the mirrors' sync, 1 job against 8, and a large tree (bench/mirror-sync.ts). */
+/** How long one kind of change on the origin took to reach a client of the mirror. */
+export interface StalenessSample {
+  readonly change: 'change' | 'addition' | 'removal' | 'rename';
+  readonly seconds: number;
+}
+
+/** The sync before issue 29 (fpart and rsync on a mount without attribute caching), from the run that measured it. */
+export interface SyncBaseline {
+  readonly date: string;
+  readonly workers: number;
+  readonly files: number;
+  /** Unchanged syncs of a tree of `files`. */
+  readonly unchangedSeconds: number[];
+  readonly unchangedRpcs: number[];
+  /** The copy of `copyFiles` new files into it. */
+  readonly copyFiles: number;
+  readonly copySeconds: number[];
+  readonly copyRpcs: number[];
+}
+
+/** Item 7: the mirrors' sync on a tree of 20,000 files and one of 100,000, and its staleness (bench/mirror-sync.ts). */
 export interface MirrorSyncResults extends PartRun {
-  readonly compareFiles: number;
+  readonly smallFiles: number;
   readonly largeFiles: number;
+  readonly changedShare: number;
+  readonly intervalSeconds: number;
   readonly samples: SyncSample[];
-  /** The node with the most jobs, before and after it copied the large tree. */
+  readonly staleness: StalenessSample[];
+  /** The node right before and right after the first sync of the large tree. */
   readonly memoryBefore?: NodeMemory;
   readonly memoryAfter?: NodeMemory;
+  readonly baseline?: SyncBaseline;
   readonly failures: string[];
+}
+
+/** The results of item 7 as recorded before issue 29: 1 job against 8, then a large tree. */
+interface OldMirrorSyncResults extends PartRun {
+  readonly compareFiles: number;
+  readonly largeFiles: number;
+  readonly samples: Array<SyncRun & { workers: number; kind: 'copy' | 'unchanged'; files: number }>;
+}
+
+/**
+ * The baseline to keep beside a new run of item 7: the one a run of the new sync already keeps, or the figures of the
+ * old sync's own run (its node with the most jobs, its large tree).
+ */
+export function syncBaselineOf(r: MirrorSyncResults | OldMirrorSyncResults | undefined): SyncBaseline | undefined {
+  if (!r) return undefined;
+  if ('baseline' in r || 'smallFiles' in r) return (r as MirrorSyncResults).baseline;
+  const old = r as OldMirrorSyncResults;
+  const workers = Math.max(...old.samples.map((x) => x.workers));
+  const of = (kind: 'copy' | 'unchanged') => old.samples.filter((x) => x.workers === workers && x.kind === kind && x.files === old.largeFiles);
+  const [copy, same] = [of('copy'), of('unchanged')];
+  if (!copy.length || !same.length) return undefined;
+  return {
+    date: old.date, workers, files: old.largeFiles,
+    unchangedSeconds: same.map((x) => x.seconds), unchangedRpcs: same.map((x) => x.originRpcs),
+    copyFiles: old.largeFiles - old.compareFiles, copySeconds: copy.map((x) => x.seconds), copyRpcs: copy.map((x) => x.originRpcs),
+  };
 }
 
 /** Item 8: clients reading one warm file through one node, one alone and all at once (bench/fan-in.ts). */

@@ -22,7 +22,7 @@ import { DEFAULT_LAB_SETTINGS, runLab } from './lab';
 import { DEFAULT_METADATA_SETTINGS, runMetadata } from './metadata';
 import { DEFAULT_MIRROR_SYNC_SETTINGS, runMirrorSync } from './mirror-sync';
 import { chartSpec, mainTable, markdown, README_PARTS, renderReadme, synthTable } from './render';
-import { readResults, Results, writeResults } from './results';
+import { readResults, Results, syncBaselineOf, writeResults } from './results';
 import { runSeeding } from './seeding';
 import { runSynth } from './synth';
 
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
     results.metadata = await runMetadata({ ...DEFAULT_METADATA_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);
   });
   await timedPart('mirror-sync', async () => {
-    results.mirrorSync = await runMirrorSync({ ...DEFAULT_MIRROR_SYNC_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);
+    results.mirrorSync = await runMirrorSync({ ...DEFAULT_MIRROR_SYNC_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log, syncBaselineOf(results.mirrorSync));
   });
   await timedPart('fan-in', async () => {
     results.fanIn = await runFanIn(DEFAULT_FAN_IN_SETTINGS, log);
