@@ -26,9 +26,15 @@ set -euo pipefail
 #   EFSC_MIRROR_WORKERS         rsync jobs of one sync at a time
 #   EFSC_MIRROR_SOURCE_OPTIONS  mount options of the sync's own origin mount (nosharecache, an attribute cache that
 #                               outlives one sync)
+#   EFSC_MIRROR_MARKER          the change marker: a path relative to each mirror's root that the publisher updates
+#                               after each publish; empty or unset: no marker, every sync walks (mirror_sync)
+#   EFSC_MIRROR_FULL_SEC        (with a marker) longest time between two walks of a mirror, whatever its marker says
+#   EFSC_MIRROR_MARKER_OPTIONS  (with a marker) mount options of the origin mount kept for the markers' stats alone
+#                               (nosharecache, actimeo=0: a stat sees the origin as it is)
 # A mirror of EFSC_EXPORT_PATH/app is exported at MIRROR_ROOT/app. Needs common.sh.
 
 MIRROR_ROOT=/mirror MIRROR_SOURCE=/run/efs-cache/mirror-source MIRROR_STATE=/run/efs-cache/mirror
+MIRROR_MARKER=/run/efs-cache/mirror-marker
 MIRROR_PART_FILES=500
 
 mirror_check() {
@@ -50,6 +56,12 @@ mirror_check() {
   need EFSC_MIRROR_TIMEOUT_SEC '^[1-9][0-9]{0,5}$' 'seconds, more than 0'
   need EFSC_MIRROR_WORKERS '^([1-9]|[1-5][0-9]|6[0-4])$' '1 to 64 jobs'
   need EFSC_MIRROR_SOURCE_OPTIONS "$RE_OPTS" 'mount options'
+  need EFSC_MIRROR_MARKER '^([A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*)?$' 'a path relative to each mirror, or empty'
+  [ -n "$EFSC_MIRROR_MARKER" ] || return 0
+  [[ "/$EFSC_MIRROR_MARKER/" != */../* && "/$EFSC_MIRROR_MARKER/" != */./* ]] ||
+    die "EFSC_MIRROR_MARKER='$EFSC_MIRROR_MARKER' is invalid: expected no . or .. component"
+  need EFSC_MIRROR_FULL_SEC '^[1-9][0-9]{0,6}$' 'seconds, more than 0'
+  need EFSC_MIRROR_MARKER_OPTIONS "$RE_OPTS" 'mount options'
 }
 
 mirrors() { [ -n "$EFSC_MIRROR_PATHS" ]; }
@@ -99,9 +111,10 @@ mirror_mounts() {
     "$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH" "$MIRROR_SOURCE" || return 1
 }
 
-# The origin operations of the sync's mount (its per-op counts in /proc/self/mountstats), 0 if it is not mounted.
+# mirror_source_ops [MOUNTPOINT]: the origin operations of the sync's mount, or of the mount at MOUNTPOINT (its per-op
+# counts in /proc/self/mountstats; each of these mounts has a superblock of its own), 0 if it is not mounted.
 mirror_source_ops() {
-  awk -v m="$MIRROR_SOURCE" '$1 == "device" { on = ($5 == m) } on && /^ +[A-Z_]+: [0-9]/ { n += $2 }
+  awk -v m="${1:-$MIRROR_SOURCE}" '$1 == "device" { on = ($5 == m) } on && /^ +[A-Z_]+: [0-9]/ { n += $2 }
     END { printf "%d\n", n }' /proc/self/mountstats
 }
 
@@ -133,7 +146,7 @@ mirror_disk() {
   die "cannot make the mirrors' ext4 at $i"
 }
 
-# mirror_sync_one PATH: one sync of one mirror; state in MIRROR_STATE/<name>: "<last success> <seconds> <entries>".
+# mirror_sync_one PATH [MARKER]: one sync of one mirror; state in MIRROR_STATE/<name>: "<last success> <seconds> <entries>".
 # One walk of the origin per sync: find prints every entry's path, type, size, mtime, ctime, mode, owner and link
 # target in one record (one lstat per entry, from the directory listing: on an NFS mount whose attribute cache
 # outlives the walk the kernel answers it from the READDIR reply's attributes). The walk of the last good sync is kept
@@ -146,11 +159,13 @@ mirror_disk() {
 # A failed sync removes nothing and keeps the old record; the paths it may have copied are kept as dirty
 # (.walk/<name>/dirty): the next sync copies each of them again if the walk lists it, removes it if not, and copies
 # the entries under a dirty path that was not a directory (rsync --force replaced a directory there).
+# MARKER: the change marker's value read before this sync (mirror_marker), kept with the record if the sync succeeds.
 mirror_sync_one() {
   # Byte order for sort and comm, English messages for the walk's errors.
   local -x LC_ALL=C
   local rel="${1#"$EFSC_EXPORT_PATH"}" rc=0 t0=$SECONDS t="$MIRROR_STATE/sync" e n left mode=compared st stamp k r per
-  local src dst
+  local src dst w0
+  w0=$(date +%s)
   st="$MIRROR_STATE/.walk/$(systemd-escape -p "$rel")" src="$MIRROR_SOURCE$rel" dst="$MIRROR_ROOT$rel"
   timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" test -d "$src" ||
     { warn "mirror $1: $src is not a directory on the origin, or the origin does not answer: serving the last copy"; return 1; }
@@ -168,12 +183,8 @@ mirror_sync_one() {
     echo "the walk listed nothing" >>"$t/err"
   fi
   if [ "$rc" = 0 ]; then
-    stamp="$(cat /proc/sys/kernel/random/boot_id) $(stat -c '%d %i' "$dst")"
-    # The old record describes the copy only if it was written for this copy and the copy still holds every
-    # top-level name it lists (a lost or emptied copy does not: a tmpfs made again, a copy removed by hand).
-    if [ ! -s "$st/record" ] || [ "$(cat "$st/copy" 2>/dev/null)" != "$stamp" ] ||
-      [ -n "$(comm -z -23 <(grep -z '^\./[^/]*//' "$st/record" | sed -z 's,//.*,,') \
-        <(mirror_names "$dst" | sort -z) | head -c 1)" ]; then
+    stamp=$(mirror_stamp "$dst")
+    if ! mirror_record_fits "$st" "$dst" "$stamp"; then
       mode=full
       rm -f "$st/record" "$st/copy" "$st/dirty"
     fi
@@ -248,9 +259,28 @@ mirror_sync_one() {
   mv "$t/walk" "$st/record"
   echo "$stamp" >"$st/copy"
   rm -f "$st/dirty"
+  # With a change marker: its value read before the walk began (a publish during the walk shows next time) and the
+  # walk's start, for mirror_unchanged.
+  if [ -n "${2:-}" ]; then
+    echo "$2" >"$st/marker"
+    echo "$w0" >"$st/walked"
+  fi
   n=$(($(tr -cd '\0' <"$st/record" | wc -c) - 1))
   echo "$(date +%s) $((SECONDS - t0)) $n" >"$MIRROR_STATE/$(systemd-escape -p "$rel")"
   log "mirror $1: synced $n entries ($(grep -c '^>f' "$t/out") files copied) in $((SECONDS - t0))s ($mode walk: $k entries copied, $r removed)"
+}
+
+# mirror_stamp DST: the identity of the copy at DST that a record is written for (boot, file system, root inode).
+mirror_stamp() { echo "$(cat /proc/sys/kernel/random/boot_id) $(stat -c '%d %i' "$1")"; }
+
+# mirror_record_fits STATE DST STAMP: whether the record of the last good walk (STATE/record) describes the copy at DST,
+# whose mirror_stamp is STAMP: it was written for this copy and the copy still holds every top-level name it lists (a
+# lost or emptied copy does not: a tmpfs made again, a copy removed by hand).
+mirror_record_fits() {
+  local -x LC_ALL=C
+  [ -s "$1/record" ] && [ -n "$3" ] && [ "$(cat "$1/copy" 2>/dev/null)" = "$3" ] &&
+    [ -z "$(comm -z -23 <(grep -z '^\./[^/]*//' "$1/record" | sed -z 's,//.*,,') \
+      <(mirror_names "$2" | sort -z) | head -c 1)" ]
 }
 
 # mirror_names DIR: ./NAME of each entry of DIR, NUL-terminated, from its listing alone (find would stat each one).
@@ -271,10 +301,65 @@ mirror_dirty() {
   LC_ALL=C sort -zu "$2/plus" "$1/dirty" >"$1/dirty.new" && mv "$1/dirty.new" "$1/dirty"
 }
 
+# The change marker (EFSC_MIRROR_MARKER): a file under each mirror's root that the publisher updates after each
+# publish. Its stat is read on an origin mount of its own, kept between syncs, with no attribute cache (actimeo=0:
+# the stat asks the origin) and a superblock of its own (nosharecache: nothing the re-export or the syncs cached). A
+# mirror whose marker is as the last good walk saw it, walked less than EFSC_MIRROR_FULL_SEC ago, is not walked: the
+# sync costs the origin that stat. A publisher that forgets the marker has its change copied by the next walk that
+# the interval forces: within EFSC_MIRROR_FULL_SEC plus a sync (plus the clients' attribute cache).
+# mirror_marker_mount: mounts it if it is not mounted (findmnt reads the mount table; a stat of a hard mount whose
+# server is gone would hang).
+mirror_marker_mount() {
+  findmnt -rn --mountpoint "$MIRROR_MARKER" >/dev/null && return 0
+  mkdir -p "$MIRROR_MARKER"
+  timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount -t "$EFSC_ORIGIN_MOUNT_TYPE" -o "$EFSC_MIRROR_MARKER_OPTIONS" \
+    "$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH" "$MIRROR_MARKER" || return 1
+  findmnt -rn --mountpoint "$MIRROR_MARKER" >/dev/null
+}
+
+# mirror_marker PATH: prints the marker of mirror PATH as "<inode> <size> <mtime> <ctime>" (one lstat of it on the
+# marker's mount), or "absent" if the origin says there is none (no such file, or a component that is not a
+# directory); fails, with the reason on stderr, on any other error or when the origin does not answer within the
+# mount timeout (a hard mount of an origin that is gone would hang the stat).
+mirror_marker() {
+  local -x LC_ALL=C
+  local f="$MIRROR_MARKER${1#"$EFSC_EXPORT_PATH"}/$EFSC_MIRROR_MARKER" out err="$MIRROR_STATE/.marker-find" rc=0
+  out=$(cd / && timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" find "$f" -maxdepth 0 -printf '%i %s %T@ %C@\n' 2>"$err") || rc=$?
+  if [ "$rc" = 0 ] && [[ "$out" =~ ^[0-9]+\ [0-9]+\ [0-9.]+\ [0-9.]+$ ]]; then
+    echo "$out"
+  elif [ "$rc" = 1 ] && [ -z "$out" ] && grep -qE ': (No such file or directory|Not a directory)$' "$err" &&
+    ! grep -qvE ': (No such file or directory|Not a directory)$' "$err"; then
+    echo absent
+  else
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "no answer in ${EFSC_MOUNT_TIMEOUT_SEC}s" >>"$err"; fi
+    echo "cannot read the change marker $f (exit $rc): $(tail -n 2 "$err" | tr '\n' ' ')" >&2
+    return 1
+  fi
+}
+
+# mirror_unchanged PATH MARKER: whether mirror PATH needs no walk: its marker (MARKER, just read) is not absent and is
+# the one read before the last good walk, that walk began less than EFSC_MIRROR_FULL_SEC ago, and its record still
+# describes the copy (mirror_record_fits) with nothing left dirty by a failed sync. If so, the mirror's state line
+# says it is as fresh as now (its seconds 0, its entries kept) and the log says why there was no walk.
+mirror_unchanged() {
+  local rel="${1#"$EFSC_EXPORT_PATH"}" st f w now t s n
+  st="$MIRROR_STATE/.walk/$(systemd-escape -p "$rel")" f="$MIRROR_STATE/$(systemd-escape -p "$rel")"
+  now=$(date +%s)
+  [ "$2" != absent ] && [ "$(cat "$st/marker" 2>/dev/null)" = "$2" ] || return 1
+  w=$(cat "$st/walked" 2>/dev/null) && [[ "$w" =~ ^[0-9]+$ ]] && ((now - w < EFSC_MIRROR_FULL_SEC)) || return 1
+  [ ! -s "$st/dirty" ] && [ -d "$MIRROR_ROOT$rel" ] && mirror_record_fits "$st" "$MIRROR_ROOT$rel" "$(mirror_stamp "$MIRROR_ROOT$rel")" ||
+    return 1
+  read -r t s n 2>/dev/null <"$f" && [[ "$n" =~ ^[0-9]+$ ]] || return 1
+  : "$t" "$s"
+  echo "$now 0 $n" >"$f"
+  log "mirror $1: marker unchanged, no walk (last walk $((now - w))s ago)"
+}
+
 # mirror_sync [--first]: syncs every mirror once (never two syncs at a time). --first: only mirrors not synced since
-# boot, and a failure is fatal (the node must not serve an empty or partial first copy).
+# boot, and a failure is fatal (the node must not serve an empty or partial first copy). With a change marker, a
+# mirror whose marker is unchanged is not walked (mirror_unchanged); if none needs a walk, nothing is mounted afresh.
 mirror_sync() {
-  local p bad=0 todo=()
+  local p m i bad=0 todo=() walk=() marks=()
   mirrors || return 0
   mkdir -p "$MIRROR_STATE"
   exec 9>"$MIRROR_STATE/.lock"
@@ -285,12 +370,30 @@ mirror_sync() {
   done
   ((${#todo[@]})) || return 0
   echo 0 >"$MIRROR_STATE/full"
-  if ! mirror_mounts; then
-    [ "${1:-}" != --first ] || die "could not mount the origin for the mirrors in ${EFSC_MOUNT_TIMEOUT_SEC}s"
-    for p in "${todo[@]}"; do warn "mirror $p: cannot mount the origin at $MIRROR_SOURCE: serving the last copy"; done
+  if [ -z "${EFSC_MIRROR_MARKER:-}" ]; then
+    walk=("${todo[@]}")
+  elif ! mirror_marker_mount; then
+    for p in "${todo[@]}"; do warn "mirror $p: cannot mount the origin at $MIRROR_MARKER: serving the last copy"; done
     bad=1
   else
-    for p in "${todo[@]}"; do mirror_sync_one "$p" || bad=1; done
+    # Each marker is read before its mirror's walk, and kept with the walk's record only if the walk succeeds.
+    for p in "${todo[@]}"; do
+      if ! m=$(mirror_marker "$p" 2>"$MIRROR_STATE/.marker-err"); then
+        warn "mirror $p: $(cat "$MIRROR_STATE/.marker-err"): serving the last copy"
+        bad=1
+      elif ! mirror_unchanged "$p" "$m"; then
+        walk+=("$p") marks+=("$m")
+      fi
+    done
+  fi
+  if ((${#walk[@]})); then
+    if ! mirror_mounts; then
+      [ "${1:-}" != --first ] || die "could not mount the origin for the mirrors in ${EFSC_MOUNT_TIMEOUT_SEC}s"
+      for p in "${walk[@]}"; do warn "mirror $p: cannot mount the origin at $MIRROR_SOURCE: serving the last copy"; done
+      bad=1
+    else
+      for i in "${!walk[@]}"; do mirror_sync_one "${walk[i]}" "${marks[i]:-}" || bad=1; done
+    fi
   fi
   mirror_source_umount
   if [ "$bad" = 1 ]; then
@@ -329,7 +432,8 @@ EOF
 
 # Metrics of the mirrors for metrics_read (names: lib/monitoring/metrics.ts): failed syncs, age of the oldest copy,
 # the last sync's seconds and files walked (sums over the mirrors), whether the last sync ran out of space, bytes
-# held, and the origin operations of the syncs' own mounts (those of the mounts unmounted, and of the one mounted).
+# held, and the origin operations of the syncs' own mounts (those of the mounts unmounted, of the one mounted, and of
+# the change marker's mount, kept between syncs).
 mirror_metrics_read() {
   local p f now age=0 secs=0 files=0 t s n
   mirrors || return 0
@@ -349,5 +453,5 @@ mirror_metrics_read() {
   echo "MirrorFilesWalked g $files"
   echo "MirrorFull g $(cat "$MIRROR_STATE/full" 2>/dev/null || echo 0)"
   echo "MirrorBytes g $(df -B1 --output=used "$MIRROR_ROOT" 2>/dev/null | tail -n 1 | tr -d ' ' || echo 0)"
-  echo "MirrorOriginOps c $(($(cat "$MIRROR_STATE/origin-ops" 2>/dev/null || echo 0) + $(mirror_source_ops)))"
+  echo "MirrorOriginOps c $(($(cat "$MIRROR_STATE/origin-ops" 2>/dev/null || echo 0) + $(mirror_source_ops) + $(mirror_source_ops "$MIRROR_MARKER")))"
 }
