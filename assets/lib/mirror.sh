@@ -323,7 +323,7 @@ mirror_marker_mount() {
 # mount timeout (a hard mount of an origin that is gone would hang the stat).
 mirror_marker() {
   local -x LC_ALL=C
-  local f="$MIRROR_MARKER${1#"$EFSC_EXPORT_PATH"}/$EFSC_MIRROR_MARKER" out err="$MIRROR_STATE/.marker-find" rc=0
+  local f="$MIRROR_MARKER${1#"$EFSC_EXPORT_PATH"}/$EFSC_MIRROR_MARKER" out err="$MIRROR_STATE/.marker-find" rc=0 why
   out=$(cd / && timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" find "$f" -maxdepth 0 -printf '%i %s %T@ %C@\n' 2>"$err") || rc=$?
   if [ "$rc" = 0 ] && [[ "$out" =~ ^[0-9]+\ [0-9]+\ [0-9.]+\ [0-9.]+$ ]]; then
     echo "$out"
@@ -332,7 +332,8 @@ mirror_marker() {
     echo absent
   else
     if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "no answer in ${EFSC_MOUNT_TIMEOUT_SEC}s" >>"$err"; fi
-    echo "cannot read the change marker $f (exit $rc): $(tail -n 2 "$err" | tr '\n' ' ')" >&2
+    why=$(tail -n 2 "$err" | tr '\n' ' ')
+    echo "cannot read the change marker $f (exit $rc): ${why% }" >&2
     return 1
   fi
 }

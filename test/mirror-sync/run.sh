@@ -6,7 +6,10 @@
 # one and that a lost or emptied copy is copied whole again, that a failed sync (a full copy) keeps the last good tree
 # and that the next sync repairs what it left, that a directory the sync cannot read empties its copy, that a missing
 # source removes nothing, and that an unchanged tree starts no rsync; with strace, it counts the stat calls of an
-# unchanged sync on each side.
+# unchanged sync on each side. With a change marker (mirror_sync, the origin's mounts stubbed): an unchanged marker
+# spares the walk and the fresh mount, a touched one, an absent one, a copy the record no longer fits and the end of
+# EFSC_MIRROR_FULL_SEC each bring a walk, a publish during a walk is walked next time, a marker that does not answer
+# is a failed sync.
 # What needs a real NFS origin and kernel (delegations, readers during a sync, the staleness bound) is in
 # test/lab/mirror.lab.ts. Prints `mirror-sync: N passed, M failed` last; KEEP=1 keeps the work directory.
 # shellcheck source-path=SCRIPTDIR
@@ -259,6 +262,116 @@ check "a sync whose source is not there fails" fails sync "$dst"
 check "  with a WARN line" grep -q 'WARN: mirror /efs/app: .* serving the last copy' "$work/out"
 check "  and the copy is untouched" test "$(cd "$dst/app" && find . -printf '%p %i %s\n' | sort)" = "$before"
 mv "$work/src/gone" "$src"
+
+# The change marker (mirror_sync with EFSC_MIRROR_MARKER): mirror_sync itself, with the origin's mounts stubbed (the
+# sync's fresh mount and the marker's kept mount are the source directory; each fresh mount is counted), into a copy
+# and state of their own. A sync that does not walk leaves the copy as it was: a change made without touching the
+# marker is not copied, which proves no walk of the origin ran.
+cat >"$work/msync.sh" <<'EOF'
+# shellcheck disable=SC2034 # the variables are read by mirror_sync
+set -euo pipefail
+source assets/lib/common.sh
+source assets/lib/mirror.sh
+MIRROR_SOURCE="$WORK/src" MIRROR_MARKER="$WORK/src" MIRROR_ROOT="$WORK/mdst" MIRROR_STATE="$WORK/mstate"
+EFSC_EXPORT_PATH=/efs EFSC_MIRROR_PATHS=/efs/app EFSC_MIRROR_WORKERS=4 EFSC_MIRROR_TIMEOUT_SEC=120 EFSC_MIRROR_SIZE_MB=1
+EFSC_MIRROR_MARKER=.published EFSC_MIRROR_FULL_SEC=${FULL_SEC:-3600} EFSC_MOUNT_TIMEOUT_SEC=2
+mirror_mounts() { mkdir -p "$MIRROR_ROOT" "$MIRROR_STATE"; echo fresh >>"$WORK/fresh-mounts"; }
+mirror_marker_mount() { :; }
+mirror_source_umount() { :; }
+mirror_sync
+EOF
+msync() { WORK="$work" "${wrap[@]}" bash "$work/msync.sh" >"$work/out" 2>&1; }
+fresh() { if [ -f "$work/fresh-mounts" ]; then wc -l <"$work/fresh-mounts"; else echo 0; fi; }
+nowalk() { grep -qE '^efs-cache: mirror /efs/app: marker unchanged, no walk \(last walk [0-9]+s ago\)$' "$work/out"; }
+mdst="$work/mdst/app" marker="$src/.published"
+
+check "with a marker configured but absent, a sync walks" msync
+check "  the copy is the tree ($(walked))" same "$src" "$mdst"
+check "  and the next sync walks again: an absent marker never spares a walk" msync
+check "  ($(walked))" test "$(walked)" = "compared 0 0"
+check "  (mounted afresh for each: $(fresh))" test "$(fresh)" = 2
+printf 'v1\n' >"$marker"
+check "the publisher makes the marker: a sync walks" msync
+check "  and copies it, and the root whose listing it changed ($(walked))" test "$(walked)" = "compared 2 0"
+printf 'unmarked\n' >"$src/a/unmarked"
+n0=$(fresh) line0=$(cat "$work/mstate/app")
+sleep 1
+check "an unchanged marker: the sync succeeds" msync
+check "  without a walk, and says so: $(cat "$work/out")" nowalk
+check "  nothing mounted afresh" test "$(fresh)" = "$n0"
+check "  a change made without touching the marker is not copied (no walk of the origin)" test ! -e "$mdst/a/unmarked"
+read -r t0 _ e0 <<<"$line0"
+read -r t1 s1 e1 <<<"$(cat "$work/mstate/app")"
+check "  the state line says fresh as now, 0 s, the entries kept ($line0 -> $t1 $s1 $e1)" \
+  test "$t1" -gt "$t0" -a "$s1" = 0 -a "$e1" = "$e0"
+check "  and so does MirrorAgeSeconds ($(MIRROR_STATE="$work/mstate" MIRROR_ROOT="$work/mdst" EFSC_MIRROR_PATHS=/efs/app \
+  EFSC_EXPORT_PATH=/efs bash -c 'source assets/lib/common.sh; source assets/lib/mirror.sh; MIRROR_STATE=$0 MIRROR_ROOT=$1; mirror_metrics_read' \
+  "$work/mstate" "$work/mdst" | grep MirrorAgeSeconds))" \
+  test "$(EFSC_MIRROR_PATHS=/efs/app EFSC_EXPORT_PATH=/efs bash -c 'source assets/lib/common.sh; source assets/lib/mirror.sh
+    MIRROR_STATE=$0 MIRROR_ROOT=$1; mirror_metrics_read' "$work/mstate" "$work/mdst" | sed -n 's/^MirrorAgeSeconds g //p')" -le 1
+printf 'v2\n' >"$marker"
+check "the publisher touches the marker: a sync walks" msync
+check "  and copies the change it had not seen: the file, its directory, the marker ($(walked))" \
+  test -f "$mdst/a/unmarked" -a "$(walked)" = "compared 3 0"
+check "  the copy is the tree" same "$src" "$mdst"
+check "  the next sync does not walk" msync
+check "  ($(cat "$work/out"))" nowalk
+
+# The safety interval: once EFSC_MIRROR_FULL_SEC has passed since the last walk began, a walk whatever the marker.
+rm "$src/a/unmarked"
+sleep 2
+FULL_SEC=1
+export FULL_SEC
+check "after EFSC_MIRROR_FULL_SEC (1 s) a sync walks though the marker is unchanged" msync
+check "  and removes what the publisher removed without touching the marker ($(walked))" \
+  test ! -e "$mdst/a/unmarked" -a "$(walked)" = "compared 1 1"
+unset FULL_SEC
+
+# A copy the record no longer describes: a walk whatever the marker.
+find "$mdst" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+check "an emptied copy with an unchanged marker: a sync walks" msync
+check "  the whole tree ($(walked))" grep -q '(full walk: ' "$work/out"
+check "  the copy is the tree" same "$src" "$mdst"
+
+# A publish during the walk: the publisher adds a file and touches the marker once the walk has listed the tree (a
+# find of its own in PATH publishes when the walk's find ends). That walk keeps the marker read before it, so the
+# next sync sees the marker changed and walks.
+mkdir -p "$work/bin"
+cat >"$work/bin/find" <<'EOF'
+#!/bin/bash
+rc=0
+/usr/bin/find "$@" || rc=$?
+if [ "$1 $2" = ". -xdev" ]; then
+  printf 'late\n' >"$PUBLISH/a/late" && printf 'v3\n' >"$PUBLISH/.published"
+fi
+exit "$rc"
+EOF
+chmod +x "$work/bin/find"
+printf 'v2b\n' >"$marker"
+wrap=(env "PATH=$work/bin:$PATH" "PUBLISH=$src")
+check "a sync during which the publisher publishes and touches the marker" msync
+wrap=()
+check "  walked, without the file published after its walk ($(walked))" test ! -e "$mdst/a/late" -a "$(walked)" = "compared 1 0"
+check "  the next sync walks (the marker is not the one read before the last walk)" msync
+check "  and copies what the publish added: the file, its directory, the marker ($(walked))" test -f "$mdst/a/late" -a "$(walked)" = "compared 3 0"
+check "  the copy is the tree" same "$src" "$mdst"
+check "  the one after that does not walk" msync
+check "  ($(cat "$work/out"))" nowalk
+
+# A marker that cannot be read (an origin that does not answer: the stat outlives the mount timeout) is a failed sync.
+cat >"$work/bin/find" <<'EOF'
+#!/bin/bash
+if [ "$2 $3" = "-maxdepth 0" ]; then sleep 30; fi
+exec /usr/bin/find "$@"
+EOF
+f0=$(cat "$work/mstate/failures" 2>/dev/null || echo 0) n0=$(fresh)
+wrap=(env "PATH=$work/bin:$PATH")
+check "a marker whose stat does not answer: the sync fails" fails msync
+wrap=()
+check "  with a WARN line: $(grep WARN "$work/out")" \
+  grep -qE '^efs-cache: WARN: mirror /efs/app: cannot read the change marker .*no answer in 2s.*: serving the last copy$' "$work/out"
+check "  counted as a failure, nothing mounted afresh" test "$(cat "$work/mstate/failures")" = $((f0 + 1)) -a "$(fresh)" = "$n0"
+check "  and the copy is still the tree" same "$src" "$mdst"
 
 echo "mirror-sync: $passed passed, $failed failed"
 [ "$failed" = 0 ]
