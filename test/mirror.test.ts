@@ -64,6 +64,47 @@ describe('CacheFleet mirrors', () => {
     ]);
   });
 
+  test('a change marker renders its path, the full sync interval and the options of the marker\'s own mount; none without one', () => {
+    const { params } = fleet({ mirrorPaths: ['/efs/app', '/efs/lib'], mirrorChangeMarker: 'deploy/.published', mirrorFullSyncInterval: Duration.hours(6) });
+    expect(params).toMatchObject({ EFSC_MIRROR_MARKER: 'deploy/.published', EFSC_MIRROR_FULL_SEC: '21600' });
+    // Kept between syncs for the markers' stats alone: read-only, its own superblock, no attribute cache (each stat
+    // asks the origin).
+    expect(params.EFSC_MIRROR_MARKER_OPTIONS.split(',')).toEqual([
+      'tls', 'iam', 'nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport',
+      'ro', 'nosharecache', 'actimeo=0',
+    ]);
+    const plain = fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published', originMountHelper: MountHelper.NFS }).params;
+    expect(plain).toMatchObject({ EFSC_MIRROR_MARKER: '.published', EFSC_MIRROR_FULL_SEC: '3600' });
+    expect(plain.EFSC_MIRROR_MARKER_OPTIONS).toBe('nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro,nosharecache,actimeo=0');
+    for (const without of [fleet({ mirrorPaths: ['/efs/app'] }).params, fleet().params]) {
+      expect(Object.keys(without).filter((k) => /^EFSC_MIRROR_(MARKER|FULL)/.test(k))).toEqual([]);
+    }
+    // A full sync interval equal to the mirror interval is allowed.
+    expect(fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.p', mirrorInterval: Duration.hours(2), mirrorFullSyncInterval: Duration.hours(2) }).params.EFSC_MIRROR_FULL_SEC).toBe('7200');
+  });
+
+  test('the node script takes a user data without a marker, and refuses marker parameters that are invalid', () => {
+    const tags = { 'cdk-efs-cache:signal-resource': 'FleetNode1GroupASG' };
+    const refusal = (ud: string) => runScript(ud, [], { tags }).stderr.split('\n').find((l) => /FATAL/.test(l)) ?? '';
+    const { userData } = fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published' });
+    const plain = fleet({ mirrorPaths: ['/efs/app'] }).userData;
+    // Past the parameters' check (mirror_check is its last step), the stubbed node stops where one without a marker does.
+    expect(refusal(userData)).not.toMatch(/EFSC_MIRROR/);
+    expect(refusal(userData)).toBe(refusal(plain));
+    expect(refusal(plain)).toMatch(/FATAL: could not install/);
+    expect(userData).toContain("EFSC_MIRROR_MARKER='.published'");
+    const bad = (from: string, to: string) => {
+      const ud = userData.replace(from, to);
+      expect(ud).not.toBe(userData);
+      return refusal(ud);
+    };
+    expect(bad("EFSC_MIRROR_MARKER='.published'", "EFSC_MIRROR_MARKER='/abs'")).toMatch(/FATAL: EFSC_MIRROR_MARKER='\/abs' is invalid: expected a path relative to each mirror/);
+    expect(bad("EFSC_MIRROR_MARKER='.published'", "EFSC_MIRROR_MARKER='a/../b'")).toMatch(/FATAL: EFSC_MIRROR_MARKER='a\/\.\.\/b' is invalid: expected no \. or \.\. component/);
+    expect(bad("EFSC_MIRROR_FULL_SEC='3600'", "EFSC_MIRROR_FULL_SEC='0'")).toMatch(/FATAL: EFSC_MIRROR_FULL_SEC='0' is invalid/);
+    expect(bad("EFSC_MIRROR_FULL_SEC='3600'", "EFSC_MIRROR_FULL_SEC=''")).toMatch(/FATAL: EFSC_MIRROR_FULL_SEC='' is invalid/);
+    expect(bad(/EFSC_MIRROR_MARKER_OPTIONS='[^']*'/.exec(userData)![0], "EFSC_MIRROR_MARKER_OPTIONS='a b'")).toMatch(/FATAL: EFSC_MIRROR_MARKER_OPTIONS='a b' is invalid/);
+  });
+
   test('defaults: one minute, 1 GiB, 10 minutes, 8 sync jobs; plain NFS without tls and iam', () => {
     const { params } = fleet({ mirrorPaths: ['/efs/app'], originMountHelper: MountHelper.NFS });
     expect(params).toMatchObject({ EFSC_MIRROR_INTERVAL: '60s', EFSC_MIRROR_SIZE_MB: '1024', EFSC_MIRROR_TIMEOUT_SEC: '600', EFSC_MIRROR_WORKERS: '8' });

@@ -84,6 +84,37 @@ export interface MirrorOptions {
    * @default 8
    */
   readonly mirrorSyncWorkers?: number;
+
+  /**
+   * A change marker: a file, at this path relative to each mirror's root (the same for every mirror, e.g.
+   * `'.published'`), that your publisher updates after each publish (touches or rewrites it once the publish is
+   * complete; a deploy pipeline usually has one place to do that). Before walking a mirror, each sync reads the
+   * marker's attributes (inode, size, mtime, ctime) with one stat on an origin mount of its own without attribute
+   * cache; while they are what they were before the last walk, the mirror is not walked and the sync costs the
+   * origin that stat alone, whatever the tree's size. A walk still happens when the marker changed (a publish during
+   * a walk is walked by the next sync), is absent (every sync walks then), or cannot be trusted (a new boot, a lost
+   * copy), and at least every `mirrorFullSyncInterval`. A marker that cannot be read (the origin does not answer) is
+   * a failed sync: the copy stays served.
+   *
+   * The contract: a change published without updating the marker is seen at the next walk the interval forces,
+   * i.e. within `mirrorFullSyncInterval` plus a sync (plus the client's attribute cache), not within
+   * `mirrorInterval`. Update the marker after the publish, never before: a marker updated first may let the sync
+   * walk and save it before the rest of the publish lands.
+   *
+   * Letters, digits, `. _ - /`; relative; no empty, `.` or `..` component.
+   *
+   * @default - no marker: every sync walks every mirror
+   */
+  readonly mirrorChangeMarker?: string;
+
+  /**
+   * With `mirrorChangeMarker`: the longest time between two walks of a mirror whatever its marker says, the bound on
+   * how late a change published without updating the marker is copied. Whole seconds, at least `mirrorInterval`, at
+   * most 7 days. Only with a marker (without one every sync walks).
+   *
+   * @default Duration.hours(1)
+   */
+  readonly mirrorFullSyncInterval?: Duration;
 }
 
 /**
@@ -128,6 +159,17 @@ export function mirrorFsid(constructPath: string, path: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
+/** The longest time between two walks of a mirror with a change marker, by default (`mirrorFullSyncInterval`). */
+const MIRROR_FULL_SYNC_DEFAULT = Duration.hours(1);
+
+/**
+ * Whether `m` may be a change marker (`mirrorChangeMarker`): a relative path of letters, digits, . _ - and /, not
+ * empty, no leading or trailing /, no empty, . or .. component (the nodes' check, assets/lib/mirror.sh, takes the same).
+ */
+export function isChangeMarker(m: string): boolean {
+  return /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(m) && !m.split('/').some((c) => c === '.' || c === '..');
+}
+
 /** Throws `Invalid <prop>` for mirror options that cannot work (`diskCache`: the fleet's `nodeDiskCache`, resolved). */
 export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, exportPath: string, diskCache: boolean): void {
   const paths = o.mirrorPaths ?? [];
@@ -151,6 +193,20 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
   needsPaths('mirrorStorage', o.mirrorStorage);
   needsPaths('mirrorSyncTimeout', o.mirrorSyncTimeout);
   needsPaths('mirrorSyncWorkers', o.mirrorSyncWorkers);
+  needsPaths('mirrorChangeMarker', o.mirrorChangeMarker);
+  needsPaths('mirrorFullSyncInterval', o.mirrorFullSyncInterval);
+  const marker = o.mirrorChangeMarker;
+  if (marker !== undefined) {
+    knownAtSynth(scope, 'mirrorChangeMarker', marker);
+    if (!isChangeMarker(marker)) {
+      throw propError(scope, 'mirrorChangeMarker', `'${marker}' is not a path relative to each mirror's root (letters, digits, . _ - /, ` +
+        'not empty, no leading or trailing /, no empty, . or .. component), e.g. \'.published\'.');
+    }
+  }
+  if (o.mirrorFullSyncInterval !== undefined && marker === undefined) {
+    throw propError(scope, 'mirrorFullSyncInterval', 'applies only with mirrorChangeMarker: without a marker every sync walks every mirror.');
+  }
+  wholeSeconds(scope, 'mirrorFullSyncInterval', o.mirrorFullSyncInterval, 10, 7 * 86400, '10 seconds to 7 days');
   const w = o.mirrorSyncWorkers;
   knownAtSynth(scope, 'mirrorSyncWorkers', w);
   if (w !== undefined && (!Number.isInteger(w) || w < 1 || w > 64)) {
@@ -162,6 +218,13 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
   }
   wholeSeconds(scope, 'mirrorInterval', o.mirrorInterval, 10, 86400, '10 seconds to 24 hours');
   wholeSeconds(scope, 'mirrorSyncTimeout', o.mirrorSyncTimeout, 10, 86400, '10 seconds to 24 hours');
+  if (marker !== undefined) {
+    const interval = o.mirrorInterval ?? Duration.minutes(1);
+    const full = o.mirrorFullSyncInterval ?? MIRROR_FULL_SYNC_DEFAULT;
+    if (full.toSeconds() < interval.toSeconds()) {
+      throw propError(scope, 'mirrorFullSyncInterval', `must be at least mirrorInterval (${interval.toHumanString()}), got ${full.toHumanString()}.`);
+    }
+  }
   if (o.mirrorSize) {
     knownAtSynth(scope, 'mirrorSize', o.mirrorSize);
     const mib = o.mirrorSize.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
@@ -229,16 +292,30 @@ export function checkMirrorSizeFits(scope: IConstruct, o: MirrorOptions, diskCac
   }
 }
 
+/** The attribute cache of the sync's own origin mount, in seconds: longer than a sync (a longer sync costs requests, never a stale copy). */
+export const MIRROR_SOURCE_ATTR_SEC = 3600;
+
+/**
+ * The `EFSC_MIRROR_*` parameters of the change marker, only with one: the marker's path, the longest time between two
+ * walks, and the mount options of the origin mount the nodes keep for the markers' stats alone (read-only, a
+ * superblock of its own, no attribute cache: each stat asks the origin, so an unchanged marker is seen as it is).
+ */
+function markerParameters(o: MirrorOptions, helper: MountHelper): Record<string, string> {
+  if (o.mirrorChangeMarker === undefined) return {};
+  return {
+    EFSC_MIRROR_MARKER: o.mirrorChangeMarker,
+    EFSC_MIRROR_FULL_SEC: seconds(o.mirrorFullSyncInterval ?? MIRROR_FULL_SYNC_DEFAULT),
+    EFSC_MIRROR_MARKER_OPTIONS: [...helperOptions(helper), ...RECOMMENDED_NFS_OPTIONS, 'ro', 'nosharecache', 'actimeo=0'].join(','),
+  };
+}
+
 /**
  * The `EFSC_MIRROR_*` parameters of assets/lib/mirror.sh. Each sync mounts the origin afresh, read-only, and unmounts
  * it after (`nosharecache`: a superblock of its own, so nothing the last sync or the re-export cached is reused), so a
  * sync sees the origin as it is: the staleness bound is the interval plus two syncs, not the re-export's timers. Its
  * attribute cache outlives the sync (`actimeo=3600`, `noatime`): the walk's stat of each entry is answered from the
- * attributes its READDIR reply carried, not by a GETATTR per file.
+ * attributes its READDIR reply carried, not by a GETATTR per file. With a change marker, also `markerParameters`.
  */
-/** The attribute cache of the sync's own origin mount, in seconds: longer than a sync (a longer sync costs requests, never a stale copy). */
-export const MIRROR_SOURCE_ATTR_SEC = 3600;
-
 export function mirrorParameters(constructPath: string, o: MirrorOptions, helper: MountHelper, diskCache: boolean): Record<string, string> {
   const paths = o.mirrorPaths ?? [];
   // Without mirrors the user data has no lib/mirror.sh, only its stand-ins, which read EFSC_MIRROR_PATHS alone.
@@ -255,5 +332,6 @@ export function mirrorParameters(constructPath: string, o: MirrorOptions, helper
       ...helperOptions(helper),
       ...RECOMMENDED_NFS_OPTIONS, 'ro', 'nosharecache', `actimeo=${MIRROR_SOURCE_ATTR_SEC}`, 'noatime',
     ].join(','),
+    ...markerParameters(o, helper),
   };
 }
