@@ -86,15 +86,17 @@ export interface MirrorOptions {
   readonly mirrorSyncWorkers?: number;
 
   /**
-   * A change marker: a file, at this path relative to each mirror's root (the same for every mirror, e.g.
-   * `'.published'`), that your publisher updates after each publish (touches or rewrites it once the publish is
-   * complete; a deploy pipeline usually has one place to do that). Before walking a mirror, each sync reads the
-   * marker's attributes (inode, size, mtime, ctime) with one stat on an origin mount of its own without attribute
-   * cache; while they are what they were before the last walk, the mirror is not walked and the sync costs the
-   * origin that stat alone, whatever the tree's size. A walk still happens when the marker changed (a publish during
-   * a walk is walked by the next sync), is absent (every sync walks then), or cannot be trusted (a new boot, a lost
-   * copy), and at least every `mirrorFullSyncInterval`. A marker that cannot be read (the origin does not answer) is
-   * a failed sync: the copy stays served.
+   * A change marker: while this file, which your publisher updates after each publish, is unchanged, a sync does not
+   * walk the mirror.
+   *
+   * A path relative to each mirror's root, the same for every mirror (for example `'.published'`). Your publisher
+   * touches or rewrites it once each publish is complete (a deploy pipeline usually has one place to do that).
+   * Before walking a mirror, each sync reads the marker's attributes (inode, size, mtime, ctime) with one stat on an
+   * origin mount of its own without attribute cache; while they are what they were before the last walk, the mirror
+   * is not walked and the sync costs the origin that stat alone, whatever the tree's size. A walk still happens when
+   * the marker changed (a publish during a walk is walked by the next sync), is absent (every sync walks then), or
+   * cannot be trusted (a new boot, a lost copy), and at least every `mirrorFullSyncInterval`. A marker that cannot be
+   * read (the origin does not answer) is a failed sync: the copy stays served.
    *
    * The contract: a change published without updating the marker is seen at the next walk the interval forces,
    * i.e. within `mirrorFullSyncInterval` plus a sync (plus the client's attribute cache), not within
@@ -108,8 +110,10 @@ export interface MirrorOptions {
   readonly mirrorChangeMarker?: string;
 
   /**
-   * With `mirrorChangeMarker`: the longest time between two walks of a mirror whatever its marker says, the bound on
-   * how late a change published without updating the marker is copied. Whole seconds, at least `mirrorInterval`, at
+   * With `mirrorChangeMarker`: the longest time between two walks of a mirror whatever its marker says.
+   *
+   * It bounds how late a change published without updating the marker is copied: within this interval plus a sync
+   * (plus the client's attribute cache). Whole seconds, at least `mirrorInterval`, at
    * most 7 days. Only with a marker (without one every sync walks).
    *
    * @default Duration.hours(1)
