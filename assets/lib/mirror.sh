@@ -112,9 +112,10 @@ mirror_mounts() {
 }
 
 # mirror_source_ops [MOUNTPOINT]: the origin operations of the sync's mount, or of the mount at MOUNTPOINT (its per-op
-# counts in /proc/self/mountstats; each of these mounts has a superblock of its own), 0 if it is not mounted.
+# counts in /proc/self/mountstats, lines of a tab, the operation right-aligned and its count first; each of these
+# mounts has a superblock of its own), 0 if it is not mounted.
 mirror_source_ops() {
-  awk -v m="${1:-$MIRROR_SOURCE}" '$1 == "device" { on = ($5 == m) } on && /^ +[A-Z_]+: [0-9]/ { n += $2 }
+  awk -v m="${1:-$MIRROR_SOURCE}" '$1 == "device" { on = ($5 == m) } on && /^[\t ]+[A-Z_]+: [0-9]/ { n += $2 }
     END { printf "%d\n", n }' /proc/self/mountstats
 }
 
