@@ -10,7 +10,7 @@ import { CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, MountHelper } from '../lib';
-import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from '../test/lab/harness';
+import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from '../test/lab/harness';
 import { LAB_SUBNET } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
 import { bootOrigin, expectDone } from './metadata';
@@ -40,7 +40,7 @@ function nodeUserData(): { userData: string; tags: Record<string, string> } {
     originMountTimeout: Duration.seconds(150), nfsdThreads: 16, metrics: false,
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
-  const values = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' } as IntrinsicValues;
+  const values = PSEUDO_VALUES;
   return {
     userData: resolveUserData(template, stack.getLogicalId(fleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate), values),
     tags: { 'cdk-efs-cache:signal-resource': stack.getLogicalId(fleet.nodes[0].autoScalingGroup.node.defaultChild as CfnResource) },

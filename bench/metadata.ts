@@ -16,7 +16,7 @@ import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
-import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from '../test/lab/harness';
+import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from '../test/lab/harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
 import { machine, MetaCell, MetaMode, MetaResults, MetaState, MetaWorkload } from './results';
@@ -94,7 +94,7 @@ function fleetUserData(s: MetadataSettings): { node: string; nodeTags: Record<st
     vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
-  const values = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' } as IntrinsicValues;
+  const values = PSEUDO_VALUES;
   const ud = (lt: ec2.LaunchTemplate) => resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), values);
   const asg = fleet.nodes[0].autoScalingGroup.node.defaultChild as CfnResource;
   return {

@@ -20,7 +20,7 @@ import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, MountHelper } from '../lib';
-import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from '../test/lab/harness';
+import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from '../test/lab/harness';
 import { LAB_SUBNET } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
 import { bootOrigin, counters, expectDone, minus, originSetting } from './metadata';
@@ -56,7 +56,7 @@ function nodeUserData(s: MirrorSyncSettings): { userData: string; tags: Record<s
   const stack = new Stack(app, 'SyncBench');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fileSystem = importedFs(stack);
-  const values = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' } as IntrinsicValues;
+  const values = PSEUDO_VALUES;
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc, fileSystem, nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [LAB_SUBNET],
     originMountTimeout: Duration.seconds(150), metrics: false,

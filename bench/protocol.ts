@@ -18,7 +18,7 @@ import { CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
-import { CfnTemplate, IntrinsicValues, Lab, progress, resolveUserData, Vm } from '../test/lab/harness';
+import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from '../test/lab/harness';
 import { EFS_NAME, LAB_SUBNET } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
 import { parameters } from '../test/util/user-data';
@@ -65,7 +65,7 @@ function userData(): { node: string; nodeTags: Record<string, string>; clientOpt
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
-  const values = { 'AWS::Region': 'us-east-1', 'AWS::URLSuffix': 'amazonaws.com' } as IntrinsicValues;
+  const values = PSEUDO_VALUES;
   const ud = (lt: ec2.LaunchTemplate) => resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), values);
   // The fleet's client options, less fsc (this part measures the protocol, not FS-Cache).
   const clientOptions = parameters(ud(client.launchTemplate)).EFSC_MOUNT_OPTIONS.split(',').filter((o) => o !== 'fsc').join(',');
