@@ -111,11 +111,12 @@ mirror_mounts() {
     "$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH" "$MIRROR_SOURCE" || return 1
 }
 
-# mirror_source_ops [MOUNTPOINT]: the origin operations of the sync's mount, or of the mount at MOUNTPOINT (its per-op
+# mirror_source_ops [DIR/]: the origin operations of the sync's mount, or of every mount under DIR (their per-op
 # counts in /proc/self/mountstats, lines of a tab, the operation right-aligned and its count first; each of these
-# mounts has a superblock of its own), 0 if it is not mounted.
+# mounts has a superblock of its own), 0 if none is mounted.
 mirror_source_ops() {
-  awk -v m="${1:-$MIRROR_SOURCE}" '$1 == "device" { on = ($5 == m) } on && /^[\t ]+[A-Z_]+: [0-9]/ { n += $2 }
+  awk -v m="${1:-$MIRROR_SOURCE}" '$1 == "device" { on = (m ~ /\/$/ ? index($5, m) == 1 : $5 == m) }
+    on && /^[\t ]+[A-Z_]+: [0-9]/ { n += $2 }
     END { printf "%d\n", n }' /proc/self/mountstats
 }
 
@@ -303,19 +304,25 @@ mirror_dirty() {
 }
 
 # The change marker (EFSC_MIRROR_MARKER): a file under each mirror's root that the publisher updates after each
-# publish. Its stat is read on an origin mount of its own, kept between syncs, with no attribute cache (actimeo=0:
-# the stat asks the origin) and a superblock of its own (nosharecache: nothing the re-export or the syncs cached). A
+# publish. Its stat is read on a mount of the mirror's own directory of the origin (so the path to the marker
+# crosses no directory of the origin above it), kept between syncs, with no attribute cache (actimeo=0: the stat asks
+# the origin) and a superblock of its own (nosharecache: nothing the re-export or the syncs cached). A
 # mirror whose marker is as the last good walk saw it, walked less than EFSC_MIRROR_FULL_SEC ago, is not walked: the
 # sync costs the origin that stat. A publisher that forgets the marker has its change copied by the next walk that
 # the interval forces: within EFSC_MIRROR_FULL_SEC plus a sync (plus the clients' attribute cache).
-# mirror_marker_mount: mounts it if it is not mounted (findmnt reads the mount table; a stat of a hard mount whose
-# server is gone would hang).
+# mirror_marker_dir PATH: where the marker mount of mirror PATH is (MIRROR_MARKER/<escaped path>).
+mirror_marker_dir() { echo "$MIRROR_MARKER/$(systemd-escape -p "${1#"$EFSC_EXPORT_PATH"}")"; }
+
+# mirror_marker_mount PATH: mounts the origin's directory of mirror PATH at mirror_marker_dir if it is not mounted
+# (findmnt reads the mount table; a stat of a hard mount whose server is gone would hang).
 mirror_marker_mount() {
-  findmnt -rn --mountpoint "$MIRROR_MARKER" >/dev/null && return 0
-  mkdir -p "$MIRROR_MARKER"
+  local d
+  d=$(mirror_marker_dir "$1")
+  findmnt -rn --mountpoint "$d" >/dev/null && return 0
+  mkdir -p "$d"
   timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount -t "$EFSC_ORIGIN_MOUNT_TYPE" -o "$EFSC_MIRROR_MARKER_OPTIONS" \
-    "$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH" "$MIRROR_MARKER" || return 1
-  findmnt -rn --mountpoint "$MIRROR_MARKER" >/dev/null
+    "$EFSC_ORIGIN_SERVER:${EFSC_ORIGIN_PATH%/}${1#"$EFSC_EXPORT_PATH"}" "$d" || return 1
+  findmnt -rn --mountpoint "$d" >/dev/null
 }
 
 # mirror_marker PATH: prints the marker of mirror PATH as "<inode> <size> <mtime> <ctime>" (one lstat of it on the
@@ -324,7 +331,8 @@ mirror_marker_mount() {
 # mount timeout (a hard mount of an origin that is gone would hang the stat).
 mirror_marker() {
   local -x LC_ALL=C
-  local f="$MIRROR_MARKER${1#"$EFSC_EXPORT_PATH"}/$EFSC_MIRROR_MARKER" out err="$MIRROR_STATE/.marker-find" rc=0 why
+  local f out err="$MIRROR_STATE/.marker-find" rc=0 why
+  f="$(mirror_marker_dir "$1")/$EFSC_MIRROR_MARKER"
   out=$(cd / && timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" find "$f" -maxdepth 0 -printf '%i %s %T@ %C@\n' 2>"$err") || rc=$?
   if [ "$rc" = 0 ] && [[ "$out" =~ ^[0-9]+\ [0-9]+\ [0-9.]+\ [0-9.]+$ ]]; then
     echo "$out"
@@ -374,13 +382,13 @@ mirror_sync() {
   echo 0 >"$MIRROR_STATE/full"
   if [ -z "${EFSC_MIRROR_MARKER:-}" ]; then
     walk=("${todo[@]}")
-  elif ! mirror_marker_mount; then
-    for p in "${todo[@]}"; do warn "mirror $p: cannot mount the origin at $MIRROR_MARKER: serving the last copy"; done
-    bad=1
   else
     # Each marker is read before its mirror's walk, and kept with the walk's record only if the walk succeeds.
     for p in "${todo[@]}"; do
-      if ! m=$(mirror_marker "$p" 2>"$MIRROR_STATE/.marker-err"); then
+      if ! mirror_marker_mount "$p"; then
+        warn "mirror $p: cannot mount the origin at $(mirror_marker_dir "$p"): serving the last copy"
+        bad=1
+      elif ! m=$(mirror_marker "$p" 2>"$MIRROR_STATE/.marker-err"); then
         warn "mirror $p: $(cat "$MIRROR_STATE/.marker-err"): serving the last copy"
         bad=1
       elif ! mirror_unchanged "$p" "$m"; then
@@ -455,5 +463,5 @@ mirror_metrics_read() {
   echo "MirrorFilesWalked g $files"
   echo "MirrorFull g $(cat "$MIRROR_STATE/full" 2>/dev/null || echo 0)"
   echo "MirrorBytes g $(df -B1 --output=used "$MIRROR_ROOT" 2>/dev/null | tail -n 1 | tr -d ' ' || echo 0)"
-  echo "MirrorOriginOps c $(($(cat "$MIRROR_STATE/origin-ops" 2>/dev/null || echo 0) + $(mirror_source_ops) + $(mirror_source_ops "$MIRROR_MARKER")))"
+  echo "MirrorOriginOps c $(($(cat "$MIRROR_STATE/origin-ops" 2>/dev/null || echo 0) + $(mirror_source_ops) + $(mirror_source_ops "$MIRROR_MARKER/")))"
 }

@@ -480,7 +480,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect(await lastLine()).toMatch(/synced \d+ entries \(\d+ files copied\)/);
     // Unchanged: no walk, no mount made for it; the marker's own mount asks the origin, and the origin counts it.
     const markerOps = async () => Number((await node.execOk(
-      "awk '$1 == \"device\" { on = ($5 == \"/run/efs-cache/mirror-marker\") } on && /^[\\t ]+[A-Z_]+: [0-9]/ { n += $2 } END { print n + 0 }' /proc/self/mountstats")).trim());
+      "awk '$1 == \"device\" { on = (index($5, \"/run/efs-cache/mirror-marker/\") == 1) } on && /^[\\t ]+[A-Z_]+: [0-9]/ { n += $2 } END { print n + 0 }' /proc/self/mountstats")).trim());
     const m0 = await markerOps();
     const walkedOps0 = (await node.execOk('cat /run/efs-cache/mirror/origin-ops')).trim();
     const r0 = await originRequests(origin);

@@ -272,10 +272,11 @@ cat >"$work/msync.sh" <<'EOF'
 set -euo pipefail
 source assets/lib/common.sh
 source assets/lib/mirror.sh
-MIRROR_SOURCE="$WORK/src" MIRROR_MARKER="$WORK/src" MIRROR_ROOT="$WORK/mdst" MIRROR_STATE="$WORK/mstate"
+MIRROR_SOURCE="$WORK/src" MIRROR_ROOT="$WORK/mdst" MIRROR_STATE="$WORK/mstate"
 EFSC_EXPORT_PATH=/efs EFSC_MIRROR_PATHS=/efs/app EFSC_MIRROR_WORKERS=4 EFSC_MIRROR_TIMEOUT_SEC=120 EFSC_MIRROR_SIZE_MB=1
 EFSC_MIRROR_MARKER=.published EFSC_MIRROR_FULL_SEC=${FULL_SEC:-3600} EFSC_MOUNT_TIMEOUT_SEC=2
 mirror_mounts() { mkdir -p "$MIRROR_ROOT" "$MIRROR_STATE"; echo fresh >>"$WORK/fresh-mounts"; }
+mirror_marker_dir() { echo "$WORK/src${1#"$EFSC_EXPORT_PATH"}"; }
 mirror_marker_mount() { :; }
 mirror_source_umount() { :; }
 mirror_sync
