@@ -224,11 +224,19 @@ mirror_sync_one() {
     # when that leaves a worker idle). Each job copies exactly its list (--files-from creates the listed entries'
     # directories; -d: a listed directory itself, not its content), -I: whatever the sizes and times (the walk chose
     # them: a copy that kept the old mtime has the old size and mtime), never --inplace: each file is written aside and
-    # renamed over the old one; --force lets a file replace a directory.
+    # renamed over the old one; --force lets a file replace a directory. The mirror's root is not in the lists: with
+    # -d, rsync copies the entries of a directory listed as "." (the root, whose record changes with any entry added or
+    # removed there), all of them with -I; its own attributes are copied apart, every top-level entry excluded.
     left=$((EFSC_MIRROR_TIMEOUT_SEC + t0 - SECONDS))
     ((left > 0)) || left=1
-    if ((k > 0)); then
-      per=$(((k + EFSC_MIRROR_WORKERS - 1) / EFSC_MIRROR_WORKERS))
+    if grep -qzx '\.' "$t/copy"; then
+      grep -zvx '\.' "$t/copy" >"$t/copy.entries" || true
+      mv "$t/copy.entries" "$t/copy"
+      timeout -k 30 "$left" rsync -lptgoD -d --numeric-ids --exclude='/*' "$src/" "$dst/" 2>>"$t/err" || rc=$?
+    fi
+    if [ "$rc" = 0 ] && [ -s "$t/copy" ]; then
+      per=$(tr -cd '\0' <"$t/copy" | wc -c)
+      per=$(((per + EFSC_MIRROR_WORKERS - 1) / EFSC_MIRROR_WORKERS))
       ((per <= MIRROR_PART_FILES)) || per=$MIRROR_PART_FILES
       split -t '\0' -l "$per" -a 6 "$t/copy" "$t/part."
       find "$t" -name 'part.*' -print0 | timeout -k 30 "$left" xargs -0r -P "$EFSC_MIRROR_WORKERS" -I{} \

@@ -471,13 +471,17 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect(params.map((l) => l.split('=')[0]).sort()).toEqual(['EFSC_MIRROR_FULL_SEC', 'EFSC_MIRROR_MARKER', 'EFSC_MIRROR_MARKER_OPTIONS']);
     const self = '/usr/local/lib/efs-cache/cache-node.sh';
     await node.writeFile('/run/marker.params', `${params.join('\n')}\n`);
-    await node.execOk(`systemctl stop efs-cache-mirror.timer; sed -i "/^EFSC_MIRROR_STORAGE=/r /run/marker.params" ${self} && grep -qx "EFSC_MIRROR_MARKER='.published'" ${self}`);
+    // The timer held, and a sync it started (with the copy as it was) over before the copy is changed.
+    // (A oneshot unit is "activating" while it runs, which is-active does not count as active.)
+    await node.execOk('systemctl stop efs-cache-mirror.timer; for i in $(seq 1 300); do [ "$(systemctl show -p ActiveState --value efs-cache-mirror.service)" = activating ] || exit 0; sleep 1; done; exit 1', { timeoutMs: 6 * MIN });
+    await node.execOk(`sed -i "/^EFSC_MIRROR_STORAGE=/r /run/marker.params" ${self} && grep -qx "EFSC_MIRROR_MARKER='.published'" ${self}`);
     const lastLine = async () => (await node.execOk('journalctl -u efs-cache-mirror.service -o cat | grep "efs-cache: mirror /efs/app" | tail -n 1')).trim();
     const sync = () => node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
     // A marker the node has not seen: a walk, which keeps the marker's value.
     await origin.execOk('date +%s%N > /srv/efs/app/.published && sync');
     await sync();
     expect(await lastLine()).toMatch(/synced \d+ entries \(\d+ files copied\)/);
+    progress(`after the first sync with the marker: ${(await node.execOk('findmnt -rn -t nfs4 -o TARGET,SOURCE; cat /run/efs-cache/mirror/.walk/app/marker /run/efs-cache/mirror/.walk/app/walked 2>&1; journalctl -u efs-cache-mirror.service -o cat -n 6 | grep -v systemd')).replace(/\n/g, ' | ')}`);
     // Unchanged: no walk, no mount made for it; the marker's own mount asks the origin, and the origin counts it.
     const markerOps = async () => Number((await node.execOk(
       "awk '$1 == \"device\" { on = (index($5, \"/run/efs-cache/mirror-marker/\") == 1) } on && /^[\\t ]+[A-Z_]+: [0-9]/ { n += $2 } END { print n + 0 }' /proc/self/mountstats")).trim());
@@ -487,6 +491,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     await sync();
     const requests = (await originRequests(origin)) - r0;
     const own = (await markerOps()) - m0;
+    progress(`after the second: ${(await node.execOk('findmnt -rn -t nfs4 -o TARGET,SOURCE; cat /run/efs-cache/mirror/.walk/app/marker /run/efs-cache/mirror/.walk/app/walked 2>&1; journalctl -u efs-cache-mirror.service -o cat -n 6 | grep -v systemd')).replace(/\n/g, ' | ')}`);
     progress(`an unchanged sync with a change marker: ${own} requests from the marker's mount, ${requests} compounds at the origin (with any lease upkeep of idle mounts); ${await lastLine()}`);
     expect(await lastLine()).toMatch(/marker unchanged, no walk \(last walk \d+s ago\)$/);
     expect(own).toBeGreaterThan(0);

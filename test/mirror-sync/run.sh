@@ -163,6 +163,14 @@ check "  the copy has the new content" grep -q 'FILE 10' "$dst/app/a/f10"
 
 printf 'new\n' >"$src/a/b/added2"
 change "an addition (the file and its directory)" "2 0"
+printf 'top\n' >"$src/top-added"
+chmod 0750 "$src"
+change "an addition at the mirror's root, whose mode changed too (the file and the root)" "2 0"
+check "  that file alone is copied, not every entry of the root ($(copied) file copied)" test "$(copied)" = 1
+check "  and the root's mode follows ($(stat -c %a "$dst/app"))" test "$(stat -c %a "$dst/app")" = 750
+rm "$src/top-added"
+chmod 0755 "$src"
+change "  removed again" "1 1"
 rm "$src/a/b/added2"
 change "a removal" "1 1"
 mv "$src/a/b/added" "$src/with space/added-moved"
@@ -239,13 +247,16 @@ rm "$src/a/f7"
 mv "$src/a/b" "$src/a/b.away"
 printf 'b is a file now\n' >"$src/a/b"
 printf 'stale\n' >"$src/a/stale"
+# One more, so that the large file's job copies it alone (rsync copies a directory's files before its directories:
+# with a/stale in its part, the large file's failure would end the job first).
+printf 'stale\n' >"$src/a/stale2"
 check "a tree that outgrows it fails" fails sync "$work/small"
 check "  with the WARN line that names mirrorSize" grep -q 'does not fit in .* (1 MiB): serving the last copy; raise mirrorSize' "$work/out"
 check "  and the full flag" test "$(cat "$work/state/full")" = 1
 check "  nothing of the last copy was removed (a/f7 is still there)" test -f "$work/small/app/a/f7"
 check "  the other jobs ran: a/b is a file in the copy (a/b/kept went with the directory), a/stale is there" \
   test -f "$work/small/app/a/b" -a -f "$work/small/app/a/stale"
-rm "$src/huge" "$src/a/b" "$src/a/stale"
+rm "$src/huge" "$src/a/b" "$src/a/stale" "$src/a/stale2"
 mv "$src/a/b.away" "$src/a/b"
 check "the next sync, after the origin went back (a/b a directory again, its entries with their old ctime; a/stale gone)" \
   sync "$work/small"
