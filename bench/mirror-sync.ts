@@ -171,7 +171,7 @@ export async function runMirrorSync(s: MirrorSyncSettings, log: (m: string) => v
     });
     await step(`staleness of a tree of ${s.largeFiles} files`, async () => {
       // The node's own NFS mount of its mirror export: a client with the usual attribute cache.
-      await node.execOk(`mkdir -p /mnt/m && mount -t nfs4 -o nfsvers=4.1,ro,hard,timeo=600,retrans=2 ${NODE_IP}:/mirror/app /mnt/m && ls /mnt/m/bulk/d000 >/dev/null`, { timeoutMs: 10 * MIN });
+      await node.execOk(`mkdir -p /mnt/m && mount -t nfs4 -o nfsvers=4.1,port=2050,ro,hard,timeo=600,retrans=2 ${NODE_IP}:/mirror/app /mnt/m && ls /mnt/m/bulk/d000 >/dev/null`, { timeoutMs: 10 * MIN });
       await node.execOk('cat /mnt/m/bulk/d000/f0 /mnt/m/bulk/d000/f1 /mnt/m/bulk/d000/f2 >/dev/null');
       await node.execOk('systemctl start efs-cache-mirror.timer');
       // The changes land at a point of the timer's cycle the bench does not choose (it was started just now).

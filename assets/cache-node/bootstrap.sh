@@ -13,6 +13,8 @@ set -euo pipefail
 #                         and /usr/local/sbin/efs-cache-warm on demand)
 #   bootstrap.sh --metrics  one run of the metrics collector (lib/metrics.sh; efs-cache-metrics.timer)
 #   bootstrap.sh --mirror   one sync of the mirrors (lib/mirror.sh; efs-cache-mirror.timer)
+#   bootstrap.sh --mirror-serve | --mirror-down   the mirrors' own nfsd up or withdrawn (efs-cache-mirror-nfsd.service)
+#   bootstrap.sh --mirror-mountd   rpc.mountd of the mirrors' nfsd (efs-cache-mirror-mountd.service)
 #   bootstrap.sh --disk-cache  the second cache level only (EFSC_NODE_DISK_CACHE=true; efs-cache-disk-cache.service
 #                         every boot, before the origin mount): FS-Cache on a RAID 0 of the instance store
 # Run from a checkout, source the library (in user-data it is inlined above, and the renderer drops this block).
@@ -41,6 +43,12 @@ if ! declare -F mirrors >/dev/null; then
   mirror_sync() { :; }
   mirror_setup() { :; }
   mirror_metrics_read() { :; }
+  mirror_serve() { :; }
+  mirror_server_down() { :; }
+  mirror_nfsd_stats() { :; }
+  mirror_routes_attached() { :; }
+  mirror_ns() { die "this user data has no mirrors"; }
+  mirror_server_up() { mirror_ns; }
 fi
 # efs-cache: no-mirrors end
 
@@ -279,6 +287,7 @@ unserve_on_failure() {
     rm -f /etc/exports.d/efs-cache.exports
     exportfs -ua
     systemctl stop nfs-server.service
+    mirror_server_down
   fi
   (exit "$rc")
   eval "$PREV_EXIT"
@@ -293,30 +302,33 @@ serve() {
   for c in $EFSC_EXPORT_CLIENTS; do l+=" $c($o)"; done
   # NFSv3: the node itself too, for v3_check's mount.
   if v3; then l+=" 127.0.0.1($o)"; v3_up; fi
-  if mirrors; then l+=$'\n'"$(mirror_exports "${o%,fsid=*}")"; fi
   if systemctl is-active -q nfs-server.service && ! versions_ok; then
     if [ -z "$(exportfs)" ]; then systemctl stop nfs-server.service; else
       v=live
       warn "live nfsd serves $(cat /proc/fs/nfsd/versions), not restarting it: reboot to apply"
     fi
   fi
-  if put_file /etc/exports.d/efs-cache.exports 0644 <<<"$l" || ! exported || { mirrors && ! mirror_exported; }; then exportfs -ra || die "exportfs -ra failed"; fi
+  if put_file /etc/exports.d/efs-cache.exports 0644 <<<"$l" || ! exported; then exportfs -ra || die "exportfs -ra failed"; fi
   systemctl enable -q --now nfs-server.service || die "nfs-server did not start"
   if [ "$(cat /proc/fs/nfsd/threads)" != "$EFSC_NFSD_THREADS" ]; then echo "$EFSC_NFSD_THREADS" >/proc/fs/nfsd/threads; fi
   [ "$(cat /proc/fs/nfsd/threads)" = "$EFSC_NFSD_THREADS" ] || die "nfsd threads: $(cat /proc/fs/nfsd/threads)"
   versions_ok || [ "$v" = live ] || die "nfsd versions: $(cat /proc/fs/nfsd/versions)"
   exported || die "$EFSC_EXPORT_PATH is not exported with fsid=$EFSC_EXPORT_FSID"
-  ! mirrors || mirror_exported || die "the mirrors are not exported with their fsids: $(exportfs -v | tr -s ' \n\t' ' ')"
   [ -n "$(ss -Hltn 'sport = :2049')" ] || die "nfsd does not listen on port 2049"
   ! v3 || v3_check
   log "serving $EFSC_EXPORT_PATH: $(cat /proc/fs/nfsd/threads) threads, versions $(cat /proc/fs/nfsd/versions)"
+  mirror_serve
 }
 
 # The node's metrics for lib/metrics.sh (names and meaning: lib/monitoring/metrics.ts). OFMT: no exponent in large values.
+# NfsdOps and NfsdBytesRead count the mirrors' own nfsd too (its counters are its namespace's /proc/net/rpc/nfsd).
 metrics_read() {
-  awk '$1=="rc"{print "NfsdOps c",$2+$3+$4} $1=="io"{print "NfsdBytesRead c",$2} $1=="Cached:"{print "PageCacheBytes g",$2*1024}
-    FILENAME~/ds$/{print "NfsdThreads g",$1} FILENAME~/ts$/&&!/^#/{q+=$2-$4} END{print "NfsdRequestsQueued c",q+0}' OFMT=%.0f \
-    /proc/net/rpc/nfsd /proc/fs/nfsd/threads /proc/fs/nfsd/pool_stats /proc/meminfo
+  local f=(/proc/net/rpc/nfsd)
+  mapfile -t -O 1 f < <(mirror_nfsd_stats)
+  awk '$1=="rc"{o+=$2+$3+$4} $1=="io"{b+=$2} $1=="Cached:"{print "PageCacheBytes g",$2*1024}
+    FILENAME~/ds$/{print "NfsdThreads g",$1} FILENAME~/ts$/&&!/^#/{q+=$2-$4}
+    END{print "NfsdOps c",o+0; print "NfsdBytesRead c",b+0; print "NfsdRequestsQueued c",q+0}' OFMT=%.0f \
+    "${f[@]}" /proc/fs/nfsd/threads /proc/fs/nfsd/pool_stats /proc/meminfo
   mirror_metrics_read
 }
 
@@ -336,6 +348,7 @@ attach_stable_eni() {
     --network-interface-id "$eni" --device-index 1 >/dev/null || die "could not attach $eni"
   wait_for 120 eni_mine || die "$eni did not attach"
   log "attached $eni"
+  mirror_routes_attached
 }
 
 # EFSC_NODE_IDENTITY=tags: one launch template serves every node of a fleet, and each instance learns which node it is
@@ -363,8 +376,9 @@ install_packages() {
   if disk_cache; then fscache_packages "$nfs"; else ensure_packages "$nfs"; fi
   # The mirrors' sync walks with find (findutils, on every image) and copies with rsync (core on Amazon Linux 2023).
   if mirrors; then
-    ensure_packages rsync
+    ensure_packages rsync nftables
     command -v rsync >/dev/null || die "rsync is not installed: the mirrors cannot be synced"
+    command -v nft >/dev/null || die "nft is not installed: the mirrors' nfsd cannot be reached"
   fi
   if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
 }
@@ -378,6 +392,9 @@ main() {
     --warm) warm ;;
     --metrics) metrics_collect ;;
     --mirror) mirror_sync ;;
+    --mirror-serve) mirror_server_up ;;
+    --mirror-down) mirror_server_down ;;
+    --mirror-mountd) mirror_ns rpc.mountd --foreground -N 2 -N 3 ;;
     --disk-cache) if disk_cache; then fscache_up; fi ;;
     "")
       detect_os
@@ -409,7 +426,7 @@ EOF
       # Now, not at exit: commands added to the fleet's user data run after this, and never decide the node's result.
       if declare -F signal_cloudformation >/dev/null; then signal_cloudformation SUCCESS; fi
       ;;
-    *) die "unknown argument '$1' (use --warm, --metrics, --mirror or --disk-cache)" ;;
+    *) die "unknown argument '$1' (use --warm, --metrics, --mirror, --mirror-serve, --mirror-down, --mirror-mountd or --disk-cache)" ;;
   esac
 }
 

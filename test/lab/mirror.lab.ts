@@ -70,9 +70,23 @@ async function originRequests(origin: Vm): Promise<number> {
   return Number((await origin.execOk("awk '$1 == \"proc4\" { print $4 }' /proc/net/rpc/nfsd")).trim());
 }
 
-/** OPEN operations (op 18) an nfsd has served, from its own proc4ops line. */
-async function nfsdOpens(vm: Vm): Promise<number> {
-  return Number((await vm.execOk("awk '$1 == \"proc4ops\" { print $21 }' /proc/net/rpc/nfsd")).trim());
+/**
+ * The mirrors' own nfsd runs in the node's network namespace efs-cache-mirror: a command there sees that nfsd's
+ * counters (/proc/net is per namespace); with MIRROR_NFSD, also its control files, state directory and exports.
+ */
+const IN_MIRROR_NS = 'ip netns exec efs-cache-mirror';
+const MIRROR_NFSD = `${IN_MIRROR_NS} bash -c 'mount -t nfsd nfsd /proc/fs/nfsd && mount --bind /run/efs-cache/mirror-nfsd /var/lib/nfs && exec "$@"' -`;
+/** The client's mount options for the mirror: its own nfsd, on TCP 2050 of the node. */
+const MIRROR_OPTIONS = 'nfsvers=4.1,port=2050,ro,hard,timeo=600,retrans=2,noresvport';
+
+/** OPEN operations (op 18) an nfsd has served, from its own proc4ops line (`ns`: the mirrors' nfsd of the node). */
+async function nfsdOpens(vm: Vm, ns = ''): Promise<number> {
+  return Number((await vm.execOk(`${ns} awk '$1 == "proc4ops" { print $21 }' /proc/net/rpc/nfsd`)).trim());
+}
+
+/** Bytes an nfsd has read for its clients (`ns`: the mirrors' nfsd of the node). */
+async function nfsdBytesRead(vm: Vm, ns = ''): Promise<number> {
+  return Number((await vm.execOk(`${ns} awk '$1 == "io" { print $2 }' /proc/net/rpc/nfsd`)).trim());
 }
 
 /**
@@ -161,7 +175,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     }
     await client.execOk([
       `mkdir -p ${MIRROR_MNT} ${ORIGIN_MNT}`,
-      `mount -t nfs4 -o nfsvers=4.1,ro,hard,timeo=600,retrans=2,noresvport ${NODE}:/mirror/app ${MIRROR_MNT}`,
+      `mount -t nfs4 -o ${MIRROR_OPTIONS} ${NODE}:/mirror/app ${MIRROR_MNT}`,
       `mount -t nfs4 -o ${EFS_OPTIONS} ${EFS_NAME}:/app ${ORIGIN_MNT}`,
       `mkdir -p ${REEXPORT_MNT} && mount -t nfs4 -o nfsvers=4.1,ro,hard,timeo=600,retrans=2,noresvport ${NODE}:/efs ${REEXPORT_MNT}`,
     ].join(' && '), { timeoutMs: 5 * MIN });
@@ -210,7 +224,11 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect((await node.execOk(`losetup -nO BACK-FILE "$(findmnt -no SOURCE /mirror)"`)).trim()).toBe(img);
     expect((await node.execOk(`stat -c %s ${img}`)).trim()).toBe(String(64 * 1024 * 1024));
     expect((await node.execOk(`stat -c %m ${img}`)).trim()).toBe('/var/cache/fscache');
-    const exports = (await node.execOk('exportfs -v')).replace(/\s+/g, ' ');
+    // Exported by the mirrors' own nfsd alone (NFSv4.1, the node's thread count), not by the node's.
+    const exports = (await node.execOk(`${MIRROR_NFSD} exportfs -v`)).replace(/\s+/g, ' ');
+    expect(await node.execOk('exportfs -v')).not.toMatch(/\/mirror\/app/);
+    expect((await node.execOk(`${MIRROR_NFSD} cat /proc/fs/nfsd/threads`)).trim()).toBe('16');
+    expect((await node.execOk(`${MIRROR_NFSD} cat /proc/fs/nfsd/versions`)).trim().split(/\s+/)).toEqual(expect.arrayContaining(['-3', '+4.1']));
     const line = /\/mirror\/app (\S+)\(([^)]*)\)/.exec(exports);
     expect(line?.[1]).toBe(LAB_SUBNET);
     const opts = (line?.[2] ?? '').split(',');
@@ -238,15 +256,20 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect(Number((await node.execOk('cat /run/efs-cache/mirror/origin-ops')).trim())).toBeGreaterThan(0);
 
     // The first round, then the other 19: the server that answers counts its own OPENs after the first round.
-    const run = async (dir: string, server: Vm): Promise<LoopResult & { originOps: number; laterOpens: number }> => {
+    const run = async (dir: string, server: Vm, ns = ''): Promise<LoopResult & { originOps: number; firstOpens: number; laterOpens: number }> => {
       const o0 = await originOps(origin);
+      const f0 = await nfsdOpens(server, ns);
       const first = JSON.parse(await client.execOk(`python3 /root/loop.py ${dir} ${FILES} 1`, { timeoutMs: 30 * MIN })) as LoopResult;
-      const s0 = await nfsdOpens(server);
+      const s0 = await nfsdOpens(server, ns);
       const rest = JSON.parse(await client.execOk(`python3 /root/loop.py ${dir} ${FILES} ${ROUNDS - 1}`, { timeoutMs: 30 * MIN })) as LoopResult;
-      const laterOpens = (await nfsdOpens(server)) - s0;
-      return { seconds: first.seconds + rest.seconds, opens: [...first.opens, ...rest.opens.slice(1)], originOps: (await originOps(origin)) - o0, laterOpens };
+      const laterOpens = (await nfsdOpens(server, ns)) - s0;
+      return { seconds: first.seconds + rest.seconds, opens: [...first.opens, ...rest.opens.slice(1)], originOps: (await originOps(origin)) - o0, firstOpens: s0 - f0, laterOpens };
     };
-    const mirror = await run(MIRROR_MNT, node);
+    const nodeOpens = await nfsdOpens(node);
+    const mirror = await run(MIRROR_MNT, node, IN_MIRROR_NS);
+    // The mirror's OPENs went to the mirrors' own nfsd, none to the node's (which serves the re-export).
+    expect(mirror.firstOpens).toBeGreaterThanOrEqual(FILES);
+    expect((await nfsdOpens(node)) - nodeOpens).toBe(0);
     const plain = await run(ORIGIN_MNT, origin);
     await node.execOk('systemctl start efs-cache-mirror.timer');
     const perRound = (o: number[]) => o.slice(1).map((v, i) => v - o[i]);
@@ -427,13 +450,14 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
       // Not serving: the unit, the kernel's nfsd threads and the export table, not one of them alone.
       expect((await node.execOk('systemctl show -p ActiveState --value nfs-server.service')).trim()).not.toBe('active');
       expect((await node.execOk('cat /proc/fs/nfsd/threads 2>/dev/null || echo 0')).trim()).toBe('0');
-      expect(await node.execOk('exportfs -v 2>/dev/null || true')).not.toMatch(/\/mirror\/app/);
+      expect(await node.execOk(`${MIRROR_NFSD} exportfs -v 2>/dev/null || true`)).not.toMatch(/\/mirror\/app/);
+      expect((await node.execOk(`${MIRROR_NFSD} cat /proc/fs/nfsd/threads 2>/dev/null || echo 0`)).trim()).toBe('0');
       expect((await node.execOk('cat /run/efs-cache/mirror/full')).trim()).toBe('1');
       // Once the tree fits again, starting nfs-server runs the first sync and serves the whole tree.
       await origin.execOk('rm /srv/efs/app/huge.bin');
       await node.execOk('systemctl start nfs-server.service', { timeoutMs: 10 * MIN });
-      expect(await node.execOk('exportfs -v')).toMatch(/\/mirror\/app/);
-      expect((await node.execOk('cat /proc/fs/nfsd/threads')).trim()).not.toBe('0');
+      await node.execOk(`for i in $(seq 1 60); do ${MIRROR_NFSD} exportfs -v 2>/dev/null | grep -q /mirror/app && exit 0; sleep 1; done; exit 1`, { timeoutMs: 2 * MIN });
+      expect((await node.execOk(`${MIRROR_NFSD} cat /proc/fs/nfsd/threads`)).trim()).toBe('16');
       expect((await client.execOk(`ls ${MIRROR_MNT} | grep -c '^f[0-9]'`, { timeoutMs: 5 * MIN })).trim()).toBe(String(FILES));
       expect((await client.execOk(`test ! -e ${MIRROR_MNT}/huge.bin && echo gone`)).trim()).toBe('gone');
       // The client's mount from before the reboot serves on: the mirror's root kept its file handle (the same inode
@@ -451,13 +475,13 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     const self = '/usr/local/lib/efs-cache/cache-node.sh';
     await node.execOk(`sed -i "s/^EFSC_MIRROR_STORAGE='disk'$/EFSC_MIRROR_STORAGE='memory'/" ${self} && grep -qx "EFSC_MIRROR_STORAGE='memory'" ${self}`);
     await node.reboot();
-    await node.execOk('for i in $(seq 1 300); do exportfs -v 2>/dev/null | grep -q /mirror/app && exit 0; sleep 1; done; exit 1', { timeoutMs: 10 * MIN });
+    await node.execOk(`for i in $(seq 1 300); do ${MIRROR_NFSD} exportfs -v 2>/dev/null | grep -q /mirror/app && exit 0; sleep 1; done; exit 1`, { timeoutMs: 10 * MIN });
     expect((await node.execOk('findmnt -no FSTYPE,OPTIONS /mirror')).trim()).toMatch(/^tmpfs\s+.*\bsize=65536k\b/);
     expect((await node.execOk('losetup -j /var/cache/fscache/efs-cache-mirror.img')).trim()).toBe('');
-    expect((await node.execOk('cat /proc/fs/nfsd/threads')).trim()).not.toBe('0');
+    expect((await node.execOk(`${MIRROR_NFSD} cat /proc/fs/nfsd/threads`)).trim()).toBe('16');
     // Another kind of file system gives the mirror's root another inode number, so another file handle: clients
     // mount again after a change of mirrorStorage (the README says so).
-    await client.execOk(`umount -l ${MIRROR_MNT} && mount -t nfs4 -o nfsvers=4.1,ro,hard,timeo=600,retrans=2,noresvport ${NODE}:/mirror/app ${MIRROR_MNT}`, { timeoutMs: 5 * MIN });
+    await client.execOk(`umount -l ${MIRROR_MNT} && mount -t nfs4 -o ${MIRROR_OPTIONS} ${NODE}:/mirror/app ${MIRROR_MNT}`, { timeoutMs: 5 * MIN });
     const sum = (await origin.execOk('md5sum < /srv/efs/app/f7')).trim();
     expect((await client.execOk(`md5sum < ${MIRROR_MNT}/f7`, { timeoutMs: 5 * MIN })).trim()).toBe(sum);
     expect((await client.execOk(`ls ${MIRROR_MNT} | grep -c '^f[0-9]'`)).trim()).toBe(String(FILES));
@@ -505,5 +529,88 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     await sync();
     expect((await node.execOk('cat /mirror/app/marked.txt')).trim()).toBe('marked');
     await node.execOk('systemctl start efs-cache-mirror.timer');
+  });
+
+  test('(l) an origin outage: readers of the re-export hang every thread of the node\'s nfsd, and the mirror keeps answering from its own', async () => {
+    // 24 files the node has never read, listed by the client first (so that each reader waits on its own file, not
+    // on one lookup of their directory), then the origin stops answering the node (its replies are dropped).
+    const READERS = 24;
+    await origin.execOk(`mkdir -p /srv/efs/data/outage && for i in $(seq 1 ${READERS}); do head -c 1M /dev/urandom > /srv/efs/data/outage/r$i; done && sync`);
+    const sums = (await origin.execOk(`cd /srv/efs/data/outage && for i in $(seq 1 ${READERS}); do md5sum < r$i; done`)).trim().split('\n');
+    await client.execOk(`ls -l ${REEXPORT_MNT}/data/outage >/dev/null && rm -rf /tmp/outage && mkdir /tmp/outage`, { timeoutMs: 5 * MIN });
+    await node.execOk('systemctl stop efs-cache-mirror.timer');
+    const hung = async () => Number((await node.execOk("ps -eo stat=,comm= | awk '$2 == \"nfsd\" && $1 ~ /^D/' | wc -l")).trim());
+    const done = async () => Number((await client.execOk('ls /tmp/outage | grep -c "\\.md5$" || true')).trim());
+    await origin.execOk(`ip route add blackhole ${NODE}/32`);
+    try {
+      const t0 = Date.now();
+      await client.execOk(`for i in $(seq 1 ${READERS}); do (md5sum < ${REEXPORT_MNT}/data/outage/r$i > /tmp/outage/r$i.part && mv /tmp/outage/r$i.part /tmp/outage/r$i.md5) >/dev/null 2>&1 & done`);
+      // Every thread of the node's nfsd waits on the origin (uninterruptible): the re-export answers no one.
+      await node.execOk(`for i in $(seq 1 90); do [ "$(ps -eo stat=,comm= | awk '$2 == "nfsd" && $1 ~ /^D/' | wc -l)" -ge 16 ] && exit 0; sleep 1; done; exit 1`, { timeoutMs: 2 * MIN });
+      expect(await hung()).toBe(16);
+      // The mirror, read meanwhile from the client with its page cache dropped: each file from the mirrors' nfsd.
+      const b0 = await nfsdBytesRead(node, IN_MIRROR_NS);
+      await client.execOk('echo 3 > /proc/sys/vm/drop_caches');
+      const r = JSON.parse(await client.execOk(`python3 -c "
+import json, time
+worst = 0; n = 0; errors = 0
+for i in range(1, 101):
+    t = time.time()
+    try:
+        with open('${MIRROR_MNT}/f%d' % i, 'rb') as f:
+            f.read()
+        n += 1
+    except OSError:
+        errors += 1
+    worst = max(worst, time.time() - t)
+print(json.dumps({'reads': n, 'errors': errors, 'worstMs': round(worst * 1000, 1)}))
+"`, { timeoutMs: 5 * MIN })) as { reads: number; errors: number; worstMs: number };
+      const served = (await nfsdBytesRead(node, IN_MIRROR_NS)) - b0;
+      // Still during the outage: every thread of the node's nfsd hung, no reader of the re-export done.
+      const stillHung = await hung();
+      const readersDone = await done();
+      progress(`outage: ${READERS} readers of the re-export hung ${stillHung} nfsd threads of the node; meanwhile the mirror answered ${r.reads} reads (${r.errors} errors, slowest ${r.worstMs} ms, ${served} bytes from its own nfsd), ${((Date.now() - t0) / 1000).toFixed(0)} s into the outage`);
+      expect(r).toMatchObject({ reads: 100, errors: 0 });
+      expect(served).toBeGreaterThanOrEqual(100 * 512);
+      expect(stillHung).toBe(16);
+      expect(readersDone).toBe(0);
+    } finally {
+      await origin.execOk(`ip route del blackhole ${NODE}/32`);
+    }
+    // Nothing lost: once the origin answers again, every reader of the re-export ends with the origin's bytes.
+    await client.execOk(`for i in $(seq 1 300); do [ "$(ls /tmp/outage | grep -c '\\.md5$' || true)" = ${READERS} ] && exit 0; sleep 1; done; exit 1`, { timeoutMs: 6 * MIN });
+    const got = (await client.execOk(`for i in $(seq 1 ${READERS}); do cat /tmp/outage/r$i.md5; done`)).trim().split('\n');
+    expect(got).toEqual(sums);
+    await node.execOk('systemctl start efs-cache-mirror.timer');
+  }, 20 * MIN);
+
+  test('(m) a second interface (the stable address\'s on EC2): a client that reaches the mirror through it is answered through it, even with a strict reverse-path filter', async () => {
+    // lab1 stands in for device 1: a veth to a namespace of the node that plays a client behind it, at an address of
+    // the lab subnet (the export lets it in) that the node's main table reaches by eth0. A reply routed by the main
+    // table would leave by eth0 and be lost; a strict reverse-path filter on lab1 would drop the request.
+    await node.execOk([
+      'ip netns add peer',
+      'ip link add lab1 type veth peer name p0 netns peer',
+      'ip addr add 10.99.0.1/24 dev lab1 && ip link set lab1 up',
+      'ip route add default via 10.99.0.2 dev lab1 metric 1000',
+      'ip -n peer addr add 10.99.0.2/24 dev p0 && ip -n peer addr add 10.77.0.200/32 dev p0',
+      'ip -n peer link set p0 up && ip -n peer link set lo up',
+      'ip -n peer route add default via 10.99.0.1 src 10.77.0.200',
+      'sysctl -n net.ipv4.conf.all.rp_filter > /run/rp_filter.all',
+      'sysctl -qw net.ipv4.conf.all.rp_filter=1 net.ipv4.conf.lab1.rp_filter=1',
+    ].join(' && '));
+    try {
+      // Before the mirrors' rules know lab1: no connection.
+      const before = await node.exec('ip netns exec peer timeout 10 bash -c "exec 3<>/dev/tcp/10.99.0.1/2050"');
+      expect(before.code).not.toBe(0);
+      // A sync picks the new interface up; then a mount through it serves the mirror.
+      await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
+      expect(await node.execOk('journalctl -b -u efs-cache-mirror.service -o cat | grep "to the mirrors\' nfsd" | tail -n 1')).toMatch(/TCP 2050 of eth0 lab1 to the mirrors' nfsd/);
+      const sum = (await origin.execOk('md5sum < /srv/efs/app/f7')).trim();
+      const got = await node.execOk(`ip netns exec peer bash -c 'mkdir -p /mnt/p && mount -t nfs4 -o ${MIRROR_OPTIONS} 10.99.0.1:/mirror/app /mnt/p && md5sum < /mnt/p/f7; umount /mnt/p'`, { timeoutMs: 3 * MIN });
+      expect(got.trim()).toBe(sum);
+    } finally {
+      await node.exec('ip netns del peer; ip route del default via 10.99.0.2 dev lab1; ip link del lab1; sysctl -qw net.ipv4.conf.all.rp_filter="$(cat /run/rp_filter.all)"');
+    }
   });
 });
