@@ -22,6 +22,9 @@ describe('CacheFleet mirrors', () => {
     expect(params).toMatchObject({ EFSC_MIRROR_PATHS: '' });
     expect(params.EFSC_MIRROR_FSIDS).toBeUndefined();
     expect(params.EFSC_MIRROR_INTERVAL).toBeUndefined();
+    expect(params.EFSC_MIRROR_PORT).toBeUndefined();
+    // The one mirror parameter of a user data without mirrors: what the stand-ins of lib/mirror.sh read.
+    expect(Object.keys(params).filter((k) => k.startsWith('EFSC_MIRROR_'))).toEqual(['EFSC_MIRROR_PATHS']);
   });
 
   test('only a fleet with mirrors carries lib/mirror.sh; one without gets the stand-ins that say no mirror, and refuses mirror paths', () => {
@@ -51,6 +54,8 @@ describe('CacheFleet mirrors', () => {
     expect(params).toMatchObject({
       EFSC_MIRROR_PATHS: '/efs/app /efs/www/vendor',
       EFSC_MIRROR_FSIDS: f.mirrors.map((m) => m.fsid).join(' '),
+      // The mirrors' own nfsd, reached through the node's DNAT rule on this port; the re-export stays on 2049.
+      EFSC_MIRROR_PORT: '2050',
       EFSC_MIRROR_INTERVAL: '90s',
       EFSC_MIRROR_SIZE_MB: '2048',
       EFSC_MIRROR_TIMEOUT_SEC: '300',
