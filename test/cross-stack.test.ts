@@ -124,6 +124,9 @@ describe('tiers in stacks of their own, in one app', () => {
     if (layout.fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
       expect(ingress(s.fleetStack)).toContainEqual({ intoOtherStack: false, fromLocalGroup: true, port: 2049 });
     }
+    // With mirrors, the load balancer is let into the nodes on their mirrors' port too, in the fleet's stack.
+    const lbPorts = ingress(s.fleetStack).filter((r) => !r.intoOtherStack).map((r) => r.port).sort();
+    expect(lbPorts).toEqual(layout.fanOut !== FanOutMode.NETWORK_LOAD_BALANCER ? [] : layout.mirrorPaths ? [2049, 2050] : [2049]);
     // The fleet's out rule to the origin is in the fleet's stack too.
     expect(resources(s.fleetStack, 'AWS::EC2::SecurityGroupEgress').some((e) => isImport(e.DestinationSecurityGroupId))).toBe(true);
     // Clients (of the fleet, of the imported fleet, of the file system) and the seeder open their source from their own stack.

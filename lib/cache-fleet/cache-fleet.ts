@@ -236,6 +236,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       vpc: props.vpc,
       nodes: this.nodes,
       nodeSecurityGroup: this.securityGroup,
+      mirrors: this.mirrors.length > 0,
     });
     this.endpoint = this.fanOut.endpoint;
     this.connections = this.fanOut.connections;
