@@ -548,9 +548,9 @@ function fleetAttributeCaching(fleet: ICacheFleet): string[] {
  * `EFSC_MIRROR_MOUNTS` (the mirrors' export paths, `/mirror/<path>`, space-separated; the server is the fleet's),
  * `EFSC_MIRROR_MOUNT_POINT` (each mirror is mounted there plus its path under /mirror, which the instance computes:
  * an export path may be a token) and their options: NFSv4.1, read-only, hard, no fsc (the page cache holds what a
- * delegation covers), default attribute caching, on the mirrors' own port (`NFS_MIRROR_PORT`). Mount paths that are known here are checked here: none may be
- * another's directory or lie inside it (the fsc mount, the cache directory, the other mirrors); the instance checks
- * them again at boot, with the tokens resolved.
+ * delegation covers), default attribute caching, on the mirrors' own port (`NFS_MIRROR_PORT`). Mount paths that
+ * are known here are checked here: none may be another's directory or lie inside it (the fsc mount, the cache
+ * directory, the other mirrors); the instance checks them again at boot, with the tokens resolved.
  */
 function clientMirrorParameters(scope: IConstruct, r: ResolvedSource, o: FsCacheClientOptions): Record<string, string> {
   const paths = r.mirrorPaths;
