@@ -303,6 +303,65 @@ describe('CacheFleet fan-out', () => {
     const { app } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
     expect(nagFindings(app, ['AwsSolutions', 'NIST'])).toEqual([]);
   });
+
+  test('NLB without mirrors: one listener and one target group, on 2049; nothing on the mirrors\' port', () => {
+    const { t, fleet: f } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
+    t.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 1);
+    t.resourceCountIs('AWS::ElasticLoadBalancingV2::TargetGroup', 1);
+    expect(f.fanOut.mirrorTargetGroup).toBeUndefined();
+    expect(JSON.stringify(t.toJSON())).not.toMatch(/"(FromPort|ToPort|Port)":2050\b|"HealthCheckPort":"2050"/);
+  });
+
+  test('NLB with mirrors: a second listener on 2050 with a target group of its own, set as the 2049 one, and the load balancer let into the nodes on 2050', () => {
+    const { t, fleet: f, stack } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, mirrorPaths: ['/efs/app'], loadBalancerIdleTimeout: Duration.seconds(600) });
+    const listeners = Object.values(t.findResources('AWS::ElasticLoadBalancingV2::Listener')).map((r) => r.Properties);
+    expect(listeners.map((l) => [l.Port, l.Protocol]).sort()).toEqual([[2049, 'TCP'], [2050, 'TCP']]);
+    const groups = Object.entries(t.findResources('AWS::ElasticLoadBalancingV2::TargetGroup'));
+    expect(groups).toHaveLength(2);
+    const byPort = (port: number) => groups.find(([, g]) => g.Properties.Port === port)!;
+    const [nfsId, nfs] = byPort(2049);
+    const [mirrorId, mirror] = byPort(2050);
+    // Each listener forwards to the group of its own port.
+    const forwardsTo = (port: number) => listeners.find((l) => l.Port === port).DefaultActions.map((a: any) => a.TargetGroupArn.Ref);
+    expect([forwardsTo(2049), forwardsTo(2050)]).toEqual([[nfsId], [mirrorId]]);
+    // The same load balancer, idle timeout, health check (on its own port), stickiness and client IP as the 2049 one.
+    expect(new Set(listeners.map((l) => JSON.stringify(l.LoadBalancerArn))).size).toBe(1);
+    expect(listeners.map((l) => l.ListenerAttributes)).toEqual([
+      [{ Key: 'tcp.idle_timeout.seconds', Value: '600' }], [{ Key: 'tcp.idle_timeout.seconds', Value: '600' }],
+    ]);
+    expect(mirror.Properties.HealthCheckPort).toBe('2050');
+    expect(nfs.Properties.HealthCheckPort).toBe('2049');
+    const without = (p: Record<string, any>) => { const { Port: _p, HealthCheckPort: _h, ...rest } = p; return rest; };
+    expect(without(mirror.Properties)).toEqual(without(nfs.Properties));
+    expect(mirror.Properties.TargetGroupAttributes).toEqual(expect.arrayContaining([
+      { Key: 'stickiness.enabled', Value: 'true' },
+      { Key: 'stickiness.type', Value: 'source_ip' },
+      { Key: 'preserve_client_ip.enabled', Value: 'true' },
+    ]));
+    expect(f.fanOut.mirrorTargetGroup).toBeDefined();
+    expect(stack.resolve(f.fanOut.mirrorTargetGroup!.targetGroupArn)).toEqual({ Ref: mirrorId });
+    // Every node is a target of both (its group is registered with each).
+    for (const g of Object.values(t.findResources('AWS::AutoScaling::AutoScalingGroup'))) {
+      expect(g.Properties.TargetGroupARNs.map((a: any) => a.Ref).sort()).toEqual([nfsId, mirrorId].sort());
+    }
+    // The nodes accept 2050 from the load balancer's group, as 2049, and the load balancer may send there.
+    const fromLb = Object.values(t.findResources('AWS::EC2::SecurityGroupIngress')).map((r) => r.Properties)
+      .filter((r) => /LoadBalancerSecurityGroup/.test(JSON.stringify(r.SourceSecurityGroupId)));
+    expect(fromLb.map((r) => [r.FromPort, r.ToPort, JSON.stringify(r.GroupId)]).sort()).toEqual([
+      [2049, 2049, expect.stringMatching(/FleetSecurityGroup/)], [2050, 2050, expect.stringMatching(/FleetSecurityGroup/)],
+    ]);
+    const lbGroup = Object.values(t.findResources('AWS::EC2::SecurityGroup')).map((r) => r.Properties)
+      .find((g) => /load balancer/.test(g.GroupDescription));
+    expect(lbGroup.SecurityGroupIngress).toBeUndefined();
+    const lbOut = Object.values(t.findResources('AWS::EC2::SecurityGroupEgress')).map((r) => r.Properties)
+      .filter((r) => /LoadBalancerSecurityGroup/.test(JSON.stringify(r.GroupId)));
+    expect([...(lbGroup.SecurityGroupEgress ?? []), ...lbOut].map((r: any) => r.FromPort).sort()).toEqual([2049, 2050]);
+  });
+
+  test('NLB with mirrors: cdk-nag AwsSolutions, NIST 800-53 R5 and HIPAA Security find nothing unacknowledged on the second listener either', () => {
+    const { app } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, mirrorPaths: ['/efs/app'] });
+    expect(nagFindings(app, ['AwsSolutions', 'NIST', 'HIPAA'])).toEqual([]);
+  });
 });
 
 describe('CacheFleet working set (bad input: test/bad-input.test.ts)', () => {

@@ -66,7 +66,7 @@ function multiStackApp(layout: Layout, env?: Environment) {
     endpoint: fleet.endpoint, securityGroup: fleet.connections.securityGroups[0], exportPath: fleet.exportPath,
     clientProtocol: fleet.clientProtocol, mirrors: fleet.mirrors,
   });
-  new FsCacheClientLaunchTemplate(importedStack, 'ViaImported', { vpc, source: MountSource.cacheFleet(imported) });
+  new FsCacheClientLaunchTemplate(importedStack, 'ViaImported', { vpc, source: MountSource.cacheFleet(imported, { mirrorPaths: layout.mirrorPaths }) });
   const seederStack = new Stack(app, 'Seeder', { env });
   new DataSeeder(seederStack, 'Seeder', { vpc, fileSystem: origin.fileSystem, source: SeedSource.fromBucket(bucket, 'data/') });
   const dashboardStack = new Stack(app, 'Monitoring', { env });
@@ -113,7 +113,8 @@ describe('tiers in stacks of their own, in one app', () => {
   test.each(LAYOUTS)('$name: every rule between tiers lives in the consumer\'s stack', (layout) => {
     const s = multiStackApp(layout);
     const v3 = layout.clientProtocol === ClientProtocol.NFS_V3;
-    const ports = v3 ? [2049, 20048] : [2049];
+    // Clients of the fleet (its own or imported) that mount its mirrors open the mirrors' port too, the same way.
+    const ports = [2049, ...(v3 ? [20048] : []), ...(layout.mirrorPaths ? [2050] : [])];
     // The origin's stack holds no rule at all: its group is opened by the fleet's, the clients' and the seeder's stacks.
     expect(ingress(s.originStack)).toEqual([]);
     expect(resources(s.originStack, 'AWS::EC2::SecurityGroupEgress')).toEqual([]);
@@ -123,6 +124,9 @@ describe('tiers in stacks of their own, in one app', () => {
     if (layout.fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
       expect(ingress(s.fleetStack)).toContainEqual({ intoOtherStack: false, fromLocalGroup: true, port: 2049 });
     }
+    // With mirrors, the load balancer is let into the nodes on their mirrors' port too, in the fleet's stack.
+    const lbPorts = ingress(s.fleetStack).filter((r) => !r.intoOtherStack).map((r) => r.port).sort();
+    expect(lbPorts).toEqual(layout.fanOut !== FanOutMode.NETWORK_LOAD_BALANCER ? [] : layout.mirrorPaths ? [2049, 2050] : [2049]);
     // The fleet's out rule to the origin is in the fleet's stack too.
     expect(resources(s.fleetStack, 'AWS::EC2::SecurityGroupEgress').some((e) => isImport(e.DestinationSecurityGroupId))).toBe(true);
     // Clients (of the fleet, of the imported fleet, of the file system) and the seeder open their source from their own stack.
@@ -148,30 +152,39 @@ describe('a fleet and a file system of another app, imported by their attributes
   const FLEET_SG = 'sg-0fee7000000000001';
   const EFS_SG = 'sg-0e75000000000000a';
 
-  function importingApp(clientProtocol: ClientProtocol) {
+  // The other app's fleet mirrors /efs/app (its fsid is the other app's; any UUID will do here).
+  const MIRRORS = [{ path: '/efs/app', exportPath: '/mirror/app', fsid: '4ef15917-cc5e-c97b-c462-beb4a33a03b1' }];
+
+  function importingApp(clientProtocol: ClientProtocol, mountMirrors: boolean) {
     const { app, stack, vpc } = stackWithVpc(newApp(), 'Consumer', { region: REGION });
     const fleet = CacheFleet.fromCacheFleetAttributes(stack, 'Fleet', {
       endpoint: 'cache.efs-cache.internal',
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', FLEET_SG),
       clientProtocol,
+      mirrors: MIRRORS,
     });
     const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
       fileSystemId: 'fs-0123456789abcdef0',
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', EFS_SG),
     });
-    new FsCacheClientLaunchTemplate(stack, 'ViaFleet', { vpc, source: MountSource.cacheFleet(fleet) });
+    new FsCacheClientLaunchTemplate(stack, 'ViaFleet', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: mountMirrors ? ['/efs/app'] : [] }) });
     new FsCacheClientLaunchTemplate(stack, 'Direct', { vpc, source: MountSource.fileSystem(fileSystem) });
     new CacheFleet(stack, 'LocalFleet', { vpc, fileSystem, nodeCount: 1 });
     return { app, stack };
   }
 
-  test.each([ClientProtocol.NFS_V4_1, ClientProtocol.NFS_V3])('clients and a fleet of the importing stack open the imported groups from there (%s)', (protocol) => {
-    const { app, stack } = importingApp(protocol);
+  test.each([
+    [ClientProtocol.NFS_V4_1, false],
+    [ClientProtocol.NFS_V3, false],
+    [ClientProtocol.NFS_V4_1, true],
+    [ClientProtocol.NFS_V3, true],
+  ])('clients and a fleet of the importing stack open the imported groups from there (%s, mirrors mounted: %s)', (protocol, mountMirrors) => {
+    const { app, stack } = importingApp(protocol, mountMirrors);
     expect(() => app.synth()).not.toThrow();
     const rules = resources(stack, 'AWS::EC2::SecurityGroupIngress').map((p) => ({
       into: p.GroupId, fromLocalGroup: localGroup(p.SourceSecurityGroupId), port: p.FromPort,
     }));
-    const fleetPorts = protocol === ClientProtocol.NFS_V3 ? [2049, 20048] : [2049];
+    const fleetPorts = [2049, ...(protocol === ClientProtocol.NFS_V3 ? [20048] : []), ...(mountMirrors ? [2050] : [])];
     expect(rules.filter((r) => r.into === FLEET_SG)).toEqual(fleetPorts.map((port) => ({ into: FLEET_SG, fromLocalGroup: true, port })));
     // The direct clients and the local fleet, each from its own group.
     expect(rules.filter((r) => r.into === EFS_SG)).toEqual([

@@ -1,9 +1,10 @@
-import { Duration, Size } from 'aws-cdk-lib';
+import { Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource } from '../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, ClientProtocol, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource } from '../lib';
 import { renderedCode } from '../lib/bootstrap/render';
 import { mirrorFsid } from '../lib/cache-fleet/mirror';
+import { NFS_MIRROR_PORT } from '../lib/private/constants';
 import { importedFs, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
 import { runScript } from './util/run-script';
@@ -22,6 +23,9 @@ describe('CacheFleet mirrors', () => {
     expect(params).toMatchObject({ EFSC_MIRROR_PATHS: '' });
     expect(params.EFSC_MIRROR_FSIDS).toBeUndefined();
     expect(params.EFSC_MIRROR_INTERVAL).toBeUndefined();
+    expect(params.EFSC_MIRROR_PORT).toBeUndefined();
+    // The one mirror parameter of a user data without mirrors: what the stand-ins of lib/mirror.sh read.
+    expect(Object.keys(params).filter((k) => k.startsWith('EFSC_MIRROR_'))).toEqual(['EFSC_MIRROR_PATHS']);
   });
 
   test('only a fleet with mirrors carries lib/mirror.sh; one without gets the stand-ins that say no mirror, and refuses mirror paths', () => {
@@ -51,6 +55,8 @@ describe('CacheFleet mirrors', () => {
     expect(params).toMatchObject({
       EFSC_MIRROR_PATHS: '/efs/app /efs/www/vendor',
       EFSC_MIRROR_FSIDS: f.mirrors.map((m) => m.fsid).join(' '),
+      // The mirrors' own nfsd, reached through the node's DNAT rule on this port; the re-export stays on 2049.
+      EFSC_MIRROR_PORT: '2050',
       EFSC_MIRROR_INTERVAL: '90s',
       EFSC_MIRROR_SIZE_MB: '2048',
       EFSC_MIRROR_TIMEOUT_SEC: '300',
@@ -186,8 +192,88 @@ describe('CacheFleet mirrors', () => {
     const p = parameters(ud[stack.getLogicalId(c.launchTemplate.node.defaultChild as any)]);
     // The instance mounts each at the mount point plus its path under /mirror: /mnt/mirror/www/vendor.
     expect([p.EFSC_MIRROR_MOUNTS, p.EFSC_MIRROR_MOUNT_POINT]).toEqual(['/mirror/www/vendor', '/mnt/mirror']);
-    expect(p.EFSC_MIRROR_MOUNT_OPTIONS).toBe('nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro');
+    // On the mirrors' own nfsd (port 2050), not the re-export's 2049.
+    expect(p.EFSC_MIRROR_MOUNT_OPTIONS).toBe('nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro,port=2050');
     expect(p.EFSC_MOUNT_OPTIONS).toMatch(/^fsc,/);
     expect(parameters(ud[stack.getLogicalId(plain.launchTemplate.node.defaultChild as any)]).EFSC_MIRROR_MOUNTS).toBe('');
+  });
+});
+
+/**
+ * The ports (`from-to`, sorted) of the ingress rules of `stack` into the groups `into` matches (a pattern of the
+ * group's reference, or a literal id), from groups whose reference contains `from` if given. Synthesizes the stack.
+ */
+function portsFrom(stack: Stack, into: RegExp | string, from?: string): string[] {
+  const rules = Object.values(Template.fromStack(stack).findResources('AWS::EC2::SecurityGroupIngress')).map((r) => r.Properties);
+  const target = (g: any) => (typeof into === 'string' ? g === into : into.test(JSON.stringify(g)));
+  return rules.filter((r) => target(r.GroupId) && (from === undefined || JSON.stringify(r.SourceSecurityGroupId).includes(from)))
+    .map((r) => `${r.FromPort}-${r.ToPort}`).sort();
+}
+
+describe('the mirrors\' own port (2050)', () => {
+  test('CacheFleet.MIRROR_PORT is the port the nodes are told and the clients mount with', () => {
+    expect(CacheFleet.MIRROR_PORT).toBe(NFS_MIRROR_PORT);
+    expect(CacheFleet.MIRROR_PORT).not.toBe(2049);
+  });
+
+  test('Route 53: a fleet with mirrors opens nothing by itself; a client template that mounts them is let in on 2049 and 2050, one that does not on 2049 only', () => {
+    const alone = stackWithVpc();
+    new CacheFleet(alone.stack, 'Fleet', { vpc: alone.vpc, fileSystem: importedFs(alone.stack), mirrorPaths: ['/efs/app'] });
+    expect(portsFrom(alone.stack, /FleetSecurityGroup/)).toEqual([]);
+
+    const { stack, vpc } = stackWithVpc();
+    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] });
+    new FsCacheClientLaunchTemplate(stack, 'Mirrored', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/app'] }) });
+    new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, source: MountSource.cacheFleet(f) });
+    expect(portsFrom(stack, /FleetSecurityGroup/, 'Mirrored')).toEqual(['2049-2049', '2050-2050']);
+    expect(portsFrom(stack, /FleetSecurityGroup/, 'Plain')).toEqual(['2049-2049']);
+    // From the clients' group only: no CIDR, no other source.
+    const rules = Object.values(Template.fromStack(stack).findResources('AWS::EC2::SecurityGroupIngress')).map((r) => r.Properties);
+    expect(rules.filter((r) => r.FromPort === 2050).map((r) => [r.ToPort, r.IpProtocol, r.CidrIp, JSON.stringify(r.SourceSecurityGroupId)]))
+      .toEqual([[2050, 'tcp', undefined, expect.stringMatching(/MirroredSecurityGroup/)]]);
+  });
+
+  test('a fleet without mirrors: nothing on 2050, whatever its clients', () => {
+    const { stack, vpc } = stackWithVpc();
+    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) });
+    new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(f) });
+    expect(portsFrom(stack, /FleetSecurityGroup/)).toEqual(['2049-2049']);
+    expect(JSON.stringify(Template.fromStack(stack).toJSON())).not.toMatch(/"(FromPort|ToPort|Port)":2050\b/);
+  });
+
+  test('an NFSv3 fleet\'s mirrors: their clients are let in on 2049, mountd\'s 20048 and 2050', () => {
+    const { stack, vpc } = stackWithVpc();
+    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'], clientProtocol: ClientProtocol.NFS_V3 });
+    const c = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/app'] }) });
+    expect(portsFrom(stack, /FleetSecurityGroup/)).toEqual(['20048-20048', '2049-2049', '2050-2050']);
+    const p = parameters(launchTemplateUserData(stack)[stack.getLogicalId(c.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)]);
+    // The re-export over NFSv3 on 2049, the mirrors over NFSv4.1 on 2050.
+    expect(p.EFSC_MOUNT_OPTIONS.split(',')).toEqual(expect.arrayContaining(['nfsvers=3', 'port=2049']));
+    expect(p.EFSC_MIRROR_MOUNT_OPTIONS.split(',')).toEqual(expect.arrayContaining(['nfsvers=4.1', 'port=2050']));
+    expect(p.EFSC_MIRROR_MOUNT_OPTIONS.split(',')).not.toContain('port=2049');
+  });
+
+  test.each([
+    ['a group of this app', false],
+    ['a group of another app (by id)', true],
+  ])('an imported fleet (%s): a client that mounts its mirrors opens 2050 into its group as it opens 2049; one that does not, 2049 only', (_name, byId) => {
+    const { stack, vpc } = stackWithVpc();
+    const sg = byId ? ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', 'sg-0fee7000000000001') : new ec2.SecurityGroup(stack, 'FleetSg', { vpc });
+    const mirrors = [{ path: '/efs/app', exportPath: '/mirror/app', fsid: mirrorFsid('Other/Fleet', '/efs/app') }];
+    const imported = CacheFleet.fromCacheFleetAttributes(stack, 'Fleet', { endpoint: 'cache.efs-cache.internal', securityGroup: sg, mirrors });
+    const into = byId ? 'sg-0fee7000000000001' : /FleetSg/;
+    new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, source: MountSource.cacheFleet(imported) });
+    const c = new FsCacheClientLaunchTemplate(stack, 'Mirrored', { vpc, source: MountSource.cacheFleet(imported, { mirrorPaths: ['/efs/app'] }) });
+    expect(portsFrom(stack, into, 'Plain')).toEqual(['2049-2049']);
+    expect(portsFrom(stack, into, 'Mirrored')).toEqual(['2049-2049', '2050-2050']);
+    const p = parameters(launchTemplateUserData(stack)[stack.getLogicalId(c.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)]);
+    expect(p.EFSC_MIRROR_MOUNT_OPTIONS.split(',')).toContain('port=2050');
+  });
+
+  test('the deprecated mirrorPaths prop opens 2050 too', () => {
+    const { stack, vpc } = stackWithVpc();
+    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] });
+    new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, cacheFleet: f, mirrorPaths: ['/efs/app'] });
+    expect(portsFrom(stack, /FleetSecurityGroup/)).toEqual(['2049-2049', '2050-2050']);
   });
 });

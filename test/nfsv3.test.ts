@@ -97,7 +97,7 @@ describe('ClientProtocol.NFS_V3', () => {
     expect(code).toContain('fscache_check() {');
   });
 
-  test('behind a load balancer it is refused: the NLB listens on 2049 only', () => {
+  test('behind a load balancer it is refused: the NLB has no listener for mountd', () => {
     const { stack, vpc } = stackWithVpc();
     expect(() => new CacheFleet(stack, 'Fleet', {
       vpc, fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientProtocol: ClientProtocol.NFS_V3,

@@ -40,6 +40,13 @@ describe('upgrade contract', () => {
     }
   });
 
+  test('the mirrors\' port is pinned: deployed clients mount the mirrors with port=2050 in their fstab', () => {
+    for (const protocol of [ClientProtocol.NFS_V4_1, ClientProtocol.NFS_V3]) {
+      expect(nodeParameters(protocol).params.EFSC_MIRROR_PORT).toBe('2050');
+    }
+    expect(CacheFleet.MIRROR_PORT).toBe(2050);
+  });
+
   test('the tag names nodes read at boot are pinned, on the groups and in the scripts that read them', () => {
     const { template } = nodeParameters(ClientProtocol.NFS_V4_1);
     const groups = Object.values(template.findResources('AWS::AutoScaling::AutoScalingGroup'));

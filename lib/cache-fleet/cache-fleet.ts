@@ -17,7 +17,7 @@ import {
   autoScalingGroupMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, mirrorMetric, NODE_GROUP_METRICS, NODE_METRICS, NodeGroupMetric, sumOfMetrics,
 } from '../monitoring/metrics';
 import { allowFromConsumerSide } from '../private/connections';
-import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 import { encryptedRootVolume } from '../private/instance';
 import { checkInstanceTypeName, defaultImageArchitecture, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
@@ -51,7 +51,9 @@ export { fsidFor } from './node-parameters';
  *
  * ## Security Considerations
  * The export is read-only, NFSv4.1 only, `root_squash`, limited to `clientCidrs`, with the same `fsid` on every
- * node. There is no SSH: use Session Manager. Writes go to EFS directly, never through the cache tier.
+ * node. There is no SSH: use Session Manager. Writes go to EFS directly, never through the cache tier. Mirrors
+ * (`mirrorPaths`) are exported read-only too, on TCP 2050 (`MIRROR_PORT`), which is opened only to clients that mount
+ * them (and, with an NLB, from the load balancer).
  */
 export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable {
   /** The namespace of the metrics the nodes and clients publish through the CloudWatch agent. */
@@ -65,14 +67,27 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public static readonly MOUNTD_PORT: number = NFS_MOUNTD_PORT;
 
   /**
+   * The TCP port the nodes serve their mirrors on (`mirrorPaths`): a second nfsd of each node, apart from the
+   * re-export's on 2049, so that the mirrors keep answering while readers of the re-export wait on an unreachable
+   * origin. Clients mount a mirror with `port=2050`; `FsCacheClientLaunchTemplate`s that mount mirrors are let in on it
+   * by themselves, other clients need it as well as 2049 (`peer.connections.allowTo(fleet, ec2.Port.tcp(CacheFleet.MIRROR_PORT))`,
+   * made from the peer's side). An NLB fleet with mirrors listens on it too.
+   */
+  public static readonly MIRROR_PORT: number = NFS_MIRROR_PORT;
+
+  /**
    * A fleet defined in another stack or app, for clients (`FsCacheClientLaunchTemplate`'s
-   * `source: MountSource.cacheFleet(fleet)`): they mount its endpoint and are let into its security group on TCP 2049.
+   * `source: MountSource.cacheFleet(fleet)`): they mount its endpoint and are let into its security group on TCP 2049
+   * (and on `MIRROR_PORT` when they mount its mirrors).
    */
   public static fromCacheFleetAttributes(scope: Construct, id: string, attrs: CacheFleetAttributes): ICacheFleet {
     return new ImportedCacheFleet(scope, id, attrs);
   }
 
-  /** Where clients connect: the nodes' security group (Route 53) or the load balancer's (NLB), port 2049. */
+  /**
+   * Where clients connect: the nodes' security group (Route 53) or the load balancer's (NLB), port 2049 (the mirrors:
+   * `MIRROR_PORT`).
+   */
   public readonly connections: ec2.Connections;
   /** The nodes' security group. */
   public readonly securityGroup: ec2.SecurityGroup;
@@ -221,6 +236,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       vpc: props.vpc,
       nodes: this.nodes,
       nodeSecurityGroup: this.securityGroup,
+      mirrors: this.mirrors.length > 0,
     });
     this.endpoint = this.fanOut.endpoint;
     this.connections = this.fanOut.connections;

@@ -4,7 +4,7 @@ import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import { Construct, IConstruct } from 'constructs';
 import { CacheNode } from './cache-node';
-import { NFS_PORT } from '../private/constants';
+import { NFS_MIRROR_PORT, NFS_PORT } from '../private/constants';
 import { knownAtSynth, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
 
@@ -17,9 +17,9 @@ export enum FanOutMode {
    */
   ROUTE53 = 'route53',
   /**
-   * Internal Network Load Balancer: TCP 2049, health checks, source-IP stickiness, cross-zone off. Unhealthy nodes
-   * leave rotation by themselves, at the price of per-GB processing charges, an extra hop and the NLB's flow idle
-   * timeout on long-lived NFS connections.
+   * Internal Network Load Balancer: TCP 2049 (and the mirrors' 2050, with `mirrorPaths`), health checks, source-IP
+   * stickiness, cross-zone off. Unhealthy nodes leave rotation by themselves, at the price of per-GB processing
+   * charges, an extra hop and the NLB's flow idle timeout on long-lived NFS connections.
    */
   NETWORK_LOAD_BALANCER = 'nlb',
 }
@@ -85,8 +85,16 @@ export interface FanOutProps extends FanOutOptions {
   readonly vpc: ec2.IVpc;
   /** The nodes behind the fan-out. */
   readonly nodes: CacheNode[];
-  /** The nodes' security group (NLB mode lets the load balancer in on 2049). */
+  /** The nodes' security group (NLB mode lets the load balancer in on 2049, and on 2050 with `mirrors`). */
   readonly nodeSecurityGroup: ec2.ISecurityGroup;
+  /**
+   * Whether the nodes serve mirrors (`mirrorPaths`), on their own port (`CacheFleet.MIRROR_PORT`, 2050). NLB mode then
+   * adds a listener on that port with a target group of its own, and lets the load balancer into the nodes' group on
+   * it too; Route 53 mode needs nothing more (clients reach the nodes' addresses on any port their group lets in).
+   *
+   * @default false
+   */
+  readonly mirrors?: boolean;
 }
 
 const LABEL_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -107,6 +115,8 @@ export class FanOut extends Construct implements ec2.IConnectable {
   public readonly loadBalancer?: elbv2.NetworkLoadBalancer;
   /** The target group of the nodes (NLB mode). */
   public readonly targetGroup?: elbv2.NetworkTargetGroup;
+  /** The target group of the nodes' mirrors, port 2050 (NLB mode, with `mirrors`). */
+  public readonly mirrorTargetGroup?: elbv2.NetworkTargetGroup;
   /** Per-node names (Route 53 mode), in node order. */
   public readonly nodeEndpoints: string[] = [];
   private readonly zonal: Array<{ az: string; name: string }> = [];
@@ -212,36 +222,47 @@ export class FanOut extends Construct implements ec2.IConnectable {
       acknowledgeCompliance(nlb, 'ELBLoggingEnabled', noAccessLogs);
       acknowledgeCompliance(nlb, 'ELBDeletionProtectionEnabled', 'The load balancer holds no data and is recreated ' +
         'with the fleet; deletion protection would make every stack deletion fail until it is turned off by hand.');
-      const targetGroup = new elbv2.NetworkTargetGroup(this, 'Nodes', {
-        vpc: props.vpc,
-        port: NFS_PORT,
-        protocol: elbv2.Protocol.TCP,
-        targetType: elbv2.TargetType.INSTANCE,
-        preserveClientIp: true,
-        targets: props.nodes.map((n) => n.autoScalingGroup),
-        healthCheck: {
+      // One listener and target group per port the nodes serve: the re-export on 2049, the mirrors' own nfsd on 2050,
+      // set alike. Each checks its own port: a node that does not answer on one leaves that rotation, and its Auto
+      // Scaling group (ELB health checks) replaces it, as it does for 2049 alone without mirrors.
+      const forward = (port: number, ids: { targetGroup: string; listener: string }) => {
+        const targetGroup = new elbv2.NetworkTargetGroup(this, ids.targetGroup, {
+          vpc: props.vpc,
+          port,
           protocol: elbv2.Protocol.TCP,
-          port: String(NFS_PORT),
-          interval: Duration.seconds(10),
-          healthyThresholdCount: 2,
-          unhealthyThresholdCount: 2,
-        },
-        deregistrationDelay: Duration.seconds(30),
-      });
-      targetGroup.setAttribute('stickiness.enabled', 'true');
-      targetGroup.setAttribute('stickiness.type', 'source_ip');
-      const listener = nlb.addListener('Nfs', {
-        port: NFS_PORT,
-        protocol: elbv2.Protocol.TCP,
-        defaultTargetGroups: [targetGroup],
-        tcpIdleTimeout: props.loadBalancerIdleTimeout ?? Duration.seconds(350),
-      });
-      acknowledgeCompliance(listener, 'ELBv2ACMCertificateRequired', 'A TCP listener for NFS: NFS clients speak no TLS ' +
-        'to a load balancer, so a TLS listener with an ACM certificate would break every mount. The traffic stays ' +
-        'inside the VPC, between security groups that allow only TCP 2049.');
+          targetType: elbv2.TargetType.INSTANCE,
+          preserveClientIp: true,
+          targets: props.nodes.map((n) => n.autoScalingGroup),
+          healthCheck: {
+            protocol: elbv2.Protocol.TCP,
+            port: String(port),
+            interval: Duration.seconds(10),
+            healthyThresholdCount: 2,
+            unhealthyThresholdCount: 2,
+          },
+          deregistrationDelay: Duration.seconds(30),
+        });
+        targetGroup.setAttribute('stickiness.enabled', 'true');
+        targetGroup.setAttribute('stickiness.type', 'source_ip');
+        const listener = nlb.addListener(ids.listener, {
+          port,
+          protocol: elbv2.Protocol.TCP,
+          defaultTargetGroups: [targetGroup],
+          tcpIdleTimeout: props.loadBalancerIdleTimeout ?? Duration.seconds(350),
+        });
+        acknowledgeCompliance(listener, 'ELBv2ACMCertificateRequired', 'A TCP listener for NFS: NFS clients speak no TLS ' +
+          'to a load balancer, so a TLS listener with an ACM certificate would break every mount. The traffic stays ' +
+          `inside the VPC, between security groups that allow only TCP ${props.mirrors ? `${NFS_PORT} and ${NFS_MIRROR_PORT}` : NFS_PORT}.`);
+        return targetGroup;
+      };
+      this.targetGroup = forward(NFS_PORT, { targetGroup: 'Nodes', listener: 'Nfs' });
       props.nodeSecurityGroup.connections.allowFrom(securityGroup, ec2.Port.tcp(NFS_PORT), 'NFS and health checks from the cache load balancer');
+      if (props.mirrors) {
+        this.mirrorTargetGroup = forward(NFS_MIRROR_PORT, { targetGroup: 'MirrorNodes', listener: 'MirrorNfs' });
+        props.nodeSecurityGroup.connections.allowFrom(securityGroup, ec2.Port.tcp(NFS_MIRROR_PORT),
+          'NFS to the mirrors and health checks from the cache load balancer');
+      }
       this.loadBalancer = nlb;
-      this.targetGroup = targetGroup;
       this.endpoint = nlb.loadBalancerDnsName;
       this.connections = new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
     }

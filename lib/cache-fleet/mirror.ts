@@ -1,6 +1,7 @@
 import * as crypto from 'crypto';
 import { Annotations, Duration, Size, SizeRoundingBehavior } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
+import { NFS_MIRROR_PORT } from '../private/constants';
 import { knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
 import { helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
@@ -318,7 +319,8 @@ function markerParameters(o: MirrorOptions, helper: MountHelper): Record<string,
  * it after (`nosharecache`: a superblock of its own, so nothing the last sync or the re-export cached is reused), so a
  * sync sees the origin as it is: the staleness bound is the interval plus two syncs, not the re-export's timers. Its
  * attribute cache outlives the sync (`actimeo=3600`, `noatime`): the walk's stat of each entry is answered from the
- * attributes its READDIR reply carried, not by a GETATTR per file. With a change marker, also `markerParameters`.
+ * attributes its READDIR reply carried, not by a GETATTR per file. `EFSC_MIRROR_PORT`: the port of the node's own
+ * addresses that reaches the mirrors' own nfsd (`NFS_MIRROR_PORT`). With a change marker, also `markerParameters`.
  */
 export function mirrorParameters(constructPath: string, o: MirrorOptions, helper: MountHelper, diskCache: boolean): Record<string, string> {
   const paths = o.mirrorPaths ?? [];
@@ -327,6 +329,7 @@ export function mirrorParameters(constructPath: string, o: MirrorOptions, helper
   return {
     EFSC_MIRROR_PATHS: paths.join(' '),
     EFSC_MIRROR_FSIDS: paths.map((p) => mirrorFsid(constructPath, p)).join(' '),
+    EFSC_MIRROR_PORT: String(NFS_MIRROR_PORT),
     EFSC_MIRROR_INTERVAL: `${seconds(o.mirrorInterval ?? Duration.minutes(1))}s`,
     EFSC_MIRROR_SIZE_MB: String((o.mirrorSize ?? Size.gibibytes(1)).toMebibytes()),
     EFSC_MIRROR_STORAGE: mirrorStorageOf(o, diskCache) === MirrorStorage.MEMORY ? 'memory' : 'disk',

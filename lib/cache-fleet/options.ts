@@ -298,8 +298,9 @@ export interface CacheFleetAttributes {
   /** The name clients mount: the fleet's `endpoint`, a DNS name or an IPv4 address. */
   readonly endpoint: string;
   /**
-   * The security group clients are let through on TCP 2049: the fleet's `connections.securityGroups[0]` (the nodes'
-   * group with Route 53, the load balancer's with an NLB).
+   * The security group clients are let through on TCP 2049 (and on `CacheFleet.MIRROR_PORT`, 2050, when they mount
+   * the fleet's mirrors): the fleet's `connections.securityGroups[0]` (the nodes' group with Route 53, the load
+   * balancer's with an NLB).
    */
   readonly securityGroup: ec2.ISecurityGroup;
   /**
@@ -324,7 +325,7 @@ export interface CacheFleetAttributes {
    * The fleet's `mirrors`, for clients that mount them (`mirrorPaths`), copied whole: each `path` under `exportPath`,
    * its `exportPath` where the fleet serves it (`/mirror/<path under exportPath>`), its `fsid` a UUID; no path twice
    * or inside another. Any of them may be a token: a client computes a mirror's mount point from its `exportPath`
-   * at boot.
+   * at boot. Clients that mount mirrors are let into `securityGroup` on `CacheFleet.MIRROR_PORT` (2050) as well.
    *
    * @default - none
    */

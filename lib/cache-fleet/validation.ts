@@ -54,7 +54,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   }
   if (o.clientProtocol === ClientProtocol.NFS_V3 && o.fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
     throw propError(scope, 'clientProtocol', 'ClientProtocol.NFS_V3 needs fanOut: FanOutMode.ROUTE53: an NFSv3 client asks ' +
-      `mountd (TCP ${NFS_MOUNTD_PORT}) for the export before NFS (TCP ${NFS_PORT}), and the load balancer listens on ${NFS_PORT} only.`);
+      `mountd (TCP ${NFS_MOUNTD_PORT}) for the export before NFS (TCP ${NFS_PORT}), and the load balancer has no listener for mountd.`);
   }
   const diskCache = nodeDiskCacheOn(o, facts);
   validateDiskCache(scope, o, facts);

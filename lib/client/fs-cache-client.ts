@@ -10,7 +10,7 @@ import { ClientProtocol, ICacheFleet } from '../cache-fleet/options';
 import { MountSource } from './mount-source';
 import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { allowFromConsumerSide } from '../private/connections';
-import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, checkInstanceTypeName, defaultImageArchitecture, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
@@ -166,7 +166,8 @@ export interface FsCacheClientOptions {
   readonly readOnly?: boolean;
 
   /**
-   * Security group of the instances. Port 2049 to the file system or fleet is opened from it.
+   * Security group of the instances. Port 2049 to the file system or fleet is opened from it (and 20048 to an NFSv3
+   * fleet, 2050 to a fleet whose mirrors are mounted).
    *
    * @default - a new security group with all outbound traffic allowed and no inbound rule
    */
@@ -261,8 +262,9 @@ const EBS_MODEL = 'Amazon Elastic Block Store';
  * on every boot (the instance store is blank after a stop/start) and a `fscache-status` command.
  *
  * ## Security Considerations
- * The instances reach the file system or fleet on TCP 2049 only, through `connections`. Use Session Manager, not
- * SSH. Mounting EFS directly uses TLS and IAM (amazon-efs-utils) by default.
+ * The instances reach the file system or fleet on TCP 2049 through `connections`, and on nothing else but mountd's
+ * 20048 of a fleet that serves NFSv3 and the mirrors' 2050 of a fleet whose mirrors they mount. Use Session Manager,
+ * not SSH. Mounting EFS directly uses TLS and IAM (amazon-efs-utils) by default.
  */
 export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConnectable, iam.IGrantable {
   /** The launch template. */
@@ -323,6 +325,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_PORT), 'NFS from FS-Cache clients');
     const v3 = source.fleet?.clientProtocol === ClientProtocol.NFS_V3;
     if (v3) allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_MOUNTD_PORT), 'NFSv3 mountd from FS-Cache clients');
+    // The mirrors are served by a second nfsd of each node, on a port of its own: opened only when they are mounted.
+    if (source.fleet && resolved.mirrorPaths.length > 0) {
+      allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_MIRROR_PORT), 'NFS to the cache fleet\'s mirrors from FS-Cache clients');
+    }
     if (fs && helper === MountHelper.EFS_UTILS) {
       const actions = ['elasticfilesystem:ClientMount', ...(readOnly ? [] : ['elasticfilesystem:ClientWrite'])];
       iam.Grant.addToPrincipal({ grantee: this.role, actions, resourceArns: [fs.fileSystemArn] });
@@ -542,9 +548,9 @@ function fleetAttributeCaching(fleet: ICacheFleet): string[] {
  * `EFSC_MIRROR_MOUNTS` (the mirrors' export paths, `/mirror/<path>`, space-separated; the server is the fleet's),
  * `EFSC_MIRROR_MOUNT_POINT` (each mirror is mounted there plus its path under /mirror, which the instance computes:
  * an export path may be a token) and their options: NFSv4.1, read-only, hard, no fsc (the page cache holds what a
- * delegation covers), default attribute caching. Mount paths that are known here are checked here: none may be
- * another's directory or lie inside it (the fsc mount, the cache directory, the other mirrors); the instance checks
- * them again at boot, with the tokens resolved.
+ * delegation covers), default attribute caching, on the mirrors' own port (`NFS_MIRROR_PORT`). Mount paths that
+ * are known here are checked here: none may be another's directory or lie inside it (the fsc mount, the cache
+ * directory, the other mirrors); the instance checks them again at boot, with the tokens resolved.
  */
 function clientMirrorParameters(scope: IConstruct, r: ResolvedSource, o: FsCacheClientOptions): Record<string, string> {
   const paths = r.mirrorPaths;
@@ -597,6 +603,6 @@ function clientMirrorParameters(scope: IConstruct, r: ResolvedSource, o: FsCache
   return {
     EFSC_MIRROR_MOUNTS: mirrors.map((m) => m.exportPath).join(' '),
     EFSC_MIRROR_MOUNT_POINT: root,
-    EFSC_MIRROR_MOUNT_OPTIONS: [...RECOMMENDED_NFS_OPTIONS, 'ro'].join(','),
+    EFSC_MIRROR_MOUNT_OPTIONS: [...RECOMMENDED_NFS_OPTIONS, 'ro', `port=${NFS_MIRROR_PORT}`].join(','),
   };
 }

@@ -10,7 +10,8 @@ export interface FleetSourceOptions {
    * `mirrorMountPoint` plus its path under the fleet's export (`/mnt/mirror/app`), without FS-Cache and with the
    * default attribute caching and close-to-open, so the delegations the node grants spare every re-open and re-read.
    * Applications read hot, rarely changing trees there and everything else (and every write) as before. Each at
-   * most once.
+   * most once. The fleet serves them on a port of their own (`CacheFleet.MIRROR_PORT`, `port=2050` in the mount
+   * options), which the template is let into beside 2049.
    *
    * @default - no mirror is mounted
    */
@@ -52,7 +53,10 @@ export class MountSource implements ec2.IConnectable {
   public readonly server: string;
   /** The path the clients mount from the server: `/` on EFS, the fleet's `exportPath`. */
   public readonly remotePath: string;
-  /** What the clients are let into on TCP 2049: the file system's or the fleet's connections. */
+  /**
+   * What the clients are let into on TCP 2049 (and on the fleet's other ports they use: mountd's for NFSv3, the
+   * mirrors' when they mount them): the file system's or the fleet's connections.
+   */
   public readonly connections: ec2.Connections;
   /** The file system, when mounted directly. */
   public readonly efsFileSystem?: efs.IFileSystem;

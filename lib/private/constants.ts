@@ -1,4 +1,7 @@
-/** NFS over TCP: the only port the tiers open to each other (and, for an NFSv3 fleet, NFS_MOUNTD_PORT). */
+/**
+ * NFS over TCP: the only port the tiers open to each other (and, for an NFSv3 fleet, NFS_MOUNTD_PORT; for a fleet
+ * with mirrors, NFS_MIRROR_PORT).
+ */
 export const NFS_PORT = 2049;
 
 /**
@@ -6,6 +9,14 @@ export const NFS_PORT = 2049;
  * name in `mountport=` so that neither they nor the security groups need rpcbind (port 111).
  */
 export const NFS_MOUNTD_PORT = 20048;
+
+/**
+ * The mirrors' own nfsd (`mirrorPaths`): each node serves its mirrors from a second nfsd, in a network namespace of
+ * the node, reached through a DNAT rule from this port of the node's own addresses, so that readers of the re-export
+ * that hang on an unreachable origin (every thread of the node's nfsd waiting on EFS) leave the mirrors answering.
+ * The re-export stays on NFS_PORT. Clients name it in `port=` when they mount a mirror.
+ */
+export const NFS_MIRROR_PORT = 2050;
 
 /** EC2's limit on raw (pre-base64) user data. */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;

@@ -13,6 +13,8 @@ import {
   ClientSource,
   DataSeeder,
   FanOutMode,
+  FsCacheClientLaunchTemplate,
+  MountSource,
   SeedSource,
 } from '../../lib';
 
@@ -31,6 +33,8 @@ interface Variant {
   readonly importedOrigin?: boolean;
   /** A DataSeeder that loads an S3 prefix into the file system. */
   readonly seeded?: boolean;
+  /** A client template of its own (`FsCacheClientLaunchTemplate`) that mounts these mirrors of the fleet. */
+  readonly mirrorClients?: string[];
 }
 
 /**
@@ -56,6 +60,11 @@ function variant(name: string, v: Variant): GateConfig {
         const bucket = s3.Bucket.fromBucketName(stack, 'Datasets', 'example-datasets');
         new DataSeeder(stack, 'Seed', {
           vpc, fileSystem: cfs.origin.fileSystem, source: SeedSource.fromBucket(bucket, 'train/'), targetPath: '/datasets/train',
+        });
+      }
+      if (v.mirrorClients) {
+        new FsCacheClientLaunchTemplate(stack, 'MirrorClients', {
+          vpc, instanceType: x86Client, source: MountSource.cacheFleet(cfs.cacheFleet!, { mirrorPaths: v.mirrorClients }),
         });
       }
       (v.clients ?? []).forEach((options, i) => {
@@ -107,6 +116,11 @@ export const MATRIX: GateConfig[] = [
     fleet: { nodeCount: 4, fanOut: FanOutMode.NETWORK_LOAD_BALANCER, instanceType: x86Node, warmPaths: ['/efs'] },
     clients: [{ instanceType: armClient }],
   }),
+  // An NLB fleet with mirrors (a second listener, on the mirrors' port 2050) and clients that mount one.
+  variant('NlbMirror', {
+    fleet: { nodeCount: 2, fanOut: FanOutMode.NETWORK_LOAD_BALANCER, mirrorPaths: ['/efs/app', '/efs/www'] },
+    mirrorClients: ['/efs/app'],
+  }),
   variant('NlbEbsClient', {
     fleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER },
     clients: [{ instanceType: ebsClient, cacheStorage: CacheStorage.EBS, source: ClientSource.CACHE_FLEET }],
@@ -115,6 +129,7 @@ export const MATRIX: GateConfig[] = [
   variant('DiskCacheMirrorWarm', {
     fleet: { nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'] },
     clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
+    mirrorClients: ['/efs/www'],
   }),
   // The largest of all: NFSv3, the disk cache, mirrors and warming (refused for size while the code was user data).
   variant('DiskCacheNfsV3MirrorWarm', {
