@@ -30,8 +30,8 @@ check "mdadm, mkfs.ext4, cachefilesd on PATH" commands mdadm mkfs.ext4 cachefile
 mark
 EFSC_MIRROR_PATHS='/efs/app'
 install_packages
-check "mirrors add rsync (the sync's copies; find walks) in one call" dnf_calls_are 'dnf -qy install rsync'
-check "rsync on PATH" commands rsync
+check "mirrors add rsync (the sync's copies; find walks) and nftables (their nfsd's port) in one call" dnf_calls_are 'dnf -qy install rsync nftables'
+check "rsync and nft on PATH" commands rsync nft
 mark
 install_packages
 check "a second run with mirrors and the disk cache calls no dnf" no_dnf_or_rpm_install

@@ -14,6 +14,6 @@ mark
 source "$A/lib/mirror.sh"
 EFSC_MIRROR_PATHS='/efs/app'
 install_packages
-check "mirrors without the disk cache: rsync from core, no SPAL" dnf_calls_are 'dnf -qy install rsync'
-check "rsync on PATH" commands rsync
+check "mirrors without the disk cache: rsync and nftables from core, no SPAL" dnf_calls_are 'dnf -qy install rsync nftables'
+check "rsync and nft on PATH" commands rsync nft
 check "no SPAL for the mirrors (find walks, rsync copies)" absent spal-release
