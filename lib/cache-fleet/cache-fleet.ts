@@ -292,22 +292,25 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     return tg ? tg.metrics.healthyHostCount({ statistic: 'Minimum', period: Duration.minutes(1), ...props }) : this.metricNodesInService(props);
   }
 
-  /** NFS operations the nodes served (sum per period; published by the nodes). */
+  /** NFS operations the nodes served (sum per period; published by the nodes), the mirrors' included. */
   public metricNfsdOps(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, NODE_METRICS.nfsdOps, props);
   }
 
-  /** Bytes clients read from the nodes (sum per period): what the cache tier served instead of EFS. */
+  /** Bytes clients read from the nodes (sum per period): what the cache tier served instead of EFS, the mirrors' included. */
   public metricNfsdBytesRead(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, NODE_METRICS.nfsdBytesRead, props);
   }
 
-  /** Requests that waited for a free nfsd thread (sum per period): more threads would help when nonzero. */
+  /**
+   * Requests that waited for a free thread of the nodes' nfsd, the re-export's (sum per period): more threads would
+   * help when nonzero.
+   */
   public metricNfsdRequestsQueued(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, NODE_METRICS.nfsdRequestsQueued, props);
   }
 
-  /** nfsd threads running per node (average). */
+  /** Threads of the nodes' nfsd, the re-export's, per node (average); the mirrors' own nfsd runs as many. */
   public metricNfsdThreads(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, NODE_METRICS.nfsdThreads, props);
   }

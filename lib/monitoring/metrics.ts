@@ -53,16 +53,22 @@ const gauge = (name: string, statistic: InstanceMetric['statistic']): InstanceMe
  * (the agent publishes them; names are the contract with assets/).
  */
 export const NODE_METRICS = {
-  /** NFS operations served (sum per period), from /proc/net/rpc/nfsd `rc` hits + misses + nocache. */
+  /**
+   * NFS operations served (sum per period), from /proc/net/rpc/nfsd `rc` hits + misses + nocache: the node's nfsd and,
+   * with mirrors, the mirrors' own (its network namespace's counters).
+   */
   nfsdOps: counter('NfsdOps'),
-  /** Bytes read by clients from nfsd (sum per period), from /proc/net/rpc/nfsd `io`: what the cache tier served. */
+  /**
+   * Bytes read by clients from nfsd (sum per period), from /proc/net/rpc/nfsd `io`: what the cache tier served, by the
+   * node's nfsd and, with mirrors, the mirrors' own.
+   */
   nfsdBytesRead: counter('NfsdBytesRead'),
-  /** nfsd threads running (average), from /proc/fs/nfsd/threads. */
+  /** Threads of the node's nfsd, the re-export's (average), from /proc/fs/nfsd/threads; the mirrors' nfsd has as many. */
   nfsdThreads: gauge('NfsdThreads', 'Average'),
   /**
    * Requests that found no idle nfsd thread and waited (sum per period), from /proc/fs/nfsd/pool_stats:
    * packets-arrived minus threads-woken (sockets-enqueued counts every request on 6.1). Nonzero and rising means
-   * more threads would help.
+   * more threads would help. The node's nfsd only (the re-export's), not the mirrors' own.
    */
   nfsdRequestsQueued: counter('NfsdRequestsQueued'),
   /** Bytes of page cache (average), from /proc/meminfo Cached: the RAM cache itself. */
