@@ -593,8 +593,10 @@ print(json.dumps({'reads': n, 'errors': errors, 'worstMs': round(worst * 1000, 1
       'ip link add lab1 type veth peer name p0 netns peer',
       'ip addr add 10.99.0.1/24 dev lab1 && ip link set lab1 up',
       'ip route add default via 10.99.0.2 dev lab1 metric 1000',
-      'ip -n peer addr add 10.99.0.2/24 dev p0 && ip -n peer addr add 10.77.0.200/32 dev p0',
+      // The peer answers for 10.99.0.2 (the node's gateway on lab1) but sends from 10.77.0.200 alone.
+      'ip -n peer addr add 10.99.0.2/24 dev p0 noprefixroute && ip -n peer addr add 10.77.0.200/32 dev p0',
       'ip -n peer link set p0 up && ip -n peer link set lo up',
+      'ip -n peer route add 10.99.0.1/32 dev p0 src 10.77.0.200',
       'ip -n peer route add default via 10.99.0.1 src 10.77.0.200',
       'sysctl -n net.ipv4.conf.all.rp_filter > /run/rp_filter.all',
       'sysctl -qw net.ipv4.conf.all.rp_filter=1 net.ipv4.conf.lab1.rp_filter=1',
