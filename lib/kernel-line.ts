@@ -8,8 +8,8 @@ const LINE_RE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
  * A kernel line of Amazon Linux 2023, the image the library's instances boot unless they are given a `machineImage`
  * (the `kernel` prop of `CacheFleet`, `FsCacheClientLaunchTemplate` and `DataSeeder`). Amazon Linux 2023 publishes
  * each line's newest image under a public SSM parameter per architecture,
- * `/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-<line>-<arm64|x86_64>`, which the library reads at deploy
- * time (no lookup at synth).
+ * `/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-<line>-<arm64|x86_64>`, which CloudFormation resolves at
+ * deploy time (no lookup at synth).
  *
  * Everything the library does on an instance is kernel behaviour (FS-Cache reads, the NFS re-export, its locks and
  * delegations), and it changes between lines: a line the lab has not proved (README, "Why the default image does not
@@ -39,9 +39,9 @@ export class AmazonLinux2023KernelLine {
   public static readonly DISTRIBUTION_DEFAULT = new AmazonLinux2023KernelLine('default');
 
   /**
-   * Any kernel line by its number, `major.minor` (`'6.12'`, `'7.0'`): for a line newer than this library's
-   * constants. The parameter must exist in the region (`cdk deploy` fails otherwise). Throws `Invalid kernel:` for
-   * anything else, a token included (the line chooses the parameter's name at synth).
+   * Any kernel line by its number, `major.minor` (`'6.12'`, `'7.0'`), for a line this class has no member for. Its
+   * parameter must exist in the region (`cdk deploy` fails otherwise). Throws `Invalid kernel:` for anything else, a
+   * token included (the line names the parameter at synth).
    */
   public static of(line: string): AmazonLinux2023KernelLine {
     if (typeof line !== 'string' || !LINE_RE.test(line)) {
