@@ -8,6 +8,7 @@ export { MirrorMetric } from './monitoring/metrics';
 export { FanOut, FanOutMode, FanOutOptions, FanOutProps } from './cache-fleet/fan-out';
 export { CacheNode, CacheNodeProps } from './cache-fleet/cache-node';
 export { MirrorOptions, MirrorStorage } from './cache-fleet/mirror';
+export { AmazonLinux2023KernelLine } from './kernel-line';
 export { MountHelper } from './mount-helper';
 export { CacheStorage, CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, FsCacheClientOptions } from './client/fs-cache-client';
 export { FleetSourceOptions, MountSource } from './client/mount-source';

@@ -86,7 +86,7 @@ describe('CacheFleet node configuration', () => {
     expect(params[0].EFSC_NFSD_THREADS).toBe(threads);
     const p = t.toJSON().Parameters;
     const ssm = Object.values<any>(p).map((x) => x.Default).filter((d) => String(d).includes('al2023'));
-    expect(ssm).toEqual([`/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${arch}`]);
+    expect(ssm).toEqual([`/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.12-${arch}`]);
     t.hasResourceProperties('AWS::EC2::LaunchTemplate', { LaunchTemplateData: { InstanceType: type } });
   });
 

@@ -117,7 +117,7 @@ describe('DataSeeder instance', () => {
       MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' },
       Monitoring: true,
       BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeType: 'gp3', VolumeSize: 200, DeleteOnTermination: true } }],
-      ImageId: { Ref: expect.stringMatching(/al2023amikerneldefaultarm64/) },
+      ImageId: { Ref: expect.stringMatching(/al2023amikernel612arm64/) },
     });
     expect(instance.Properties.KeyName).toBeUndefined();
     expect(instance.CreationPolicy).toEqual({ ResourceSignal: { Count: 1, Timeout: 'PT6H' } });
@@ -125,7 +125,7 @@ describe('DataSeeder instance', () => {
 
   test('x86_64 instance types get the x86_64 image', () => {
     const { instance } = seeder(fromInstance, { instanceType: new ec2.InstanceType('c6i.2xlarge') });
-    expect(instance.Properties.ImageId.Ref).toMatch(/al2023amikerneldefaultx8664/);
+    expect(instance.Properties.ImageId.Ref).toMatch(/al2023amikernel612x8664/);
   });
 
   test('waits for the mount targets of a file system created in the stack', () => {

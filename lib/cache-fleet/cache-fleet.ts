@@ -20,8 +20,9 @@ import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 import { encryptedRootVolume } from '../private/instance';
-import { checkInstanceTypeName, defaultImageArchitecture, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
-import { amazonLinux2023, checkEfsMount } from '../private/mount';
+import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
+import { instanceImage } from '../private/kernel';
+import { checkEfsMount } from '../private/mount';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
 // The fleet's parts, each in a module of its own, assembled by `CacheFleet` below: its options and how clients see
@@ -183,7 +184,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     if (subnets.length === 0) throw propError(this, 'vpcSubnets', 'selects no subnet of the VPC.');
     warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, ENDPOINT_NEEDS.cloudFormation,
       ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []), ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
-    const machineImage = props.machineImage ?? amazonLinux2023(defaultImageArchitecture(this, this.instanceType));
+    const machineImage = instanceImage(this, props, this.instanceType);
     const mountHelper = props.originMountHelper ?? DEFAULTS.originMountHelper;
     checkEfsMount(this, props.fileSystem, { helperProp: 'originMountHelper', helper: mountHelper }, !!props.machineImage);
 

@@ -4,6 +4,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
 import { FanOutMode, FanOutOptions } from './fan-out';
 import { MirrorOptions } from './mirror';
+import { AmazonLinux2023KernelLine } from '../kernel-line';
 import { MountHelper } from '../mount-helper';
 
 /*
@@ -63,9 +64,20 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
    * `architecture` filter of `MachineImage.lookup`. Other images (an AMI map, a parameter name that is a token) are
    * not checked.
    *
-   * @default - Amazon Linux 2023 with its default kernel, for the instance type's architecture, via SSM parameter
+   * @default - Amazon Linux 2023 of the kernel line `kernel` (6.12 unless given), for the instance type's architecture,
+   * via its SSM parameter
    */
   readonly machineImage?: ec2.IMachineImage;
+
+  /**
+   * The kernel line of the default image, Amazon Linux 2023 (each line is a public SSM parameter of its own per
+   * architecture). A line the lab has not proved (README, "Why the default image does not float"), and
+   * `AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT`, which floats, warn at synth (`cdk-efs-cache:kernelNotProved`).
+   * Refused with `machineImage`, which chooses the image, kernel included.
+   *
+   * @default AmazonLinux2023KernelLine.KERNEL_6_12, a line the lab proved
+   */
+  readonly kernel?: AmazonLinux2023KernelLine;
 
   /**
    * Subnets of the nodes (round robin). Every AZ needs an origin mount target. In isolated subnets the nodes need

@@ -5,6 +5,7 @@ import { checkClientCidrs } from '../private/cidr';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '../private/errors';
 import { checkImageArchitecture } from '../private/image';
+import { checkKernel } from '../private/kernel';
 import { instanceTypeFacts } from '../private/instance-types';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 import { CACHE_FLEET_DEFAULTS, CacheFleetOptions, ClientProtocol } from './options';
@@ -62,6 +63,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   checkNodePaths(scope, exportPath, !!o.mirrorPaths?.length, diskCache);
   checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? DEFAULT_INSTANCE_TYPE));
   checkImageArchitecture(scope, o.machineImage, o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE));
+  checkKernel(scope, o);
   for (const p of o.warmPaths ?? []) {
     knownAtSynth(scope, 'warmPaths', p, 'each is checked against exportPath');
     if (!PATH_RE.test(p) || DOT_SEGMENT_RE.test(p)) throw propError(scope, 'warmPaths', `'${p}' is not an absolute path.`);

@@ -1,5 +1,4 @@
 import { Annotations, Duration, Stack } from 'aws-cdk-lib';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { Construct } from 'constructs';
 import { propError } from './errors';
@@ -42,14 +41,6 @@ export function seconds(d: Duration): string {
 export function systemdTimeSpan(d: Duration): string {
   const minutes = d.toMinutes({ integral: true });
   return minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}min`;
-}
-
-/** Amazon Linux 2023 with the distribution's default kernel, through its public SSM parameter (no lookup). */
-export function amazonLinux2023(arch: ec2.InstanceArchitecture): ec2.IMachineImage {
-  const cpu = arch === ec2.InstanceArchitecture.ARM_64 ? 'arm64' : 'x86_64';
-  return ec2.MachineImage.fromSsmParameter(`/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${cpu}`, {
-    os: ec2.OperatingSystemType.LINUX,
-  });
 }
 
 /** File systems whose policy this library made TLS-only (OriginFileSystem): a mount without TLS is refused there. */

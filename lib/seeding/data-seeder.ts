@@ -7,14 +7,16 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct, IConstruct } from 'constructs';
+import { AmazonLinux2023KernelLine } from '../kernel-line';
 import { renderScript } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { acknowledgeWildcardResource } from '../private/nag';
-import { amazonLinux2023, checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
-import { checkInstanceTypeName, defaultImageArchitecture, warnIfDefaultTypeNotOffered } from '../private/instance-types';
+import { checkKernel, instanceImage } from '../private/kernel';
+import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture } from '../private/image';
 import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
@@ -236,9 +238,20 @@ export interface DataSeederProps {
    * Image of the seeding instance (Amazon Linux 2023, Debian or Ubuntu). An image whose architecture shows at synth
    * (see `CacheFleetOptions.machineImage`) must match `instanceType`'s.
    *
-   * @default - Amazon Linux 2023 with its default kernel, for the instance type's architecture, via SSM parameter
+   * @default - Amazon Linux 2023 of the kernel line `kernel` (6.12 unless given), for the instance type's architecture,
+   * via its SSM parameter
    */
   readonly machineImage?: ec2.IMachineImage;
+
+  /**
+   * The kernel line of the default image, Amazon Linux 2023 (each line is a public SSM parameter of its own per
+   * architecture). A line the lab has not proved (README, "Why the default image does not float"), and
+   * `AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT`, which floats, warn at synth (`cdk-efs-cache:kernelNotProved`).
+   * Refused with `machineImage`, which chooses the image, kernel included.
+   *
+   * @default AmazonLinux2023KernelLine.KERNEL_6_12, a line the lab proved
+   */
+  readonly kernel?: AmazonLinux2023KernelLine;
 
   /**
    * Subnet of the seeding instance (the first one selected). Its AZ needs a mount target of the file system, and
@@ -312,6 +325,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     checkImageArchitecture(this, props.machineImage, instanceType);
+    checkKernel(this, props);
     const mountHelper = props.mountHelper ?? MountHelper.EFS_UTILS;
     checkEfsMount(this, props.fileSystem, { helperProp: 'mountHelper', helper: mountHelper }, !!props.machineImage);
     this.workers = props.workers ?? 50;
@@ -342,7 +356,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
       vpc: props.vpc,
       vpcSubnets,
       instanceType,
-      machineImage: props.machineImage ?? amazonLinux2023(defaultImageArchitecture(this, instanceType)),
+      machineImage: instanceImage(this, props, instanceType),
       role: this.role,
       securityGroup: this.securityGroup,
       userData: ec2.UserData.custom(Lazy.string({ produce: () => userData })),

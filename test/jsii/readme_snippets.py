@@ -11,7 +11,7 @@ import sys
 import traceback
 
 import aws_cdk as cdk
-from aws_cdk import Duration, Stack
+from aws_cdk import Annotations, Duration, Stack
 from aws_cdk import aws_autoscaling as autoscaling
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_efs as efs
@@ -25,7 +25,7 @@ def given(stack: Stack) -> dict:
                                             cache_fleet=cdk_efs_cache.CacheFleetOptions(zone_name="fixture.internal"))
     names = {name: getattr(cdk_efs_cache, name) for name in dir(cdk_efs_cache) if not name.startswith("_")}
     names.update(
-        cdk=cdk, Duration=Duration, Stack=Stack, autoscaling=autoscaling, ec2=ec2, efs=efs, s3=s3,
+        cdk=cdk, Annotations=Annotations, Duration=Duration, Stack=Stack, autoscaling=autoscaling, ec2=ec2, efs=efs, s3=s3,
         stack=stack, self=stack, vpc=vpc,
         file_system=efs.FileSystem(stack, "FixtureFs", vpc=vpc),
         my_security_group=ec2.SecurityGroup(stack, "FixtureSg", vpc=vpc),

@@ -1,0 +1,75 @@
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { describeValue, propError } from './private/errors';
+
+/** `6.12`: major and minor, without leading zeros (the names of AWS's parameters have none). */
+const LINE_RE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
+
+/**
+ * A kernel line of Amazon Linux 2023, the image the library's instances boot unless they are given a `machineImage`
+ * (the `kernel` prop of `CacheFleet`, `FsCacheClientLaunchTemplate` and `DataSeeder`). Amazon Linux 2023 publishes
+ * each line's newest image under a public SSM parameter per architecture,
+ * `/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-<line>-<arm64|x86_64>`, which CloudFormation resolves at
+ * deploy time (no lookup at synth).
+ *
+ * Everything the library does on an instance is kernel behaviour (FS-Cache reads, the NFS re-export, its locks and
+ * delegations), and it changes between lines: a line the lab has not proved (README, "Why the default image does not
+ * float") gets a synth warning, `cdk-efs-cache:kernelNotProved`.
+ *
+ * Not to be confused with `ec2.AmazonLinux2023Kernel` of aws-cdk-lib (for `MachineImage.latestAmazonLinux2023`), which
+ * this library does not take.
+ */
+export class AmazonLinux2023KernelLine {
+  /** Kernel line 6.1 (`al2023-ami-kernel-6.1-<arch>`). */
+  public static readonly KERNEL_6_1 = new AmazonLinux2023KernelLine('6.1');
+
+  /** Kernel line 6.12 (`al2023-ami-kernel-6.12-<arch>`). */
+  public static readonly KERNEL_6_12 = new AmazonLinux2023KernelLine('6.12');
+
+  /**
+   * Kernel line 6.18 (`al2023-ami-kernel-6.18-<arch>`). From about 6.15, nfsd gives clients of a re-exported NFS file
+   * system (the cache nodes' export) no locks and no delegations.
+   */
+  public static readonly KERNEL_6_18 = new AmazonLinux2023KernelLine('6.18');
+
+  /**
+   * Whichever line AWS makes Amazon Linux 2023's default (`al2023-ami-kernel-default-<arch>`), which is not this
+   * library's default. It floats: after AWS moves it to a new line, the next deploy replaces the instances with that
+   * line, proved or not. Always warns at synth.
+   */
+  public static readonly DISTRIBUTION_DEFAULT = new AmazonLinux2023KernelLine('default');
+
+  /**
+   * Any kernel line by its number, `major.minor` (`'6.12'`, `'7.0'`), for a line this class has no member for. Its
+   * parameter must exist in the region (`cdk deploy` fails otherwise). Throws `Invalid kernel:` for anything else, a
+   * token included (the line names the parameter at synth).
+   */
+  public static of(line: string): AmazonLinux2023KernelLine {
+    if (typeof line !== 'string' || !LINE_RE.test(line)) {
+      throw propError(undefined, 'kernel', `must be a kernel line of Amazon Linux 2023 as major.minor, known at synth ` +
+        `(such as '6.12'), got ${describeValue(line)}. For the distribution's floating default, use ` +
+        'AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT.');
+    }
+    return new AmazonLinux2023KernelLine(line);
+  }
+
+  /** The line as the SSM parameter's name spells it: `6.12`, or `default` for `DISTRIBUTION_DEFAULT`. */
+  public readonly line: string;
+
+  private constructor(line: string) {
+    this.line = line;
+  }
+
+  /**
+   * The public SSM parameter that holds the id of this line's newest image for an architecture:
+   * `/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.12-arm64`.
+   */
+  public ssmParameterName(architecture: ec2.InstanceArchitecture): string {
+    const cpu = architecture === ec2.InstanceArchitecture.ARM_64 ? 'arm64' : 'x86_64';
+    return `/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-${this.line}-${cpu}`;
+  }
+
+  /** The line (`6.12`, or `default`). */
+  public toString(): string {
+    return this.line;
+  }
+}
