@@ -8,6 +8,8 @@ export interface LabImage {
   readonly rootImage: string;
   readonly kernel: string;
   readonly initrd: string;
+  /** The kernel matrix (test/lab/image/kernels): per tag ('6.12', '7'), its kernel, initrd and version. */
+  readonly kernels: Readonly<Record<string, { readonly kernel: string; readonly initrd: string; readonly version: string }>>;
 }
 
 export const LAB_DIR = path.resolve(__dirname, '..');
@@ -31,13 +33,19 @@ export function findImage(): LabImage {
       throw new Error(`lab image not built: ${stderr.trim() || (e as Error).message} (run test/lab/image/build.sh as root)`);
     }
   }
+  const kernels: Record<string, { kernel: string; initrd: string; version: string }> = {};
+  const info = fs.existsSync(path.join(dir, 'build-info.txt')) ? fs.readFileSync(path.join(dir, 'build-info.txt'), 'utf8') : '';
+  for (const m of info.matchAll(/^kernel-([^=]+)=(.+)$/gm)) {
+    kernels[m[1]] = { kernel: path.join(dir, `vmlinuz-${m[1]}`), initrd: path.join(dir, `initrd-${m[1]}.img`), version: m[2] };
+  }
   const image = {
     dir,
     rootImage: path.join(dir, 'root.img'),
     kernel: path.join(dir, 'vmlinuz'),
     initrd: path.join(dir, 'initrd.img'),
+    kernels,
   };
-  for (const f of [image.rootImage, image.kernel, image.initrd]) {
+  for (const f of [image.rootImage, image.kernel, image.initrd, ...Object.values(kernels).flatMap((k) => [k.kernel, k.initrd])]) {
     if (!fs.existsSync(f)) throw new Error(`lab image incomplete: ${f} is missing`);
   }
   return image;

@@ -54,6 +54,11 @@ export interface VmOptions {
   /** Appended to the kernel command line. */
   readonly kernelArgs?: string;
   /**
+   * The kernel to boot: a tag of the image's kernel matrix (test/lab/image/kernels, e.g. '6.12', '7').
+   * @default - bookworm's own (6.1)
+   */
+  readonly kernel?: string;
+  /**
    * What the lab's instance metadata service (169.254.169.254, IMDSv2) answers this VM: its instance id and instance
    * tags (what EC2 serves with instance metadata tags on).
    * @default - instance id `i-` and 17 hex digits derived from the VM name, no tags
@@ -493,6 +498,14 @@ export class Vm {
     await run('mcopy', ['-o', '-i', this.seed, ...files.map((f) => path.join(seedDir, f)), '::']);
   }
 
+  private bootKernel(): { kernel: string; initrd: string } {
+    const tag = this.options.kernel;
+    if (tag === undefined) return this.host.image;
+    const k = this.host.image.kernels[tag];
+    if (!k) throw new Error(`vm ${this.name}: no kernel '${tag}' in the lab image (has: ${Object.keys(this.host.image.kernels).join(', ') || 'none'})`);
+    return k;
+  }
+
   private qemuArgs(): string[] {
     const o = this.options;
     const append = [
@@ -509,8 +522,8 @@ export class Vm {
       '-nodefaults', '-display', 'none', '-vga', 'none',
       '-chardev', `file,id=console0,path=${this.serialLogPath},append=on`,
       '-serial', 'chardev:console0',
-      '-kernel', this.host.image.kernel,
-      '-initrd', this.host.image.initrd,
+      '-kernel', this.bootKernel().kernel,
+      '-initrd', this.bootKernel().initrd,
       '-append', append,
       '-drive', `file=${this.overlay},if=virtio,format=qcow2,cache=unsafe`,
     ];

@@ -170,6 +170,40 @@ if in_root dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | grep -v '^ii ';
   die "packages left unconfigured (listed above)"
 fi
 
+# The kernel matrix: each kernel of test/lab/image/kernels, the one its suite's linux-image-amd64 depends on, unpacked
+# into the root (dpkg -x: the files alone, so nothing else of another suite enters the bookworm root) and its modules
+# indexed; its initrd is made below by bookworm's initramfs-tools, with the lab's initramfs configuration. The suites'
+# package lists are removed afterwards.
+extra_kernels=()
+base_kernel="$(find "${rootdir}/boot" -name 'vmlinuz-*' | sort | tail -n1)"
+base_initrd="${base_kernel/vmlinuz-/initrd.img-}"
+while read -r tag ksuite; do
+  printf 'deb %s %s main\n' "${mirror}" "${ksuite}" > "${rootdir}/etc/apt/sources.list.d/lab-kernel.list"
+  in_root apt-get update -q > "${work}/kernel-${tag}.log" 2>&1 || { tail -n 30 "${work}/kernel-${tag}.log" >&2; die "apt-get update for ${ksuite} failed"; }
+  # depends: the Depends items of a package of the suite, one name per line.
+  depends() { in_root apt-cache show "$1/${ksuite}" 2>>"${work}/kernel-${tag}.log" | sed -n '0,/^Depends: /s/^Depends: //p' | tr ',|' '\n' | awk '{ print $1 }'; }
+  pkg="$(depends linux-image-amd64 | grep -m1 -E '^linux-image-[0-9].*-amd64$' || true)"
+  [[ -n "${pkg}" ]] || { tail -n 30 "${work}/kernel-${tag}.log" >&2; die "no kernel package for ${ksuite} (linux-image-amd64/${ksuite})"; }
+  ver="${pkg#linux-image-}"
+  # Newer suites split the kernel into packages of the same version (linux-binary-, linux-modules-, linux-base-).
+  mapfile -t pkgs < <(printf '%s\n' "${pkg}"; depends "${pkg}" | awk -v v="-${ver}" 'substr($0, length($0) - length(v) + 1) == v')
+  log "kernel ${tag}: ${pkgs[*]} from ${ksuite}"
+  in_root sh -c "rm -rf /tmp/k && mkdir /tmp/k && cd /tmp/k && apt-get download -q $(printf "'%s/${ksuite}' " "${pkgs[@]}") && for d in /tmp/k/*.deb; do dpkg -x \"\$d\" /; done && rm -rf /tmp/k" >> "${work}/kernel-${tag}.log" 2>&1 ||
+    { tail -n 30 "${work}/kernel-${tag}.log" >&2; die "could not unpack ${pkgs[*]}"; }
+  # Those put the kernel, its config and System.map in /lib/modules/<version>; their maintainer scripts (not run by
+  # dpkg -x) would copy them to /boot, where initramfs-tools looks.
+  for f in vmlinuz config System.map; do
+    if [[ ! -e "${rootdir}/boot/${f}-${ver}" && -e "${rootdir}/lib/modules/${ver}/${f}" ]]; then
+      cp "${rootdir}/lib/modules/${ver}/${f}" "${rootdir}/boot/${f}-${ver}"
+    fi
+  done
+  [[ -f "${rootdir}/boot/vmlinuz-${ver}" && -d "${rootdir}/lib/modules/${ver}/kernel" ]] || die "${pkgs[*]} left no /boot/vmlinuz-${ver} or /lib/modules/${ver}"
+  in_root depmod -a "${ver}" >> "${work}/kernel-${tag}.log" 2>&1 || die "depmod ${ver} failed"
+  extra_kernels+=("${tag}:${ver}")
+done < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "${here}/kernels")
+rm -f "${rootdir}/etc/apt/sources.list.d/lab-kernel.list"
+in_root apt-get update -q > /dev/null 2>&1 || true
+
 log "configuring the guest"
 # debootstrap leaves a fake start-stop-daemon when a configure step failed: put the real one back.
 if [[ -e "${rootdir}/sbin/start-stop-daemon.REAL" ]]; then
@@ -202,6 +236,11 @@ done
 in_root passwd -d root > /dev/null
 log "rebuilding the initrd (MODULES=list)"
 in_root update-initramfs -u -k all > "${work}/initramfs.log" 2>&1 || { tail -n 30 "${work}/initramfs.log" >&2; die "update-initramfs failed"; }
+for k in "${extra_kernels[@]}"; do
+  in_root update-initramfs -c -k "${k#*:}" >> "${work}/initramfs.log" 2>&1 ||
+    { tail -n 30 "${work}/initramfs.log" >&2; die "update-initramfs for ${k#*:} failed"; }
+done
+
 # shellcheck disable=SC2016 # a dpkg-query format, not a shell expansion
 in_root dpkg-query -W -f='${Package} ${Version}\n' > "${work}/packages.txt"
 in_root apt-get clean
@@ -210,12 +249,16 @@ cleanup
 
 log "extracting kernel and initrd"
 kernel="$(readlink -f "${rootdir}/vmlinuz" 2>/dev/null || true)"
-[[ -f "${kernel}" ]] || kernel="$(find "${rootdir}/boot" -name 'vmlinuz-*' | sort | tail -n1)"
+[[ -f "${kernel}" ]] || kernel="${base_kernel}"
 initrd="$(readlink -f "${rootdir}/initrd.img" 2>/dev/null || true)"
-[[ -f "${initrd}" ]] || initrd="$(find "${rootdir}/boot" -name 'initrd.img-*' | sort | tail -n1)"
+[[ -f "${initrd}" ]] || initrd="${base_initrd}"
 [[ -f "${kernel}" && -f "${initrd}" ]] || die "kernel or initrd missing in ${rootdir}/boot"
 cp "${kernel}" "${work}/vmlinuz"
 cp "${initrd}" "${work}/initrd.img"
+for k in "${extra_kernels[@]}"; do
+  cp "${rootdir}/boot/vmlinuz-${k#*:}" "${work}/vmlinuz-${k%%:*}"
+  cp "${rootdir}/boot/initrd.img-${k#*:}" "${work}/initrd-${k%%:*}.img"
+done
 
 log "making root.img (ext4, ${root_size}, from the root folder)"
 truncate -s "${root_size}" "${work}/root.img"
@@ -224,6 +267,7 @@ unmount_under "${work}"
 rm -rf --one-file-system "${rootdir}"
 
 printf 'kernel=%s\nmirror=%s\nsuite=%s\n' "$(basename "${kernel}")" "${mirror}" "${suite}" > "${work}/build-info.txt"
+for k in "${extra_kernels[@]}"; do printf 'kernel-%s=%s\n' "${k%%:*}" "${k#*:}" >> "${work}/build-info.txt"; done
 touch "${work}/done"
 rm -rf "${image_dir}"
 mv "${work}" "${image_dir}"
