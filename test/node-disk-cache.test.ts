@@ -4,16 +4,16 @@
  * is the lab's to prove (test/lab/mirror.lab.ts, on a real kernel).
  */
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, MountHelper } from '../lib';
+import { CacheFleet, CacheFleetProps, MountHelper } from '../lib';
 import { importedFs, stackWithVpc } from './util';
 import { runScript } from './util/run-script';
 import { launchTemplateUserData, parameters } from './util/user-data';
 
-function nodeUserData(): string {
+function nodeUserData(extra: Partial<CacheFleetProps> = {}): string {
   const { stack, vpc } = stackWithVpc();
   new CacheFleet(stack, 'Fleet', {
     vpc, fileSystem: importedFs(stack), nodeCount: 1, instanceType: new ec2.InstanceType('c7gd.4xlarge'),
-    originMountHelper: MountHelper.NFS, clientCidrs: ['10.0.0.0/16'],
+    originMountHelper: MountHelper.NFS, clientCidrs: ['10.0.0.0/16'], ...extra,
   });
   // The lab's values for what resolves at deploy time.
   return Object.values(launchTemplateUserData(stack, () => 'fs-0123456789abcdef0.efs.us-east-1.amazonaws.com'))[0];
@@ -26,6 +26,17 @@ describe('node disk cache: the script\'s own checks', () => {
     const p = parameters(ud);
     expect(p.EFSC_NODE_DISK_CACHE).toBe('true');
     expect(p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).toContain('fsc');
+  });
+
+  test('the boot self-test of the cache: logged by default, required with nodeDiskCacheRequireSelfTest, absent without the disk cache', () => {
+    expect(parameters(ud).EFSC_CACHE_SELF_TEST).toBe('log');
+    expect(parameters(nodeUserData({ nodeDiskCacheRequireSelfTest: true })).EFSC_CACHE_SELF_TEST).toBe('require');
+    expect(parameters(nodeUserData({ nodeDiskCache: false })).EFSC_CACHE_SELF_TEST).toBeUndefined();
+    const bad = ud.replace("EFSC_CACHE_SELF_TEST='log'", "EFSC_CACHE_SELF_TEST='maybe'");
+    expect(bad).not.toBe(ud);
+    const run = runScript(bad, ['--disk-cache'], {});
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/FATAL: EFSC_CACHE_SELF_TEST='maybe' is invalid: expected log or require/);
   });
 
   test('an origin mount without fsc is refused before anything is installed', () => {

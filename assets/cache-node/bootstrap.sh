@@ -79,6 +79,7 @@ check_parameters() {
   need EFSC_NODE_DISK_CACHE '^(true|false)$' 'true or false'
   if disk_cache; then
     fscache_check
+    need EFSC_CACHE_SELF_TEST '^(log|require)$' 'log or require'
     [[ ",$EFSC_ORIGIN_MOUNT_OPTIONS," =~ ,fsc[,=] ]] || die "EFSC_ORIGIN_MOUNT_OPTIONS must contain fsc with EFSC_NODE_DISK_CACHE=true"
     # A node's user data carries no initialization of the devices (lib/fscache.sh, a block only clients run).
     [ "$EFSC_INITIALIZE_DEVICES" = false ] || die "EFSC_INITIALIZE_DEVICES must be false on a cache node"
@@ -203,6 +204,10 @@ warm() {
   [[ "$(findmnt -no FSTYPE "$EFSC_EXPORT_PATH")" == nfs* ]] || die "the origin is not mounted at $EFSC_EXPORT_PATH"
   echo "$EFSC_READ_AHEAD_KB" >"/sys/class/bdi/$(mountpoint -d "$EFSC_EXPORT_PATH")/read_ahead_kb" ||
     die "cannot set the read-ahead of $EFSC_EXPORT_PATH"
+  # Whether the disk cache serves reads on this kernel (lib/fscache.sh), before anything fills it.
+  if disk_cache && ! fscache_self_test "$EFSC_EXPORT_PATH" && [ "$EFSC_CACHE_SELF_TEST" = require ]; then
+    die "the disk cache did not serve a re-read (nodeDiskCacheRequireSelfTest): not serving"
+  fi
   # The mirrors' first sync after boot (nothing when done): nfs-server requires this unit, so no empty mirror is served.
   mirror_sync --first
   read -ra p <<<"$EFSC_WARM_PATHS"

@@ -217,3 +217,43 @@ EOF
 fsc_of() {
   awk -v d="$(mountpoint -d "$1")" '$4 == d { print $NF }' /proc/fs/nfsfs/volumes
 }
+
+# fscache_counter FIELD: a counter of FS-Cache's "IO" line (rd or wr) in /proc/fs/fscache/stats, 0 if none.
+fscache_counter() {
+  awk -v f="$1=" '$1 == "IO" { for (i = 2; i <= NF; i++) if (index($i, f) == 1) print substr($i, length(f) + 1) }' \
+    /proc/fs/fscache/stats 2>/dev/null | grep -m1 . || echo 0
+}
+
+# server_read_bytes MOUNTPOINT: bytes the NFS mount there has read from its server (serverreadbytes, the fifth field of
+# its "bytes:" line in /proc/self/mountstats).
+server_read_bytes() {
+  awk -v m="$1" '$1 == "device" { on = ($5 == m) } on && $1 == "bytes:" { print $6; exit }' /proc/self/mountstats
+}
+
+# fscache_self_test MOUNTPOINT: whether FS-Cache serves reads of that NFS mount on this kernel. One file of it (64 KiB
+# to 64 MiB) is read, FS-Cache's writes behind that read are let finish, the file alone is dropped from the page cache,
+# and it is read again: the second read must cost the server less than half the file (the mount's own server-read
+# counter, whatever the kernel counts as an FS-Cache read) and FS-Cache must count a read. A cache that stores but
+# never serves passes every other check. Logs the result; returns 1 when the cache did not serve (0 when no file fits).
+fscache_self_test() {
+  local f n b w=-1 r
+  f=$(find "$1" -xdev -maxdepth 4 -type f -size +64k -size -64M -print -quit 2>/dev/null) || true
+  if [ -z "$f" ]; then log "cache self-test: no file of 64 KiB to 64 MiB under $1: not run"; return 0; fi
+  n=$(stat -c %s "$f")
+  cat "$f" >/dev/null || { warn "cache self-test: cannot read $f"; return 1; }
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    [ "$(fscache_counter wr)" != "$w" ] || break
+    w=$(fscache_counter wr)
+    sleep 1
+  done
+  dd if="$f" iflag=nocache count=0 status=none || { warn "cache self-test: cannot drop $f from the page cache"; return 1; }
+  b=$(server_read_bytes "$1") r=$(fscache_counter rd)
+  cat "$f" >/dev/null || { warn "cache self-test: cannot read $f again"; return 1; }
+  b=$(($(server_read_bytes "$1") - b)) r=$(($(fscache_counter rd) - r))
+  if ((2 * b < n && r > 0)); then
+    log "cache self-test: FS-Cache served a re-read of $f ($n bytes): $b bytes from the server, $r FS-Cache reads"
+  else
+    warn "cache self-test: FS-Cache did not serve a re-read of $f ($n bytes): $b bytes from the server, $r FS-Cache reads"
+    return 1
+  fi
+}

@@ -203,6 +203,16 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly nodeDiskCacheDeviceModel?: string;
 
   /**
+   * At every boot a node with the disk cache checks that FS-Cache serves reads on its kernel: it reads one file of
+   * the origin (64 KiB to 64 MiB), drops it from the page cache and reads it again, which must cost the origin less
+   * than half the file and count an FS-Cache read (a cache that stores but never serves looks healthy on every other
+   * measure). The result is logged either way; with `true` a node whose cache did not serve does not serve.
+   *
+   * @default false - the result is logged, the node serves
+   */
+  readonly nodeDiskCacheRequireSelfTest?: boolean;
+
+  /**
    * Paths under `exportPath` read in parallel before a node starts serving, so the first client read hits RAM.
    *
    * @default - no warming
