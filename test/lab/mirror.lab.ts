@@ -38,7 +38,8 @@ function mirrorNodeUserData(extra: Partial<CacheFleetProps> = {}): { userData: s
     nodeCount: 1,
     originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],
-    originMountTimeout: Duration.seconds(150),
+    // (h) waits this long for a mount of an origin that does not answer.
+    originMountTimeout: Duration.seconds(60),
     nfsdThreads: 16,
     mirrorPaths: ['/efs/app'],
     mirrorInterval: Duration.seconds(INTERVAL_S),
@@ -234,6 +235,10 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     const opts = (line?.[2] ?? '').split(',');
     expect(opts).toEqual(expect.arrayContaining(['ro', 'root_squash', 'no_subtree_check', `fsid=${fsid}`]));
     expect((await node.execOk('cat /proc/sys/fs/leases-enable')).trim()).toBe('1');
+    // The boot self-test of the node's disk cache: a re-read of a file of the origin served by FS-Cache.
+    const selfTest = (await node.execOk("journalctl -b -o cat | grep -m1 'cache self-test' || true")).trim();
+    progress(selfTest);
+    expect(selfTest).toMatch(/cache self-test: FS-Cache served a re-read of \/efs\/\S+ \(\d+ bytes\): \d+ bytes from the server, [1-9]\d* FS-Cache reads/);
     expect((await node.execOk(`ls /mirror/app | grep -c '^f[0-9]'`)).trim()).toBe(String(FILES));
   });
 
@@ -598,6 +603,9 @@ print(json.dumps({'reads': n, 'errors': errors, 'worstMs': round(worst * 1000, 1
       'ip -n peer link set p0 up && ip -n peer link set lo up',
       'ip -n peer route add 10.99.0.1/32 dev p0 src 10.77.0.200',
       'ip -n peer route add default via 10.99.0.1 src 10.77.0.200',
+      // Its ARP requests name its link address (a node with rp_filter=1 drops an ARP request from an address it
+      // reaches by another interface, which would fail the connection before the mirrors' rules are at play).
+      'ip netns exec peer sysctl -qw net.ipv4.conf.all.arp_announce=2 net.ipv4.conf.p0.arp_announce=2',
       'sysctl -n net.ipv4.conf.all.rp_filter > /run/rp_filter.all',
       'sysctl -qw net.ipv4.conf.all.rp_filter=1 net.ipv4.conf.lab1.rp_filter=1',
     ].join(' && '));
