@@ -1,0 +1,236 @@
+/**
+ * The kernel matrix (issue 30): what the library relies on that is kernel behaviour, on each extra kernel of the lab
+ * image (test/lab/image/kernels: Debian trixie's 6.12, the line of Amazon Linux 2023's kernel-6.12 images, and
+ * trixie-backports' 7.x, newer than any Amazon Linux 2023 line). Bookworm's 6.1 runs the whole lab (scenarios, mirror,
+ * metrics); here, on each other kernel, only what depends on the kernel. One origin (on 6.1: its kernel is not the
+ * library's), and per kernel a cache node (NFSv3 and NFSv4.1 to clients, the disk cache, a mirror) and an FS-Cache
+ * client of it (the library's user data, NFSv3 with fsc, and the mirror), both booted on that kernel, all at once.
+ * Asserts counters and state, never timings.
+ */
+import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CacheFleet, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
+import { importedFs, newApp } from '../util';
+import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
+import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
+
+const MIN = 60_000;
+/**
+ * Locks through the NFSv4.1 re-export, as each kernel of the matrix answers them: granted (bookworm's 6.1 grants them,
+ * test/lab/mirror.lab.ts (f)) or refused. nfsd refuses locks on a re-exported NFS file system from 6.15 (its client
+ * could not recover them after the node's reboot), and Debian's 6.12.117 refuses them too.
+ */
+const REEXPORT_LOCKS: Record<string, 'granted' | 'refused'> = { '6.12': 'refused', '7': 'refused' };
+const KERNELS = Object.keys(findImage().kernels).sort();
+const FILES = 100;
+const IN_MIRROR_NS = 'ip netns exec efs-cache-mirror';
+const STATSD = `import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('127.0.0.1', 8125))
+f = open('/run/statsd-received', 'a')
+while True:
+    f.write(s.recv(65535).decode())
+    f.flush()
+`;
+
+interface KernelUserData { node: string; nodeTags: Record<string, string>; client: string; endpoint: string; fsid: string }
+
+/** One fleet per kernel (a zone of its own, so each client resolves its own node), and its client. */
+function kernelUserData(tag: string): KernelUserData {
+  const app = newApp();
+  const stack = new Stack(app, `Kernel${tag.replace(/\W/g, '')}`);
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
+  const fleet = new CacheFleet(stack, 'Fleet', {
+    vpc,
+    fileSystem: importedFs(stack),
+    nodeCount: 1,
+    originMountHelper: MountHelper.NFS,
+    clientCidrs: [LAB_SUBNET],
+    originMountTimeout: Duration.seconds(150),
+    nfsdThreads: 16,
+    clientProtocol: ClientProtocol.NFS_V3,
+    mirrorPaths: ['/efs/app'],
+    mirrorSize: Size.mebibytes(64),
+    instanceType: new ec2.InstanceType('c6id.xlarge'),
+    nodeDiskCacheDeviceModel: LAB_NVME_MODEL,
+    zoneName: `k${tag.replace(/\W/g, '')}.efs-cache.internal`,
+  });
+  const client = new FsCacheClientLaunchTemplate(stack, 'Client', {
+    vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(300),
+  });
+  const template = Template.fromStack(stack).toJSON() as CfnTemplate;
+  const ud = (lt: ec2.LaunchTemplate) => resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), PSEUDO_VALUES);
+  const asg = fleet.nodes[0].autoScalingGroup.node.defaultChild as CfnResource;
+  return {
+    node: ud(fleet.launchTemplate),
+    nodeTags: { 'cdk-efs-cache:signal-resource': stack.getLogicalId(asg), 'cdk-efs-cache:fleet': fleet.node.addr },
+    client: ud(client.launchTemplate),
+    endpoint: fleet.endpoint,
+    fsid: fleet.fsid,
+  };
+}
+
+/** A counter of a VM: the first number `re` captures in the output of `command`. */
+async function count(vm: Vm, command: string, re: RegExp): Promise<number> {
+  const out = await vm.execOk(command);
+  const m = re.exec(out);
+  if (!m) throw new Error(`${vm.name}: no ${re} in the output of ${command}:\n${out}`);
+  return Number(m[1]);
+}
+const fscacheReads = (vm: Vm) => count(vm, 'cat /proc/fs/fscache/stats', /IO\s*:\s*rd=(\d+)/);
+const nfsdBytes = (vm: Vm, ns = '') => count(vm, `${ns} cat /proc/net/rpc/nfsd`, /^io (\d+)/m);
+const nfsdOpens = (vm: Vm, ns = '') => count(vm, `${ns} awk '$1 == "proc4ops" { print $21 }' /proc/net/rpc/nfsd`, /(\d+)/);
+
+interface Booted { tag: string; version: string; node: Vm; client: Vm; nodeBoot: CloudInitResult; clientBoot: CloudInitResult; ud: KernelUserData }
+
+describe('lab: the kernel matrix', () => {
+  let lab: Lab;
+  let origin: Vm;
+  const booted = new Map<string, Booted>();
+
+  beforeAll(async () => {
+    const t0 = Date.now();
+    lab = await Lab.create({ name: 'kernels' });
+    origin = await lab.startVm({ name: 'origin', ip: '10.77.0.10', userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1 });
+    await origin.waitForCloudInit();
+    await origin.execOk([
+      'mkdir -p /srv/efs/app /srv/efs/data',
+      `for i in $(seq 1 ${FILES}); do head -c $((512 + i)) /dev/urandom > /srv/efs/app/f$i; done`,
+      'head -c 4M /dev/urandom > /srv/efs/data/client.bin && head -c 16M /dev/urandom > /srv/efs/data/node.bin',
+      `python3 -c "import sqlite3; c = sqlite3.connect('/srv/efs/app/db.sqlite'); c.execute('create table t (n)'); ` +
+        `c.executemany('insert into t values (?)', [(i,) for i in range(100)]); c.commit()"`,
+      'cp /srv/efs/app/db.sqlite /srv/efs/data/db.sqlite && sync',
+    ].join(' && '));
+    await lab.setLink(origin, { delayMs: 2, rateMbit: 64 });
+    // Every kernel's node and client boot at once: the boots are most of the time.
+    await Promise.all(KERNELS.map(async (tag, k) => {
+      const ud = kernelUserData(tag);
+      const nodeIp = `10.77.0.${31 + k}`;
+      await lab.setDnsRecord(ud.endpoint, [nodeIp]);
+      const node = await lab.startVm({
+        name: `node-${k}`, ip: nodeIp, userData: ud.node, cpus: 1, kernel: tag, instance: { tags: ud.nodeTags },
+        nvmeDisks: [0, 1].map((i) => ({ sizeMiB: 256, serial: `k${k}-node-${i}`, blank: true })),
+      });
+      const client = await lab.startVm({
+        name: `client-${k}`, ip: `10.77.0.${41 + k}`, userData: ud.client, cpus: 1, kernel: tag,
+        nvmeDisks: [0, 1].map((i) => ({ sizeMiB: 128, serial: `k${k}-client-${i}`, blank: true })),
+      });
+      const [nodeBoot, clientBoot] = await Promise.all([node.waitForCloudInit({ timeoutMs: 20 * MIN }), client.waitForCloudInit({ timeoutMs: 20 * MIN })]);
+      booted.set(tag, { tag, version: findImage().kernels[tag].version, node, client, nodeBoot, clientBoot, ud });
+      await node.writeFile('/run/statsd-listen.py', STATSD);
+      await client.writeFile('/run/statsd-listen.py', STATSD);
+      await Promise.all([node, client].map((vm) => vm.execOk('nohup python3 /run/statsd-listen.py >/dev/null 2>&1 & sleep 1')));
+    }));
+    progress(`lab up in ${((Date.now() - t0) / 1000).toFixed(0)} s: kernels ${KERNELS.join(', ')}`);
+  }, 40 * MIN);
+
+  afterAll(async () => {
+    await lab?.destroy();
+  });
+
+  test('the image has the matrix\'s kernels (6.12 and a 7.x)', () => {
+    expect(KERNELS).toEqual(['6.12', '7']);
+  });
+
+  describe.each(KERNELS)('kernel %s', (tag) => {
+    const b = (): Booted => {
+      const v = booted.get(tag);
+      if (!v) throw new Error(`kernel ${tag} did not boot`);
+      return v;
+    };
+
+    test('node and client boot that kernel, the node serves the re-export with its fsid and signals SUCCESS, the client mounts', async () => {
+      const { node, client, nodeBoot, clientBoot, version, ud } = b();
+      for (const [vm, boot] of [[node, nodeBoot], [client, clientBoot]] as const) {
+        if (boot.status !== 'done') progress(`${vm.name} boot ${boot.status}:\n${await vm.execOk('journalctl -q -b -o cat -n 60 | grep -i "efs-cache\\|fatal\\|warn" | tail -n 30')}`);
+        expect({ vm: vm.name, status: boot.status, errors: boot.errors }).toEqual({ vm: vm.name, status: 'done', errors: [] });
+        expect((await vm.execOk('uname -r')).trim()).toBe(version);
+      }
+      const exports = (await node.execOk('exportfs -v')).replace(/\s+/g, ' ');
+      expect(exports).toMatch(new RegExp(`/efs \\S+\\([^)]*fsid=${ud.fsid}`));
+      expect(await node.execOk('cat /var/log/lab-aws.log')).toMatch(/--status SUCCESS/);
+      // The boot self-test of the node's disk cache (nodeDiskCacheRequireSelfTest): a re-read served by FS-Cache.
+      const selfTest = (await node.execOk("journalctl -b -o cat | grep -m1 'cache self-test' || true")).trim();
+      progress(`kernel ${tag}: ${selfTest}`);
+      expect(selfTest).toMatch(/cache self-test: FS-Cache served a re-read of \/efs\/\S+ \(\d+ bytes\): \d+ bytes from the server, [1-9]\d* FS-Cache reads/);
+      expect((await client.execOk('findmnt -no FSTYPE,OPTIONS /mnt/efs')).trim()).toMatch(/^nfs\s+.*\bvers=3\b.*\bfsc\b/);
+      progress(`kernel ${tag} (${version}): node and client up; node ${(await node.execOk("journalctl -b -o cat | grep -m1 'serving /efs'")).trim()}`);
+    });
+
+    test('the client\'s re-read after its page cache is dropped is served by FS-Cache: the node serves no byte of it', async () => {
+      const { node, client } = b();
+      const sum = (await origin.execOk('sha256sum < /srv/efs/data/client.bin')).trim();
+      expect((await client.execOk('sha256sum < /mnt/efs/data/client.bin', { timeoutMs: 5 * MIN })).trim()).toBe(sum);
+      await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches; sleep 2');
+      const [r0, n0] = [await fscacheReads(client), await nfsdBytes(node)];
+      expect((await client.execOk('sha256sum < /mnt/efs/data/client.bin', { timeoutMs: 5 * MIN })).trim()).toBe(sum);
+      const [reads, served] = [(await fscacheReads(client)) - r0, (await nfsdBytes(node)) - n0];
+      progress(`kernel ${tag}: client re-read of 4 MiB: FS-Cache IO rd +${reads}, node nfsd bytes +${served}\n${await client.execOk('cat /proc/fs/fscache/stats; cat /proc/fs/netfs/stats 2>/dev/null || true')}`);
+      expect(reads).toBeGreaterThan(0);
+      expect(served).toBeLessThan(1024 * 1024);
+    });
+
+    test('the node\'s disk cache serves a file evicted from its RAM: the origin serves no byte of it', async () => {
+      const { node, client } = b();
+      const sum = (await origin.execOk('sha256sum < /srv/efs/data/node.bin')).trim();
+      // A mount of the re-export without fsc, so that the client's own cache is not in the way.
+      await client.execOk(`mkdir -p /mnt/plain && (mountpoint -q /mnt/plain || mount -t nfs4 -o nfsvers=4.1,ro ${b().ud.endpoint}:/efs /mnt/plain)`, { timeoutMs: 3 * MIN });
+      expect((await client.execOk('sha256sum < /mnt/plain/data/node.bin', { timeoutMs: 5 * MIN })).trim()).toBe(sum);
+      await node.execOk('sync; echo 3 > /proc/sys/vm/drop_caches; sleep 2');
+      await client.execOk('echo 3 > /proc/sys/vm/drop_caches');
+      const [o0, r0] = [await nfsdBytes(origin), await fscacheReads(node)];
+      expect((await client.execOk('sha256sum < /mnt/plain/data/node.bin', { timeoutMs: 5 * MIN })).trim()).toBe(sum);
+      const [originBytes, reads] = [(await nfsdBytes(origin)) - o0, (await fscacheReads(node)) - r0];
+      progress(`kernel ${tag}: node re-read of 16 MiB evicted from RAM: origin bytes +${originBytes}, node FS-Cache IO rd +${reads}`);
+      expect(reads).toBeGreaterThan(0);
+      expect(originBytes).toBeLessThan(1024 * 1024);
+    });
+
+    test('the mirror: after the first round the mirrors\' nfsd answers no OPEN (read delegations), and locks and a read-only SQLite query work on it', async () => {
+      const { node, client } = b();
+      const round = `for i in $(seq 1 ${FILES}); do cat /mnt/mirror/app/f$i > /dev/null; done`;
+      await client.execOk(round, { timeoutMs: 5 * MIN });
+      const o0 = await nfsdOpens(node, IN_MIRROR_NS);
+      for (let r = 0; r < 3; r++) await client.execOk(round, { timeoutMs: 5 * MIN });
+      const later = (await nfsdOpens(node, IN_MIRROR_NS)) - o0;
+      const q = await client.execOk(`python3 -c "import sqlite3; c = sqlite3.connect('file:/mnt/mirror/app/db.sqlite?mode=ro', uri=True); print(c.execute('select count(*), sum(n) from t').fetchone())" && flock -s /mnt/mirror/app/f1 true && echo locked`);
+      progress(`kernel ${tag}: mirror OPENs after the first round ${later}; ${q.trim().replace(/\n/g, ' ; ')}`);
+      expect(later).toBe(0);
+      expect(q).toMatch(/\(100, 4950\)[\s\S]*locked/);
+    });
+
+    test('through the re-export (NFSv4.1): a read-only SQLite query and a shared lock, granted or refused at once as REEXPORT_LOCKS says', async () => {
+      const { client } = b();
+      const query = (dir: string) => `python3 -c "import sqlite3; c = sqlite3.connect('file:${dir}/db.sqlite?mode=ro', uri=True); print(c.execute('select count(*), sum(n) from t').fetchone())"`;
+      const sqlite = await client.exec(query('/mnt/plain/data'), { timeoutMs: 3 * MIN });
+      const lock = await client.exec('flock -s -w 10 /mnt/plain/data/db.sqlite true', { timeoutMs: 3 * MIN });
+      progress(`kernel ${tag}: through the re-export: SQLite exit ${sqlite.code} (${(sqlite.stdout + sqlite.stderr).trim().split('\n').pop()}); flock -s exit ${lock.code} ${lock.stderr.trim()}`);
+      expect(REEXPORT_LOCKS[tag]).toBeDefined();
+      if (REEXPORT_LOCKS[tag] === 'granted') {
+        expect([sqlite.code, lock.code]).toEqual([0, 0]);
+        expect(sqlite.stdout).toMatch(/\(100, 4950\)/);
+      } else {
+        // Refused, not hung: SQLite says "disk I/O error" (its lock failed), flock says so within its 10 s.
+        expect(sqlite.stderr).toMatch(/disk I\/O error/);
+        expect(lock.code).not.toBe(0);
+      }
+    });
+
+    test('the metrics of both scripts, parsed from that kernel\'s files', async () => {
+      const { node, client } = b();
+      await Promise.all([node, client].map((vm) => vm.execOk('systemctl start efs-cache-metrics.service; sleep 1; systemctl start efs-cache-metrics.service; sleep 1')));
+      const sent = async (vm: Vm) => {
+        const lines = (await vm.execOk('cat /run/statsd-received')).split('\n').filter((l) => l.includes('|'));
+        return Object.fromEntries(lines.map((l) => { const [nv, t] = l.split('|'); const [n, v] = nv.split(':'); return [`${n}|${t}`, Number(v)]; }));
+      };
+      const [n, c] = [await sent(node), await sent(client)];
+      progress(`kernel ${tag}: node metrics ${JSON.stringify(n)}; client metrics ${JSON.stringify(c)}`);
+      for (const k of ['NfsdOps|c', 'NfsdBytesRead|c', 'NfsdThreads|g', 'NfsdRequestsQueued|c', 'PageCacheBytes|g', 'MirrorBytes|g']) expect(Number.isFinite(n[k])).toBe(true);
+      expect(n['NfsdThreads|g']).toBe(16);
+      expect(n['PageCacheBytes|g']).toBeGreaterThan(0);
+      for (const k of ['FscacheReads|c', 'FscacheWrites|c', 'FscacheCulled|c', 'CacheDiskFreePercent|g']) expect(Number.isFinite(c[k])).toBe(true);
+      expect(c['CacheDiskFreePercent|g']).toBeGreaterThan(0);
+    });
+  });
+});
