@@ -9,7 +9,7 @@ import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/i
 import { ClientProtocol, ICacheFleet } from '../cache-fleet/options';
 import { MountSource } from './mount-source';
 import { AmazonLinux2023KernelLine } from '../kernel-line';
-import { CLIENT_METRICS, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
+import { CLIENT_METRICS, DiskCacheMetric, diskCacheMetric, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
@@ -165,7 +165,8 @@ export interface FsCacheClientOptions {
   readonly tlsPort?: number;
 
   /**
-   * Longest time the first mount may take before the bootstrap gives up.
+   * Longest time the first mount may take before the bootstrap gives up. Until then a refused or failed mount is
+   * tried again (clients that boot beside a fleet whose nodes are still booting wait for them).
    *
    * @default Duration.minutes(3)
    */
@@ -411,7 +412,18 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     });
   }
 
-  /** Pages the instances read from their disk cache (sum per period): FS-Cache hits. */
+  /**
+   * A metric of the instances' disk caches (`DiskCacheMetric`): the counters summed per period, the free space as its
+   * minimum. `DiskCacheMetric.READ_BYTES` is what the caches served, on every kernel.
+   */
+  public metricDiskCache(metric: DiskCacheMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, diskCacheMetric(metric), props);
+  }
+
+  /**
+   * FS-Cache's read count of the instances (sum per period), /proc/fs/fscache/stats `IO rd`: on kernel 6.1 every page
+   * NFS looks up in the cache, hit or miss. For what the caches served, `metricDiskCache(DiskCacheMetric.READ_BYTES)`.
+   */
   public metricFscacheReads(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheReads, props);
   }
