@@ -327,6 +327,7 @@ serve() {
 
 # The node's metrics for lib/metrics.sh (names and meaning: lib/monitoring/metrics.ts). OFMT: no exponent in large values.
 # NfsdOps and NfsdBytesRead count the mirrors' own nfsd too (its counters are its namespace's /proc/net/rpc/nfsd).
+# With the disk cache, its metrics too (lib/fscache.sh).
 metrics_read() {
   local f=(/proc/net/rpc/nfsd)
   mapfile -t -O 1 f < <(mirror_nfsd_stats)
@@ -335,6 +336,7 @@ metrics_read() {
     END{print "NfsdOps c",o+0; print "NfsdBytesRead c",b+0; print "NfsdRequestsQueued c",q+0}' OFMT=%.0f \
     "${f[@]}" /proc/fs/nfsd/threads /proc/fs/nfsd/pool_stats /proc/meminfo
   mirror_metrics_read
+  if disk_cache; then fscache_metrics_read; fi
 }
 
 # AWS only: attach the ENI that carries the node's stable address as device 1. Skipped when EFSC_STABLE_ENI_ID is empty.

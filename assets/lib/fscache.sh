@@ -213,6 +213,30 @@ EOF
   log "cachefilesd runs; cache $EFSC_CACHE_TAG is active on $EFSC_CACHE_DIR"
 }
 
+# fscache_metrics_read: the disk cache's metrics for lib/metrics.sh (names and meaning: lib/monitoring/metrics.ts),
+# printed as "NAME c|g VALUE", on a client and on a node with the disk cache.
+# - FscacheReads/Writes/Culled: /proc/fs/fscache/stats "IO : rd=N wr=N" and "NoSpace: ... cull=N". What rd counts
+#   depends on the kernel (6.1: every page NFS looks up in the cache, hit or miss).
+# - CacheDiskReadBytes/WriteBytes: sectors (512 bytes) read and written on the cache's block device
+#   (/sys/class/block/DEV/stat, fields 3 and 7). cachefiles reads and writes its files with direct I/O, so a read of
+#   the device is FS-Cache serving data, on every kernel; a page-cache hit reads nothing.
+# - CacheDiskGrowthBytes: the used bytes of the cache file system, as a counter: the collector sends only its increases
+#   (a decrease reads as a restart and sends nothing). Writes that do not grow the cache rewrite what it held.
+# - CacheDiskFreePercent: its free blocks, percent.
+# The device lines only when the cache has a file system of its own.
+fscache_metrics_read() {
+  local dev
+  [ ! -r /proc/fs/fscache/stats ] || sed -En 's/^IO *: rd=([0-9]+) wr=([0-9]+).*/FscacheReads c \1\nFscacheWrites c \2/p
+    s/^NoSpace:.* cull=([0-9]+).*/FscacheCulled c \1/p' /proc/fs/fscache/stats
+  mountpoint -q "$EFSC_CACHE_DIR" || return 0
+  dev=$(findmnt -no SOURCE "$EFSC_CACHE_DIR") && dev=$(basename "$(readlink -f "$dev")") || return 0
+  if [ -r "/sys/class/block/$dev/stat" ]; then
+    awk '{ printf "CacheDiskReadBytes c %.0f\nCacheDiskWriteBytes c %.0f\n", $3 * 512, $7 * 512 }' "/sys/class/block/$dev/stat"
+  fi
+  stat -fc '%S %b %f %a' "$EFSC_CACHE_DIR" |
+    awk '{ printf "CacheDiskGrowthBytes c %.0f\nCacheDiskFreePercent g %d\n", $1 * ($2 - $3), int($4 * 100 / $2) }'
+}
+
 # fsc_of MOUNTPOINT: the FSC column (yes/no) of the NFS volume mounted there.
 fsc_of() {
   awk -v d="$(mountpoint -d "$1")" '$4 == d { print $NF }' /proc/fs/nfsfs/volumes

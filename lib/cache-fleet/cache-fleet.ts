@@ -14,7 +14,7 @@ import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirro
 import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import {
-  autoScalingGroupMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, mirrorMetric, NODE_GROUP_METRICS, NODE_METRICS, NodeGroupMetric, sumOfMetrics,
+  autoScalingGroupMetric, DiskCacheMetric, diskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, mirrorMetric, NODE_GROUP_METRICS, NODE_METRICS, NodeGroupMetric, sumOfMetrics,
 } from '../monitoring/metrics';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
@@ -319,6 +319,14 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   /** Page cache per node, bytes (average): the RAM cache. */
   public metricPageCacheBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, NODE_METRICS.pageCacheBytes, props);
+  }
+
+  /**
+   * A metric of the nodes' disk caches (`nodeDiskCache`; `DiskCacheMetric`): the counters summed per period, the free
+   * space as its minimum. Nothing is published without the disk cache.
+   */
+  public metricNodeDiskCache(metric: DiskCacheMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return groupMetric(this.metricsGroup, diskCacheMetric(metric), props);
   }
 
   /**

@@ -9,9 +9,12 @@ import { Construct, IConstruct } from 'constructs';
 import type { CacheFleet } from '../cache-fleet/cache-fleet';
 import type { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import type { OriginFileSystem } from '../origin/origin-file-system';
-import { MirrorMetric } from './metrics';
+import { DiskCacheMetric, MirrorMetric, NOT_SERVING, notServingExpression } from './metrics';
 import { knownAtSynth, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
+
+/** The period of the "written but not serving" alarms (`NOT_SERVING`), evaluated over 4 of them. */
+const NOT_SERVING_PERIOD = Duration.minutes(15);
 
 /** CloudWatch refuses alarms whose math expression uses more metrics than this. */
 const MAX_ALARM_METRICS = 10;
@@ -183,6 +186,12 @@ export class CacheDashboard extends Construct {
           new cloudwatch.GraphWidget({ title: 'NLB: active flows', width: 8, left: [lb.metrics.activeFlowCount()] }),
         );
       }
+      if (f.diskCache) {
+        this.dashboard.addWidgets(this.diskCacheWidget('Cache nodes', (m, label) => f.metricNodeDiskCache(m, { label })),
+          new cloudwatch.GraphWidget({ title: 'Cache nodes: disk cache free (%)', width: 12,
+            left: [f.metricNodeDiskCache(DiskCacheMetric.FREE_PERCENT)], leftYAxis: { min: 0, max: 100 } }));
+        this.notServingAlarm('NodeCacheNotServing', `the cache nodes of ${f.node.path}`, (m) => f.metricNodeDiskCache(m, { period: NOT_SERVING_PERIOD }));
+      }
       if (f.mirrors.length > 0) this.addMirrors(f);
       const noHealthy = {
         threshold: 1,
@@ -226,25 +235,17 @@ export class CacheDashboard extends Construct {
   }
 
   /**
-   * Adds a group of FS-Cache clients: their hits and misses, cache disk space, and an alarm when culling cannot keep
-   * the cache disk above the cull limit for 15 minutes.
+   * Adds a group of FS-Cache clients: what their disk caches served, wrote and grew, cache disk space, an alarm when
+   * culling cannot keep the cache disk above the cull limit for 15 minutes, and one when the caches are written but
+   * do not serve (`NOT_SERVING`) for an hour.
    */
   public addClients(clients: FsCacheClientLaunchTemplate): void {
     const n = this.clientServed.length + 1;
-    this.clientServed.push(new cloudwatch.MathExpression({
-      // On kernel 6.1 a read from the cache is counted whether it hits or not, and every miss is filled by a write
-      // (the lab measures both): hits are reads minus writes.
-      expression: `(reads${n} - writes${n}) * 4096`,
-      usingMetrics: { [`reads${n}`]: clients.metricFscacheReads(), [`writes${n}`]: clients.metricFscacheWrites() },
-      label: `FS-Cache hits, ${clients.node.id} (bytes)`,
-      period: Duration.minutes(1),
-    }));
+    // Bytes read from the cache devices: on every kernel, what FS-Cache served (FS-Cache's own read count means
+    // hit-or-miss on 6.1 and hits on later kernels).
+    this.clientServed.push(clients.metricDiskCache(DiskCacheMetric.READ_BYTES, { label: `served by FS-Cache, ${clients.node.id}` }));
     this.dashboard.addWidgets(
-      new cloudwatch.GraphWidget({
-        title: `FS-Cache ${clients.node.id}: pages looked up in the cache (hits and misses) and written (misses)`, width: 12,
-        left: [clients.metricFscacheReads({ label: 'looked up in cache' }), clients.metricFscacheWrites({ label: 'written to cache' })],
-        right: [clients.metricFscacheCulled({ label: 'culled' })],
-      }),
+      this.diskCacheWidget(`FS-Cache ${clients.node.id}`, (m, label) => clients.metricDiskCache(m, { label })),
       new cloudwatch.GraphWidget({
         title: `FS-Cache ${clients.node.id}: cache disk free (%)`, width: 12,
         left: [clients.metricCacheDiskFreePercent()], leftYAxis: { min: 0, max: 100 },
@@ -255,6 +256,37 @@ export class CacheDashboard extends Construct {
       evaluationPeriods: 3,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       alarmDescription: `FS-Cache disk of ${clients.node.path} stayed below its cull limit (${clients.cullLimits.blocksCull!}% free) for 15 minutes: culling is not keeping up or has stopped.`,
+    });
+    this.notServingAlarm(`CacheNotServing${n}`, `the FS-Cache clients of ${clients.node.path}`, (m) => clients.metricDiskCache(m, { period: NOT_SERVING_PERIOD }));
+  }
+
+  /** The disk cache of a tier: bytes served (device reads), written, and the growth of what it holds; objects culled. */
+  private diskCacheWidget(title: string, metric: (m: DiskCacheMetric, label: string) => cloudwatch.IMetric): cloudwatch.GraphWidget {
+    return new cloudwatch.GraphWidget({
+      title: `${title}: disk cache bytes served, written and held anew (per minute)`, width: 12,
+      left: [
+        metric(DiskCacheMetric.READ_BYTES, 'served (device reads)'),
+        metric(DiskCacheMetric.WRITE_BYTES, 'written'),
+        metric(DiskCacheMetric.GROWTH_BYTES, 'growth of what it holds'),
+      ],
+      right: [metric(DiskCacheMetric.FSCACHE_CULLED, 'objects culled')],
+    });
+  }
+
+  /**
+   * An alarm when a group's disk caches are "written but not serving" (`NOT_SERVING`) in each of 4 periods of 15
+   * minutes: they keep storing again what they held, and serve almost nothing of it.
+   */
+  private notServingAlarm(id: string, who: string, metric: (m: DiskCacheMetric) => cloudwatch.IMetric): void {
+    this.alarm(id, notServingExpression(metric, `disk cache of ${who} written but not serving`, NOT_SERVING_PERIOD), {
+      threshold: 1,
+      evaluationPeriods: 4,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `The disk cache of ${who} was written but did not serve for an hour: in each 15 minutes they ` +
+        `wrote at least ${NOT_SERVING.minWriteBytes / 1024 / 1024} MiB to it, at least ${NOT_SERVING.rewriteShare * 100}% of ` +
+        `it stored again what the cache held, and its device served less than ${NOT_SERVING.readShare * 100}% of that. ` +
+        'FS-Cache stores but does not serve on this kernel, or the cache is too small for the data read again (README: "A cache that shows it serves").',
     });
   }
 

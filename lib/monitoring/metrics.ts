@@ -49,6 +49,55 @@ const counter = (name: string): InstanceMetric => ({ name, type: 'counter', stat
 const gauge = (name: string, statistic: InstanceMetric['statistic']): InstanceMetric => ({ name, type: 'gauge', statistic });
 
 /**
+ * The metrics of a disk cache (FS-Cache on instance store or EBS), on FS-Cache clients and on cache nodes with
+ * `nodeDiskCache`, for `FsCacheClientLaunchTemplate.metricDiskCache` and `CacheFleet.metricNodeDiskCache`.
+ */
+export enum DiskCacheMetric {
+  /**
+   * Bytes read from the cache's block device (sum per period): what the disk cache served. FS-Cache reads its files
+   * with direct I/O, so on every kernel a read of the device is a read served from the cache, and a page-cache hit
+   * reads nothing.
+   */
+  READ_BYTES = 'CacheDiskReadBytes',
+  /** Bytes written to the cache's block device (sum per period): misses being stored. */
+  WRITE_BYTES = 'CacheDiskWriteBytes',
+  /**
+   * Increase of the bytes used in the cache's file system (sum per period of each instance's increases; a decrease
+   * counts 0). Writes beyond the growth rewrite what the cache held.
+   */
+  GROWTH_BYTES = 'CacheDiskGrowthBytes',
+  /** Free space of the cache file system, percent (minimum over the instances). */
+  FREE_PERCENT = 'CacheDiskFreePercent',
+  /**
+   * FS-Cache's own read count, /proc/fs/fscache/stats `IO rd` (sum per period). What it counts depends on the
+   * kernel: on 6.1 every page NFS looks up in the cache, hit or miss. `READ_BYTES` means the same on every kernel.
+   */
+  FSCACHE_READS = 'FscacheReads',
+  /** FS-Cache's own write count, `IO wr` (sum per period). */
+  FSCACHE_WRITES = 'FscacheWrites',
+  /** Objects culled by cachefilesd (sum per period). */
+  FSCACHE_CULLED = 'FscacheCulled',
+}
+
+/** The disk cache's metrics (`DiskCacheMetric`), read by assets/lib/fscache.sh (fscache_metrics_read). */
+export const DISK_CACHE_METRICS = {
+  fscacheReads: counter(DiskCacheMetric.FSCACHE_READS),
+  fscacheWrites: counter(DiskCacheMetric.FSCACHE_WRITES),
+  fscacheCulled: counter(DiskCacheMetric.FSCACHE_CULLED),
+  cacheDiskReadBytes: counter(DiskCacheMetric.READ_BYTES),
+  cacheDiskWriteBytes: counter(DiskCacheMetric.WRITE_BYTES),
+  cacheDiskGrowthBytes: counter(DiskCacheMetric.GROWTH_BYTES),
+  cacheDiskFreePercent: gauge(DiskCacheMetric.FREE_PERCENT, 'Minimum'),
+} as const;
+
+/** The instance metric of a `DiskCacheMetric`. */
+export function diskCacheMetric(metric: DiskCacheMetric): InstanceMetric {
+  const m = Object.values(DISK_CACHE_METRICS).find((n) => n.name === metric);
+  if (!m) throw new Error(`cdk-efs-cache: no disk cache metric named ${metric}`);
+  return m;
+}
+
+/**
  * Metrics of a cache node, read from /proc by the node's collector and sent to the agent's StatsD listener
  * (the agent publishes them; names are the contract with assets/).
  */
@@ -87,6 +136,8 @@ export const NODE_METRICS = {
   mirrorBytes: gauge(MirrorMetric.BYTES, 'Maximum'),
   /** NFS requests the syncs of the mirrors sent to the origin (sum per period), from the sync mount's mountstats. */
   mirrorOriginOps: counter(MirrorMetric.ORIGIN_OPS),
+  /** The disk cache's metrics (`DiskCacheMetric`), on nodes with `nodeDiskCache`. */
+  ...DISK_CACHE_METRICS,
 } as const;
 
 /** The node metric of each `MirrorMetric`, for `CacheFleet.metricMirror`. */
@@ -96,20 +147,43 @@ export function mirrorMetric(metric: MirrorMetric): InstanceMetric {
   return m;
 }
 
-/** Metrics of an FS-Cache client, read from /proc/fs/fscache and the cache file system. */
-export const CLIENT_METRICS = {
-  /**
-   * Pages read from the disk cache (sum per period), from /proc/fs/fscache/stats `IO rd`. On kernel 6.1 NFS counts a
-   * read for every page it looks up in the cache, hit or miss: hits are FscacheReads minus FscacheWrites.
-   */
-  fscacheReads: counter('FscacheReads'),
-  /** Pages written to the disk cache (sum per period), `IO wr`: misses being filled. */
-  fscacheWrites: counter('FscacheWrites'),
-  /** Objects culled by cachefilesd (sum per period). */
-  fscacheCulled: counter('FscacheCulled'),
-  /** Free space of the cache file system, percent (minimum). */
-  cacheDiskFreePercent: gauge('CacheDiskFreePercent', 'Minimum'),
-} as const;
+/** Metrics of an FS-Cache client: its disk cache's. */
+export const CLIENT_METRICS = DISK_CACHE_METRICS;
+
+/**
+ * When a disk cache is "written but not serving" over one period: the instances wrote at least `minWriteBytes` to
+ * the cache device, at least `rewriteShare` of those writes did not grow the cache (they stored again what it held:
+ * the clients keep reading the same data from the server), and the cache device served less than `readShare` of what
+ * was written. A healthy warm-up grows the cache with what it writes; a working set held in RAM writes nothing once
+ * warm; a cache that serves reads its device.
+ */
+export const NOT_SERVING = { minWriteBytes: 256 * 1024 * 1024, rewriteShare: 0.5, readShare: 0.01 } as const;
+
+/**
+ * Whether one period's sums (`DiskCacheMetric` READ_BYTES, WRITE_BYTES, GROWTH_BYTES) are "written but not serving"
+ * (the lab, which cannot write a production cache's floor, gives a floor of its own).
+ */
+export function notServing(read: number, written: number, growth: number, minWriteBytes: number = NOT_SERVING.minWriteBytes): boolean {
+  return written >= minWriteBytes && written - growth >= NOT_SERVING.rewriteShare * written &&
+    read < NOT_SERVING.readShare * written;
+}
+
+/**
+ * `notServing` as CloudWatch metric math over the disk cache metrics of one group: 1 in a period that is "written but
+ * not serving", else 0. `metric` gives the group's metric of each name, summed over `period`.
+ */
+export function notServingExpression(metric: (m: DiskCacheMetric) => cloudwatch.IMetric, label: string, period: Duration): cloudwatch.MathExpression {
+  return new cloudwatch.MathExpression({
+    expression: `IF(w >= ${NOT_SERVING.minWriteBytes} AND w - g >= ${NOT_SERVING.rewriteShare} * w AND r < ${NOT_SERVING.readShare} * w, 1, 0)`,
+    usingMetrics: {
+      r: metric(DiskCacheMetric.READ_BYTES),
+      w: metric(DiskCacheMetric.WRITE_BYTES),
+      g: metric(DiskCacheMetric.GROWTH_BYTES),
+    },
+    label,
+    period,
+  });
+}
 
 /** A metric CloudWatch keeps of each node's Auto Scaling group: its namespace, name and the statistic that reads it. */
 export interface NodeGroupMetric {
