@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { CacheFleet, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
+import { CacheFleet, DiskCacheMetric, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
 import { CLIENT_METRICS, METRIC_NAMESPACE, NODE_METRICS } from '../lib/monitoring/metrics';
 import { compactScript } from '../lib/bootstrap/render';
 import { readAsset } from '../lib/private/assets';
@@ -101,9 +101,12 @@ describe('on-instance metrics through the CloudWatch agent', () => {
   });
 
   test('the collectors send every contract metric, counters as |c and gauges as |g', () => {
-    // The node's collector reads its mirrors' metrics in lib/mirror.sh.
-    const node = [...compactScript(readAsset('cache-node', 'bootstrap.sh')), ...compactScript(readAsset('lib', 'mirror.sh'))].join('\n');
-    const client = compactScript(readAsset('client', 'bootstrap.sh')).join('\n');
+    // The node's collector reads its mirrors' metrics in lib/mirror.sh, and both read a disk cache's in lib/fscache.sh.
+    const fscache = compactScript(readAsset('lib', 'fscache.sh'));
+    const node = [...compactScript(readAsset('cache-node', 'bootstrap.sh')), ...compactScript(readAsset('lib', 'mirror.sh')), ...fscache].join('\n');
+    const client = [...compactScript(readAsset('client', 'bootstrap.sh')), ...fscache].join('\n');
+    expect(client).toMatch(/metrics_read\(\) \{ fscache_metrics_read; \}/);
+    expect(node).toMatch(/if disk_cache; then fscache_metrics_read; fi/);
     // The gauges, named here apart from the table: the table's types must say the same, and the collectors send them so.
     const gauges = ['NfsdThreads', 'PageCacheBytes', 'CacheDiskFreePercent', 'MirrorAgeSeconds', 'MirrorSyncSeconds', 'MirrorFilesWalked',
       'MirrorFull', 'MirrorBytes'];
@@ -120,5 +123,9 @@ describe('on-instance metrics through the CloudWatch agent', () => {
     expect(fleet.metricNfsdThreads().dimensions).toEqual({ Group: 'TestStack/Fleet', metric_type: 'gauge' });
     expect(client.metricCacheDiskFreePercent().dimensions).toEqual({ Group: 'TestStack/Client', metric_type: 'gauge' });
     expect(client.metricFscacheReads().dimensions).toEqual({ Group: 'TestStack/Client', metric_type: 'counter' });
+    expect(client.metricDiskCache(DiskCacheMetric.READ_BYTES).dimensions).toEqual({ Group: 'TestStack/Client', metric_type: 'counter' });
+    expect(client.metricDiskCache(DiskCacheMetric.READ_BYTES).metricName).toBe('CacheDiskReadBytes');
+    expect(fleet.metricNodeDiskCache(DiskCacheMetric.GROWTH_BYTES).dimensions).toEqual({ Group: 'TestStack/Fleet', metric_type: 'counter' });
+    expect(fleet.metricNodeDiskCache(DiskCacheMetric.FREE_PERCENT)).toMatchObject({ metricName: 'CacheDiskFreePercent', statistic: 'Minimum' });
   });
 });

@@ -1,8 +1,10 @@
 import { Size } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { CachedFileSystem, CachedFileSystemProps, FanOutMode } from '../lib';
+import { NOT_SERVING, notServing } from '../lib/monitoring/metrics';
 import { nagFindings, stackWithVpc } from './util';
 import { flatten } from './util/user-data';
 
@@ -30,7 +32,8 @@ describe('CacheDashboard', () => {
     expect(m).toEqual(expect.arrayContaining([
       expect.arrayContaining(['AWS/EFS', 'DataReadIOBytes', 'FileSystemId']),
       expect.arrayContaining(['CdkEfsCache', 'NfsdBytesRead', 'Group', 'TestStack/Data/CacheFleet']),
-      [expect.objectContaining({ expression: '(reads1 - writes1) * 4096', label: 'FS-Cache hits, Clients1 (bytes)' })],
+      // What the clients' disk caches served: their devices' reads, which mean the same on every kernel.
+      expect.arrayContaining(['CdkEfsCache', 'CacheDiskReadBytes', 'Group', 'TestStack/Data/Clients1']),
     ]));
     const [share] = byTitle(/^Share of reads served by caches/);
     expect(metricsOf(share)[0][0].expression).toBe('100 * (FILL(c0, 0) + FILL(c1, 0)) / ((FILL(c0, 0) + FILL(c1, 0)) + FILL(efs, 0))');
@@ -61,7 +64,9 @@ describe('CacheDashboard', () => {
 
   test('FS-Cache client widgets per client group', () => {
     const { byTitle } = build({}, 2);
-    expect(byTitle(/^FS-Cache Clients\d: pages looked up in the cache/)).toHaveLength(2);
+    const served = byTitle(/^FS-Cache Clients\d: disk cache bytes served, written and held anew/);
+    expect(served).toHaveLength(2);
+    expect(metricsOf(served[1]).flat()).toEqual(expect.arrayContaining(['CacheDiskReadBytes', 'CacheDiskWriteBytes', 'CacheDiskGrowthBytes', 'FscacheCulled', 'TestStack/Data/Clients2']));
     const free = metricsOf(byTitle(/^FS-Cache Clients1: cache disk free/)[0]).flat();
     expect(free).toEqual(expect.arrayContaining(['CdkEfsCache', 'CacheDiskFreePercent', 'Group', 'TestStack/Data/Clients1']));
   });
@@ -83,6 +88,43 @@ describe('CacheDashboard', () => {
     expect(by(/stayed below its cull limit \(7% free\)/)[0]).toMatchObject({ MetricName: 'CacheDiskFreePercent', Threshold: 7, ComparisonOperator: 'LessThanThreshold', EvaluationPeriods: 3, Period: 300 });
     expect(by(/burst credits/)).toHaveLength(0);
     expect(alarms.every((a) => a.AlarmActions === undefined)).toBe(true);
+  });
+
+  test('a disk cache written but not serving: one alarm per client group, and one for nodes with nodeDiskCache', () => {
+    const expression = 'IF(w >= 268435456 AND w - g >= 0.5 * w AND r < 0.01 * w, 1, 0)';
+    const check = (alarm: any, group: string) => {
+      expect(alarm).toMatchObject({ Threshold: 1, EvaluationPeriods: 4, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
+      expect(alarm.Metrics.find((m: any) => m.Expression).Expression).toBe(expression);
+      const inputs = Object.fromEntries(alarm.Metrics.filter((m: any) => m.MetricStat).map((m: any) => [m.Id, m.MetricStat]));
+      expect(Object.keys(inputs).sort()).toEqual(['g', 'r', 'w']);
+      for (const [id, name] of [['r', 'CacheDiskReadBytes'], ['w', 'CacheDiskWriteBytes'], ['g', 'CacheDiskGrowthBytes']]) {
+        expect(inputs[id]).toMatchObject({ Metric: { Namespace: 'CdkEfsCache', MetricName: name }, Period: 900, Stat: 'Sum' });
+        expect(inputs[id].Metric.Dimensions).toEqual(expect.arrayContaining([{ Name: 'Group', Value: group }]));
+      }
+    };
+    const { alarms } = build({}, 2);
+    const notServing = alarms.filter((a) => /was written but did not serve for an hour/.test(a.AlarmDescription));
+    expect(notServing.map((a) => /^The disk cache of the FS-Cache clients of (\S+) was written/.exec(a.AlarmDescription)?.[1])).toEqual(['TestStack/Data/Clients1', 'TestStack/Data/Clients2']);
+    check(notServing[0], 'TestStack/Data/Clients1');
+    check(notServing[1], 'TestStack/Data/Clients2');
+    // The fleet's nodes have no disk cache by default (c7gn has no instance store): no node alarm or widget.
+    expect(notServing.some((a) => /cache nodes/.test(a.AlarmDescription))).toBe(false);
+    const withDisk = build({ cacheFleet: { nodeCount: 2, instanceType: new ec2.InstanceType('c6gd.16xlarge'), nodeDiskCache: true } }, 0);
+    const [node] = withDisk.alarms.filter((a) => /the cache nodes of TestStack\/Data\/CacheFleet was written but did not serve/.test(a.AlarmDescription));
+    check(node, 'TestStack/Data/CacheFleet');
+    expect(metricsOf(withDisk.byTitle(/^Cache nodes: disk cache bytes served/)[0]).flat()).toEqual(expect.arrayContaining(['CacheDiskReadBytes', 'TestStack/Data/CacheFleet']));
+    expect(withDisk.byTitle(/^Cache nodes: disk cache free/)).toHaveLength(1);
+  });
+
+  test('the "not serving" rule: a warm-up, a cache held in RAM and a serving cache do not trip it; a cache that stores again what it held and serves nothing does', () => {
+    const GiB = 1024 ** 3;
+    expect(NOT_SERVING).toEqual({ minWriteBytes: 256 * 1024 ** 2, rewriteShare: 0.5, readShare: 0.01 });
+    expect(notServing(0, 4 * GiB, 4 * GiB)).toBe(false); // warm-up: every byte written grows the cache
+    expect(notServing(0, 0, 0)).toBe(false); // warm, held in RAM: nothing written
+    expect(notServing(2 * GiB, 4 * GiB, 0)).toBe(false); // full, culling and serving
+    expect(notServing(0, 100 * 1024 ** 2, 0)).toBe(false); // below the floor
+    expect(notServing(0, 4 * GiB, 0)).toBe(true); // written again, nothing served
+    expect(notServing(0.005 * 4 * GiB, 4 * GiB, 1 * GiB)).toBe(true);
   });
 
   test('Bursting throughput adds the burst credit widget and alarm; thresholds and the topic follow the props', () => {

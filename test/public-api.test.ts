@@ -5,14 +5,14 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as lib from '../lib';
-import { CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MirrorMetric, MountHelper, MountSource, SeedSource } from '../lib';
+import { CachedFileSystem, CacheFleet, DataSeeder, DiskCacheMetric, FsCacheClientLaunchTemplate, MirrorMetric, MountHelper, MountSource, SeedSource } from '../lib';
 import { importedFs, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
 
 describe('exports', () => {
   test('only classes and enums leave at run time: no validators, fsid helper or metric tables', () => {
     expect(Object.keys(lib).sort()).toEqual([
-      'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheNode', 'CacheStorage', 'CachedFileSystem', 'ClientProtocol', 'ClientSource', 'DataSeeder',
+      'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheNode', 'CacheStorage', 'CachedFileSystem', 'ClientProtocol', 'ClientSource', 'DataSeeder', 'DiskCacheMetric',
       'FanOut', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorStorage', 'MountHelper', 'MountSource',
       'OriginFileSystem', 'SeedSource', 'SeedSourceKind',
     ]);
@@ -103,6 +103,17 @@ describe('MirrorMetric', () => {
     expect(m.metricName).toBe(metric);
     expect(m.statistic).toBe(statistic);
     expect(m.namespace).toBe(CacheFleet.METRIC_NAMESPACE);
+  });
+});
+
+describe('DiskCacheMetric', () => {
+  test.each(Object.values(DiskCacheMetric).map((m) => [m, m === DiskCacheMetric.FREE_PERCENT ? 'Minimum' : 'Sum']))('%s: %s over the instances, on clients and on nodes', (metric, statistic) => {
+    const { stack, vpc } = stackWithVpc();
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 1, originMountHelper: MountHelper.NFS });
+    const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet) });
+    for (const [m, group] of [[fleet.metricNodeDiskCache(metric as DiskCacheMetric), 'TestStack/Fleet'], [clients.metricDiskCache(metric as DiskCacheMetric), 'TestStack/Clients']] as const) {
+      expect([m.metricName, m.statistic, m.namespace, m.dimensions?.Group]).toEqual([metric, statistic, CacheFleet.METRIC_NAMESPACE, group]);
+    }
   });
 });
 

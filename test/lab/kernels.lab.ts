@@ -11,9 +11,11 @@ import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
+import { notServing } from '../../lib/monitoring/metrics';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
+import { DiskDelta, KernelFigures, writeKernelFigures } from './results/kernels';
 
 const MIN = 60_000;
 /**
@@ -25,6 +27,7 @@ const REEXPORT_LOCKS: Record<string, 'granted' | 'refused'> = { '6.12': 'refused
 const KERNELS = Object.keys(findImage().kernels).sort();
 const FILES = 100;
 const IN_MIRROR_NS = 'ip netns exec efs-cache-mirror';
+const CACHE_DIR = '/var/cache/fscache';
 const STATSD = `import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(('127.0.0.1', 8125))
@@ -57,7 +60,9 @@ function kernelUserData(tag: string): KernelUserData {
     zoneName: `k${tag.replace(/\W/g, '')}.efs-cache.internal`,
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', {
-    vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(300),
+    vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }), cacheDeviceModel: LAB_NVME_MODEL,
+    // The clients boot beside their nodes, whose first boot under software emulation has taken over 6 minutes.
+    mountTimeout: Duration.seconds(900),
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const ud = (lt: ec2.LaunchTemplate) => resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), PSEUDO_VALUES);
@@ -82,12 +87,38 @@ const fscacheReads = (vm: Vm) => count(vm, 'cat /proc/fs/fscache/stats', /IO\s*:
 const nfsdBytes = (vm: Vm, ns = '') => count(vm, `${ns} cat /proc/net/rpc/nfsd`, /^io (\d+)/m);
 const nfsdOpens = (vm: Vm, ns = '') => count(vm, `${ns} awk '$1 == "proc4ops" { print $21 }' /proc/net/rpc/nfsd`, /(\d+)/);
 
+/** One run of the instance's metrics collector (its timer stopped): the counters it sent, each its delta since its last run. */
+async function collectOnce(vm: Vm): Promise<Record<string, number>> {
+  const out = await vm.execOk(': > /run/statsd-received; systemctl start efs-cache-metrics.service; sleep 1; cat /run/statsd-received');
+  return Object.fromEntries(out.split('\n').filter((l) => l.includes('|c|')).map((l) => {
+    const [name, value] = l.split('|')[0].split(':');
+    return [name, Number(value)];
+  }));
+}
+
+/** The disk cache's read, written and growth bytes that the collectors of `vms` sent for what `action` did. */
+async function diskDeltas(vms: Vm[], action: () => Promise<void>): Promise<DiskDelta[]> {
+  await Promise.all(vms.map(collectOnce));
+  await action();
+  // FS-Cache stores behind the reads: let it finish.
+  await Promise.all(vms.map((vm) => vm.execOk('sleep 3; sync')));
+  return (await Promise.all(vms.map(collectOnce))).map((c) => ({
+    read: c.CacheDiskReadBytes ?? 0, written: c.CacheDiskWriteBytes ?? 0, growth: c.CacheDiskGrowthBytes ?? 0,
+  }));
+}
+const MiB = 1024 * 1024;
+/** The lab's floor for `notServing`: a production period's (256 MiB) would not fit the lab's caches. */
+const LAB_FLOOR = 4 * MiB;
+const shown = (d: DiskDelta) => `read ${d.read}, written ${d.written}, growth ${d.growth}`;
+
 interface Booted { tag: string; version: string; node: Vm; client: Vm; nodeBoot: CloudInitResult; clientBoot: CloudInitResult; ud: KernelUserData }
 
 describe('lab: the kernel matrix', () => {
   let lab: Lab;
   let origin: Vm;
   const booted = new Map<string, Booted>();
+  const figures: Record<string, KernelFigures> = {};
+  const fig = (tag: string): KernelFigures => (figures[tag] ??= { version: findImage().kernels[tag].version });
 
   beforeAll(async () => {
     const t0 = Date.now();
@@ -127,6 +158,8 @@ describe('lab: the kernel matrix', () => {
 
   afterAll(async () => {
     await lab?.destroy();
+    // EFSC_RECORD=1 (a run whose figures the README publishes): test/lab/results/kernels.json, and `npm run docs:kernels`.
+    if (process.env.EFSC_RECORD === '1') writeKernelFigures(figures);
   });
 
   test('the image has the matrix\'s kernels (6.12 and a 7.x)', () => {
@@ -154,6 +187,8 @@ describe('lab: the kernel matrix', () => {
       const selfTest = (await node.execOk("journalctl -b -o cat | grep -m1 'cache self-test' || true")).trim();
       progress(`kernel ${tag}: ${selfTest}`);
       expect(selfTest).toMatch(/cache self-test: FS-Cache served a re-read of \/efs\/\S+ \(\d+ bytes\): \d+ bytes from the server, [1-9]\d* FS-Cache reads/);
+      const st = /\((\d+) bytes\): (\d+) bytes from the server, (\d+) FS-Cache reads/.exec(selfTest)!;
+      fig(tag).selfTest = { fileBytes: Number(st[1]), serverBytes: Number(st[2]), fscacheReads: Number(st[3]) };
       expect((await client.execOk('findmnt -no FSTYPE,OPTIONS /mnt/efs')).trim()).toMatch(/^nfs\s+.*\bvers=3\b.*\bfsc\b/);
       progress(`kernel ${tag} (${version}): node and client up; node ${(await node.execOk("journalctl -b -o cat | grep -m1 'serving /efs'")).trim()}`);
     });
@@ -164,8 +199,14 @@ describe('lab: the kernel matrix', () => {
       expect((await client.execOk('sha256sum < /mnt/efs/data/client.bin', { timeoutMs: 5 * MIN })).trim()).toBe(sum);
       await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches; sleep 2');
       const [r0, n0] = [await fscacheReads(client), await nfsdBytes(node)];
-      expect((await client.execOk('sha256sum < /mnt/efs/data/client.bin', { timeoutMs: 5 * MIN })).trim()).toBe(sum);
+      const [disk] = await diskDeltas([client], async () => {
+        expect((await client.execOk('sha256sum < /mnt/efs/data/client.bin', { timeoutMs: 5 * MIN })).trim()).toBe(sum);
+      });
       const [reads, served] = [(await fscacheReads(client)) - r0, (await nfsdBytes(node)) - n0];
+      fig(tag).clientReRead = { fileBytes: 4 * MiB, fscacheReads: reads, nodeBytes: served, cacheDiskReadBytes: disk.read };
+      progress(`kernel ${tag}: client re-read: cache device ${shown(disk)}`);
+      // What the dashboard counts as served by FS-Cache: the cache device's reads, the whole file.
+      expect(disk.read).toBeGreaterThanOrEqual(4 * MiB);
       progress(`kernel ${tag}: client re-read of 4 MiB: FS-Cache IO rd +${reads}, node nfsd bytes +${served}\n${await client.execOk('cat /proc/fs/fscache/stats; cat /proc/fs/netfs/stats 2>/dev/null || true')}`);
       expect(reads).toBeGreaterThan(0);
       expect(served).toBeLessThan(1024 * 1024);
@@ -180,11 +221,62 @@ describe('lab: the kernel matrix', () => {
       await node.execOk('sync; echo 3 > /proc/sys/vm/drop_caches; sleep 2');
       await client.execOk('echo 3 > /proc/sys/vm/drop_caches');
       const [o0, r0] = [await nfsdBytes(origin), await fscacheReads(node)];
-      expect((await client.execOk('sha256sum < /mnt/plain/data/node.bin', { timeoutMs: 5 * MIN })).trim()).toBe(sum);
+      const [disk] = await diskDeltas([node], async () => {
+        expect((await client.execOk('sha256sum < /mnt/plain/data/node.bin', { timeoutMs: 5 * MIN })).trim()).toBe(sum);
+      });
       const [originBytes, reads] = [(await nfsdBytes(origin)) - o0, (await fscacheReads(node)) - r0];
+      fig(tag).nodeEvicted = { fileBytes: 16 * MiB, fscacheReads: reads, originBytes, cacheDiskReadBytes: disk.read };
+      progress(`kernel ${tag}: node re-read: cache device ${shown(disk)}`);
+      expect(disk.read).toBeGreaterThanOrEqual(16 * MiB);
       progress(`kernel ${tag}: node re-read of 16 MiB evicted from RAM: origin bytes +${originBytes}, node FS-Cache IO rd +${reads}`);
       expect(reads).toBeGreaterThan(0);
       expect(originBytes).toBeLessThan(1024 * 1024);
+    });
+
+    test('the "not serving" rule on that kernel\'s counters: a first read grows the caches, a re-read reads the cache device, a file written over at the origin is stored again and served by none of it', async () => {
+      const { node, client } = b();
+      await Promise.all([node, client].map((vm) => vm.execOk('systemctl stop efs-cache-metrics.timer')));
+      try {
+        // A file made after the node's boot, so that neither its warming nor its self-test has read it.
+        const file = `data/rewrite-${tag}.bin`;
+        await origin.execOk(`head -c 8M /dev/urandom > /srv/efs/${file} && sync`);
+        const sum = async () => (await origin.execOk(`sha256sum < /srv/efs/${file}`)).trim();
+        // The node's first read of it (a client's read through the re-export, without fsc on that mount).
+        const s0 = await sum();
+        const [firstNode] = await diskDeltas([node], async () => {
+          expect((await client.execOk(`sha256sum < /mnt/plain/${file}`, { timeoutMs: 5 * MIN })).trim()).toBe(s0);
+        });
+        // The client's cache, through a mount of the origin that revalidates attributes on every access (actimeo=0),
+        // so that a file written over at the origin is seen at once: the fleet's mounts see it within their
+        // attribute timeouts, the staleness bound.
+        await client.execOk(`mkdir -p /mnt/origin && (mountpoint -q /mnt/origin || mount -t nfs4 -o nfsvers=4.1,ro,fsc,actimeo=0,nosharecache 10.77.0.10:/ /mnt/origin)`, { timeoutMs: 3 * MIN });
+        const read = async (expected: string) => {
+          await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1');
+          expect((await client.execOk(`sha256sum < /mnt/origin/${file}`, { timeoutMs: 5 * MIN })).trim()).toBe(expected);
+        };
+        const [firstClient] = await diskDeltas([client], () => read(s0));
+        const [reRead] = await diskDeltas([client], () => read(s0));
+        // The same file (same inode) written over at the origin, same size, a later mtime: the client finds what its
+        // cache holds of it out of date and stores it again, as a cache that never serves does.
+        await origin.execOk(`head -c 8M /dev/urandom | dd of=/srv/efs/${file} conv=notrunc status=none && touch -d '+1 min' /srv/efs/${file} && sync`);
+        const s1 = await sum();
+        expect(s1).not.toBe(s0);
+        const [againClient] = await diskDeltas([client], async () => { await read(s1); await client.execOk('sleep 5'); });
+        await client.execOk('umount /mnt/origin');
+        fig(tag).notServing = { fileBytes: 8 * MiB, firstClient, firstNode, reRead, againClient };
+        progress(`kernel ${tag}: 8 MiB, cache devices: first read client ${shown(firstClient)}; node ${shown(firstNode)}; ` +
+          `re-read client ${shown(reRead)}; written over at the origin and read again: client ${shown(againClient)}`);
+        for (const d of [firstClient, firstNode]) {
+          expect(d.written).toBeGreaterThanOrEqual(8 * MiB);
+          expect(notServing(d.read, d.written, d.growth, LAB_FLOOR)).toBe(false);
+        }
+        expect(reRead.read).toBeGreaterThanOrEqual(8 * MiB);
+        expect(notServing(reRead.read, reRead.written, reRead.growth, LAB_FLOOR)).toBe(false);
+        expect(againClient.written).toBeGreaterThanOrEqual(8 * MiB);
+        expect(notServing(againClient.read, againClient.written, againClient.growth, LAB_FLOOR)).toBe(true);
+      } finally {
+        await Promise.all([node, client].map((vm) => vm.execOk('systemctl start efs-cache-metrics.timer')));
+      }
     });
 
     test('the mirror: after the first round the mirrors\' nfsd answers no OPEN (read delegations), and locks and a read-only SQLite query work on it', async () => {
@@ -196,6 +288,7 @@ describe('lab: the kernel matrix', () => {
       const later = (await nfsdOpens(node, IN_MIRROR_NS)) - o0;
       const q = await client.execOk(`python3 -c "import sqlite3; c = sqlite3.connect('file:/mnt/mirror/app/db.sqlite?mode=ro', uri=True); print(c.execute('select count(*), sum(n) from t').fetchone())" && flock -s /mnt/mirror/app/f1 true && echo locked`);
       progress(`kernel ${tag}: mirror OPENs after the first round ${later}; ${q.trim().replace(/\n/g, ' ; ')}`);
+      fig(tag).mirror = { opensAfterFirstRound: later, sqliteAndLock: /\(100, 4950\)[\s\S]*locked/.test(q) };
       expect(later).toBe(0);
       expect(q).toMatch(/\(100, 4950\)[\s\S]*locked/);
     });
@@ -206,6 +299,7 @@ describe('lab: the kernel matrix', () => {
       const sqlite = await client.exec(query('/mnt/plain/data'), { timeoutMs: 3 * MIN });
       const lock = await client.exec('flock -s -w 10 /mnt/plain/data/db.sqlite true', { timeoutMs: 3 * MIN });
       progress(`kernel ${tag}: through the re-export: SQLite exit ${sqlite.code} (${(sqlite.stdout + sqlite.stderr).trim().split('\n').pop()}); flock -s exit ${lock.code} ${lock.stderr.trim()}`);
+      fig(tag).reexport = { sqliteExit: sqlite.code, sqliteError: /disk I\/O error/.test(sqlite.stderr), flockExit: lock.code, flockError: lock.stderr.trim() };
       expect(REEXPORT_LOCKS[tag]).toBeDefined();
       if (REEXPORT_LOCKS[tag] === 'granted') {
         expect([sqlite.code, lock.code]).toEqual([0, 0]);
@@ -229,8 +323,47 @@ describe('lab: the kernel matrix', () => {
       for (const k of ['NfsdOps|c', 'NfsdBytesRead|c', 'NfsdThreads|g', 'NfsdRequestsQueued|c', 'PageCacheBytes|g', 'MirrorBytes|g']) expect(Number.isFinite(n[k])).toBe(true);
       expect(n['NfsdThreads|g']).toBe(16);
       expect(n['PageCacheBytes|g']).toBeGreaterThan(0);
-      for (const k of ['FscacheReads|c', 'FscacheWrites|c', 'FscacheCulled|c', 'CacheDiskFreePercent|g']) expect(Number.isFinite(c[k])).toBe(true);
+      const diskNames = ['FscacheReads|c', 'FscacheWrites|c', 'FscacheCulled|c', 'CacheDiskReadBytes|c', 'CacheDiskWriteBytes|c', 'CacheDiskGrowthBytes|c', 'CacheDiskFreePercent|g'];
+      for (const k of diskNames) expect([k, Number.isFinite(c[k]), Number.isFinite(n[k])]).toEqual([k, true, true]);
+      fig(tag).metrics = { node: Object.keys(n).length, client: Object.keys(c).length };
       expect(c['CacheDiskFreePercent|g']).toBeGreaterThan(0);
     });
+
   });
+
+  // Every kernel at once: the wait for cachefilesd is most of it.
+  test('culling at the library\'s limits, on each kernel: the client\'s cache disk filled to bcull + 4 % free by a file of its own, then taken below bcull by FS-Cache\'s writes', async () => {
+    await Promise.all(KERNELS.map(async (tag) => {
+      const client = booted.get(tag)?.client;
+      if (!client) throw new Error(`kernel ${tag} did not boot`);
+      const conf = await client.execOk('cat /etc/cachefilesd.conf');
+      const limit = (k: string) => Number(new RegExp(`^${k} (\\d+)%`, 'm').exec(conf)![1]);
+      const [bcull, brun] = [limit('bcull'), limit('brun')];
+      const free = async () => Number(await client.execOk(`echo $(($(stat -fc %a*100/%b ${CACHE_DIR})))`));
+      const culled = async () => Number(/cull=(\d+)/.exec(await client.execOk('grep ^NoSpace /proc/fs/fscache/stats'))![1]);
+      const fillFreePercent = bcull + 4;
+      const file = `data/cull-${tag}.bin`;
+      await origin.execOk(`head -c 24M /dev/urandom > /srv/efs/${file} && sync`);
+      await client.execOk(`set -- $(stat -fc '%S %a %b' ${CACHE_DIR}); fallocate -l $(( ($2 - $3 * ${fillFreePercent} / 100) * $1 )) ${CACHE_DIR}/lab-fill; sync`);
+      try {
+        const c0 = await culled();
+        // What the cache held is out of use once the page cache and the inodes are dropped: cachefilesd may cull it.
+        await client.execOk(`cat /mnt/efs/${file} > /dev/null; sleep 3; sync; echo 3 > /proc/sys/vm/drop_caches`, { timeoutMs: 5 * MIN });
+        const freeBefore = await free();
+        const t0 = Date.now();
+        let [freeAfter, n] = [freeBefore, 0];
+        while (Date.now() - t0 < 60_000) {
+          await client.execOk('sleep 5');
+          [freeAfter, n] = [await free(), (await culled()) - c0];
+          if (freeAfter >= brun) break;
+        }
+        fig(tag).culling = { bcull, brun, fillFreePercent, freeBefore, freeAfter, culled: n, waitedSeconds: Math.round((Date.now() - t0) / 1000) };
+        progress(`kernel ${tag}: culling: ${JSON.stringify(fig(tag).culling)}\n${await client.execOk(`grep -E '^(NoSpace|IO)' /proc/fs/fscache/stats; systemctl status --no-pager -n 5 efs-cache-cachefilesd.service 2>&1 | tail -n 5 || true`)}`);
+        // The probe reached the limit: the cache's writes took the disk below bcull, or cachefilesd culled.
+        expect(freeBefore < bcull || n > 0).toBe(true);
+      } finally {
+        await client.execOk(`rm -f ${CACHE_DIR}/lab-fill`);
+      }
+    }));
+  }, 10 * MIN);
 });

@@ -4,8 +4,9 @@
  * listener on 127.0.0.1:8125 inside each VM stands in for the agent's StatsD input and records what the collector
  * sends; the values must follow the NFS traffic the test generates.
  */
-import { CLIENT_METRICS, groupMetric, InstanceMetric, NODE_METRICS } from '../../lib/monitoring/metrics';
+import { CLIENT_METRICS, DISK_CACHE_METRICS, groupMetric, InstanceMetric, NODE_METRICS, notServing } from '../../lib/monitoring/metrics';
 import { CloudInitResult, Lab, progress, Vm } from './harness';
+import { DiskDelta, writeKernelFigures } from './results/kernels';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, ORIGIN_USER_DATA } from './scenarios/stacks';
 
 const MIN = 60_000;
@@ -159,8 +160,12 @@ describe('lab metrics: the collector on a cache node and an FS-Cache client', ()
     expect([...c.groups]).toEqual([groupOf(ud.fleetClient)]);
     expect(groupOf(ud.cacheNode)).toBe('Lab/Fleet');
     expect(groupOf(ud.fleetClient)).toBe('Lab/FleetClient');
-    // Exactly the dashboard's metric names, each with the StatsD type that gives the metric_type the dashboard uses.
-    for (const [r, names, group] of [[n, NODE_METRICS, 'Lab/Fleet'], [c, CLIENT_METRICS, 'Lab/FleetClient']] as const) {
+    // Exactly the dashboard's metric names, each with the StatsD type that gives the metric_type the dashboard uses
+    // (this node has no disk cache: none of its metrics).
+    expect(ud.cacheNode).toMatch(/^EFSC_NODE_DISK_CACHE='false'$/m);
+    const diskNames = new Set(Object.values(DISK_CACHE_METRICS).map((m) => m.name));
+    const nodeMetrics = Object.values(NODE_METRICS).filter((m) => !diskNames.has(m.name));
+    for (const [r, names, group] of [[n, nodeMetrics, 'Lab/Fleet'], [c, CLIENT_METRICS, 'Lab/FleetClient']] as const) {
       const metrics: InstanceMetric[] = Object.values(names);
       expect(Object.keys(r.types).sort()).toEqual(metrics.map((m) => m.name).sort());
       for (const [name, t] of Object.entries(r.types)) {
@@ -191,6 +196,32 @@ describe('lab metrics: the collector on a cache node and an FS-Cache client', ()
     expect(c.counters.FscacheCulled ?? 0).toBeGreaterThanOrEqual(0);
     const free = Number(await client.execOk(`echo $(($(stat -fc %a*100/%b ${CACHE_DIR})))`));
     expect(Math.abs(c.gauges.CacheDiskFreePercent - free)).toBeLessThanOrEqual(1);
+
+    // The "not serving" rule's counters (the cache device's bytes: the same meaning on every kernel): the first read
+    // grows the cache by what it writes, the re-read reads the device; then the file is written over at the origin
+    // (same inode, same size, a later mtime) and read again: the cache stores it again and serves nothing of it.
+    await origin.execOk("head -c 16M /dev/urandom | dd of=/srv/efs/data/small.bin conv=notrunc status=none && touch -d '+1 min' /srv/efs/data/small.bin && sync");
+    await node.execOk('sleep 3; sync; echo 3 > /proc/sys/vm/drop_caches');
+    await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches; cat /mnt/efs/data/small.bin > /dev/null; sleep 5; sync', { timeoutMs: 10 * MIN });
+    await collect(client);
+    const again = await received(client);
+    const disk = (from: Received, to: Received): DiskDelta => {
+      const d = (k: string) => (to.counters[k] ?? 0) - (from.counters[k] ?? 0);
+      return { read: d('CacheDiskReadBytes'), written: d('CacheDiskWriteBytes'), growth: d('CacheDiskGrowthBytes') };
+    };
+    const [first, reRead, overwritten] = [disk(base, afterFirst), disk(afterFirst, c), disk(c, again)];
+    progress(`client cache device, 16 MiB: first read ${JSON.stringify(first)}; re-read ${JSON.stringify(reRead)}; ` +
+      `written over at the origin and read again ${JSON.stringify(overwritten)}`);
+    if (process.env.EFSC_RECORD === '1') {
+      writeKernelFigures({ '6.1': { version: (await client.execOk('uname -r')).trim(), notServing: { fileBytes: 16 << 20, firstClient: first, reRead, againClient: overwritten } } });
+    }
+    const floor = 4 << 20; // the lab's floor for notServing: a production period's 256 MiB would not fit this cache
+    expect(first.written).toBeGreaterThanOrEqual(16 << 20);
+    expect(notServing(first.read, first.written, first.growth, floor)).toBe(false);
+    expect(reRead.read).toBeGreaterThanOrEqual(16 << 20);
+    expect(notServing(reRead.read, reRead.written, reRead.growth, floor)).toBe(false);
+    expect(overwritten.written).toBeGreaterThanOrEqual(16 << 20);
+    expect(notServing(overwritten.read, overwritten.written, overwritten.growth, floor)).toBe(true);
   }, 30 * MIN);
 
   // Cull activity itself is not shown here: with the disk filled to 3 % free (below bstop and bcull), Debian's

@@ -1,0 +1,37 @@
+/**
+ * The README's kernel matrix is what the lab recorded (test/lab/results/kernels.json, written by the kernels and
+ * metrics labs with EFSC_RECORD=1): rendered again here, it must match the README word for word.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { kernelTableRange, KernelFigures, readKernelFigures, renderKernelTable } from './lab/results/kernels';
+
+const README = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+const figures = readKernelFigures();
+
+test('the README\'s kernel table is what test/lab/results/kernels.json renders to', () => {
+  const range = kernelTableRange(README);
+  expect(range).toBeDefined();
+  expect(README.slice(...range!)).toBe(renderKernelTable(figures));
+});
+
+test('the recorded figures cover bookworm\'s 6.1 and each extra kernel of the lab image, every row measured', () => {
+  const tags = fs.readFileSync(path.join(__dirname, 'lab', 'image', 'kernels'), 'utf8').split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('#')).map((l) => l.split(/\s+/)[0]);
+  expect(tags.length).toBeGreaterThan(0);
+  expect(Object.keys(figures)).toEqual(['6.1', ...tags]);
+  for (const k of tags) {
+    const f: KernelFigures = figures[k];
+    for (const field of ['selfTest', 'clientReRead', 'nodeEvicted', 'notServing', 'mirror', 'reexport', 'metrics', 'culling'] as const) {
+      expect([k, field, f[field] !== undefined]).toEqual([k, field, true]);
+    }
+  }
+  expect(figures['6.1'].notServing).toBeDefined();
+});
+
+test('a kernel without a figure shows "not measured", never an old figure', () => {
+  const last = Object.keys(figures).pop()!;
+  const table = renderKernelTable({ ...figures, [last]: { version: figures[last].version } });
+  const rows = table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| behaviour'));
+  for (const r of rows) expect(r).toMatch(/\| (not measured|not run) \|$/);
+});
