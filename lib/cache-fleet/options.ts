@@ -82,8 +82,8 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly kernel?: AmazonLinux2023KernelLine;
 
   /**
-   * Subnets of the nodes (round robin). Every AZ needs an origin mount target. In isolated subnets the nodes need
-   * VPC endpoints (packages, CloudFormation, EC2, CloudWatch, SSM), which a synth warning names.
+   * Subnets of the nodes (round robin). Every AZ needs a mount target of an EFS origin. In isolated subnets the nodes
+   * need VPC endpoints (packages, CloudFormation, EC2, CloudWatch, SSM), which a synth warning names.
    *
    * @default - the VPC's private subnets with egress (or isolated, if it has none)
    */
