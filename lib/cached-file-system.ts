@@ -1,6 +1,7 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { CacheFleet } from './cache-fleet/cache-fleet';
+import { CacheOrigin } from './cache-fleet/cache-origin';
 import { CacheFleetOptions } from './cache-fleet/options';
 import { FsCacheClientLaunchTemplate, FsCacheClientOptions } from './client/fs-cache-client';
 import { MountSource } from './client/mount-source';
@@ -109,7 +110,7 @@ export class CachedFileSystem extends Construct {
         ...props.cacheFleet,
         vpcSubnets: fleetSubnets,
         vpc: props.vpc,
-        fileSystem: this.origin.fileSystem,
+        origin: CacheOrigin.efs(this.origin.fileSystem),
       });
       this.origin.checkMountTargetsCover(this.cacheFleet.nodes.map((n) => n.subnet), 'cacheFleet.vpcSubnets');
     }

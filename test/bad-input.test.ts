@@ -13,7 +13,9 @@ import {
   CacheFleet,
   CacheFleetAttributes,
   CacheFleetProps,
+  CacheOrigin,
   CacheStorage,
+  ClientProtocol,
   ClientSource,
   DataSeeder,
   DataSeederProps,
@@ -25,6 +27,8 @@ import {
   MirrorStorage,
   MountHelper,
   MountSource,
+  NfsServerOriginProps,
+  NfsVersion,
   OriginFileSystem,
   OriginFileSystemProps,
   SeedSource,
@@ -60,6 +64,19 @@ const deprecatedClient = (props: Partial<FsCacheClientLaunchTemplateProps>) =>
   (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), ...props });
 const seeder = (props: Partial<DataSeederProps>, source: (s: Stack) => SeedSource = () => SeedSource.fromInstanceDirectory('/srv/data')) =>
   (stack: Stack, vpc: ec2.Vpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source(stack), ...props });
+/**
+ * A fleet over an NFS server: NFSv3 at 10.20.0.5:/srv/data in 10.20.0.0/16 unless `origin` (or a function of the stack
+ * that makes it) says otherwise, with more fleet props.
+ */
+const nfsFleet = (origin: Partial<NfsServerOriginProps> | ((s: Stack) => Partial<NfsServerOriginProps>), props: Partial<CacheFleetProps> = {}) =>
+  (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', {
+    vpc,
+    ...props,
+    origin: CacheOrigin.nfsServer({
+      host: '10.20.0.5', exportPath: '/srv/data', version: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4('10.20.0.0/16'),
+      ...(typeof origin === 'function' ? origin(stack) : origin),
+    }),
+  });
 /** Two fleets over one file system on one VPC: the second with props of its own (given the first, if a function). */
 const twoFleets = (second: Partial<CacheFleetProps> | ((first: CacheFleet) => Partial<CacheFleetProps>), first: Partial<CacheFleetProps> = {}) =>
   (stack: Stack, vpc: ec2.Vpc) => {
@@ -439,6 +456,40 @@ const CASES: BadInput[] = [
   { name: 'paths: /home as client mount point', build: client({ mountPoint: '/home' }), error: /^Invalid mountPoint: '\/home' is the system directory \/home/ },
   { name: 'paths: a client mount point inside /sys', build: client({ mountPoint: '/sys/efs' }), error: /^Invalid mountPoint: '\/sys\/efs' is inside \/sys/ },
   { name: 'paths: /var/lib as client cache directory', build: client({ cacheDirectory: '/var/lib' }), error: /^Invalid cacheDirectory: '\/var\/lib' is the system directory \/var\/lib/ },
+  // The origin of a fleet (CacheOrigin): one of origin and the deprecated fileSystem; an NFS server that can be reached
+  { name: 'fleet: origin and fileSystem together', build: (stack, vpc) => {
+    const fileSystem = importedFs(stack);
+    return new CacheFleet(stack, 'Fleet', { vpc, fileSystem, origin: CacheOrigin.efs(fileSystem) });
+  }, error: /^Invalid fileSystem: is replaced by origin and cannot be combined with it: .*CacheOrigin\.efs\(fileSystem\)/ },
+  { name: 'fleet: neither origin nor fileSystem', build: (stack, vpc) => new CacheFleet(stack, 'Fleet', { vpc }), error: /^Invalid origin: is required: CacheOrigin\.efs\(fileSystem\) .*CacheOrigin\.nfsServer/ },
+  { name: 'nfs origin: no export path', build: nfsFleet({ exportPath: '' }), error: /^Invalid origin\.exportPath: must be the absolute path the server exports .*got ''/ },
+  { name: 'nfs origin: a relative export path', build: nfsFleet({ exportPath: 'srv/data' }), error: /^Invalid origin\.exportPath: .*got 'srv\/data'/ },
+  { name: 'nfs origin: an export path with ..', build: nfsFleet({ exportPath: '/srv/../etc' }), error: /^Invalid origin\.exportPath: .*got '\/srv\/\.\.\/etc'/ },
+  { name: 'nfs origin: an export path with a trailing /', build: nfsFleet({ exportPath: '/srv/data/' }), error: /^Invalid origin\.exportPath: .*no trailing \/.*got '\/srv\/data\/'/ },
+  { name: 'nfs origin: an export path with a space', build: nfsFleet({ exportPath: '/srv/my data' }), error: /^Invalid origin\.exportPath: / },
+  { name: 'nfs origin: an export path as a token', build: nfsFleet((s) => ({ exportPath: new CfnParameter(s, 'Export').valueAsString })), error: /^Invalid origin\.exportPath: must be known at synth \(the fleet's fsid is derived from it\), got parameter Export/ },
+  { name: 'nfs origin: no host', build: nfsFleet({ host: '' }), error: /^Invalid origin\.host: must be the server's DNS name .* or IPv4 address .*got ''/ },
+  { name: 'nfs origin: a host with a space', build: nfsFleet({ host: 'nas example' }), error: /^Invalid origin\.host: .*got 'nas example'/ },
+  { name: 'nfs origin: host and path in one', build: nfsFleet({ host: 'nas.example.internal:/srv' }), error: /^Invalid origin\.host: .*got 'nas\.example\.internal:\/srv'/ },
+  { name: 'nfs origin: an IPv6 host', build: nfsFleet({ host: 'fd00::5', peer: ec2.Peer.ipv6('fd00::/64') }), error: /^Invalid origin\.host: .*an IPv6 address needs a DNS name.*got 'fd00::5'/ },
+  { name: 'nfs origin: a host address out of range', build: nfsFleet({ host: '10.20.0.256' }), error: /^Invalid origin\.host: .*got '10\.20\.0\.256'/ },
+  { name: 'nfs origin: nfsd on port 0', build: nfsFleet({ ports: { nfs: 0 } }), error: /^Invalid origin\.ports\.nfs: must be a TCP port, a whole number from 1 to 65535, got 0\./ },
+  { name: 'nfs origin: mountd on port 65536', build: nfsFleet({ ports: { mountd: 65536 } }), error: /^Invalid origin\.ports\.mountd: must be a TCP port, .*got 65536\./ },
+  { name: 'nfs origin: lockd on port 4045.5', build: nfsFleet({ ports: { lockd: 4045.5 } }), error: /^Invalid origin\.ports\.lockd: must be a TCP port, .*got 4045\.5\./ },
+  { name: 'nfs origin: a port as a token', build: nfsFleet((s) => ({ ports: { mountd: new CfnParameter(s, 'Mountd', { type: 'Number' }).valueAsNumber } })), error: /^Invalid origin\.ports\.mountd: must be known at synth \(it is a security group rule and a mount option\)/ },
+  { name: 'nfs origin: mountd with NFSv4.1', build: nfsFleet({ version: NfsVersion.NFS_V4_1, ports: { mountd: 20048 } }), error: /^Invalid origin\.ports\.mountd: applies to NfsVersion\.NFS_V3 only: NFSv4\.1 needs nfsd's port alone/ },
+  { name: 'nfs origin: lockd with NFSv4.2', build: nfsFleet({ version: NfsVersion.NFS_V4_2, ports: { lockd: 4045 } }), error: /^Invalid origin\.ports\.lockd: applies to NfsVersion\.NFS_V3 only/ },
+  { name: 'nfs origin: rpcbind with NFSv4.1', build: nfsFleet({ version: NfsVersion.NFS_V4_1, ports: { rpcbind: true } }), error: /^Invalid origin\.ports\.rpcbind: applies to NfsVersion\.NFS_V3 only/ },
+  { name: 'nfs origin: lockd without rpcbind', build: nfsFleet({ ports: { lockd: 4045, rpcbind: false } }), error: /^Invalid origin\.ports\.rpcbind: cannot be false with lockd: .*finds the server's lockd through rpcbind/ },
+  { name: 'nfs origin: mountd on nfsd\'s port', build: nfsFleet({ ports: { mountd: 2049 } }), error: /^Invalid origin\.ports: names port 2049 twice/ },
+  { name: 'nfs origin: lockd on rpcbind\'s port', build: nfsFleet({ ports: { lockd: 111 } }), error: /^Invalid origin\.ports: names port 111 twice/ },
+  { name: 'nfs origin: every IPv4 address as the peer', build: nfsFleet({ peer: ec2.Peer.anyIpv4() }), error: /^Invalid origin\.peer: 0\.0\.0\.0\/0 would open the origin's ports to every address/ },
+  { name: 'nfs origin: every IPv6 address as the peer', build: nfsFleet({ host: 'nas.example.internal', peer: ec2.Peer.anyIpv6() }), error: /^Invalid origin\.peer: ::\/0 would open the origin's ports to every address/ },
+  { name: 'nfs origin: a peer with host bits set', build: nfsFleet({ peer: ec2.Peer.ipv4('10.20.0.5/16') }), error: /^Invalid origin\.peer: '10\.20\.0\.5\/16' has host bits set: the network is 10\.20\.0\.0\/16/ },
+  { name: 'nfs origin: a peer that does not hold the host', build: nfsFleet({ peer: ec2.Peer.ipv4('10.30.0.0/16') }), error: /^Invalid origin\.peer: 10\.30\.0\.0\/16 does not hold the host 10\.20\.0\.5/ },
+  { name: 'nfs origin: originMountHelper', build: nfsFleet({}, { originMountHelper: MountHelper.NFS }), error: /^Invalid originMountHelper: applies to an EFS origin only: .*mount -t nfs\)/ },
+  // NFSv3 to the origin works with every fan-out (test/nfs-origin.test.ts); NFSv3 to the clients needs Route 53 whatever the origin.
+  { name: 'nfs origin: NFSv3 clients behind an NLB', build: nfsFleet({}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientProtocol: ClientProtocol.NFS_V3 }), error: /^Invalid clientProtocol: ClientProtocol\.NFS_V3 needs fanOut: FanOutMode\.ROUTE53/ },
   // Fleets of another stack or app (CacheFleet.fromCacheFleetAttributes): the rules of a CacheFleet's own values
   { name: 'imported fleet: an endpoint with a space', build: (stack) => importedFleet(stack, { endpoint: 'cache efs' }), error: /^Invalid endpoint: must be the fleet's endpoint, a DNS name .* or an IPv4 address, got 'cache efs'\./ },
   { name: 'imported fleet: an endpoint as a URL', build: (stack) => importedFleet(stack, { endpoint: 'nfs://cache.efs-cache.internal' }), error: /^Invalid endpoint: must be the fleet's endpoint/ },

@@ -14,7 +14,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountHelper, MountSource, SeedSource } from '../lib';
+import { CacheFleet, CacheOrigin, DataSeeder, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion, SeedSource } from '../lib';
 import { CfnTemplate, PSEUDO_VALUES, resolveUserData, userDataResources } from './lab/harness/user-data';
 import { newApp } from './util';
 import { runScript, signals } from './util/run-script';
@@ -42,12 +42,19 @@ function parameterizedStack() {
   const fsId = new CfnParameter(stack, 'FileSystemId', { type: 'String' });
   const cidr = new CfnParameter(stack, 'ClientCidr', { type: 'String' });
   const bucket = new CfnParameter(stack, 'SourceBucket', { type: 'String' });
+  const nfsHost = new CfnParameter(stack, 'NfsHost', { type: 'String' });
   const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
     fileSystemId: fsId.valueAsString,
     securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
   });
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc, fileSystem, nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [cidr.valueAsString],
+  });
+  // A fleet over an NFS server whose host is a deploy-time value (CacheOrigin.nfsServer), NFSv3 with mirrors: the
+  // host reaches EFSC_ORIGIN_SERVER, which the mount unit and the mirrors' mounts name.
+  const nfsFleet = new CacheFleet(stack, 'NfsFleet', {
+    vpc, nodeCount: 1, clientCidrs: [cidr.valueAsString], zoneName: 'nfs-cache.internal', mirrorPaths: ['/efs/app'],
+    origin: CacheOrigin.nfsServer({ host: nfsHost.valueAsString, exportPath: '/srv/data', version: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS });
   new DataSeeder(stack, 'Seeder', {
@@ -58,6 +65,7 @@ function parameterizedStack() {
   return {
     template,
     node: stack.getLogicalId(fleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate),
+    nfsNode: stack.getLogicalId(nfsFleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate),
     client: stack.getLogicalId(client.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate),
     seeder: userDataResources(template).find((r) => r.type === 'AWS::EC2::Instance' && r.logicalId.startsWith('Seeder'))!.logicalId,
   };
@@ -65,7 +73,7 @@ function parameterizedStack() {
 
 describe('user data with hostile token values', () => {
   const s = parameterizedStack();
-  const good = { FileSystemId: 'fs-0123456789abcdef0', ClientCidr: '10.0.0.0/16', SourceBucket: 'my-bucket' };
+  const good = { FileSystemId: 'fs-0123456789abcdef0', ClientCidr: '10.0.0.0/16', SourceBucket: 'my-bucket', NfsHost: 'nas.example.internal' };
   const ud = (logicalId: string, params: Record<string, string>) => {
     const values: Record<string, string> = { ...PSEUDO_VALUES as Record<string, string> };
     for (const [k, v] of Object.entries(params)) values[`Ref:${k}`] = v;
@@ -77,13 +85,15 @@ describe('user data with hostile token values', () => {
   };
 
   test('every user data of the stack is covered here', () => {
-    expect(userDataResources(s.template).map((r) => r.logicalId).sort()).toEqual([s.client, s.node, s.seeder].sort());
+    expect(userDataResources(s.template).map((r) => r.logicalId).sort()).toEqual([s.client, s.node, s.nfsNode, s.seeder].sort());
   });
 
   // Which parameter reaches which tier's variable, and the FATAL line its check gives.
   const cases: [string, () => string, keyof typeof good, RegExp][] = [
     ['cache node', () => s.node, 'FileSystemId', /FATAL: EFSC_ORIGIN_SERVER='.*' is invalid: expected a host name or address/s],
     ['cache node', () => s.node, 'ClientCidr', /FATAL: EFSC_EXPORT_CLIENTS='.*' is invalid/s],
+    ['cache node over an NFS server', () => s.nfsNode, 'NfsHost', /FATAL: EFSC_ORIGIN_SERVER='.*' is invalid: expected a host name or address/s],
+    ['cache node over an NFS server', () => s.nfsNode, 'ClientCidr', /FATAL: EFSC_EXPORT_CLIENTS='.*' is invalid/s],
     ['client', () => s.client, 'FileSystemId', /FATAL: EFSC_NFS_SERVER='.*' is invalid: expected a DNS name or an IP address/s],
     ['seeder', () => s.seeder, 'FileSystemId', /FATAL: EFSC_EFS_SERVER='.*' is invalid: expected a host name or address/s],
     ['seeder', () => s.seeder, 'SourceBucket', /FATAL: EFSC_SOURCE_URI='.*' is invalid/s],
@@ -104,9 +114,11 @@ describe('user data with hostile token values', () => {
 
   test('the same user data with good values passes the checks (the hostile runs failed on the value alone)', () => {
     // With good values the node's parameter checks pass and it goes on to install packages, which the sandbox refuses.
-    const run = runScript(ud(s.node, good), [], { tags: NODE_TAGS });
-    expect(run.stderr).not.toMatch(/is invalid/);
-    expect(run.calls.some((c) => /^(dpkg-query|rpm) /.test(c))).toBe(true);
-    expect(signals(run)).toEqual(['FAILURE']);
+    for (const node of [s.node, s.nfsNode]) {
+      const run = runScript(ud(node, good), [], { tags: NODE_TAGS });
+      expect(run.stderr).not.toMatch(/is invalid/);
+      expect(run.calls.some((c) => /^(dpkg-query|rpm) /.test(c))).toBe(true);
+      expect(signals(run)).toEqual(['FAILURE']);
+    }
   });
 });

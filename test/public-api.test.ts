@@ -12,9 +12,9 @@ import { launchTemplateUserData, parameters } from './util/user-data';
 describe('exports', () => {
   test('only classes and enums leave at run time: no validators, fsid helper or metric tables', () => {
     expect(Object.keys(lib).sort()).toEqual([
-      'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheNode', 'CacheStorage', 'CachedFileSystem', 'ClientProtocol', 'ClientSource', 'DataSeeder', 'DiskCacheMetric',
-      'FanOut', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorStorage', 'MountHelper', 'MountSource',
-      'OriginFileSystem', 'SeedSource', 'SeedSourceKind',
+      'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheNode', 'CacheOrigin', 'CacheStorage', 'CachedFileSystem', 'ClientProtocol',
+      'ClientSource', 'DataSeeder', 'DiskCacheMetric', 'FanOut', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorStorage', 'MountHelper',
+      'MountSource', 'NfsVersion', 'OriginFileSystem', 'SeedSource', 'SeedSourceKind',
     ]);
   });
 

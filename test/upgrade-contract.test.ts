@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Template } from 'aws-cdk-lib/assertions';
-import { CacheFleet, ClientProtocol } from '../lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CacheFleet, CacheOrigin, ClientProtocol, NfsVersion } from '../lib';
 import { importedFs, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
 
@@ -30,6 +31,20 @@ describe('upgrade contract', () => {
     [ClientProtocol.NFS_V3, '863904690'],
   ])('the export fsid of fleet Pinned/Fleet over /data (%s) is pinned', (protocol, fsid) => {
     expect(nodeParameters(protocol).params.EFSC_EXPORT_FSID).toBe(fsid);
+  });
+
+  test.each([
+    [ClientProtocol.NFS_V4_1, 'dbe662d3-8a1c-3e17-d322-8282a8544d2b'],
+    [ClientProtocol.NFS_V3, '1541825237'],
+  ])('the export fsid of fleet Pinned/Fleet over an NFS server\'s /srv, at /data (%s), is pinned: host and version are no part of it', (protocol, fsid) => {
+    for (const [host, version] of [['nas.example.internal', NfsVersion.NFS_V3], ['10.20.0.5', NfsVersion.NFS_V4_2]] as const) {
+      const { stack, vpc } = stackWithVpc(undefined, 'Pinned');
+      const fleet = new CacheFleet(stack, 'Fleet', {
+        vpc, originPath: '/data', clientProtocol: protocol,
+        origin: CacheOrigin.nfsServer({ host, exportPath: '/srv', version, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
+      });
+      expect(fleet.fsid).toBe(fsid);
+    }
   });
 
   test('mirror fsids are pinned, in the order of mirrorPaths, and do not depend on the client protocol', () => {

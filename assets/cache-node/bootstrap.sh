@@ -1,6 +1,7 @@
 #!/bin/bash
 set -euo pipefail
-# RAM cache node (EC2 user-data; parameters in docs/CONTRACT.md): mounts the origin (EFS) and re-exports it read-only
+# RAM cache node (EC2 user-data; parameters in docs/CONTRACT.md): mounts the origin (EFS with efs-utils or plain NFSv4.1,
+# or an NFS server over NFSv3 or NFSv4.x: EFSC_ORIGIN_MOUNT_TYPE efs, nfs4 or nfs) and re-exports it read-only
 # over NFSv4.1 (and NFSv3 with EFSC_NFS_V3=true), so that the page cache serves hot reads. In order: check the parameters, install the packages,
 # tune (sysctl, sunrpc slots), configure nfsd (threads, versions), install a copy of itself and the units that gate
 # nfs-server on every boot, mount the origin (bounded by a timeout), apply read-ahead, sync the mirrors for the first
@@ -53,11 +54,16 @@ fi
 # efs-cache: no-mirrors end
 
 check_parameters() {
-  local p
+  local p v
   need EFSC_ORIGIN_SERVER "$RE_HOST" 'a host name or address'
   need EFSC_ORIGIN_PATH "$RE_PATH" 'an absolute path'
-  need EFSC_ORIGIN_MOUNT_TYPE '^(nfs4|efs)$' 'nfs4 or efs'
+  need EFSC_ORIGIN_MOUNT_TYPE '^(nfs|nfs4|efs)$' 'nfs, nfs4 or efs'
   need EFSC_ORIGIN_MOUNT_OPTIONS "$RE_OPTS" 'mount options'
+  # The options name the type's version: NFSv3 for nfs (an NFS server), NFSv4.1 or 4.2 for nfs4 and efs (the kernel
+  # cannot re-export an NFSv4.0 mount, and a mount without nfsvers= would negotiate one).
+  p='4\.[12]' v='4.1 or 4.2'
+  if [ "$EFSC_ORIGIN_MOUNT_TYPE" = nfs ]; then p=3 v=3; fi
+  [[ ",$EFSC_ORIGIN_MOUNT_OPTIONS," =~ ,nfsvers=$p, ]] || die "EFSC_ORIGIN_MOUNT_OPTIONS must name nfsvers=$v for mount type $EFSC_ORIGIN_MOUNT_TYPE"
   need EFSC_EXPORT_PATH "$RE_DIR" 'an absolute path, not /'
   # Not 0: fsid=0 makes an export the NFSv4 pseudo-root, which changes the path clients mount.
   need EFSC_EXPORT_FSID '^([1-9][0-9]{0,9}|[0-9a-fA-F]{8}(-?[0-9a-fA-F]{4}){3}-?[0-9a-fA-F]{12})$' 'a UUID or a number > 0'

@@ -6,6 +6,7 @@ import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { ImportedCacheFleet } from './attributes';
 import { CacheNode } from './cache-node';
+import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from './cache-origin';
 import { FanOut, FanOutMode } from './fan-out';
 import { mirrorExportPath, mirrorFsid } from './mirror';
 import { fsidFor, nodeParameters } from './node-parameters';
@@ -16,8 +17,7 @@ import { renderScript, validateUserCommands, withUserCommands } from '../bootstr
 import {
   autoScalingGroupMetric, DiskCacheMetric, diskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, mirrorMetric, NODE_GROUP_METRICS, NODE_METRICS, NodeGroupMetric, sumOfMetrics,
 } from '../monitoring/metrics';
-import { allowFromConsumerSide } from '../private/connections';
-import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 import { encryptedRootVolume } from '../private/instance';
 import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
@@ -37,8 +37,9 @@ export { MirrorMetric } from '../monitoring/metrics';
 export { fsidFor } from './node-parameters';
 
 /**
- * A RAM cache tier: EC2 nodes that mount EFS and re-export it read-only over NFSv4.1, so their page cache serves
- * hot reads, reached through Route 53 names or an internal Network Load Balancer.
+ * A RAM cache tier: EC2 nodes that mount the origin (an EFS file system, or an NFS server: `CacheOrigin`) and
+ * re-export it read-only over NFSv4.1 (and NFSv3 with `ClientProtocol.NFS_V3`), so their page cache serves hot reads,
+ * reached through Route 53 names or an internal Network Load Balancer.
  *
  * ## Resources Deployed
  * - One launch template for every node (IMDSv2 required, instance metadata tags on, encrypted gp3 root volume, the
@@ -46,13 +47,15 @@ export { fsidFor } from './node-parameters';
  * - Per node (`CacheNode`): an Auto Scaling group of one that replaces a failed instance and tags it with the node's
  *   identity; in Route 53 mode also a network interface whose address the node keeps across replacements.
  * - One security group for all nodes (no inbound rule until peers are allowed through `connections`; outbound
- *   HTTPS for packages, SSM and CloudFormation, and NFS to the origin), and one IAM role (SSM Session Manager,
- *   read-only EFS client access, attaching the nodes' own interfaces, signalling its own stack).
+ *   HTTPS for packages, SSM and CloudFormation, and NFS to the origin: TCP 2049 into an EFS file system's group, or
+ *   exactly the ports an NFS server needs to its peer), and one IAM role (SSM Session Manager, read-only EFS client
+ *   access for an EFS origin, attaching the nodes' own interfaces, signalling its own stack).
  * - The fan-out (see `FanOut`).
  *
  * ## Security Considerations
  * The export is read-only, NFSv4.1 only, `root_squash`, limited to `clientCidrs`, with the same `fsid` on every
- * node. There is no SSH: use Session Manager. Writes go to EFS directly, never through the cache tier. Mirrors
+ * node. There is no SSH: use Session Manager. Writes go to the origin directly, never through the cache tier. An NFS
+ * server origin is mounted without TLS (plain NFS, as its clients mount it): keep it on a network you trust. Mirrors
  * (`mirrorPaths`) are exported read-only too, on TCP 2050 (`MIRROR_PORT`), which is opened only to clients that mount
  * them (and, with an NLB, from the load balancer).
  */
@@ -92,6 +95,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly connections: ec2.Connections;
   /** The nodes' security group. */
   public readonly securityGroup: ec2.SecurityGroup;
+  /** What the nodes cache: `origin`, or the deprecated `fileSystem` as `CacheOrigin.efs(fileSystem)`. */
+  public readonly origin: CacheOrigin;
   /** The nodes' IAM role. */
   public readonly role: iam.Role;
   /** The nodes' role, to grant them more (`bucket.grantRead(fleet)`). */
@@ -119,7 +124,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly endpoint: string;
   /** The path clients mount from the fleet. */
   public readonly exportPath: string;
-  /** The export's fsid: derived from this construct's path, identical on every node (a UUID; a number with NFSv3). */
+  /**
+   * The export's fsid: derived from this construct's path and the origin path (an NFS server's export path included),
+   * identical on every node (a UUID; a number with NFSv3).
+   */
   public readonly fsid: string;
   /** nfsd threads per node. */
   public readonly nfsdThreads: number;
@@ -150,6 +158,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     const facts = instanceTypeFacts(this.instanceType);
     validateCacheFleetOptions(this, props, facts);
+    this.origin = resolveOrigin(this, props);
 
     const nodeCount = props.nodeCount ?? DEFAULTS.nodeCount;
     const metrics = props.metrics ?? DEFAULTS.metrics;
@@ -161,7 +170,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.clientProtocol = props.clientProtocol ?? DEFAULTS.clientProtocol;
     const v3 = this.clientProtocol === ClientProtocol.NFS_V3;
     // NFSv3: a number (4 bytes in every file handle) rather than a UUID (16), room for a longer origin handle in 64.
-    this.fsid = fsidFor(this.node.path, props.originPath ?? DEFAULTS.originPath, v3);
+    this.fsid = fsidFor(this.node.path, originFsidKey(this.origin, props.originPath ?? DEFAULTS.originPath), v3);
     this.diskCache = nodeDiskCacheOn(props, facts);
     this.metricsGroup = this.node.path;
     this.mirrors = (props.mirrorPaths ?? []).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) }));
@@ -173,11 +182,11 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       allowAllOutbound: false,
     });
     this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, SSM, CloudFormation signal');
-    // Both rules (out of the nodes, into the file system's group) in this fleet's stack when the file system is of
-    // another: the fleet depends on the file system, never the other way round.
-    allowFromConsumerSide(this.securityGroup, props.fileSystem, ec2.Port.tcp(NFS_PORT), 'NFS from the EFS cache nodes');
+    // Both rules (out of the nodes, into the origin's group) in this fleet's stack when the origin's group is of
+    // another: the fleet depends on the origin, never the other way round.
+    allowNodesToOrigin(this.securityGroup, this.origin);
 
-    this.role = nodeRole(this, props.fileSystem);
+    this.role = nodeRole(this, this.origin);
     this.grantPrincipal = this.role;
 
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
@@ -186,7 +195,9 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []), ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const machineImage = instanceImage(this, props, this.instanceType);
     const mountHelper = props.originMountHelper ?? DEFAULTS.originMountHelper;
-    checkEfsMount(this, props.fileSystem, { helperProp: 'originMountHelper', helper: mountHelper }, !!props.machineImage);
+    if (this.origin.efsFileSystem) {
+      checkEfsMount(this, this.origin.efsFileSystem, { helperProp: 'originMountHelper', helper: mountHelper }, !!props.machineImage);
+    }
 
     const rendered = renderScript({
       script: 'cache-node/bootstrap.sh',
@@ -198,7 +209,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       // The NFSv3 code (mountd's port, the handle check) only in the user data of a fleet that serves NFSv3.
       drop: ['initialize-devices', ...(v3 ? [] : ['nfsv3']), ...(this.mirrors.length ? ['no-mirrors'] : [])],
       parameters: nodeParameters(this, this.role, props, {
-        exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache: this.diskCache, clientProtocol: this.clientProtocol, mountHelper,
+        origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache: this.diskCache, clientProtocol: this.clientProtocol, mountHelper,
       }),
     });
     rendered.grantRead(this.role);

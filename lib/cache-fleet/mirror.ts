@@ -4,7 +4,7 @@ import { IConstruct } from 'constructs';
 import { NFS_MIRROR_PORT } from '../private/constants';
 import { knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
-import { helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
+import { seconds } from '../private/mount';
 import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 
 /** Where a node keeps the copies of its mirrors (`mirrorStorage`). */
@@ -305,12 +305,12 @@ export const MIRROR_SOURCE_ATTR_SEC = 3600;
  * walks, and the mount options of the origin mount the nodes keep for the markers' stats alone (read-only, a
  * superblock of its own, no attribute cache: each stat asks the origin, so an unchanged marker is seen as it is).
  */
-function markerParameters(o: MirrorOptions, helper: MountHelper): Record<string, string> {
+function markerParameters(o: MirrorOptions, base: string[]): Record<string, string> {
   if (o.mirrorChangeMarker === undefined) return {};
   return {
     EFSC_MIRROR_MARKER: o.mirrorChangeMarker,
     EFSC_MIRROR_FULL_SEC: seconds(o.mirrorFullSyncInterval ?? MIRROR_FULL_SYNC_DEFAULT),
-    EFSC_MIRROR_MARKER_OPTIONS: [...helperOptions(helper), ...RECOMMENDED_NFS_OPTIONS, 'ro', 'nosharecache', 'actimeo=0'].join(','),
+    EFSC_MIRROR_MARKER_OPTIONS: [...base, 'ro', 'nosharecache', 'actimeo=0'].join(','),
   };
 }
 
@@ -321,8 +321,9 @@ function markerParameters(o: MirrorOptions, helper: MountHelper): Record<string,
  * attribute cache outlives the sync (`actimeo=3600`, `noatime`): the walk's stat of each entry is answered from the
  * attributes its READDIR reply carried, not by a GETATTR per file. `EFSC_MIRROR_PORT`: the port of the node's own
  * addresses that reaches the mirrors' own nfsd (`NFS_MIRROR_PORT`). With a change marker, also `markerParameters`.
+ * `base`: the options of every mount of the origin (the origin's helper, version and ports: `originBaseOptions`).
  */
-export function mirrorParameters(constructPath: string, o: MirrorOptions, helper: MountHelper, diskCache: boolean): Record<string, string> {
+export function mirrorParameters(constructPath: string, o: MirrorOptions, base: string[], diskCache: boolean): Record<string, string> {
   const paths = o.mirrorPaths ?? [];
   // Without mirrors the user data has no lib/mirror.sh, only its stand-ins, which read EFSC_MIRROR_PATHS alone.
   if (paths.length === 0) return { EFSC_MIRROR_PATHS: '' };
@@ -335,10 +336,7 @@ export function mirrorParameters(constructPath: string, o: MirrorOptions, helper
     EFSC_MIRROR_STORAGE: mirrorStorageOf(o, diskCache) === MirrorStorage.MEMORY ? 'memory' : 'disk',
     EFSC_MIRROR_TIMEOUT_SEC: seconds(o.mirrorSyncTimeout ?? Duration.minutes(10)),
     EFSC_MIRROR_WORKERS: String(o.mirrorSyncWorkers ?? 8),
-    EFSC_MIRROR_SOURCE_OPTIONS: [
-      ...helperOptions(helper),
-      ...RECOMMENDED_NFS_OPTIONS, 'ro', 'nosharecache', `actimeo=${MIRROR_SOURCE_ATTR_SEC}`, 'noatime',
-    ].join(','),
-    ...markerParameters(o, helper),
+    EFSC_MIRROR_SOURCE_OPTIONS: [...base, 'ro', 'nosharecache', `actimeo=${MIRROR_SOURCE_ATTR_SEC}`, 'noatime'].join(','),
+    ...markerParameters(o, base),
   };
 }

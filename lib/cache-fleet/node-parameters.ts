@@ -2,13 +2,14 @@ import * as crypto from 'crypto';
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { CacheOrigin, originBaseOptions, originMountType, originServerPath } from './cache-origin';
 import { mirrorParameters } from './mirror';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetOptions, CacheFleetProps, ClientProtocol } from './options';
 import { NODE_CACHE_DIR } from './validation';
 import { instanceMetrics } from '../monitoring/metrics';
 import { exportClients } from '../private/cidr';
 import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
-import { EFS_UTILS_TLS_PORT, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds, systemdTimeSpan } from '../private/mount';
+import { EFS_UTILS_TLS_PORT, MountHelper, seconds, systemdTimeSpan } from '../private/mount';
 
 /**
  * The export's fsid: a UUID derived from the fleet's construct path and the re-exported origin path, so every node
@@ -24,15 +25,14 @@ export function fsidFor(constructPath: string, originPath: string, numeric = fal
 }
 
 /** The options of the nodes' mount of the origin. */
-export function originMountOptions(props: CacheFleetOptions, helper: MountHelper, diskCache: boolean): string[] {
+export function originMountOptions(props: CacheFleetOptions, origin: CacheOrigin, helper: MountHelper, diskCache: boolean): string[] {
   const ac = seconds(props.attributeCacheTimeout ?? DEFAULTS.attributeCacheTimeout);
   const acdir = seconds(props.directoryCacheTimeout ?? DEFAULTS.directoryCacheTimeout);
   return [
     // FS-Cache keys its cache on the server's address and port: with the disk cache, efs-utils' local TLS port is
-    // pinned (as on clients), so a remount finds what the disk holds.
+    // pinned (as on clients), so a remount finds what the disk holds. An NFS server's port is fixed anyway.
     ...(diskCache ? ['fsc'] : []),
-    ...helperOptions(helper, diskCache ? EFS_UTILS_TLS_PORT : undefined),
-    ...RECOMMENDED_NFS_OPTIONS,
+    ...originBaseOptions(origin, helper, diskCache ? EFS_UTILS_TLS_PORT : undefined),
     'ro',
     props.closeToOpenConsistency ? 'cto' : 'nocto',
     'ac',
@@ -43,11 +43,13 @@ export function originMountOptions(props: CacheFleetOptions, helper: MountHelper
 
 /** What the fleet derived from its props and the node type, which the node parameters carry. */
 export interface NodeValues {
+  readonly origin: CacheOrigin;
   readonly exportPath: string;
   readonly fsid: string;
   readonly nfsdThreads: number;
   readonly diskCache: boolean;
   readonly clientProtocol: ClientProtocol;
+  /** How the nodes mount an EFS origin (`originMountHelper`); unused for an NFS server. */
   readonly mountHelper: MountHelper;
 }
 
@@ -61,10 +63,10 @@ export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFl
   const clientCidrs = props.clientCidrs ?? [props.vpc.vpcCidrBlock];
   const rewarm = props.warmPaths?.length ? (props.rewarmInterval ?? DEFAULTS.rewarmInterval) : undefined;
   return {
-    EFSC_ORIGIN_SERVER: efsDnsName(props.fileSystem),
-    EFSC_ORIGIN_PATH: props.originPath ?? DEFAULTS.originPath,
-    EFSC_ORIGIN_MOUNT_TYPE: v.mountHelper,
-    EFSC_ORIGIN_MOUNT_OPTIONS: originMountOptions(props, v.mountHelper, v.diskCache).join(','),
+    EFSC_ORIGIN_SERVER: v.origin.server,
+    EFSC_ORIGIN_PATH: originServerPath(v.origin, props.originPath ?? DEFAULTS.originPath),
+    EFSC_ORIGIN_MOUNT_TYPE: originMountType(v.origin, v.mountHelper),
+    EFSC_ORIGIN_MOUNT_OPTIONS: originMountOptions(props, v.origin, v.mountHelper, v.diskCache).join(','),
     EFSC_MOUNT_TIMEOUT_SEC: seconds(props.originMountTimeout ?? DEFAULTS.originMountTimeout),
     EFSC_EXPORT_PATH: v.exportPath,
     EFSC_EXPORT_FSID: v.fsid,
@@ -77,7 +79,7 @@ export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFl
     EFSC_WARM_WORKERS: String(props.warmWorkers ?? DEFAULTS.warmWorkers),
     EFSC_REWARM_INTERVAL: rewarm ? systemdTimeSpan(rewarm) : '',
     ...instanceMetrics(fleet, role, props.metrics ?? DEFAULTS.metrics),
-    ...mirrorParameters(fleet.node.path, props, v.mountHelper, v.diskCache),
+    ...mirrorParameters(fleet.node.path, props, originBaseOptions(v.origin, v.mountHelper), v.diskCache),
     EFSC_NODE_DISK_CACHE: String(v.diskCache),
     ...(v.clientProtocol === ClientProtocol.NFS_V3 ? { EFSC_NFS_V3: 'true' } : {}),
     ...(v.diskCache ? diskCacheParameters({

@@ -1,8 +1,8 @@
 import { Stack, Tags, Validations } from 'aws-cdk-lib';
-import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { CacheNode } from './cache-node';
+import { CacheOrigin } from './cache-origin';
 import { PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { grantSignal, instanceRole } from '../private/instance';
 import { acknowledgeWildcardResource } from '../private/nag';
@@ -14,10 +14,13 @@ import { acknowledgeWildcardResource } from '../private/nag';
 export const FLEET_TAG = 'cdk-efs-cache:fleet';
 
 /**
- * The nodes' role, made before the parameters that grant it more (the metrics): SSM Session Manager and read-only
- * EFS client access to the origin (ClientMount, and ClientRootAccess so that the nodes' root reads every file).
+ * The nodes' role, made before the parameters that grant it more (the metrics): SSM Session Manager and, for an EFS
+ * origin, read-only EFS client access to it (ClientMount, and ClientRootAccess so that the nodes' root reads every
+ * file). An NFS server origin asks IAM nothing.
  */
-export function nodeRole(fleet: Construct, fileSystem: efs.IFileSystem): iam.Role {
+export function nodeRole(fleet: Construct, origin: CacheOrigin): iam.Role {
+  const fileSystem = origin.efsFileSystem;
+  if (!fileSystem) return instanceRole(fleet, 'NFS cache nodes: SSM Session Manager, own interface and stack signal');
   const role = instanceRole(fleet, 'EFS cache nodes: SSM Session Manager, read-only EFS client, own interface and stack signal');
   fileSystem.grant(role, 'elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess');
   return role;

@@ -2,6 +2,7 @@ import { Duration, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
+import { CacheOrigin } from './cache-origin';
 import { FanOutMode, FanOutOptions } from './fan-out';
 import { MirrorOptions } from './mirror';
 import { AmazonLinux2023KernelLine } from '../kernel-line';
@@ -13,8 +14,9 @@ import { MountHelper } from '../mount-helper';
  */
 
 /**
- * The NFS version clients mount a cache fleet with (`clientProtocol`). Either way the nodes mount the origin over
- * NFSv4.1 (EFS serves nothing else) and serve the mirrors over NFSv4.1 (their delegations).
+ * The NFS version clients mount a cache fleet with (`clientProtocol`). Either way the nodes mount the origin with its
+ * own version (EFS: NFSv4.1, the only one it serves; an NFS server: its `NfsVersion`) and serve the mirrors over
+ * NFSv4.1 (their delegations).
  */
 export enum ClientProtocol {
   /**
@@ -80,15 +82,16 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly kernel?: AmazonLinux2023KernelLine;
 
   /**
-   * Subnets of the nodes (round robin). Every AZ needs an origin mount target. In isolated subnets the nodes need
-   * VPC endpoints (packages, CloudFormation, EC2, CloudWatch, SSM), which a synth warning names.
+   * Subnets of the nodes (round robin). Every AZ needs a mount target of an EFS origin. In isolated subnets the nodes
+   * need VPC endpoints (packages, CloudFormation, EC2, CloudWatch, SSM), which a synth warning names.
    *
    * @default - the VPC's private subnets with egress (or isolated, if it has none)
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
 
   /**
-   * Path in the origin file system that the nodes mount and re-export.
+   * Path in the origin that the nodes mount and re-export: in the EFS file system, or below an NFS server's
+   * `exportPath`.
    *
    * @default '/'
    */
@@ -117,7 +120,8 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly clientCidrs?: string[];
 
   /**
-   * How nodes mount the origin.
+   * How nodes mount an EFS origin. Refused with an NFS server origin (`CacheOrigin.nfsServer`), which the nodes mount
+   * with plain NFS of its version.
    *
    * @default MountHelper.EFS_UTILS (TLS, IAM), which a file system created by this library requires
    */
@@ -287,8 +291,22 @@ export interface CacheFleetProps extends CacheFleetOptions {
   /** The VPC of the nodes. */
   readonly vpc: ec2.IVpc;
 
-  /** The origin: an EFS file system, created anywhere or imported. */
-  readonly fileSystem: efs.IFileSystem;
+  /**
+   * What the nodes cache: `CacheOrigin.efs(fileSystem)`, an EFS file system created anywhere or imported, or
+   * `CacheOrigin.nfsServer({ host, exportPath, version, peer })`, an NFS server. Required unless the deprecated
+   * `fileSystem` is given; the two together are refused.
+   *
+   * @default - none: required unless `fileSystem` (deprecated) is given
+   */
+  readonly origin?: CacheOrigin;
+
+  /**
+   * The origin, an EFS file system: the same as `origin: CacheOrigin.efs(fileSystem)`, which synthesizes the same
+   * template.
+   *
+   * @deprecated use origin: `CacheOrigin.efs(fileSystem)`
+   */
+  readonly fileSystem?: efs.IFileSystem;
 }
 
 /**

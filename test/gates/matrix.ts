@@ -6,7 +6,9 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { sampleNetwork, SampleStack } from '../../bin/sample-stack';
 import {
   CachedFileSystem,
+  CacheFleet,
   CacheFleetOptions,
+  CacheOrigin,
   CacheStorage,
   ClientLaunchTemplateOptions,
   ClientProtocol,
@@ -15,6 +17,7 @@ import {
   FanOutMode,
   FsCacheClientLaunchTemplate,
   MountSource,
+  NfsVersion,
   SeedSource,
 } from '../../lib';
 
@@ -84,6 +87,40 @@ function variant(name: string, v: Variant): GateConfig {
   };
 }
 
+/**
+ * A fleet over an NFS server (`CacheOrigin.nfsServer`) on the sample's network, with FS-Cache clients through it:
+ * outside the VPC (`cidr`: a network reached over a VPN, NFSv3 with lockd, mirrors and warming) or inside it
+ * (`group`: the server's security group, NFSv4.2, the disk cache and an NLB).
+ */
+function nfsServerFleet(name: string, peer: 'cidr' | 'group'): GateConfig {
+  return {
+    name,
+    build: (app: App) => {
+      const stack = new Stack(app, name);
+      const { vpc } = sampleNetwork(stack);
+      const origin = peer === 'cidr'
+        ? CacheOrigin.nfsServer({
+          host: '192.168.10.5', exportPath: '/export/projects', version: NfsVersion.NFS_V3, ports: { lockd: 4045 },
+          peer: ec2.Peer.ipv4('192.168.10.0/24'),
+        })
+        : CacheOrigin.nfsServer({
+          host: 'nas.example.internal', exportPath: '/', version: NfsVersion.NFS_V4_2,
+          peer: new ec2.SecurityGroup(stack, 'NasSecurityGroup', { vpc, description: 'The NFS server in the VPC', allowAllOutbound: false }),
+        });
+      const fleet = new CacheFleet(stack, 'Fleet', {
+        vpc, origin, nodeCount: 2,
+        ...(peer === 'cidr'
+          ? { mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] }
+          : { instanceType: new ec2.InstanceType('c7gd.16xlarge'), fanOut: FanOutMode.NETWORK_LOAD_BALANCER }),
+      });
+      new FsCacheClientLaunchTemplate(stack, 'Clients', {
+        vpc, instanceType: armClient, source: MountSource.cacheFleet(fleet, peer === 'cidr' ? { mirrorPaths: ['/efs/app'] } : {}),
+      });
+      return stack;
+    },
+  };
+}
+
 const x86Node = new ec2.InstanceType('c6in.8xlarge');
 const armNode = new ec2.InstanceType('c7gn.16xlarge');
 const x86Client = new ec2.InstanceType('m6id.xlarge');
@@ -143,6 +180,8 @@ export const MATRIX: GateConfig[] = [
     fleet: { nodeCount: 2, mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'], clientProtocol: ClientProtocol.NFS_V3 },
     clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
   }),
+  nfsServerFleet('NfsServerOutsideVpc', 'cidr'),
+  nfsServerFleet('NfsServerInsideVpc', 'group'),
   variant('ImportedOriginClient', { importedOrigin: true, clients: [{ instanceType: x86Client }] }),
   variant('ImportedOriginFleet', {
     importedOrigin: true,

@@ -1,0 +1,336 @@
+import { Token } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import { IConstruct } from 'constructs';
+import { isEndpoint } from './attributes';
+import { parseCidr } from '../private/cidr';
+import { allowFromConsumerSide } from '../private/connections';
+import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
+import { knownAtSynth, propError } from '../private/errors';
+import { efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS } from '../private/mount';
+import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
+
+/**
+ * The NFS version the cache nodes mount an NFS server origin with (`CacheOrigin.nfsServer`). NFSv4.0 is not offered:
+ * the kernel cannot re-export an NFSv4.0 mount (Documentation/filesystems/nfs/reexport.rst).
+ */
+export enum NfsVersion {
+  /**
+   * NFSv3 (`mount -t nfs -o nfsvers=3`), over TCP, to the server's nfsd and rpc.mountd at the ports `ports` names
+   * (`port=`, `mountport=`), so the mount asks the server's rpcbind nothing; `nolock` unless `ports.lockd` is given.
+   */
+  NFS_V3 = '3',
+  /** NFSv4.1 (`mount -t nfs4 -o nfsvers=4.1`): nfsd's port alone. */
+  NFS_V4_1 = '4.1',
+  /** NFSv4.2 (`mount -t nfs4 -o nfsvers=4.2`): nfsd's port alone. */
+  NFS_V4_2 = '4.2',
+}
+
+/**
+ * The TCP ports of an NFS server origin that the nodes reach (`NfsServerOriginProps.ports`): the nodes' security group
+ * opens exactly these to the origin's `peer`, and the nodes name them in their mount options. NFSv4 uses `nfs` alone;
+ * the others are for NFSv3 only.
+ */
+export interface NfsServerPorts {
+  /**
+   * The server's nfsd.
+   *
+   * @default 2049
+   */
+  readonly nfs?: number;
+
+  /**
+   * NFSv3 only: the server's rpc.mountd, which the nodes name in `mountport=` (so no rpcbind query finds it). A Linux
+   * server picks a random port unless nfs.conf pins it (`[mountd] port=20048`); FSx for NetApp ONTAP answers on 635.
+   *
+   * @default 20048
+   */
+  readonly mountd?: number;
+
+  /**
+   * NFSv3 only: whether the nodes may reach the server's rpcbind (TCP 111). The nodes' mounts name nfsd's and mountd's
+   * ports and need none; the kernel's lock manager finds the server's lockd through rpcbind (no mount option names that
+   * port), so `lockd` needs it.
+   *
+   * @default - true with `lockd`, false without
+   */
+  readonly rpcbind?: boolean;
+
+  /**
+   * NFSv3 only: the server's lockd (NLM) TCP port. Given, the nodes mount the origin with `lock` and the security group
+   * opens this port and rpcbind's, so locks that clients take through a node reach the origin (only on kernels that
+   * pass locks through a re-export: 6.1; 6.12.117 and 7.x refuse them at the node). Neither the server's statd nor
+   * its callbacks to the nodes are opened: a node that restarts leaves its locks on the server until the server drops
+   * them. Without it the nodes mount with `nolock`: locks stay on the node.
+   *
+   * @default - no lockd: the nodes mount with `nolock`
+   */
+  readonly lockd?: number;
+}
+
+/** An NFS server as the origin of a cache fleet (`CacheOrigin.nfsServer`). */
+export interface NfsServerOriginProps {
+  /**
+   * The server's DNS name or IPv4 address, as the nodes mount it (`<host>:<exportPath>`). A token (an instance's
+   * private address, an import) is checked by the nodes at boot.
+   */
+  readonly host: string;
+
+  /**
+   * The path the server exports, as its clients mount it with `version` (an NFSv4 server with a pseudo-root shows
+   * its exports below it): absolute, `/` allowed. The fleet's `originPath` is a path below it.
+   */
+  readonly exportPath: string;
+
+  /** The NFS version the nodes mount the server with. */
+  readonly version: NfsVersion;
+
+  /**
+   * The server's ports the nodes reach (TCP only).
+   *
+   * @default - nfsd on 2049; with NFSv3 also rpc.mountd on 20048, and neither rpcbind nor lockd
+   */
+  readonly ports?: NfsServerPorts;
+
+  /**
+   * Where the server is, for the security groups: its security group (a server in the VPC, or a peered one), which
+   * the fleet opens from the nodes' group on the origin's ports (an ingress rule into it and an egress rule out of the
+   * nodes' group), or its network (`ec2.Peer.ipv4('203.0.113.0/24')`, a server outside the VPC: over a VPN or Direct
+   * Connect), to which only the nodes' egress is opened (the server's own firewall is yours). A /0 is refused.
+   */
+  readonly peer: ec2.IPeer;
+}
+
+/**
+ * What a cache fleet caches (`CacheFleetProps.origin`): an EFS file system, or an NFS server given by host, export
+ * path and version. One value, so a fleet cannot name both or neither, and the mount helper, options, ports and IAM
+ * follow from it.
+ */
+export class CacheOrigin implements ec2.IConnectable {
+  /**
+   * An EFS file system, created anywhere or imported: the nodes mount it over NFSv4.1 with `originMountHelper`
+   * (amazon-efs-utils, TLS and IAM, by default), their role is granted read-only EFS client access, and the file
+   * system's security group lets them in on TCP 2049.
+   */
+  public static efs(fileSystem: efs.IFileSystem): CacheOrigin {
+    return new CacheOrigin(efsDnsName(fileSystem), '/', NfsVersion.NFS_V4_1, fileSystem.connections, fileSystem, undefined, undefined);
+  }
+
+  /**
+   * An NFS server (a Linux nfsd, FSx for NetApp ONTAP or OpenZFS, a NAS on premises): the nodes mount
+   * `<host>:<exportPath>` with plain NFS of `version` (no amazon-efs-utils, no TLS), read-only, hard, with the fleet's
+   * attribute caching, and re-export it as they do EFS. The security groups open exactly the ports it needs to `peer`
+   * (NFSv4: nfsd's; NFSv3: nfsd's and mountd's, and rpcbind's and lockd's when asked). The nodes' role gets no
+   * storage permission.
+   */
+  public static nfsServer(props: NfsServerOriginProps): CacheOrigin {
+    return new CacheOrigin(props.host, props.exportPath, props.version, props.peer.connections, undefined, props.peer, { ...props.ports });
+  }
+
+  /** The server the nodes mount: the file system's DNS name, or the NFS server's host. */
+  public readonly server: string;
+  /** The path the server exports: `/` for EFS. */
+  public readonly exportPath: string;
+  /** The NFS version the nodes mount the origin with: NFSv4.1 for EFS. */
+  public readonly version: NfsVersion;
+  /** What the nodes are let into: the file system's connections, or the peer's. */
+  public readonly connections: ec2.Connections;
+  /** The file system, for an EFS origin. */
+  public readonly efsFileSystem?: efs.IFileSystem;
+  /** Where the NFS server is, for the security groups (an NFS server origin). */
+  public readonly peer?: ec2.IPeer;
+  /**
+   * The NFS server's ports, as given (an NFS server origin).
+   *
+   * @default - the defaults of `NfsServerPorts`
+   */
+  public readonly ports?: NfsServerPorts;
+
+  private constructor(server: string, exportPath: string, version: NfsVersion, connections: ec2.Connections,
+    fileSystem: efs.IFileSystem | undefined, peer: ec2.IPeer | undefined, ports: NfsServerPorts | undefined) {
+    this.server = server;
+    this.exportPath = exportPath;
+    this.version = version;
+    this.connections = connections;
+    this.efsFileSystem = fileSystem;
+    this.peer = peer;
+    this.ports = ports;
+  }
+}
+
+/** The port of rpcbind, which NFSv3's lock manager asks for the server's lockd. */
+export const RPCBIND_PORT = 111;
+
+/** One TCP port of an origin that the nodes reach, with the description of its security group rules. */
+export interface OriginPort {
+  readonly port: number;
+  readonly description: string;
+}
+
+/** The ports of an NFS server origin, its defaults applied, in the order their rules are made. */
+export function nfsServerPorts(origin: CacheOrigin): OriginPort[] {
+  const p = origin.ports ?? {};
+  if (origin.version !== NfsVersion.NFS_V3) return [{ port: p.nfs ?? NFS_PORT, description: 'NFS from the cache nodes' }];
+  return [
+    { port: p.nfs ?? NFS_PORT, description: 'NFS from the cache nodes' },
+    { port: p.mountd ?? NFS_MOUNTD_PORT, description: 'NFSv3 mountd from the cache nodes' },
+    ...(rpcbindOn(p) ? [{ port: RPCBIND_PORT, description: 'rpcbind (NFSv3 lock manager) from the cache nodes' }] : []),
+    ...(p.lockd !== undefined ? [{ port: p.lockd, description: 'NFSv3 lockd (NLM) from the cache nodes' }] : []),
+  ];
+}
+
+function rpcbindOn(p: NfsServerPorts): boolean {
+  return p.rpcbind ?? p.lockd !== undefined;
+}
+
+/**
+ * Lets the nodes' group reach the origin: the EFS file system's group on TCP 2049 (both rules made from the nodes'
+ * side, as before), or an NFS server's peer on each of its ports: a security group through rules from the nodes'
+ * side, a network through the nodes' egress alone.
+ */
+export function allowNodesToOrigin(nodes: ec2.SecurityGroup, origin: CacheOrigin): void {
+  if (origin.efsFileSystem) {
+    allowFromConsumerSide(nodes, origin.efsFileSystem, ec2.Port.tcp(NFS_PORT), 'NFS from the EFS cache nodes');
+    return;
+  }
+  const peer = origin.peer!;
+  for (const { port, description } of nfsServerPorts(origin)) {
+    if (peer.connections.securityGroups.length > 0) {
+      allowFromConsumerSide(nodes, peer, ec2.Port.tcp(port), description);
+    } else {
+      nodes.addEgressRule(peer, ec2.Port.tcp(port), `${description} to the origin`);
+    }
+  }
+}
+
+/**
+ * The options the nodes mount the origin with ahead of the fleet's own (read-only, attribute caching): for EFS, the
+ * helper's (TLS and IAM; `tlsPort` pinned where given) and the options EFS recommends; for an NFS server, the version,
+ * its ports and the same transfer and timeout options, without `noresvport` (a server's default `secure` exports take
+ * requests from reserved ports only) and without TLS.
+ */
+export function originBaseOptions(origin: CacheOrigin, helper: MountHelper, tlsPort?: number): string[] {
+  if (origin.efsFileSystem) return [...helperOptions(helper, tlsPort), ...RECOMMENDED_NFS_OPTIONS];
+  const p = origin.ports ?? {};
+  const nfs = p.nfs ?? NFS_PORT;
+  const transfer = ['rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2'];
+  if (origin.version !== NfsVersion.NFS_V3) {
+    return [`nfsvers=${origin.version}`, ...(nfs !== NFS_PORT ? [`port=${nfs}`] : []), ...transfer];
+  }
+  return [
+    'nfsvers=3', 'proto=tcp', `port=${nfs}`, 'mountproto=tcp', `mountport=${p.mountd ?? NFS_MOUNTD_PORT}`, 'mountvers=3',
+    p.lockd !== undefined ? 'lock' : 'nolock', ...transfer,
+  ];
+}
+
+/** The mount type of the nodes' origin mounts: the helper's for EFS, `nfs` (NFSv3) or `nfs4` for an NFS server. */
+export function originMountType(origin: CacheOrigin, helper: MountHelper): string {
+  if (origin.efsFileSystem) return helper;
+  return origin.version === NfsVersion.NFS_V3 ? 'nfs' : 'nfs4';
+}
+
+/** The path the nodes mount on the server: `originPath` in EFS, or below an NFS server's export path. */
+export function originServerPath(origin: CacheOrigin, originPath: string): string {
+  if (origin.efsFileSystem) return originPath;
+  if (originPath === '/') return origin.exportPath;
+  return `${origin.exportPath === '/' ? '' : origin.exportPath}${originPath}`;
+}
+
+/**
+ * What the export's fsid is derived from besides the fleet's path: `originPath` for EFS (as it always was: a deployed
+ * fleet keeps its fsid), the server path with an `nfs:` prefix for an NFS server, so an origin of either kind never
+ * shares an fsid with one of the other at the same construct path (the host is left out: it may be a token).
+ */
+export function originFsidKey(origin: CacheOrigin, originPath: string): string {
+  return origin.efsFileSystem ? originPath : `nfs:${originServerPath(origin, originPath)}`;
+}
+
+/** The props of a fleet that name its origin. */
+export interface OriginProps {
+  readonly origin?: CacheOrigin;
+  readonly fileSystem?: efs.IFileSystem;
+  readonly originMountHelper?: MountHelper;
+}
+
+/**
+ * The fleet's origin, from `origin` or the deprecated `fileSystem` (exactly one of them), checked: `Invalid origin...`
+ * for an NFS server whose host, export path, ports or peer cannot work, `Invalid originMountHelper` with an NFS server.
+ */
+export function resolveOrigin(scope: IConstruct, props: OriginProps): CacheOrigin {
+  if (props.origin && props.fileSystem) {
+    throw propError(scope, 'fileSystem', 'is replaced by origin and cannot be combined with it: give the file system as ' +
+      'origin: CacheOrigin.efs(fileSystem).');
+  }
+  if (!props.origin && !props.fileSystem) {
+    throw propError(scope, 'origin', 'is required: CacheOrigin.efs(fileSystem) caches an EFS file system, ' +
+      'CacheOrigin.nfsServer({ host, exportPath, version, peer }) an NFS server.');
+  }
+  const origin = props.origin ?? CacheOrigin.efs(props.fileSystem!);
+  if (!origin.efsFileSystem) validateNfsServer(scope, origin, props);
+  return origin;
+}
+
+function validateNfsServer(scope: IConstruct, origin: CacheOrigin, props: OriginProps): void {
+  if (props.originMountHelper !== undefined) {
+    throw propError(scope, 'originMountHelper', 'applies to an EFS origin only: the nodes mount an NFS server with plain NFS ' +
+      `(mount -t ${originMountType(origin, MountHelper.NFS)}), as its version says.`);
+  }
+  if (!Object.values(NfsVersion).includes(origin.version)) {
+    throw propError(scope, 'origin.version', `must be NfsVersion.NFS_V3, NFS_V4_1 or NFS_V4_2, got '${origin.version}'.`);
+  }
+  if (!Token.isUnresolved(origin.server) && !isEndpoint(origin.server)) {
+    throw propError(scope, 'origin.host', 'must be the server\'s DNS name (such as \'nas.example.internal\') or IPv4 address ' +
+      `(the nodes mount <host>:<exportPath>; an IPv6 address needs a DNS name), got '${origin.server}'.`);
+  }
+  knownAtSynth(scope, 'origin.exportPath', origin.exportPath, 'the fleet\'s fsid is derived from it');
+  const e = origin.exportPath;
+  if (!PATH_RE.test(e) || DOT_SEGMENT_RE.test(e) || e.includes('//') || (e !== '/' && e.endsWith('/'))) {
+    throw propError(scope, 'origin.exportPath', 'must be the absolute path the server exports (letters, digits, . _ - /; ' +
+      `no trailing /, // or . or .. segment; / itself allowed), got '${e}'.`);
+  }
+  const ports = origin.ports ?? {};
+  for (const name of ['nfs', 'mountd', 'lockd'] as const) {
+    const v = ports[name];
+    if (v === undefined) continue;
+    knownAtSynth(scope, `origin.ports.${name}`, v, 'it is a security group rule and a mount option');
+    if (!Number.isInteger(v) || v < 1 || v > 65535) {
+      throw propError(scope, `origin.ports.${name}`, `must be a TCP port, a whole number from 1 to 65535, got ${v}.`);
+    }
+  }
+  if (origin.version !== NfsVersion.NFS_V3) {
+    const v3only = (['mountd', 'rpcbind', 'lockd'] as const).find((n) => ports[n] !== undefined);
+    if (v3only) {
+      throw propError(scope, `origin.ports.${v3only}`, `applies to NfsVersion.NFS_V3 only: NFSv${origin.version} needs nfsd's ` +
+        'port alone (ports.nfs).');
+    }
+  }
+  if (ports.lockd !== undefined && ports.rpcbind === false) {
+    throw propError(scope, 'origin.ports.rpcbind', 'cannot be false with lockd: the kernel\'s lock manager finds the server\'s ' +
+      'lockd through rpcbind (no mount option names its port). Leave rpcbind out, or lockd.');
+  }
+  const used = nfsServerPorts(origin);
+  const twice = used.find((u, i) => used.findIndex((w) => w.port === u.port) !== i);
+  if (twice) throw propError(scope, 'origin.ports', `names port ${twice.port} twice: nfsd, mountd, rpcbind and lockd each have a port of their own.`);
+  checkPeer(scope, origin);
+}
+
+function checkPeer(scope: IConstruct, origin: CacheOrigin): void {
+  const peer = origin.peer!;
+  if (peer.connections.securityGroups.length > 0) return;
+  const rule = peer.toEgressRuleConfig() as { cidrIp?: string; cidrIpv6?: string };
+  const cidr = rule.cidrIp ?? rule.cidrIpv6;
+  if (cidr === undefined || Token.isUnresolved(cidr)) return;
+  if (/\/0+$/.test(cidr)) {
+    throw propError(scope, 'origin.peer', `${cidr} would open the origin's ports to every address: name the server's network ` +
+      '(ec2.Peer.ipv4(\'203.0.113.0/24\'), or /32 for the server alone) or its security group.');
+  }
+  const block = parseCidr(scope, 'origin.peer', cidr);
+  const host = origin.server;
+  if (block.version !== 4 || Token.isUnresolved(host) || !/^[0-9.]+$/.test(host)) return;
+  const address = host.split('.').reduce((acc, p) => (acc << 8n) | BigInt(p), 0n);
+  const mask = ((1n << 32n) - 1n) ^ ((1n << BigInt(32 - block.prefix)) - 1n);
+  if ((address & mask) !== block.address) {
+    throw propError(scope, 'origin.peer', `${cidr} does not hold the host ${host}: the nodes' security group would not let ` +
+      'them reach it. Name the network the server is in.');
+  }
+}
