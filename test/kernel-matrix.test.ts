@@ -4,7 +4,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { kernelTableRange, KernelFigures, readKernelFigures, renderKernelTable } from './lab/results/kernels';
+import { byVersion, kernelTableRange, KernelFigures, readKernelFigures, renderKernelTable } from './lab/results/kernels';
 
 const README = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
 const figures = readKernelFigures();
@@ -19,7 +19,7 @@ test('the recorded figures cover bookworm\'s 6.1 and each extra kernel of the la
   const tags = fs.readFileSync(path.join(__dirname, 'lab', 'image', 'kernels'), 'utf8').split('\n')
     .filter((l) => l.trim() !== '' && !l.startsWith('#')).map((l) => l.split(/\s+/)[0]);
   expect(tags.length).toBeGreaterThan(0);
-  expect(Object.keys(figures)).toEqual(['6.1', ...tags]);
+  expect(Object.keys(figures).sort(byVersion)).toEqual(['6.1', ...tags].sort(byVersion));
   for (const k of tags) {
     const f: KernelFigures = figures[k];
     for (const field of ['selfTest', 'clientReRead', 'nodeEvicted', 'notServing', 'mirror', 'reexport', 'metrics', 'culling'] as const) {
@@ -30,8 +30,8 @@ test('the recorded figures cover bookworm\'s 6.1 and each extra kernel of the la
 });
 
 test('a kernel without a figure shows "not measured", never an old figure', () => {
-  const last = Object.keys(figures).pop()!;
+  const last = Object.keys(figures).sort(byVersion).pop()!;
   const table = renderKernelTable({ ...figures, [last]: { version: figures[last].version } });
-  const rows = table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| behaviour'));
+  const rows = table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| behaviour') && !l.startsWith('| the kernel booted'));
   for (const r of rows) expect(r).toMatch(/\| (not measured|not run) \|$/);
 });

@@ -11,11 +11,11 @@ import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
-import { notServing } from '../../lib/monitoring/metrics';
+import { NOT_SERVING, notServing } from '../../lib/monitoring/metrics';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
-import { DiskDelta, KernelFigures, writeKernelFigures } from './results/kernels';
+import { DiskDelta, KernelFigures, LAB_NOT_SERVING_FLOOR, writeKernelFigures } from './results/kernels';
 
 const MIN = 60_000;
 /**
@@ -108,7 +108,7 @@ async function diskDeltas(vms: Vm[], action: () => Promise<void>): Promise<DiskD
 }
 const MiB = 1024 * 1024;
 /** The lab's floor for `notServing`: a production period's (256 MiB) would not fit the lab's caches. */
-const LAB_FLOOR = 4 * MiB;
+const LAB_FLOOR = LAB_NOT_SERVING_FLOOR;
 const shown = (d: DiskDelta) => `read ${d.read}, written ${d.written}, growth ${d.growth}`;
 
 interface Booted { tag: string; version: string; node: Vm; client: Vm; nodeBoot: CloudInitResult; clientBoot: CloudInitResult; ud: KernelUserData }
@@ -233,52 +233,6 @@ describe('lab: the kernel matrix', () => {
       expect(originBytes).toBeLessThan(1024 * 1024);
     });
 
-    test('the "not serving" rule on that kernel\'s counters: a first read grows the caches, a re-read reads the cache device, a file written over at the origin is stored again and served by none of it', async () => {
-      const { node, client } = b();
-      await Promise.all([node, client].map((vm) => vm.execOk('systemctl stop efs-cache-metrics.timer')));
-      try {
-        // A file made after the node's boot, so that neither its warming nor its self-test has read it.
-        const file = `data/rewrite-${tag}.bin`;
-        await origin.execOk(`head -c 8M /dev/urandom > /srv/efs/${file} && sync`);
-        const sum = async () => (await origin.execOk(`sha256sum < /srv/efs/${file}`)).trim();
-        // The node's first read of it (a client's read through the re-export, without fsc on that mount).
-        const s0 = await sum();
-        const [firstNode] = await diskDeltas([node], async () => {
-          expect((await client.execOk(`sha256sum < /mnt/plain/${file}`, { timeoutMs: 5 * MIN })).trim()).toBe(s0);
-        });
-        // The client's cache, through a mount of the origin that revalidates attributes on every access (actimeo=0),
-        // so that a file written over at the origin is seen at once: the fleet's mounts see it within their
-        // attribute timeouts, the staleness bound.
-        await client.execOk(`mkdir -p /mnt/origin && (mountpoint -q /mnt/origin || mount -t nfs4 -o nfsvers=4.1,ro,fsc,actimeo=0,nosharecache 10.77.0.10:/ /mnt/origin)`, { timeoutMs: 3 * MIN });
-        const read = async (expected: string) => {
-          await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1');
-          expect((await client.execOk(`sha256sum < /mnt/origin/${file}`, { timeoutMs: 5 * MIN })).trim()).toBe(expected);
-        };
-        const [firstClient] = await diskDeltas([client], () => read(s0));
-        const [reRead] = await diskDeltas([client], () => read(s0));
-        // The same file (same inode) written over at the origin, same size, a later mtime: the client finds what its
-        // cache holds of it out of date and stores it again, as a cache that never serves does.
-        await origin.execOk(`head -c 8M /dev/urandom | dd of=/srv/efs/${file} conv=notrunc status=none && touch -d '+1 min' /srv/efs/${file} && sync`);
-        const s1 = await sum();
-        expect(s1).not.toBe(s0);
-        const [againClient] = await diskDeltas([client], async () => { await read(s1); await client.execOk('sleep 5'); });
-        await client.execOk('umount /mnt/origin');
-        fig(tag).notServing = { fileBytes: 8 * MiB, firstClient, firstNode, reRead, againClient };
-        progress(`kernel ${tag}: 8 MiB, cache devices: first read client ${shown(firstClient)}; node ${shown(firstNode)}; ` +
-          `re-read client ${shown(reRead)}; written over at the origin and read again: client ${shown(againClient)}`);
-        for (const d of [firstClient, firstNode]) {
-          expect(d.written).toBeGreaterThanOrEqual(8 * MiB);
-          expect(notServing(d.read, d.written, d.growth, LAB_FLOOR)).toBe(false);
-        }
-        expect(reRead.read).toBeGreaterThanOrEqual(8 * MiB);
-        expect(notServing(reRead.read, reRead.written, reRead.growth, LAB_FLOOR)).toBe(false);
-        expect(againClient.written).toBeGreaterThanOrEqual(8 * MiB);
-        expect(notServing(againClient.read, againClient.written, againClient.growth, LAB_FLOOR)).toBe(true);
-      } finally {
-        await Promise.all([node, client].map((vm) => vm.execOk('systemctl start efs-cache-metrics.timer')));
-      }
-    });
-
     test('the mirror: after the first round the mirrors\' nfsd answers no OPEN (read delegations), and locks and a read-only SQLite query work on it', async () => {
       const { node, client } = b();
       const round = `for i in $(seq 1 ${FILES}); do cat /mnt/mirror/app/f$i > /dev/null; done`;
@@ -331,6 +285,61 @@ describe('lab: the kernel matrix', () => {
 
   });
 
+  // Every kernel at once (after each kernel's tests above, which mount /mnt/plain).
+  test('the "not serving" rule on each kernel\'s counters: a first read grows the caches (no alarm), a re-read reads the cache device (no alarm), a file written over at the origin is stored again', async () => {
+    await Promise.all(KERNELS.map(async (tag) => {
+      const v = booted.get(tag);
+      if (!v) throw new Error(`kernel ${tag} did not boot`);
+      const { node, client } = v;
+      await Promise.all([node, client].map((vm) => vm.execOk('systemctl stop efs-cache-metrics.timer')));
+      try {
+        // A file made after the node's boot, so that neither its warming nor its self-test has read it.
+        const file = `data/rewrite-${tag}.bin`;
+        await origin.execOk(`head -c 8M /dev/urandom > /srv/efs/${file} && sync`);
+        const sum = async () => (await origin.execOk(`sha256sum < /srv/efs/${file}`)).trim();
+        // The node's first read of it (a client's read through the re-export, without fsc on that mount).
+        const s0 = await sum();
+        const [firstNode] = await diskDeltas([node], async () => {
+          expect((await client.execOk(`sha256sum < /mnt/plain/${file}`, { timeoutMs: 5 * MIN })).trim()).toBe(s0);
+        });
+        // The client's cache, through a mount of the origin that revalidates attributes on every access (actimeo=0),
+        // so that a file written over at the origin is seen at once: the fleet's mounts see it within their
+        // attribute timeouts, the staleness bound.
+        await client.execOk(`mkdir -p /mnt/origin && (mountpoint -q /mnt/origin || mount -t nfs4 -o nfsvers=4.1,ro,fsc,actimeo=0,nosharecache 10.77.0.10:/ /mnt/origin)`, { timeoutMs: 3 * MIN });
+        const read = async (expected: string) => {
+          await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1');
+          expect((await client.execOk(`sha256sum < /mnt/origin/${file}`, { timeoutMs: 5 * MIN })).trim()).toBe(expected);
+        };
+        const [firstClient] = await diskDeltas([client], () => read(s0));
+        const [reRead] = await diskDeltas([client], () => read(s0));
+        // The same file (same inode) written over at the origin, same size, a later mtime: the client finds what its
+        // cache holds of it out of date and stores it again.
+        await origin.execOk(`head -c 8M /dev/urandom | dd of=/srv/efs/${file} conv=notrunc status=none && touch -d '+1 min' /srv/efs/${file} && sync`);
+        const s1 = await sum();
+        expect(s1).not.toBe(s0);
+        const [againClient] = await diskDeltas([client], async () => { await read(s1); await client.execOk('sleep 5'); });
+        await client.execOk('umount /mnt/origin');
+        fig(tag).notServing = { fileBytes: 8 * MiB, firstClient, firstNode, reRead, againClient };
+        progress(`kernel ${tag}: 8 MiB, cache devices: first read client ${shown(firstClient)}; node ${shown(firstNode)}; ` +
+          `re-read client ${shown(reRead)}; written over at the origin and read again: client ${shown(againClient)}`);
+        for (const d of [firstClient, firstNode]) {
+          expect(d.written).toBeGreaterThanOrEqual(8 * MiB);
+          expect(notServing(d.read, d.written, d.growth, LAB_FLOOR)).toBe(false);
+        }
+        expect(reRead.read).toBeGreaterThanOrEqual(8 * MiB);
+        expect(notServing(reRead.read, reRead.written, reRead.growth, LAB_FLOOR)).toBe(false);
+        // The new version stored, little of it read from the device. Where that did not grow the cache (the old copy
+        // freed at once: 7.3), the rule fires; where it did (the old copy waits to be culled: 6.12), it counts as a
+        // warm-up until the cache is full. The README's table shows which.
+        expect(againClient.written).toBeGreaterThanOrEqual(8 * MiB);
+        expect(againClient.read).toBeLessThan(NOT_SERVING.readShare * againClient.written);
+        expect(notServing(againClient.read, againClient.written, againClient.growth, LAB_FLOOR)).toBe(againClient.growth <= againClient.written / 2);
+      } finally {
+        await Promise.all([node, client].map((vm) => vm.execOk('systemctl start efs-cache-metrics.timer')));
+      }
+    }));
+  }, 10 * MIN);
+
   // Every kernel at once: the wait for cachefilesd is most of it.
   test('culling at the library\'s limits, on each kernel: the client\'s cache disk filled to bcull + 4 % free by a file of its own, then taken below bcull by FS-Cache\'s writes', async () => {
     await Promise.all(KERNELS.map(async (tag) => {
@@ -355,7 +364,7 @@ describe('lab: the kernel matrix', () => {
         while (Date.now() - t0 < 60_000) {
           await client.execOk('sleep 5');
           [freeAfter, n] = [await free(), (await culled()) - c0];
-          if (freeAfter >= brun) break;
+          if (freeAfter >= brun || n > 0) break;
         }
         fig(tag).culling = { bcull, brun, fillFreePercent, freeBefore, freeAfter, culled: n, waitedSeconds: Math.round((Date.now() - t0) / 1000) };
         progress(`kernel ${tag}: culling: ${JSON.stringify(fig(tag).culling)}\n${await client.execOk(`grep -E '^(NoSpace|IO)' /proc/fs/fscache/stats; systemctl status --no-pager -n 5 efs-cache-cachefilesd.service 2>&1 | tail -n 5 || true`)}`);
