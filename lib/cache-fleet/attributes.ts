@@ -3,14 +3,11 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct, IConstruct } from 'constructs';
 import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
+import { isEndpoint } from '../private/endpoint';
 import { DOT_SEGMENT_RE } from '../private/paths';
 import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, CacheFleetMirror, ClientProtocol, ICacheFleet } from './options';
 import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, MIRROR_ROOT, mirrorExportPath, mirrorFsid } from './mirror';
 import { checkExportPath } from './validation';
-
-const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
-const IPV4_RE = new RegExp(`^${IPV4_OCTET}(\\.${IPV4_OCTET}){3}$`);
-const LABEL_RE = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
 /**
  * A fleet defined elsewhere, known by its attributes (`CacheFleet.fromCacheFleetAttributes`): checked with a
@@ -36,20 +33,6 @@ export class ImportedCacheFleet extends Construct implements ICacheFleet {
     this.clientProtocol = attrs.clientProtocol ?? CACHE_FLEET_DEFAULTS.clientProtocol;
     this.connections = new ec2.Connections({ securityGroups: [attrs.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
   }
-}
-
-/**
- * Whether `s` is a name a client can mount as `<s>:<path>`: a DNS name (labels of letters, digits and -, at most 253
- * characters, one trailing dot allowed) or an IPv4 address. Not an IPv6 address: mount.nfs reads `fd00::1:/efs` as
- * the host `fd00`, and the client's boot check takes no brackets.
- */
-export function isEndpoint(s: string): boolean {
-  if (IPV4_RE.test(s)) return true;
-  const name = s.endsWith('.') ? s.slice(0, -1) : s;
-  const labels = name.split('.');
-  // All digits and dots is an address, and this one is not valid (IPV4_RE failed): 10.0.0.999, 10.1.
-  if (labels.every((l) => /^[0-9]+$/.test(l))) return false;
-  return name.length > 0 && name.length <= 253 && labels.every((l) => LABEL_RE.test(l));
 }
 
 /**
