@@ -175,6 +175,17 @@ cachefilesd_ok() {
   [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = cachefilesd ] && cache_active
 }
 
+# cachefilesd_steady: cachefilesd_ok now and 5 s later, with the same process. After a reboot cachefilesd has exited a
+# second after binding its cache, and systemd started it again 5 s later (the lab, kernel 6.1): an NFS mount made in
+# between is not bound to the cache (FS-Cache serves none of it) until it is mounted again.
+cachefilesd_steady() {
+  local pid
+  cachefilesd_ok || return 1
+  pid=$(systemctl show -p MainPID --value "$FSCACHE_UNIT")
+  sleep 5
+  cachefilesd_ok && [ "$(systemctl show -p MainPID --value "$FSCACHE_UNIT")" = "$pid" ]
+}
+
 # The distribution's cachefilesd unit (a SysV script on Debian/Ubuntu) can report success while no daemon runs and
 # failure while one runs: it is masked, and our unit runs `cachefilesd -n` in the foreground under systemd. Success is
 # judged by the process and the kernel's list of caches, never by a unit's exit status.
@@ -209,7 +220,7 @@ EOF
     systemctl mask -q cachefilesd.service
   fi
   if [ "$restart" = true ]; then systemctl restart "$FSCACHE_UNIT"; else systemctl start "$FSCACHE_UNIT"; fi || true
-  wait_for 30 cachefilesd_ok || die "cachefilesd is not running with cache $EFSC_CACHE_TAG active (journalctl -u $FSCACHE_UNIT)"
+  wait_for 60 cachefilesd_steady || die "cachefilesd is not running steadily with cache $EFSC_CACHE_TAG active (journalctl -u $FSCACHE_UNIT)"
   log "cachefilesd runs; cache $EFSC_CACHE_TAG is active on $EFSC_CACHE_DIR"
 }
 
