@@ -98,13 +98,19 @@ async function collectOnce(vm: Vm): Promise<Record<string, number>> {
 
 /** The disk cache's read, written and growth bytes that the collectors of `vms` sent for what `action` did. */
 async function diskDeltas(vms: Vm[], action: () => Promise<void>): Promise<DiskDelta[]> {
-  await Promise.all(vms.map(collectOnce));
-  await action();
-  // FS-Cache stores behind the reads: let it finish.
-  await Promise.all(vms.map((vm) => vm.execOk('sleep 3; sync')));
-  return (await Promise.all(vms.map(collectOnce))).map((c) => ({
-    read: c.CacheDiskReadBytes ?? 0, written: c.CacheDiskWriteBytes ?? 0, growth: c.CacheDiskGrowthBytes ?? 0,
-  }));
+  // The timer held: a run of its own in between would send part of the deltas where collectOnce does not look.
+  await Promise.all(vms.map((vm) => vm.execOk('systemctl stop efs-cache-metrics.timer')));
+  try {
+    await Promise.all(vms.map(collectOnce));
+    await action();
+    // FS-Cache stores behind the reads: let it finish.
+    await Promise.all(vms.map((vm) => vm.execOk('sleep 3; sync')));
+    return (await Promise.all(vms.map(collectOnce))).map((c) => ({
+      read: c.CacheDiskReadBytes ?? 0, written: c.CacheDiskWriteBytes ?? 0, growth: c.CacheDiskGrowthBytes ?? 0,
+    }));
+  } finally {
+    await Promise.all(vms.map((vm) => vm.execOk('systemctl start efs-cache-metrics.timer')));
+  }
 }
 const MiB = 1024 * 1024;
 /** The lab's floor for `notServing`: a production period's (256 MiB) would not fit the lab's caches. */
