@@ -15,7 +15,7 @@ import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirro
 import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import {
-  autoScalingGroupMetric, DiskCacheMetric, diskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, mirrorMetric, NODE_GROUP_METRICS, NODE_METRICS, NodeGroupMetric, sumOfMetrics,
+  autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS, NodeGroupMetric, sumOfMetrics,
 } from '../monitoring/metrics';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
 import { propError } from '../private/errors';
@@ -337,7 +337,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
    * space as its minimum. Nothing is published without the disk cache.
    */
   public metricNodeDiskCache(metric: DiskCacheMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return groupMetric(this.metricsGroup, diskCacheMetric(metric), props);
+    return groupMetric(this.metricsGroup, namedMetric(metric), props);
   }
 
   /**
@@ -345,7 +345,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
    * (`AGE_SECONDS`, `SYNC_SECONDS`, `FILES_WALKED`, `FULL`, `BYTES`) as their maximum over the nodes.
    */
   public metricMirror(metric: MirrorMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return groupMetric(this.metricsGroup, mirrorMetric(metric), props);
+    return groupMetric(this.metricsGroup, namedMetric(metric), props);
   }
 
   /** A metric of one node's Auto Scaling group (EC2 metrics by group, or the group's own). */

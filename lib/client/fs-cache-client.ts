@@ -9,7 +9,7 @@ import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/i
 import { ClientProtocol, ICacheFleet } from '../cache-fleet/options';
 import { MountSource } from './mount-source';
 import { AmazonLinux2023KernelLine } from '../kernel-line';
-import { CLIENT_METRICS, DiskCacheMetric, diskCacheMetric, groupMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
+import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
@@ -417,7 +417,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    * minimum. `DiskCacheMetric.READ_BYTES` is what the caches served, on every kernel.
    */
   public metricDiskCache(metric: DiskCacheMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return groupMetric(this.metricsGroup, diskCacheMetric(metric), props);
+    return groupMetric(this.metricsGroup, namedMetric(metric), props);
   }
 
   /**

@@ -90,13 +90,6 @@ export const DISK_CACHE_METRICS = {
   cacheDiskFreePercent: gauge(DiskCacheMetric.FREE_PERCENT, 'Minimum'),
 } as const;
 
-/** The instance metric of a `DiskCacheMetric`. */
-export function diskCacheMetric(metric: DiskCacheMetric): InstanceMetric {
-  const m = Object.values(DISK_CACHE_METRICS).find((n) => n.name === metric);
-  if (!m) throw new Error(`cdk-efs-cache: no disk cache metric named ${metric}`);
-  return m;
-}
-
 /**
  * Metrics of a cache node, read from /proc by the node's collector and sent to the agent's StatsD listener
  * (the agent publishes them; names are the contract with assets/).
@@ -140,10 +133,13 @@ export const NODE_METRICS = {
   ...DISK_CACHE_METRICS,
 } as const;
 
-/** The node metric of each `MirrorMetric`, for `CacheFleet.metricMirror`. */
-export function mirrorMetric(metric: MirrorMetric): InstanceMetric {
+/**
+ * The instance metric of a `MirrorMetric` or `DiskCacheMetric` (a node's table holds both; a client's disk cache metrics
+ * are the same entries), for `CacheFleet.metricMirror`, `metricNodeDiskCache` and the clients' `metricDiskCache`.
+ */
+export function namedMetric(metric: MirrorMetric | DiskCacheMetric): InstanceMetric {
   const m = Object.values(NODE_METRICS).find((n) => n.name === metric);
-  if (!m) throw new Error(`cdk-efs-cache: no node metric named ${metric}`);
+  if (!m) throw new Error(`cdk-efs-cache: no instance metric named ${metric}`);
   return m;
 }
 
