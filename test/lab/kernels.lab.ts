@@ -96,6 +96,14 @@ async function collectOnce(vm: Vm): Promise<Record<string, number>> {
   }));
 }
 
+/**
+ * Waits until FS-Cache and the cache devices are idle: its IO counters and the devices' sectors unchanged over 2 s
+ * (at most 60 s). A fixed wait was short once on a loaded two-core host, where the stores behind a read ran late.
+ */
+const SETTLE = 'sleep 1; sync; prev=; for _ in $(seq 1 30); do ' +
+  "cur=$(grep -E '^IO' /proc/fs/fscache/stats; awk '$3 ~ /^(nvme|md)/ { print $3, $6, $10 }' /proc/diskstats); " +
+  '[ "$cur" = "$prev" ] && exit 0; prev=$cur; sleep 2; sync; done; echo "FS-Cache still busy after 60 s" >&2; exit 1';
+
 /** The disk cache's read, written and growth bytes that the collectors of `vms` sent for what `action` did. */
 async function diskDeltas(vms: Vm[], action: () => Promise<void>): Promise<DiskDelta[]> {
   // The timer held: a run of its own in between would send part of the deltas where collectOnce does not look.
@@ -103,8 +111,8 @@ async function diskDeltas(vms: Vm[], action: () => Promise<void>): Promise<DiskD
   try {
     await Promise.all(vms.map(collectOnce));
     await action();
-    // FS-Cache stores behind the reads: let it finish.
-    await Promise.all(vms.map((vm) => vm.execOk('sleep 3; sync')));
+    // FS-Cache stores behind the reads: let it finish, however long the host takes.
+    await Promise.all(vms.map((vm) => vm.execOk(SETTLE, { timeoutMs: 2 * MIN })));
     return (await Promise.all(vms.map(collectOnce))).map((c) => ({
       read: c.CacheDiskReadBytes ?? 0, written: c.CacheDiskWriteBytes ?? 0, growth: c.CacheDiskGrowthBytes ?? 0,
     }));
