@@ -5,7 +5,10 @@
  */
 import { CloudInitResult, Lab, progress, Vm } from './harness';
 import { nfsdReadBytes, sha256 } from './scenarios/guest';
-import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, ORIGIN_USER_DATA, USER_STEP_LOG, USER_STEPS, USER_STEPS_LOG } from './scenarios/stacks';
+import {
+  EFS_NAME, FLEET_NAME, LabUserData, labUserData, NFS3_ORIGIN_EXPORT, NFS3_ORIGIN_IP, NFS3_ORIGIN_USER_DATA, ORIGIN_USER_DATA,
+  USER_STEP_LOG, USER_STEPS, USER_STEPS_LOG,
+} from './scenarios/stacks';
 
 const NODE_ADDRESS = '10.77.0.100';
 const MIN = 60_000;
@@ -71,6 +74,7 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
   let lab: Lab;
   let ud: LabUserData;
   let origin: Vm;
+  let nfs3Origin: Vm; // an NFS server that is not EFS: NFSv3 only (section 8)
   let node1: Vm;
   let node2: Vm;
   let clientA: Vm; // FS-Cache client over the origin
@@ -86,7 +90,10 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
     progress(`user data: cache node ${ud.cacheNode.length} B, origin client ${ud.originClient.length} B, fleet client ${ud.fleetClient.length} B`);
     lab = await Lab.create({ name: 'scenarios' });
     origin = await lab.startVm({ name: 'origin', ip: '10.77.0.10', userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1 });
-    boot.origin = await origin.waitForCloudInit();
+    // Beside it, on the other core, the NFSv3-only server of section 8.
+    nfs3Origin = await lab.startVm({ name: 'nfs3-origin', ip: NFS3_ORIGIN_IP, userData: NFS3_ORIGIN_USER_DATA, cpus: 1 });
+    [boot.origin, boot['nfs3-origin']] = await Promise.all([origin.waitForCloudInit(), nfs3Origin.waitForCloudInit()]);
+    await nfs3Origin.execOk(`head -c 16M /dev/urandom > ${NFS3_ORIGIN_EXPORT}/data/v3.bin && sync`);
     await origin.execOk([
       'head -c 24M /dev/urandom > /srv/efs/warm/model.bin',
       'head -c 48M /dev/urandom > /srv/efs/data/big.bin',
@@ -305,8 +312,9 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
     });
   });
 
-  // Booted together, as the lab's two cores allow: the nodes of section 7 and the impatient node of section 5.
-  describe('7. NFSv3 between clients and a node (ClientProtocol.NFS_V3), and 5. a node whose origin is unreachable', () => {
+  // Booted together, as the lab's two cores allow: the nodes of section 7, the impatient node of section 5, and the
+  // node of section 8 and its replacement.
+  describe('7. NFSv3 between clients and a node (ClientProtocol.NFS_V3), 5. a node whose origin is unreachable, 8. an NFSv3-only server as the origin', () => {
     let node3: Vm; // a node of its own fleet whose origin is blackholed at boot
     let r3: CloudInitResult;
     let node4: Vm; // the NFSv3 fleet's node
@@ -317,6 +325,19 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
     let r4: CloudInitResult;
     let r5: CloudInitResult;
     let rc: CloudInitResult;
+    // Section 8: node6 caches the NFSv3-only server; node6b, a new instance of the same group, replaces it. Clients
+    // mount the stable address (the lab's stand-in for the node's interface), which moves to the replacement.
+    const NFS3_NODE_ADDRESS = '10.77.0.101';
+    let node6: Vm;
+    let node6b: Vm;
+    let r6: CloudInitResult;
+    let r6b: CloudInitResult;
+    /** What client-b saw through node6, before its replacement (one read per protocol, then both again). */
+    let before: { sums: string[]; originFirst: number; originAgain: number; nodeAgain: number; origin4: number };
+    const originSum = () => sha256(nfs3Origin, `${NFS3_ORIGIN_EXPORT}/data/v3.bin`);
+    const throughNode6 = ['/mnt/n6v3', '/mnt/n6v41'].map((m) => `${m}/data/v3.bin`);
+    /** NFSv4 requests an nfsd has served (its proc4 line: the count of procedures, then one number each). */
+    const nfsd4Calls = async (vm: Vm) => Number((await vm.execOk("awk '$1 == \"proc4\" { for (i = 3; i <= NF; i++) s += $i } END { print s + 0 }' /proc/net/rpc/nfsd")).trim());
 
     beforeAll(async () => {
       // node5 runs the NFSv3 fleet's user data with node1's export as its origin: a re-export's handles are the
@@ -329,7 +350,25 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       node3 = await lab.startVm({ name: 'node3', ip: '10.77.0.33', userData: ud.impatientNode, cpus: 1, instance: { tags: ud.impatientNodeTags } });
       node4 = await lab.startVm({ name: 'node4', ip: V3_NODE_IP, userData: ud.v3Node, cpus: 1, instance: { tags: ud.v3NodeTags } });
       node5 = await lab.startVm({ name: 'node5', ip: '10.77.0.35', userData: overNode, cpus: 1, instance: { tags: ud.v3NodeTags } });
-      [r3, r4] = await Promise.all([node3.waitForCloudInit().finally(() => origin.execOk('ip route del blackhole 10.77.0.33/32')), node4.waitForCloudInit()]);
+      node6 = await lab.startVm({ name: 'node6', ip: '10.77.0.36', userData: ud.nfs3OriginNode, cpus: 1, instance: { tags: ud.nfs3OriginNodeTags } });
+      [r3, r4, r6] = await Promise.all([node3.waitForCloudInit().finally(() => origin.execOk('ip route del blackhole 10.77.0.33/32')),
+        node4.waitForCloudInit(), node6.waitForCloudInit()]);
+      // Section 8, before the replacement: client-b mounts node6 over NFSv3 (as the library's clients do: no rpcbind,
+      // no NLM) and over NFSv4.1, reads the file through each, then both again with its page cache dropped.
+      await lab.moveAddress(NFS3_NODE_ADDRESS, undefined, node6);
+      await clientB.execOk([
+        `mkdir -p /mnt/n6v3 /mnt/n6v41`,
+        `mount -t nfs -o vers=3,proto=tcp,port=2049,mountport=20048,mountproto=tcp,nolock,ro ${NFS3_NODE_ADDRESS}:/efs /mnt/n6v3`,
+        `mount -t nfs4 -o vers=4.1,ro ${NFS3_NODE_ADDRESS}:/efs /mnt/n6v41`,
+      ].join(' && '), { timeoutMs: 3 * MIN });
+      const o0 = await nfsdReadBytes(nfs3Origin);
+      const sums = [await sha256(clientB, throughNode6[0]), await sha256(clientB, throughNode6[1])];
+      const [o1, n1] = [await nfsdReadBytes(nfs3Origin), await nfsdReadBytes(node6)];
+      await dropCaches(clientB);
+      sums.push(...[await sha256(clientB, throughNode6[0]), await sha256(clientB, throughNode6[1])]);
+      before = { sums, originFirst: o1 - o0, originAgain: (await nfsdReadBytes(nfs3Origin)) - o1, nodeAgain: (await nfsdReadBytes(node6)) - n1, origin4: await nfsd4Calls(nfs3Origin) };
+      progress(`section 8: through node6, 16 MiB over NFSv3 then NFSv4.1: the origin served ${before.originFirst} bytes; both again: origin ${before.originAgain}, node6 ${before.nodeAgain}`);
+      await node6.kill();
       // Nothing from the client may reach rpcbind on the node: a u32 filter drops and counts it.
       await node4.execOk([
         'tc qdisc add dev eth0 ingress',
@@ -337,7 +376,9 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       ].join(' && '));
       await lab.setDnsRecord(ud.v3Endpoint, [V3_NODE_IP]);
       clientC = await lab.startVm({ name: 'client-c', ip: CLIENT_C_IP, userData: ud.v3Client, nvmeDisks: nvme('c'), cpus: 1 });
-      [r5, rc] = await Promise.all([node5.waitForCloudInit(), clientC.waitForCloudInit()]);
+      node6b = await lab.startVm({ name: 'node6b', ip: '10.77.0.37', userData: ud.nfs3OriginNode, cpus: 1, instance: { tags: ud.nfs3OriginNodeTags } });
+      [r5, rc, r6b] = await Promise.all([node5.waitForCloudInit(), clientC.waitForCloudInit(), node6b.waitForCloudInit()]);
+      await lab.moveAddress(NFS3_NODE_ADDRESS, undefined, node6b);
     }, 30 * MIN);
 
     test('the node checked the origin\'s handles over NFSv3, then served NFSv3 and NFSv4.1, and signalled SUCCESS once', async () => {
@@ -402,8 +443,48 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
         .toEqual([{ status: 'FAILURE', serving: 'no', uniqueId: lab.instanceId(node3) }]);
     });
 
+    test('8. an NFSv3-only server as the origin: the node mounted it over NFSv3, checked its handles, served NFSv3 and NFSv4.1 with the fleet\'s fsid, and signalled SUCCESS', async () => {
+      expect({ status: r6.status, errors: r6.errors }).toEqual({ status: 'done', errors: [] });
+      expect(r6.output).toMatch(/NFSv3: the origin's file handles fit/);
+      // The server: NFSv3 alone, and it never served an NFSv4 request.
+      expect(` ${(await nfs3Origin.execOk('cat /proc/fs/nfsd/versions')).trim()} `).toMatch(/ \+3 .*-4/);
+      expect(before.origin4).toBe(0);
+      expect(`${(await node6b.execOk('findmnt -no FSTYPE,OPTIONS,SOURCE /efs')).trim()}`)
+        .toMatch(new RegExp(`^nfs .*\\bvers=3\\b.*\\bmountport=20048\\b.* ${NFS3_ORIGIN_IP.replace(/\./g, '\\.')}:${NFS3_ORIGIN_EXPORT}/?$`));
+      expect(` ${(await node6b.execOk('cat /proc/fs/nfsd/versions')).trim()} `).toMatch(/ \+3 .*\+4\.1 /);
+      expect((await node6b.execOk('exportfs -v')).replace(/\s+/g, ' ')).toMatch(new RegExp(`^/efs \\S+\\([^)]*fsid=${ud.nfs3OriginFsid}`));
+      expect((await signals(node6b)).map(({ status, serving, uniqueId }) => ({ status, serving, uniqueId })))
+        .toEqual([{ status: 'SUCCESS', serving: 'yes', uniqueId: lab.instanceId(node6b) }]);
+    });
+
+    test('8. through it, a client reads the origin\'s bytes over NFSv3 and NFSv4.1; the origin serves the file once, the node\'s cache the rest', async () => {
+      const sum = await originSum();
+      expect(before.sums).toEqual([sum, sum, sum, sum]);
+      // The first read (NFSv3) brought the 16 MiB from the origin; the NFSv4.1 read of the same file took nothing more
+      // from it, and neither did both reads again: node6 served them from its page cache.
+      expect(before.originFirst).toBeGreaterThanOrEqual(16 * 2 ** 20);
+      expect(before.originFirst).toBeLessThan(17 * 2 ** 20);
+      expect(before.originAgain).toBeLessThan(2 ** 20);
+      expect(before.nodeAgain).toBeGreaterThanOrEqual(32 * 2 ** 20);
+    });
+
+    test('8. a node replaced: client-b\'s NFSv3 and NFSv4.1 mounts read on through the new instance (same fsid: no stale handle), which reads the file from the origin once', async () => {
+      expect({ status: r6b.status, errors: r6b.errors }).toEqual({ status: 'done', errors: [] });
+      expect(lab.instanceId(node6b)).not.toBe(lab.instanceId(node6));
+      expect(node6.running).toBe(false);
+      await dropCaches(clientB);
+      const o0 = await nfsdReadBytes(nfs3Origin);
+      const sums = [await sha256(clientB, throughNode6[0]), await sha256(clientB, throughNode6[1])];
+      const fromOrigin = (await nfsdReadBytes(nfs3Origin)) - o0;
+      progress(`section 8: after the replacement, both mounts read again: the origin served ${fromOrigin} bytes`);
+      const sum = await originSum();
+      expect(sums).toEqual([sum, sum]);
+      expect(fromOrigin).toBeGreaterThanOrEqual(16 * 2 ** 20);
+      expect(fromOrigin).toBeLessThan(17 * 2 ** 20);
+    });
+
     afterAll(async () => {
-      await Promise.all([node3, node4, node5, clientC].filter((v) => v).map((v) => v.kill()));
+      await Promise.all([node3, node4, node5, node6b, clientC].filter((v) => v).map((v) => v.kill()));
     });
   });
 });

@@ -6,7 +6,7 @@
 import { CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../../lib';
+import { CacheFleet, CacheOrigin, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../../lib';
 import { importedFs, newApp } from '../../util';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveUserData } from '../harness';
 
@@ -54,6 +54,12 @@ export interface LabUserData {
   readonly v3Endpoint: string;
   /** An FS-Cache client of the NFSv3 fleet. */
   readonly v3Client: string;
+  /** The cache node of a one-node fleet whose origin is an NFSv3-only server (`NFS3_ORIGIN_USER_DATA`), serving NFSv3 and NFSv4.1. */
+  readonly nfs3OriginNode: string;
+  /** Its instance tags. */
+  readonly nfs3OriginNodeTags: Record<string, string>;
+  /** The fsid that fleet renders for its nodes. */
+  readonly nfs3OriginFsid: string;
   /** The fsid the fleet renders for every node. */
   readonly fsid: string;
   /** The fleet's export path. */
@@ -110,6 +116,20 @@ export function labUserData(): LabUserData {
     clientProtocol: ClientProtocol.NFS_V3,
     zoneName: 'v3.efs-cache.internal',
   });
+  // An NFS server as the origin (issue 31): NFSv3 only, its mountd at the library's default port; clients over
+  // NFSv3 and NFSv4.1.
+  const nfs3OriginFleet = new CacheFleet(stack, 'Nfs3OriginFleet', {
+    vpc,
+    origin: CacheOrigin.nfsServer({
+      host: NFS3_ORIGIN_IP, exportPath: NFS3_ORIGIN_EXPORT, version: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4(`${NFS3_ORIGIN_IP}/32`),
+    }),
+    nodeCount: 1,
+    clientCidrs: [LAB_SUBNET],
+    nfsdThreads: 16,
+    clientProtocol: ClientProtocol.NFS_V3,
+    originMountTimeout: Duration.seconds(150),
+    zoneName: 'nfs3.efs-cache.internal',
+  });
   const v3Client = new FsCacheClientLaunchTemplate(stack, 'V3Client', {
     vpc, source: MountSource.cacheFleet(v3Fleet), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
@@ -145,6 +165,9 @@ export function labUserData(): LabUserData {
     v3NodeTags: tagsOf(v3Fleet.nodes[0]),
     v3Endpoint: v3Fleet.endpoint,
     v3Client: ud(v3Client.launchTemplate),
+    nfs3OriginNode: ud(nfs3OriginFleet.launchTemplate),
+    nfs3OriginNodeTags: tagsOf(nfs3OriginFleet.nodes[0]),
+    nfs3OriginFsid: nfs3OriginFleet.fsid,
     fsid: fleet.fsid,
     exportPath: fleet.exportPath,
     userCommandBytes: Buffer.byteLength(fleet.userData.render()),
@@ -169,5 +192,25 @@ nfsconf --set nfsd vers4.2 n
 nfsconf --set nfsd threads 16
 printf '/srv/efs ${LAB_SUBNET}(rw,sync,fsid=0,no_subtree_check,no_root_squash,insecure)\\n' > /etc/exports
 systemctl enable --now nfs-server
+exportfs -ra
+`;
+
+/** The NFSv3-only origin's address and export (`NFS3_ORIGIN_USER_DATA`). */
+export const NFS3_ORIGIN_IP = '10.77.0.12';
+export const NFS3_ORIGIN_EXPORT = '/srv/nfs3';
+
+/**
+ * An NFS server that is not EFS (issue 31): kernel nfsd exporting /srv/nfs3 over NFSv3 only (NFSv4 turned off),
+ * rpc.mountd pinned at 20048 (the library's default \`mountport\`), rpcbind running as a NAS's would.
+ */
+export const NFS3_ORIGIN_USER_DATA = `#!/bin/bash
+set -euo pipefail
+mkdir -p ${NFS3_ORIGIN_EXPORT}/data
+nfsconf --set nfsd vers3 y
+nfsconf --set nfsd vers4 n
+nfsconf --set nfsd threads 8
+nfsconf --set mountd port 20048
+printf '${NFS3_ORIGIN_EXPORT} ${LAB_SUBNET}(rw,sync,no_subtree_check,no_root_squash,insecure)\\n' > /etc/exports
+systemctl enable --now rpcbind.socket nfs-server
 exportfs -ra
 `;
