@@ -8,7 +8,7 @@ export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetPr
 export { DiskCacheMetric, MirrorMetric } from './monitoring/metrics';
 export { FanOut, FanOutMode, FanOutOptions, FanOutProps } from './cache-fleet/fan-out';
 export { CacheNode, CacheNodeProps } from './cache-fleet/cache-node';
-export { MirrorOptions, MirrorStorage } from './cache-fleet/mirror';
+export { MirrorOptions, MirrorSource, MirrorStorage, S3MirrorOptions } from './cache-fleet/mirror';
 export { AmazonLinux2023KernelLine } from './kernel-line';
 export { MountHelper } from './mount-helper';
 export { CacheStorage, CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, FsCacheClientOptions } from './client/fs-cache-client';

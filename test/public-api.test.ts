@@ -13,7 +13,7 @@ describe('exports', () => {
   test('only classes and enums leave at run time: no validators, fsid helper or metric tables', () => {
     expect(Object.keys(lib).sort()).toEqual([
       'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheNode', 'CacheOrigin', 'CacheStorage', 'CachedFileSystem', 'ClientProtocol',
-      'ClientSource', 'DataSeeder', 'DiskCacheMetric', 'FanOut', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorStorage', 'MountHelper',
+      'ClientSource', 'DataSeeder', 'DiskCacheMetric', 'FanOut', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorSource', 'MirrorStorage', 'MountHelper',
       'MountSource', 'NfsVersion', 'OriginFileSystem', 'SeedSource', 'SeedSourceKind',
     ]);
   });

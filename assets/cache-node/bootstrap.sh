@@ -28,9 +28,11 @@ if ! declare -F die >/dev/null; then
   source "${EFS_CACHE_LIB%/*}/metrics.sh"
   # shellcheck source-path=SCRIPTDIR source=../lib/mirror.sh
   source "${EFS_CACHE_LIB%/*}/mirror.sh"
+  # shellcheck source-path=SCRIPTDIR source=../lib/mirror-s3.sh
+  source "${EFS_CACHE_LIB%/*}/mirror-s3.sh"
   # shellcheck source-path=SCRIPTDIR source=../lib/fscache.sh
   source "${EFS_CACHE_LIB%/*}/fscache.sh"
-  EFS_CACHE_LIB+=":${EFS_CACHE_LIB%/*}/metrics.sh:${EFS_CACHE_LIB%/*}/mirror.sh:${EFS_CACHE_LIB%/*}/fscache.sh"
+  EFS_CACHE_LIB+=":${EFS_CACHE_LIB%/*}/metrics.sh:${EFS_CACHE_LIB%/*}/mirror.sh:${EFS_CACHE_LIB%/*}/mirror-s3.sh:${EFS_CACHE_LIB%/*}/fscache.sh"
 fi
 # efs-cache: standalone end
 
@@ -392,6 +394,8 @@ install_packages() {
     ensure_packages rsync nftables
     command -v rsync >/dev/null || die "rsync is not installed: the mirrors cannot be synced"
     command -v nft >/dev/null || die "nft is not installed: the mirrors' nfsd cannot be reached"
+    # The S3 mirrors list and fetch with the AWS CLI.
+    if [ -n "${EFSC_MIRROR_S3_NAMES:-}" ]; then ensure_aws_cli; fi
   fi
   if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi
 }

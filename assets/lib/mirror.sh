@@ -33,7 +33,9 @@ set -euo pipefail
 #   EFSC_MIRROR_FULL_SEC        (with a marker) longest time between two walks of a mirror, whatever its marker says
 #   EFSC_MIRROR_MARKER_OPTIONS  (with a marker) mount options of the origin mount kept for the markers' stats alone
 #                               (nosharecache, actimeo=0: a stat sees the origin as it is)
-# A mirror of EFSC_EXPORT_PATH/app is exported at MIRROR_ROOT/app. Needs common.sh.
+#   EFSC_MIRROR_S3_*            the S3 mirrors (lib/mirror-s3.sh, in the user data only with them); unset: none
+# A mirror of EFSC_EXPORT_PATH/app is exported at MIRROR_ROOT/app, an S3 mirror named site at MIRROR_ROOT/site.
+# Needs common.sh.
 
 MIRROR_ROOT=/mirror MIRROR_SOURCE=/run/efs-cache/mirror-source MIRROR_STATE=/run/efs-cache/mirror
 MIRROR_MARKER=/run/efs-cache/mirror-marker
@@ -50,6 +52,11 @@ mirror_check() {
   done
   for f in $EFSC_MIRROR_FSIDS; do nf=$((nf + 1)); done
   [ "$n" = "$nf" ] || die "EFSC_MIRROR_FSIDS: $nf fsids for $n mirror paths"
+  if [ -n "${EFSC_MIRROR_S3_NAMES:-}" ]; then
+    declare -F mirror_s3_check >/dev/null || die "EFSC_MIRROR_S3_NAMES is set, but this user data was rendered without lib/mirror-s3.sh"
+    mirror_s3_check
+    n=$((n + 1))
+  fi
   [ "$n" = 0 ] && return 0
   need EFSC_MIRROR_INTERVAL '^[1-9][0-9]*(s|min|h)$' 'a time span such as 1min'
   need EFSC_MIRROR_SIZE_MB '^[1-9][0-9]{0,7}$' 'MiB, more than 0'
@@ -68,34 +75,51 @@ mirror_check() {
   need EFSC_MIRROR_MARKER_OPTIONS "$RE_OPTS" 'mount options'
 }
 
-mirrors() { [ -n "$EFSC_MIRROR_PATHS" ]; }
+mirrors() { [ -n "$EFSC_MIRROR_PATHS" ] || [ -n "${EFSC_MIRROR_S3_NAMES:-}" ]; }
+
+# mirror_each: one line per mirror, "<path under MIRROR_ROOT> <fsid>": the path mirrors, then the S3 mirrors.
+mirror_each() {
+  local p i=0 fsids=() name fsid rest
+  read -ra fsids <<<"$EFSC_MIRROR_FSIDS"
+  for p in $EFSC_MIRROR_PATHS; do
+    echo "${p#"$EFSC_EXPORT_PATH"} ${fsids[i]}"
+    i=$((i + 1))
+  done
+  [ -z "${EFSC_MIRROR_S3_NAMES:-}" ] || while read -r name fsid rest; do echo "/$name $fsid"; done < <(mirror_s3_each)
+}
 
 # The export lines of the mirrors for the clients in EFSC_EXPORT_CLIENTS, with options OPTIONS (no fsid).
 mirror_exports() {
-  local o="$1" p c l i=0 fsids=()
-  read -ra fsids <<<"$EFSC_MIRROR_FSIDS"
-  for p in $EFSC_MIRROR_PATHS; do
-    l="$MIRROR_ROOT${p#"$EFSC_EXPORT_PATH"}"
-    for c in $EFSC_EXPORT_CLIENTS; do l+=" $c($o,fsid=${fsids[i]})"; done
+  local o="$1" r f c l
+  while read -r r f; do
+    l="$MIRROR_ROOT$r"
+    for c in $EFSC_EXPORT_CLIENTS; do l+=" $c($o,fsid=$f)"; done
     printf '%s\n' "$l"
-    i=$((i + 1))
-  done
+  done < <(mirror_each)
 }
 
 mirror_exported() {
-  local p i=0 fsids=() e
-  read -ra fsids <<<"$EFSC_MIRROR_FSIDS"
+  local r f e
   e="$(mirror_ns exportfs -v | tr -s ' \n\t' ' ')"
-  for p in $EFSC_MIRROR_PATHS; do
-    [[ "$e" == *"$MIRROR_ROOT${p#"$EFSC_EXPORT_PATH"} "*"fsid=${fsids[i]}"* ]] || return 1
-    i=$((i + 1))
-  done
+  while read -r r f; do
+    [[ "$e" == *"$MIRROR_ROOT$r "*"fsid=$f"* ]] || return 1
+  done < <(mirror_each)
 }
 
-# The file system of the copies, and the sync's own origin mount made afresh (a hard mount: a sync that hangs is ended
-# by its timeout). A tmpfs is resized in place; a new size of the disk storage applies at the next boot.
+# The file system of the copies (mirror_storage), and the sync's own origin mount made afresh (a hard mount: a sync
+# that hangs is ended by its timeout).
 mirror_mounts() {
-  local s="size=${EFSC_MIRROR_SIZE_MB}m" p
+  mirror_storage
+  # A mount left by a sync that was killed goes first: its attributes may be older than this sync.
+  mirror_source_umount
+  mkdir -p "$MIRROR_SOURCE"
+  timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount -t "$EFSC_ORIGIN_MOUNT_TYPE" -o "$EFSC_MIRROR_SOURCE_OPTIONS" \
+    "$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH" "$MIRROR_SOURCE" || return 1
+}
+
+# The file system of the copies. A tmpfs is resized in place; a new size of the disk storage applies at the next boot.
+mirror_storage() {
+  local s="size=${EFSC_MIRROR_SIZE_MB}m" r
   mkdir -p "$MIRROR_ROOT" "$MIRROR_STATE"
   if ! mountpoint -q "$MIRROR_ROOT"; then
     if [ "$EFSC_MIRROR_STORAGE" = disk ]; then mirror_disk; else
@@ -104,15 +128,10 @@ mirror_mounts() {
     # Every mirror's root first, in order, on the new file system: the file handle of an export's root holds its
     # inode number (it is not the file system's root), which is then the same at every boot and on every node, so
     # clients' mounts outlive a reboot or a replacement of the node.
-    for p in $EFSC_MIRROR_PATHS; do mkdir -p "$MIRROR_ROOT${p#"$EFSC_EXPORT_PATH"}"; done
+    while read -r r _; do mkdir -p "$MIRROR_ROOT$r"; done < <(mirror_each)
   elif [ "$EFSC_MIRROR_STORAGE" = memory ] && [[ ",$(findmnt -no OPTIONS "$MIRROR_ROOT")," != *",size=$((EFSC_MIRROR_SIZE_MB * 1024))k,"* ]]; then
     mount -o "remount,$s" "$MIRROR_ROOT" || warn "cannot resize $MIRROR_ROOT to $EFSC_MIRROR_SIZE_MB MiB"
   fi
-  # A mount left by a sync that was killed goes first: its attributes may be older than this sync.
-  mirror_source_umount
-  mkdir -p "$MIRROR_SOURCE"
-  timeout -k 10 "$EFSC_MOUNT_TIMEOUT_SEC" mount -t "$EFSC_ORIGIN_MOUNT_TYPE" -o "$EFSC_MIRROR_SOURCE_OPTIONS" \
-    "$EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH" "$MIRROR_SOURCE" || return 1
 }
 
 # mirror_source_ops [DIR/]: the origin operations of the sync's mount, or of every mount under DIR (their per-op
@@ -147,7 +166,7 @@ mirror_disk() {
   (($(df -BM --output=size "$EFSC_CACHE_DIR" | tr -dc 0-9) >= 2 * EFSC_MIRROR_SIZE_MB)) ||
     die "mirrorSize ($EFSC_MIRROR_SIZE_MB MiB) is more than half of the disk cache at $EFSC_CACHE_DIR"
   rm -f "$i"
-  fallocate -l "${EFSC_MIRROR_SIZE_MB}M" "$i" && mkfs.ext4 -qF -m 0 -i 4096 -O ^has_journal -E hash_seed="${EFSC_MIRROR_FSIDS%% *}" "$i" &&
+  fallocate -l "${EFSC_MIRROR_SIZE_MB}M" "$i" && mkfs.ext4 -qF -m 0 -i 4096 -O ^has_journal -E hash_seed="$(mirror_each | awk 'NR == 1 { print $2 }')" "$i" &&
     mount -o loop,noatime "$i" "$MIRROR_ROOT" && return
   die "cannot make the mirrors' ext4 at $i"
 }
@@ -380,8 +399,9 @@ mirror_unchanged() {
 # mirror_sync [--first]: syncs every mirror once (never two syncs at a time). --first: only mirrors not synced since
 # boot, and a failure is fatal (the node must not serve an empty or partial first copy). With a change marker, a
 # mirror whose marker is unchanged is not walked (mirror_unchanged); if none needs a walk, nothing is mounted afresh.
+# The S3 mirrors (lib/mirror-s3.sh) after the path mirrors, each listed at every sync; they need no origin mount.
 mirror_sync() {
-  local p m i bad=0 todo=() walk=() marks=()
+  local p m i bad=0 todo=() walk=() marks=() s3=() name fsid uri region
   mirrors || return 0
   mkdir -p "$MIRROR_STATE"
   exec 9>"$MIRROR_STATE/.lock"
@@ -390,9 +410,14 @@ mirror_sync() {
     if [ "${1:-}" = --first ] && [ -f "$MIRROR_STATE/$(systemd-escape -p "${p#"$EFSC_EXPORT_PATH"}")" ]; then continue; fi
     todo+=("$p")
   done
+  while read -r name fsid uri region; do
+    if [ "${1:-}" = --first ] && [ -f "$MIRROR_STATE/$(systemd-escape -p "/$name")" ]; then continue; fi
+    s3+=("$name $uri $region")
+  done < <([ -z "${EFSC_MIRROR_S3_NAMES:-}" ] || mirror_s3_each)
+  : "$fsid"
   # The mirrors' port follows the node's interfaces (mirror_routes), checked at each sync.
   if [ -e "/run/netns/$MIRROR_NS" ]; then (mirror_routes) || warn "mirrors: cannot update the rules of TCP $EFSC_MIRROR_PORT"; fi
-  ((${#todo[@]})) || return 0
+  ((${#todo[@]} + ${#s3[@]})) || return 0
   echo 0 >"$MIRROR_STATE/full"
   if [ -z "${EFSC_MIRROR_MARKER:-}" ]; then
     walk=("${todo[@]}")
@@ -420,6 +445,11 @@ mirror_sync() {
     fi
   fi
   mirror_source_umount
+  if ((${#s3[@]})); then
+    mirror_storage
+    # shellcheck disable=SC2086 # name, URI and region: words without spaces (mirror_s3_check)
+    for p in "${s3[@]}"; do mirror_s3_sync_one $p || bad=1; done
+  fi
   if [ "$bad" = 1 ]; then
     echo $(($(cat "$MIRROR_STATE/failures" 2>/dev/null || echo 0) + 1)) >"$MIRROR_STATE/failures"
     [ "${1:-}" != --first ] || die "the first sync of the mirrors failed (see the WARN lines above)"
@@ -607,7 +637,7 @@ mirror_setup() {
   sysctl -qw fs.leases-enable=1 || die "cannot enable leases (fs.leases-enable): nfsd would grant no delegations"
   put_unit efs-cache-mirror.service <<EOF
 [Unit]
-Description=efs-cache: sync the mirrors $EFSC_MIRROR_PATHS
+Description=efs-cache: sync the mirrors $EFSC_MIRROR_PATHS${EFSC_MIRROR_S3_URIS:+ $EFSC_MIRROR_S3_URIS}
 After=efs-cache-warm.service
 [Service]
 Type=oneshot
@@ -666,15 +696,15 @@ mirror_metrics_read() {
   local p f now age=0 secs=0 files=0 t s n
   mirrors || return 0
   now=$(date +%s)
-  for p in $EFSC_MIRROR_PATHS; do
-    f="$MIRROR_STATE/$(systemd-escape -p "${p#"$EFSC_EXPORT_PATH"}")"
+  while read -r p _; do
+    f="$MIRROR_STATE/$(systemd-escape -p "$p")"
     if read -r t s n 2>/dev/null <"$f"; then
       if ((now - t > age)); then age=$((now - t)); fi
       secs=$((secs + s)) files=$((files + n))
     else
       age=$(awk '{printf "%d", $1}' /proc/uptime)
     fi
-  done
+  done < <(mirror_each)
   echo "MirrorSyncFailures c $(cat "$MIRROR_STATE/failures" 2>/dev/null || echo 0)"
   echo "MirrorAgeSeconds g $age"
   echo "MirrorSyncSeconds g $secs"

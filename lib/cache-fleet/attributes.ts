@@ -63,6 +63,13 @@ function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes,
   const example = concrete(exportPath) && !DOT_SEGMENT_RE.test(exportPath) ? exportPath : CACHE_FLEET_DEFAULTS.exportPath;
   mirrors.forEach((m, i) => {
     const at = `mirrors[${i}]`;
+    // An S3 mirror (mirrorSources) has no node path: its path is its export path, under /mirror.
+    if (concrete(m.path) && m.path === m.exportPath && isMirrorExportPath(m.path)) {
+      if (concrete(m.fsid) && !MIRROR_FSID_RE.test(m.fsid)) {
+        throw propError(scope, 'mirrors', `${at}.fsid '${m.fsid}' is not a UUID in lowercase hex: give the fleet's mirrors[].fsid.`);
+      }
+      return;
+    }
     if (concrete(m.path) && !isMirrorPath(m.path)) {
       throw propError(scope, 'mirrors', `${at}.path '${m.path}' is not an absolute path (letters, digits, . _ - /, no trailing / ` +
         `or //, no . or .. segment): give the fleet's mirror path, e.g. '${example}/app'.`);

@@ -8,7 +8,7 @@ import { ImportedCacheFleet } from './attributes';
 import { CacheNode } from './cache-node';
 import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from './cache-origin';
 import { FanOut, FanOutMode } from './fan-out';
-import { mirrorExportPath, mirrorFsid } from './mirror';
+import { grantMirrorSources, mirrorExportPath, mirrorFsid, mirrorSourceFsid } from './mirror';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirror, CacheFleetProps, ClientProtocol, ICacheFleet } from './options';
@@ -173,7 +173,11 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.fsid = fsidFor(this.node.path, originFsidKey(this.origin, props.originPath ?? DEFAULTS.originPath), v3);
     this.diskCache = nodeDiskCacheOn(props, facts);
     this.metricsGroup = this.node.path;
-    this.mirrors = (props.mirrorPaths ?? []).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) }));
+    this.mirrors = [
+      ...(props.mirrorPaths ?? []).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) })),
+      // An S3 mirror has no node path: clients name it by its export path.
+      ...(props.mirrorSources ?? []).map((m) => ({ path: m.exportPath, exportPath: m.exportPath, fsid: mirrorSourceFsid(this.node.path, m) })),
+    ];
     const mode = props.fanOut ?? DEFAULTS.fanOut;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -187,6 +191,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     allowNodesToOrigin(this.securityGroup, this.origin);
 
     this.role = nodeRole(this, this.origin);
+    grantMirrorSources(this.role, props);
     this.grantPrincipal = this.role;
 
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
@@ -201,8 +206,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
 
     const rendered = renderScript({
       script: 'cache-node/bootstrap.sh',
-      // lib/fscache.sh only with the disk cache and lib/mirror.sh only with mirrors: their functions run only then.
-      libraries: ['lib/common.sh', 'lib/metrics.sh', ...(this.mirrors.length ? ['lib/mirror.sh'] : []), ...(this.diskCache ? ['lib/fscache.sh'] : []),
+      // lib/fscache.sh only with the disk cache, lib/mirror.sh only with mirrors and lib/mirror-s3.sh only with S3 mirrors:
+      // their functions run only then.
+      libraries: ['lib/common.sh', 'lib/metrics.sh', ...(this.mirrors.length ? ['lib/mirror.sh'] : []),
+        ...(props.mirrorSources?.length ? ['lib/mirror-s3.sh'] : []), ...(this.diskCache ? ['lib/fscache.sh'] : []),
         'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
       scope: this,

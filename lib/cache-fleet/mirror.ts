@@ -1,11 +1,14 @@
 import * as crypto from 'crypto';
-import { Annotations, Duration, Size, SizeRoundingBehavior } from 'aws-cdk-lib';
+import { Annotations, Duration, Size, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
 import { NFS_MIRROR_PORT } from '../private/constants';
 import { knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
 import { seconds } from '../private/mount';
-import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
+import { acknowledgeWildcardResource } from '../private/nag';
+import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 
 /** Where a node keeps the copies of its mirrors (`mirrorStorage`). */
 export enum MirrorStorage {
@@ -20,6 +23,77 @@ export enum MirrorStorage {
    * still served from the page cache. At most half the instance store; the rest stays the disk cache.
    */
   INSTANCE_STORE = 'INSTANCE_STORE',
+}
+
+/** Options of `MirrorSource.s3`. */
+export interface S3MirrorOptions {
+  /**
+   * Where the nodes export the mirror: at `/mirror/<name>`, which clients mount (`mirrorPaths: ['/mirror/<name>']`
+   * of `MountSource.cacheFleet`). A relative path of letters, digits, `. _ - /` (no empty, `.` or `..` component),
+   * apart from every other mirror's export (`mirrorPaths` export `/mirror/<path under exportPath>`). Changing it
+   * gives the mirror a new fsid: clients then mount it again.
+   *
+   * @default - the prefix without its trailing `/` (`'site/'` is exported at `/mirror/site`); required for the whole
+   * bucket (prefix '')
+   */
+  readonly name?: string;
+}
+
+/**
+ * A mirror whose source is not the origin (`mirrorSources`): for now an S3 prefix (`MirrorSource.s3`). Path mirrors of
+ * the origin stay in `mirrorPaths`.
+ */
+export class MirrorSource {
+  /**
+   * Every object under `prefix` in `bucket`, copied by each node into its mirrors' file system and served read-only
+   * at `/mirror/<name>` like a path mirror: with delegations, the same interval, timeout, size check and failure rules,
+   * and a first sync before the node serves. Each sync lists the prefix (`aws s3api list-objects-v2`, every page) and
+   * fetches only the objects whose ETag or size changed, each written aside and renamed over the old one; removals
+   * come last, after every fetch succeeded. A listing that fails keeps the last copy. Keys that would leave the mirror
+   * (a `.` or `..` component, a leading `/`, an empty component) or that hold control characters are skipped with a
+   * warning; keys that end in `/` (folder placeholders) are skipped.
+   *
+   * The nodes' role may list the bucket under the prefix (`s3:ListBucket` with an `s3:prefix` condition) and read the
+   * objects under it (`s3:GetObject` on `<prefix>*`), decrypt with the bucket's key if it has one, and nothing else
+   * of the bucket. The bucket's region is its stack's (`bucket.env.region`).
+   *
+   * @param bucket the bucket, made anywhere or imported
+   * @param prefix key prefix, for example `'site/'` (a trailing `/` is added); '' for the whole bucket (then `name`
+   *   is required). Letters, digits and `. _ = + -` in each component, no empty, `.` or `..` component.
+   */
+  public static s3(bucket: s3.IBucket, prefix: string, options: S3MirrorOptions = {}): MirrorSource {
+    return new MirrorSource(bucket, prefix, options.name);
+  }
+
+  /** The bucket. */
+  public readonly bucket: s3.IBucket;
+  /** The key prefix as given. */
+  public readonly givenPrefix: string;
+  /** The key prefix as listed: '' or ending in `/`. */
+  public readonly prefix: string;
+  /**
+   * The name under /mirror, as given.
+   *
+   * @default - the prefix without its trailing `/`
+   */
+  public readonly givenName?: string;
+
+  private constructor(bucket: s3.IBucket, prefix: string, name: string | undefined) {
+    this.bucket = bucket;
+    this.givenPrefix = prefix;
+    this.prefix = Token.isUnresolved(prefix) ? prefix : normalS3Prefix(prefix);
+    this.givenName = name;
+  }
+
+  /** The name under /mirror: as given, or the prefix without its trailing `/`. */
+  public get name(): string {
+    return this.givenName ?? this.prefix.replace(/\/$/, '');
+  }
+
+  /** Where the nodes export this mirror and clients mount it from: `/mirror/<name>`. */
+  public get exportPath(): string {
+    return `${MIRROR_ROOT}/${this.name}`;
+  }
 }
 
 /**
@@ -38,6 +112,18 @@ export interface MirrorOptions {
    * @default - no mirror
    */
   readonly mirrorPaths?: string[];
+
+  /**
+   * Mirrors whose source is not the origin: S3 prefixes (`MirrorSource.s3(bucket, 'site/')`), each exported at
+   * `/mirror/<name>` with an fsid of its own, the same on every node, beside the `mirrorPaths`, with the same
+   * interval, size, storage, timeout and jobs (`mirrorSyncWorkers`: objects fetched at a time). A copy lags the
+   * bucket by at most `mirrorInterval` plus two syncs. Clients mount one with `MountSource.cacheFleet(fleet,
+   * { mirrorPaths: ['/mirror/<name>'] })`. The change marker (`mirrorChangeMarker`) applies to `mirrorPaths` only:
+   * each sync lists every prefix (one request per 1,000 keys). Proved against an AWS API emulator's S3 only.
+   *
+   * @default - no S3 mirror
+   */
+  readonly mirrorSources?: MirrorSource[];
 
   /**
    * Time from the end of one sync of the mirrors to the start of the next. Whole seconds, 10 seconds to 24 hours.
@@ -190,14 +276,22 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
     if (outer) throw propError(scope, 'mirrorPaths', `'${p}' is inside '${outer}': a tree is mirrored once.`);
   }
   if (new Set(paths).size !== paths.length) throw propError(scope, 'mirrorPaths', 'lists a path twice.');
+  validateMirrorSources(scope, o, exportPath);
+  const sources = o.mirrorSources ?? [];
   const needsPaths = (name: keyof MirrorOptions, given: unknown) => {
-    if (given !== undefined && paths.length === 0) throw propError(scope, name, 'needs mirrorPaths: there is nothing to mirror.');
+    if (given !== undefined && paths.length === 0 && sources.length === 0) {
+      throw propError(scope, name, 'needs mirrorPaths (or mirrorSources): there is nothing to mirror.');
+    }
   };
   needsPaths('mirrorInterval', o.mirrorInterval);
   needsPaths('mirrorSize', o.mirrorSize);
   needsPaths('mirrorStorage', o.mirrorStorage);
   needsPaths('mirrorSyncTimeout', o.mirrorSyncTimeout);
   needsPaths('mirrorSyncWorkers', o.mirrorSyncWorkers);
+  if (o.mirrorChangeMarker !== undefined && paths.length === 0 && sources.length > 0) {
+    throw propError(scope, 'mirrorChangeMarker', 'needs mirrorPaths: the marker is a file of the origin\'s mirrored trees, and S3 mirrors ' +
+      '(mirrorSources) are listed at every sync.');
+  }
   needsPaths('mirrorChangeMarker', o.mirrorChangeMarker);
   needsPaths('mirrorFullSyncInterval', o.mirrorFullSyncInterval);
   const marker = o.mirrorChangeMarker;
@@ -239,6 +333,72 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
   }
 }
 
+/**
+ * Throws `Invalid mirrorSources` for S3 mirrors that cannot work: a prefix or name that is not a literal, a prefix
+ * outside the seeder's rule or with a `.` or `..` component, a bad name, the whole bucket without a name, and export
+ * paths that meet another mirror's (the same, or one inside the other: clients mount them side by side).
+ */
+function validateMirrorSources(scope: IConstruct, o: MirrorOptions, exportPath: string): void {
+  const sources = o.mirrorSources ?? [];
+  const exports = (o.mirrorPaths ?? []).map((p) => ({ at: mirrorExportPath(exportPath, p), what: `the mirror of '${p}' (mirrorPaths)` }));
+  sources.forEach((m, i) => {
+    const at = `mirrorSources[${i}]`;
+    knownAtSynth(scope, 'mirrorSources', m.givenPrefix, `${at}.prefix: the nodes' role may read only under it`);
+    if (!S3_PREFIX_RE.test(m.prefix) || DOT_SEGMENT_RE.test(m.prefix)) {
+      throw propError(scope, 'mirrorSources', `${at}: the S3 prefix '${m.givenPrefix}' may hold only letters, digits and . _ = + - / ` +
+        '(no empty, . or .. component), e.g. \'site/\'.');
+    }
+    if (m.givenName === undefined && m.prefix === '') {
+      throw propError(scope, 'mirrorSources', `${at}: a mirror of the whole bucket needs a name (MirrorSource.s3(bucket, '', { name: 'site' })): ` +
+        'it is exported at /mirror/<name>.');
+    }
+    knownAtSynth(scope, 'mirrorSources', m.name, `${at}.name: each mirror is an export of its own`);
+    if (!isChangeMarker(m.name)) {
+      throw propError(scope, 'mirrorSources', `${at}: the name '${m.name}' is not a relative path (letters, digits, . _ - /, not empty, ` +
+        'no leading or trailing /, no empty, . or .. component), e.g. \'site\'.');
+    }
+    const mine = m.exportPath;
+    for (const other of exports) {
+      const how = mine === other.at ? 'is' : other.at.startsWith(`${mine}/`) ? 'contains' : mine.startsWith(`${other.at}/`) ? 'is inside' : undefined;
+      if (how) {
+        throw propError(scope, 'mirrorSources', `${at}: its export '${mine}' ${how} ${how === 'is' ? 'the export of' : 'that of'} ${other.what}, ` +
+          `'${other.at}': each mirror is exported apart from the others; give it another name.`);
+      }
+    }
+    exports.push({ at: mine, what: `mirrorSources[${i}]` });
+  });
+}
+
+/**
+ * Lets `role` (the nodes') read each S3 mirror: `s3:ListBucket` on its bucket with an `s3:prefix` condition for its
+ * prefix (none for the whole bucket), `s3:GetObject` on `<prefix>*`, and decrypt with the bucket's key if it has one;
+ * nothing else. The objects' wildcard is acknowledged to cdk-nag: their keys are not known at synth.
+ */
+export function grantMirrorSources(role: iam.IRole, o: MirrorOptions): void {
+  for (const m of o.mirrorSources ?? []) {
+    const objects = m.bucket.arnForObjects(`${m.prefix}*`);
+    role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['s3:ListBucket'],
+      resources: [m.bucket.bucketArn],
+      conditions: m.prefix ? { StringLike: { 's3:prefix': [`${m.prefix}*`] } } : undefined,
+    }));
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
+    m.bucket.encryptionKey?.grantDecrypt(role);
+    acknowledgeWildcardResource(role, objects,
+      'The nodes copy every object under the S3 mirror\'s prefix (mirrorSources); their keys are not known at synth time.');
+  }
+}
+
+/** The fsid of an S3 mirror exported at `/mirror/<name>`: from the fleet's construct path and that export path. */
+export function mirrorSourceFsid(constructPath: string, m: MirrorSource): string {
+  return mirrorFsid(constructPath, m.exportPath);
+}
+
+/** Whether the fleet has any mirror: `mirrorPaths` or `mirrorSources`. */
+export function hasMirrors(o: MirrorOptions): boolean {
+  return (o.mirrorPaths?.length ?? 0) + (o.mirrorSources?.length ?? 0) > 0;
+}
+
 /** Where the mirrors of a fleet live: `mirrorStorage`, or its default. */
 export function mirrorStorageOf(o: MirrorOptions, diskCache: boolean): MirrorStorage {
   return o.mirrorStorage ?? (diskCache ? MirrorStorage.INSTANCE_STORE : MirrorStorage.MEMORY);
@@ -259,7 +419,7 @@ const EXT4_OVERHEAD = 0.03;
  * file system), where it is certain: more than half of the disks; and warns within `EXT4_OVERHEAD` of that.
  */
 export function checkMirrorSizeFits(scope: IConstruct, o: MirrorOptions, diskCache: boolean, facts: InstanceTypeFacts, type: string): void {
-  if (!o.mirrorPaths?.length) return;
+  if (!hasMirrors(o)) return;
   const size = o.mirrorSize ?? Size.gibibytes(1);
   const bytes = size.toBytes({ rounding: SizeRoundingBehavior.NONE });
   const gib = bytes / 2 ** 30;
@@ -315,6 +475,22 @@ function markerParameters(o: MirrorOptions, base: string[]): Record<string, stri
 }
 
 /**
+ * The `EFSC_MIRROR_S3*` parameters of the S3 mirrors (assets/lib/mirror.sh), only with some: their names (exported
+ * at /mirror/<name>), fsids, `s3://bucket/prefix` URIs and buckets' regions, space-separated, in the same order.
+ * A bucket or region may be a token (its parameter is then decoded at boot, and checked there).
+ */
+function mirrorSourceParameters(constructPath: string, o: MirrorOptions): Record<string, string> {
+  const sources = o.mirrorSources ?? [];
+  if (sources.length === 0) return {};
+  return {
+    EFSC_MIRROR_S3_NAMES: sources.map((m) => m.name).join(' '),
+    EFSC_MIRROR_S3_FSIDS: sources.map((m) => mirrorSourceFsid(constructPath, m)).join(' '),
+    EFSC_MIRROR_S3_URIS: sources.map((m) => `s3://${m.bucket.bucketName}/${m.prefix}`).join(' '),
+    EFSC_MIRROR_S3_REGIONS: sources.map((m) => m.bucket.env.region).join(' '),
+  };
+}
+
+/**
  * The `EFSC_MIRROR_*` parameters of assets/lib/mirror.sh. Each sync mounts the origin afresh, read-only, and unmounts
  * it after (`nosharecache`: a superblock of its own, so nothing the last sync or the re-export cached is reused), so a
  * sync sees the origin as it is: the staleness bound is the interval plus two syncs, not the re-export's timers. Its
@@ -326,9 +502,10 @@ function markerParameters(o: MirrorOptions, base: string[]): Record<string, stri
 export function mirrorParameters(constructPath: string, o: MirrorOptions, base: string[], diskCache: boolean): Record<string, string> {
   const paths = o.mirrorPaths ?? [];
   // Without mirrors the user data has no lib/mirror.sh, only its stand-ins, which read EFSC_MIRROR_PATHS alone.
-  if (paths.length === 0) return { EFSC_MIRROR_PATHS: '' };
+  if (!hasMirrors(o)) return { EFSC_MIRROR_PATHS: '' };
   return {
     EFSC_MIRROR_PATHS: paths.join(' '),
+    ...mirrorSourceParameters(constructPath, o),
     EFSC_MIRROR_FSIDS: paths.map((p) => mirrorFsid(constructPath, p)).join(' '),
     EFSC_MIRROR_PORT: String(NFS_MIRROR_PORT),
     EFSC_MIRROR_INTERVAL: `${seconds(o.mirrorInterval ?? Duration.minutes(1))}s`,

@@ -276,9 +276,13 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly metrics?: boolean;
 }
 
-/** A subtree that the nodes serve from a local copy (`mirrorPaths`). */
+/** A subtree that the nodes serve from a local copy (`mirrorPaths`), or an S3 prefix they copy (`mirrorSources`). */
 export interface CacheFleetMirror {
-  /** The node path under `exportPath` that is mirrored, e.g. `/efs/app`. */
+  /**
+   * What clients name the mirror by (`MountSource.cacheFleet(fleet, { mirrorPaths })`): the node path under
+   * `exportPath` that is mirrored, e.g. `/efs/app`; for an S3 mirror (`mirrorSources`), which has none, its
+   * `exportPath`, e.g. `/mirror/site`.
+   */
   readonly path: string;
   /** The path clients mount from the fleet, e.g. `/mirror/app`. */
   readonly exportPath: string;

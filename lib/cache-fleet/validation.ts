@@ -10,7 +10,7 @@ import { instanceTypeFacts } from '../private/instance-types';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 import { CACHE_FLEET_DEFAULTS, CacheFleetOptions, ClientProtocol } from './options';
 import { FanOutMode } from './fan-out';
-import { checkMirrorSizeFits, MIRROR_ROOT, validateMirrorOptions } from './mirror';
+import { checkMirrorSizeFits, hasMirrors, MIRROR_ROOT, validateMirrorOptions } from './mirror';
 
 /** The fleet's default node type. */
 export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
@@ -60,7 +60,7 @@ export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions
   const diskCache = nodeDiskCacheOn(o, facts);
   validateDiskCache(scope, o, facts);
   validateMirrorOptions(scope, o, exportPath, diskCache);
-  checkNodePaths(scope, exportPath, !!o.mirrorPaths?.length, diskCache);
+  checkNodePaths(scope, exportPath, hasMirrors(o), diskCache);
   checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? DEFAULT_INSTANCE_TYPE));
   checkImageArchitecture(scope, o.machineImage, o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE));
   checkKernel(scope, o);

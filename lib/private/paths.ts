@@ -53,6 +53,18 @@ export function checkNotSystemDirectory(scope: IConstruct, prop: string, path: s
 /** An absolute path of letters, digits and `. _ - /` (`/` itself included). */
 export const PATH_RE = /^\/[A-Za-z0-9._/-]*$/;
 
+/**
+ * An S3 key prefix as the scripts take it (after `normalS3Prefix`): '' (the whole bucket) or segments of letters,
+ * digits and . _ = + -, each ending in `/` (no empty segment). The seeder's rule and the S3 mirrors'.
+ */
+export const S3_PREFIX_RE = /^([A-Za-z0-9._=+-]+\/)*$/;
+
+/** A prefix as given, without leading `/` and with a trailing `/` unless it is '' (`datasets/images` -> `datasets/images/`). */
+export function normalS3Prefix(given: string): string {
+  const p = given.replace(/^\/+/, '');
+  return p === '' || p.endsWith('/') ? p : `${p}/`;
+}
+
 /** A `.` or `..` segment anywhere in a path. */
 export const DOT_SEGMENT_RE = /(^|\/)\.\.?(\/|$)/;
 

@@ -18,7 +18,7 @@ import { checkKernel, instanceImage } from '../private/kernel';
 import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture } from '../private/image';
-import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
+import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
 /** Where a seeding run takes its data from. */
@@ -44,8 +44,6 @@ export interface SeedSourceConfig {
    */
   readonly region?: string;
 }
-
-const S3_PREFIX_RE = /^([A-Za-z0-9._=+-]+\/)*$/;
 
 /**
  * The data set a `DataSeeder` loads into EFS: an S3 prefix, a local directory shipped as a CDK asset, or a directory
@@ -90,8 +88,7 @@ class BucketSource extends SeedSource {
 
   constructor(private readonly bucket: s3.IBucket, private readonly givenPrefix: string) {
     super();
-    const p = givenPrefix.replace(/^\/+/, '');
-    this.prefix = p === '' || p.endsWith('/') ? p : `${p}/`;
+    this.prefix = normalS3Prefix(givenPrefix);
   }
 
   public bind(scope: Construct, role: iam.IRole): SeedSourceConfig {
