@@ -137,19 +137,27 @@ describe('lab: the kernel matrix', () => {
   beforeAll(async () => {
     const t0 = Date.now();
     lab = await Lab.create({ name: 'kernels' });
-    origin = await lab.startVm({ name: 'origin', ip: '10.77.0.10', userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1 });
-    await origin.waitForCloudInit();
-    await origin.execOk([
+    // The origin's data comes with its user data, so the origin boots beside the nodes and clients: their boots take
+    // minutes before they mount it (a node retries its mount for 150 s), the origin's under a minute.
+    const data = [
       'mkdir -p /srv/efs/app /srv/efs/data',
       `for i in $(seq 1 ${FILES}); do head -c $((512 + i)) /dev/urandom > /srv/efs/app/f$i; done`,
       'head -c 4M /dev/urandom > /srv/efs/data/client.bin && head -c 16M /dev/urandom > /srv/efs/data/node.bin',
       `python3 -c "import sqlite3; c = sqlite3.connect('/srv/efs/app/db.sqlite'); c.execute('create table t (n)'); ` +
         `c.executemany('insert into t values (?)', [(i,) for i in range(100)]); c.commit()"`,
       'cp /srv/efs/app/db.sqlite /srv/efs/data/db.sqlite && sync',
-    ].join(' && '));
-    await lab.setLink(origin, { delayMs: 2, rateMbit: 64 });
-    // Every kernel's node and client boot at once: the boots are most of the time.
-    await Promise.all(KERNELS.map(async (tag, k) => {
+    ];
+    // Before nfsd starts (the last lines of ORIGIN_USER_DATA), so no node sees the export without its data.
+    const serve = 'systemctl enable --now nfs-server\n';
+    expect(ORIGIN_USER_DATA).toContain(serve);
+    const userData = ORIGIN_USER_DATA.replace(serve, `${data.join('\n')}\n${serve}`);
+    origin = await lab.startVm({ name: 'origin', ip: '10.77.0.10', userData, hostRecords: [EFS_NAME], cpus: 1 });
+    const originUp = origin.waitForCloudInit().then(async (r) => {
+      if (r.status !== 'done' || r.errors.length) throw new Error(`origin: user data ${r.status}: ${r.errors.join('; ')}`);
+      await lab.setLink(origin, { delayMs: 2, rateMbit: 64 });
+    });
+    // Every kernel's node and client boot at once, beside the origin: the boots are most of the time.
+    await Promise.all([originUp, ...KERNELS.map(async (tag, k) => {
       const ud = kernelUserData(tag);
       const nodeIp = `10.77.0.${31 + k}`;
       await lab.setDnsRecord(ud.endpoint, [nodeIp]);
@@ -166,7 +174,7 @@ describe('lab: the kernel matrix', () => {
       await node.writeFile('/run/statsd-listen.py', STATSD);
       await client.writeFile('/run/statsd-listen.py', STATSD);
       await Promise.all([node, client].map((vm) => vm.execOk('nohup python3 /run/statsd-listen.py >/dev/null 2>&1 & sleep 1')));
-    }));
+    })]);
     progress(`lab up in ${((Date.now() - t0) / 1000).toFixed(0)} s: kernels ${KERNELS.join(', ')}`);
   }, 40 * MIN);
 
