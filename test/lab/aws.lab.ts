@@ -14,7 +14,9 @@
  * The lab plays EC2's data plane for the stable interface: once the emulator has the interface attached to an
  * instance, the lab moves the interface's address to that instance's VM (on AWS the OS configures the attached
  * interface). The data seeder runs here too: its own CLI fetches a bucket's prefix from the emulator's S3, and its
- * signal is held while the test lists what the origin holds. Clients do not signal (their launch templates have no
+ * signal is held while the test lists what the origin holds. The fleet has an S3 mirror (`MirrorSource.s3`) of a
+ * prefix of another bucket there, synced by each node's own CLI with its role's session and read by the client through
+ * the stable address. Clients do not signal (their launch templates have no
  * creation policy). Failures of the seeder (a missing bucket, a prefix its role may not list) are proved against the
  * emulator on the host (test/emulator/seeder.emu.ts).
  */
@@ -39,6 +41,19 @@ const NODE_A_IP = '10.77.0.31';
 const NODE_B_IP = '10.77.0.32';
 const NODE_X_IP = '10.77.0.33';
 const SEEDER_IP = '10.77.0.40';
+/**
+ * The fleet's S3 mirror (`MirrorSource.s3`): this bucket's prefix site/, exported at /mirror/site. Its first sync is the
+ * boot's; the tests start each later one (efs-cache-mirror.service, what the timer starts every 30 min here).
+ */
+const MIRROR_BUCKET = 'efsc-lab-mirror';
+const MIRROR_PREFIX = 'site/';
+const MIRROR_OBJECTS: Record<string, string> = {
+  'site/index.html': '<h1>version 1</h1>\n',
+  'site/css/a.css': 'body { color: black }\n',
+  'site/old.txt': 'removed at the origin later\n',
+};
+/** The longest time a change the node's copy holds may take to reach a client: its attribute cache (at most 60 s), and slack. */
+const MIRROR_BOUND_MS = 90_000;
 /** Where the seeder copies the bucket's prefix in the file system. */
 const SEED_TARGET = '/seeded';
 
@@ -89,8 +104,12 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
   const iid: Record<string, string> = {};
   const boot: Record<string, CloudInitResult> = {};
 
-  /** The calls a VM's aws CLI made, as the emulator recorded them, but the loader's fetch of its code. */
-  const callsOf = async (vm: Vm) => byCli(await emu.calls()).filter((c) => c.source === vm.ip && !isCodeFetch(c));
+  /** Whether a call is one of the S3 mirror's (its bucket's virtual host). */
+  const isMirrorCall = (c: ApiCall) => c.service === 's3' && c.host.startsWith(`${MIRROR_BUCKET}.`);
+  /** The calls a VM's aws CLI made, as the emulator recorded them, but the loader's fetch of its code and the S3 mirror's. */
+  const callsOf = async (vm: Vm) => byCli(await emu.calls()).filter((c) => c.source === vm.ip && !isCodeFetch(c) && !isMirrorCall(c));
+  /** The S3 mirror's calls of a VM's aws CLI. */
+  const mirrorCallsOf = async (vm: Vm) => byCli(await emu.calls()).filter((c) => c.source === vm.ip && isMirrorCall(c));
   /** The loader's fetches of its code from the emulator's S3 (by the VM's own aws CLI). */
   const fetchesOf = async (vm: Vm) => byCli(await emu.calls()).filter((c) => c.source === vm.ip && isCodeFetch(c));
   /** Where EC2 (the emulator) has the stable interface attached. */
@@ -107,6 +126,30 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     const to = lab.vms.find((v) => v.running && iid[v.name] === instance);
     if (!to) throw new Error(`the stable interface is attached to ${instance}, which no running VM is`);
     await lab.moveAddress(STABLE_IP, from, to);
+  };
+
+  /**
+   * EC2's data plane for the attached interface's device, while `beforeAll` boots the VMs: once the emulator has the
+   * stable interface attached to an instance, its VM gets a device of that interface's own with a default route (on
+   * EC2 the OS configures the second interface: a device, its address and a default route of a higher metric), which
+   * a node with mirrors waits for before it routes the mirrors' port by it. The address itself stays with the lab
+   * (`followAttachment`). A dummy device: nothing is routed by it, as nothing would leave by the second interface here.
+   */
+  let devicesOn = false;
+  const attachedDevices = async () => {
+    const done = new Set<string>();
+    while (devicesOn) {
+      for (const c of byCli(await emu.calls())) {
+        const instance = c.params.InstanceId;
+        if (c.action !== 'AttachNetworkInterface' || c.status !== 200 || done.has(instance)) continue;
+        const vm = lab.vms.find((v) => v.running && iid[v.name] === instance);
+        if (!vm) continue;
+        done.add(instance);
+        await vm.execOk('ip link add eth1 type dummy && ip link set eth1 up && ip route add default dev eth1 metric 10001');
+        progress(`${vm.name}: the attached interface's device (eth1) and its default route`);
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+    }
   };
 
   /** Mounts a node's export from the origin VM and lists it (the probe the emulator waits for at each signal). */
@@ -128,7 +171,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
   };
 
   beforeAll(async () => {
-    ud = labUserData();
+    ud = labUserData({ s3Mirror: { bucket: MIRROR_BUCKET, prefix: MIRROR_PREFIX } });
     lab = await Lab.create({ name: 'aws' });
     emu = await Emulator.start({ netns: lab.netns });
     for (const host of AWS_HOSTS) await lab.setDnsRecord(host, [lab.gateway]);
@@ -159,6 +202,12 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     const seederRole = await emu.instanceRole('SeederRole',
       rolePolicies(seed.template, seed.roleId, { ...EMULATOR_VALUES, 'AWS::StackId': seedStackId }).documents);
     for (const host of [`${SEED_BUCKET}.s3.amazonaws.com`, `${SEED_BUCKET}.s3.us-east-1.amazonaws.com`]) await lab.setDnsRecord(host, [lab.gateway]);
+    // The fleet's S3 mirror: its bucket, the prefix's objects and one outside it, the bucket's names.
+    await emu.api('s3', 'create_bucket', { Bucket: MIRROR_BUCKET });
+    for (const [Key, Body] of Object.entries({ ...MIRROR_OBJECTS, 'other/secret.txt': 'outside the prefix\n' })) {
+      await emu.api('s3', 'put_object', { Bucket: MIRROR_BUCKET, Key, Body });
+    }
+    for (const host of [`${MIRROR_BUCKET}.s3.amazonaws.com`, `${MIRROR_BUCKET}.s3.us-east-1.amazonaws.com`]) await lab.setDnsRecord(host, [lab.gateway]);
     // Each signal waits for the probe: does the signalling node serve its export at this moment?
     const socket = path.join(lab.dir, 'probe.sock');
     probeServer = http.createServer((req, res) => {
@@ -184,6 +233,8 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
       `tc filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip src ${NODE_X_IP}/32 match ip dport 2049 0xffff action drop`,
     ].join(' && '));
 
+    devicesOn = true;
+    const devices = attachedDevices();
     const nodeATags = { ...ud.nodeTags[0], [ENI_TAG]: eni };
     iid['node-a'] = await launch(subnet, nodeATags);
     iid['node-x'] = await launch(subnet, ud.impatientNodeTags);
@@ -220,6 +271,8 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     boot.seeder = await seeder.waitForCloudInit();
     await seeder.kill(); // it would power off a minute after its signal (its shutdown behavior terminates it)
     boot['node-b'] = await nodeB.waitForCloudInit();
+    devicesOn = false;
+    await devices;
     await followAttachment(nodeA);
   }, 40 * MIN);
 
@@ -332,6 +385,104 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
       expect(await sha256(client, '/mnt/efs/data/f2.bin')).toBe(await sha256(origin, '/srv/efs/data/f2.bin'));
       expect(await nfsdReadBytes(nodeB) - before).toBeGreaterThanOrEqual(64 * 1024); // f2 came from node-b
       expect(await client.execOk('dmesg')).not.toMatch(/stale/i);
+    });
+  });
+
+  describe('an S3 mirror (MirrorSource.s3): the prefix site/ of a bucket in the emulator\'s S3, synced by each node\'s own CLI', () => {
+    const listings = (calls: ApiCall[]) => calls.filter((c) => c.params['list-type'] === '2');
+    const fetches = (calls: ApiCall[]) => calls.filter((c) => c.action.startsWith('GET /') && c.params['list-type'] === undefined);
+    /** What a tree holds: each file's path and the sha256 of its bytes, sorted. */
+    const tree = async (vm: Vm, dir: string) => (await vm.execOk(
+      `cd ${dir} && find . -type f | LC_ALL=C sort | while read -r f; do printf '%s %s\\n' "$f" "$(sha256sum < "$f" | cut -c1-64)"; done`)).trim();
+    const want = (objects: Record<string, string>) => Object.keys(objects).sort().map((k) =>
+      `./${k.slice(MIRROR_PREFIX.length)} ${crypto.createHash('sha256').update(objects[k]).digest('hex')}`).join('\n');
+    /** One sync of node-b's mirrors, as its timer starts it; whether the unit succeeded. */
+    const sync = async () => (await nodeB.exec('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN })).code === 0;
+    /**
+     * After one sync of node-b, polls the client's view of the mirror until it holds `objects`, at most MIRROR_BOUND_MS;
+     * the seconds it took.
+     */
+    const reaches = async (objects: Record<string, string>) => {
+      expect(await sync()).toBe(true);
+      expect(await tree(nodeB, '/mirror/site')).toBe(want(objects));
+      const t0 = Date.now();
+      let seen = await tree(client, '/mnt/site');
+      while (seen !== want(objects) && Date.now() - t0 < MIRROR_BOUND_MS) {
+        await client.execOk('sleep 2');
+        seen = await tree(client, '/mnt/site');
+      }
+      expect(seen).toBe(want(objects));
+      return Math.round((Date.now() - t0) / 1000);
+    };
+    const objects = { ...MIRROR_OBJECTS };
+
+    test('node-a and node-b: the first sync before serving, a listing of site/ and a fetch of each object, with the role\'s statements, before their signal; nothing outside the prefix', async () => {
+      for (const vm of [nodeA, nodeB]) {
+        const signal = byCli(await emu.calls()).find((c) => c.source === vm.ip && c.action === 'SignalResource')!;
+        const calls = await mirrorCallsOf(vm);
+        const first = calls.filter((c) => c.t < signal.t);
+        progress(`${vm.name}: S3 mirror calls before its signal: ${first.map((c) => `${c.action} ${c.status}`).join(', ')}`);
+        for (const c of calls) expect(c.client).toMatch(/^aws-cli\/2\./);
+        // The first sync (part of the boot, before nfsd serves): a listing, then each object once. A timer's sync may
+        // follow before the signal: a listing alone (nothing changed).
+        expect(listings(first).length).toBeGreaterThanOrEqual(1);
+        expect(listings(first).map((c) => `${c.params.prefix} ${c.status}`)).toEqual(listings(first).map(() => 'site/ 200'));
+        expect(fetches(first).map((c) => `${c.action} ${c.status}`).sort()).toEqual(Object.keys(MIRROR_OBJECTS).sort().map((k) => `GET /${k} 200`));
+        expect(calls.filter((c) => c.action.includes('other/') || (listings([c]).length > 0 && c.params.prefix !== MIRROR_PREFIX))).toEqual([]);
+        // It routed the mirrors' port by the attached interface as soon as that had its route (the lab's device).
+        expect(boot[vm.name].output).not.toMatch(/no default route by the attached interface/);
+      }
+    });
+
+    test('a client mounts it through the stable address (node-b\'s now) on the mirrors\' port and reads every object byte for byte', async () => {
+      await client.execOk(`mkdir -p /mnt/site && (mountpoint -q /mnt/site || mount -t nfs4 -o vers=4.1,port=2050,ro ${STABLE_IP}:/mirror/site /mnt/site)`, { timeoutMs: 3 * MIN });
+      expect(await tree(client, '/mnt/site')).toBe(want(objects));
+      expect(await tree(nodeB, '/mirror/site')).toBe(want(objects));
+    });
+
+    test('a changed, an added and a removed object: the next sync copies them, and the client sees them within its attribute cache', async () => {
+      objects['site/index.html'] = '<h1>version 2</h1>\n';
+      objects['site/new/b.txt'] = 'added at the origin\n';
+      delete objects['site/old.txt'];
+      await emu.api('s3', 'put_object', { Bucket: MIRROR_BUCKET, Key: 'site/index.html', Body: objects['site/index.html'] });
+      await emu.api('s3', 'put_object', { Bucket: MIRROR_BUCKET, Key: 'site/new/b.txt', Body: objects['site/new/b.txt'] });
+      await emu.api('s3', 'delete_object', { Bucket: MIRROR_BUCKET, Key: 'site/old.txt' });
+      const s = await reaches(objects);
+      progress(`S3 mirror: a changed, an added and a removed object reached the client ${s} s after the sync`);
+    });
+
+    test('a failed listing (node-b\'s S3 traffic refused) keeps the last copy served and is counted; once S3 answers again the next sync catches up', async () => {
+      const failures = async () => Number((await nodeB.execOk('cat /run/efs-cache/mirror/failures 2>/dev/null || echo 0')).trim());
+      const f0 = await failures();
+      const served = want(objects);
+      await nodeB.execOk(`nft add table inet lab_s3 && nft add chain inet lab_s3 out '{ type filter hook output priority 0; }' && ` +
+        `nft add rule inet lab_s3 out ip daddr ${lab.gateway} tcp dport 443 reject with tcp reset`);
+      try {
+        objects['site/index.html'] = '<h1>version 3</h1>\n';
+        delete objects['site/css/a.css'];
+        await emu.api('s3', 'put_object', { Bucket: MIRROR_BUCKET, Key: 'site/index.html', Body: objects['site/index.html'] });
+        await emu.api('s3', 'delete_object', { Bucket: MIRROR_BUCKET, Key: 'site/css/a.css' });
+        expect(await sync()).toBe(false); // the unit fails, the timer goes on, the copy stays served
+        expect(await failures()).toBe(f0 + 1);
+        // The copy as it was: nothing fetched, nothing removed; the client reads it.
+        expect(await tree(nodeB, '/mirror/site')).toBe(served);
+        expect(await tree(client, '/mnt/site')).toBe(served);
+        expect(await nodeB.execOk('journalctl -b -o cat -u efs-cache-mirror.service | tail -n 50')).toMatch(/WARN/);
+      } finally {
+        await nodeB.execOk('nft delete table inet lab_s3');
+      }
+      const s = await reaches(objects);
+      progress(`S3 mirror: after the failed listing, the next sync's changes reached the client ${s} s after it`);
+    });
+
+    test('IAM: node-b\'s role may list only that prefix and read only its objects: another prefix and an object outside it are refused (403)', async () => {
+      const list = await nodeB.exec(`aws s3api list-objects-v2 --region us-east-1 --bucket ${MIRROR_BUCKET} --prefix other/`);
+      const get = await nodeB.exec(`aws s3api get-object --region us-east-1 --bucket ${MIRROR_BUCKET} --key other/secret.txt /tmp/secret.txt`);
+      expect([list.code, get.code].every((c) => c !== 0)).toBe(true);
+      expect(list.stderr + get.stderr).toMatch(/AccessDenied/);
+      const refused = (await mirrorCallsOf(nodeB)).filter((c) => c.action.includes('other/') || c.params.prefix === 'other/');
+      expect(refused.map((c) => c.status)).toEqual([403, 403]);
+      expect((await nodeB.exec('test -e /tmp/secret.txt')).code).not.toBe(0);
     });
   });
 });

@@ -3,10 +3,11 @@
  * exactly what CDK rendered: only deployment-time values (the file system id, the region, the stable interface
  * that the lab does not attach) are filled in here.
  */
-import { CfnResource, Duration, Stack } from 'aws-cdk-lib';
+import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../../lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { CacheFleet, CacheOrigin, ClientProtocol, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
 import { importedFs, newApp } from '../../util';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveUserData } from '../harness';
 
@@ -74,17 +75,31 @@ export interface LabUserData {
   readonly nodeInterfaceIds: string[];
 }
 
+/** What `labUserData` adds to the fleet for one lab file. */
+export interface LabOptions {
+  /** An S3 mirror (`MirrorSource.s3`) of this bucket and prefix on the fleet, its timer's interval 30 min (aws.lab.ts). */
+  readonly s3Mirror?: { readonly bucket: string; readonly prefix: string };
+}
+
 /**
  * Synthesizes a stack like a user's (an imported file system, a two-node fleet with warming, clients over the
  * origin and over the fleet), with the two settings the lab needs: plain NFSv4.1 (amazon-efs-utils is not
  * available here) and the lab's NVMe model string.
  */
-export function labUserData(): LabUserData {
+export function labUserData(options: LabOptions = {}): LabUserData {
   const app = newApp();
   const stack = new Stack(app, 'Lab');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
   const fileSystem = importedFs(stack);
+  const s3Mirror = options.s3Mirror && {
+    mirrorSources: [MirrorSource.s3(s3.Bucket.fromBucketName(stack, 'MirrorBucket', options.s3Mirror.bucket), options.s3Mirror.prefix)],
+    // The lab starts each later sync itself (the unit the timer starts): a sync every few seconds is an aws CLI run
+    // each, which under the lab's emulated CPUs slowed every boot beside it by minutes.
+    mirrorInterval: Duration.minutes(30),
+    mirrorSize: Size.mebibytes(64),
+  };
   const fleet = new CacheFleet(stack, 'Fleet', {
+    ...s3Mirror,
     vpc,
     fileSystem,
     nodeCount: 2,
@@ -97,6 +112,7 @@ export function labUserData(): LabUserData {
   });
   // The same fleet settings with a short origin timeout: the scenario that blackholes the origin waits for this one.
   const impatient = new CacheFleet(stack, 'ImpatientFleet', {
+    ...s3Mirror, // the same code as the fleet's (aws.lab.ts runs it with the fleet's role, which may fetch only that)
     vpc,
     fileSystem,
     nodeCount: 1,
