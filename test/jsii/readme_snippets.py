@@ -3,7 +3,8 @@ examples (test/jsii/run.sh writes each to a file of the folder given as the firs
 synthesizes what each built.
 
 Each example runs in a stack of its own, given what the TypeScript fixture (rosetta/default.ts-fixture) gives it:
-stack (and self), vpc, file_system, my_security_group, analytics_security_group, datasets, shared and clients, and
+stack (and self), vpc, file_system, my_security_group, analytics_security_group, datasets, site_bucket, shared and
+clients, and
 the library's and aws-cdk-lib's modules. Prints one line per example and ends with `readme: N passed, M failed`.
 """
 import pathlib
@@ -31,6 +32,7 @@ def given(stack: Stack) -> dict:
         my_security_group=ec2.SecurityGroup(stack, "FixtureSg", vpc=vpc),
         analytics_security_group=ec2.SecurityGroup(stack, "FixtureSg2", vpc=vpc),
         datasets=s3.Bucket(stack, "FixtureBucket"),
+        site_bucket=s3.Bucket(stack, "FixtureSiteBucket"),
         shared=shared,
         clients=shared.add_client_launch_template("FixtureClients"),
     )
