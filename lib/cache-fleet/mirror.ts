@@ -7,7 +7,7 @@ import { NFS_MIRROR_PORT } from '../private/constants';
 import { knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
 import { seconds } from '../private/mount';
-import { acknowledgeWildcardResource } from '../private/nag';
+import { grantReadPrefix } from '../private/s3-grant';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 
 /** Where a node keeps the copies of its mirrors (`mirrorStorage`). */
@@ -376,15 +376,7 @@ function validateMirrorSources(scope: IConstruct, o: MirrorOptions, exportPath: 
  */
 export function grantMirrorSources(role: iam.IRole, o: MirrorOptions): void {
   for (const m of o.mirrorSources ?? []) {
-    const objects = m.bucket.arnForObjects(`${m.prefix}*`);
-    role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['s3:ListBucket'],
-      resources: [m.bucket.bucketArn],
-      conditions: m.prefix ? { StringLike: { 's3:prefix': [`${m.prefix}*`] } } : undefined,
-    }));
-    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
-    m.bucket.encryptionKey?.grantDecrypt(role);
-    acknowledgeWildcardResource(role, objects,
+    grantReadPrefix(role, m.bucket, m.prefix,
       'The nodes copy every object under the S3 mirror\'s prefix (mirrorSources); their keys are not known at synth time.');
   }
 }

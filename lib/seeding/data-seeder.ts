@@ -13,7 +13,7 @@ import { encryptedRootVolume, grantSignal, instanceRole } from '../private/insta
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
-import { acknowledgeWildcardResource } from '../private/nag';
+import { grantReadPrefix } from '../private/s3-grant';
 import { checkKernel, instanceImage } from '../private/kernel';
 import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../private/instance-types';
@@ -96,15 +96,7 @@ class BucketSource extends SeedSource {
     if (!Token.isUnresolved(this.givenPrefix) && !S3_PREFIX_RE.test(this.prefix)) {
       throw propError(scope, 'source', `the S3 prefix ${describeValue(this.givenPrefix)} may hold only letters, digits and . _ = + - / (and no empty segment).`);
     }
-    const objects = this.bucket.arnForObjects(`${this.prefix}*`);
-    role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['s3:ListBucket'],
-      resources: [this.bucket.bucketArn],
-      conditions: this.prefix ? { StringLike: { 's3:prefix': [`${this.prefix}*`] } } : undefined,
-    }));
-    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
-    this.bucket.encryptionKey?.grantDecrypt(role);
-    acknowledgeWildcardResource(role, objects,
+    grantReadPrefix(role, this.bucket, this.prefix,
       'The seeder reads every object under the source prefix; their keys are not known at synth time.');
     return { kind: SeedSourceKind.S3_PREFIX, uri: `s3://${this.bucket.bucketName}/${this.prefix}`, region: this.bucket.env.region };
   }
