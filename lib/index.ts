@@ -4,7 +4,7 @@ export { OriginFileSystem, OriginFileSystemProps, OriginOptions } from './origin
 export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions, ClientSource } from './cached-file-system';
 export { CacheFleet } from './cache-fleet/cache-fleet';
 export { CacheOrigin, NfsServerOriginProps, NfsServerPorts, NfsVersion } from './cache-fleet/cache-origin';
-export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ClientProtocol, ICacheFleet } from './cache-fleet/options';
+export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ClientProtocol, ElasticCapacity, ICacheFleet } from './cache-fleet/options';
 export { DiskCacheMetric, MirrorMetric } from './monitoring/metrics';
 export { FanOut, FanOutMode, FanOutOptions, FanOutProps } from './cache-fleet/fan-out';
 export { CacheNode, CacheNodeProps } from './cache-fleet/cache-node';

@@ -366,6 +366,47 @@ attach_stable_eni() {
   mirror_routes_attached
 }
 
+# An elastic fleet's node (EFSC_LIFECYCLE_DRAIN_HOOK set): efs-cache-drain.service watches the group's plan for the
+# instance (the metadata service's autoscaling/target-lifecycle-state). When it is Terminated, the group has already
+# taken the node out of the load balancer, whose deregistration delay has passed and whose connections to it were
+# reset; the node then stops both nfsds, so that no client stays on it, checks that nothing serves or is connected
+# on 2049 and 2050, and only then completes the terminate hook. A node that cannot stop serving leaves the hook to its
+# timeout (drainTimeout), after which the group terminates it anyway.
+drain_watch() {
+  until [ "$(imds_once meta-data/autoscaling/target-lifecycle-state 2>/dev/null)" = Terminated ]; do sleep 5; done
+  log "draining: the Auto Scaling group terminates this node"
+  systemctl stop efs-cache-mirror.timer efs-cache-mirror-nfsd.service 2>/dev/null || true
+  systemctl stop nfs-server.service || warn "nfs-server did not stop cleanly"
+  wait_for 60 not_serving ||
+    die "still serving after nfs-server stopped: $(nfs_sockets | wc -l) sockets on 2049 or 2050"
+  lifecycle_complete "$EFSC_LIFECYCLE_DRAIN_HOOK" CONTINUE || die "could not complete the lifecycle action of $EFSC_LIFECYCLE_DRAIN_HOOK"
+  log "drained"
+}
+
+# No nfsd thread, nothing listening on or connected to 2049, on the node or in the mirrors' namespace.
+not_serving() {
+  [ "$(cat /proc/fs/nfsd/threads 2>/dev/null || echo 0)" = 0 ] && [ -z "$(nfs_sockets)" ] &&
+    { [ ! -e /run/netns/efs-cache-mirror ] || [ -z "$(ip netns exec efs-cache-mirror ss -Htna 'sport = :2049')" ]; }
+}
+nfs_sockets() { ss -Htna '( sport = :2049 or sport = :2050 )' | grep -v TIME-WAIT || true; }
+
+drain_setup() {
+  [ -n "${EFSC_LIFECYCLE_DRAIN_HOOK:-}" ] || return 0
+  put_unit efs-cache-drain.service <<EOF
+[Unit]
+Description=efs-cache: drain this node when its Auto Scaling group terminates it
+After=nfs-server.service
+[Service]
+ExecStart=$SELF --drain-watch
+Restart=on-failure
+RestartSec=10
+[Install]
+WantedBy=multi-user.target
+EOF
+  systemctl enable -q --now efs-cache-drain.service || die "efs-cache-drain did not start"
+  systemctl is-active -q efs-cache-drain.service || die "efs-cache-drain is not running"
+}
+
 # EFSC_NODE_IDENTITY=tags: one launch template serves every node of a fleet, and each instance learns which node it is
 # from its own tags (propagated by its node's Auto Scaling group, served with instance metadata tags on): the stable
 # interface it attaches and the resource it signals. A tag that is absent leaves the variable empty.
@@ -412,6 +453,7 @@ main() {
     --mirror-serve) mirror_server_up ;;
     --mirror-down) mirror_server_down ;;
     --mirror-mountd) mirror_ns rpc.mountd --foreground -N 2 -N 3 ;;
+    --drain-watch) drain_watch ;;
     --disk-cache) if disk_cache; then fscache_up; fi ;;
     "")
       detect_os
@@ -439,11 +481,16 @@ EOF
       fi
       metrics_setup
       attach_stable_eni
+      drain_setup
+      # An elastic fleet's node joins the load balancer only now, serving, warm, its mirrors synced.
+      if declare -F lifecycle_complete >/dev/null; then
+        lifecycle_complete "${EFSC_LIFECYCLE_LAUNCH_HOOK:-}" CONTINUE || die "could not complete the lifecycle action of $EFSC_LIFECYCLE_LAUNCH_HOOK"
+      fi
       log "cache node ready"
       # Now, not at exit: commands added to the fleet's user data run after this, and never decide the node's result.
       if declare -F signal_cloudformation >/dev/null; then signal_cloudformation SUCCESS; fi
       ;;
-    *) die "unknown argument '$1' (use --warm, --metrics, --mirror, --mirror-serve, --mirror-down, --mirror-mountd or --disk-cache)" ;;
+    *) die "unknown argument '$1' (use --warm, --metrics, --mirror, --mirror-serve, --mirror-down, --mirror-mountd, --drain-watch or --disk-cache)" ;;
   esac
 }
 

@@ -33,7 +33,11 @@ signal_cloudformation() {
 
 signal_on_exit() {
   local rc=$?
-  if [ "$rc" -eq 0 ]; then signal_cloudformation SUCCESS; else signal_cloudformation FAILURE; fi
+  if [ "$rc" -eq 0 ]; then signal_cloudformation SUCCESS; else
+    signal_cloudformation FAILURE
+    # An elastic fleet's group replaces a node that will not serve now rather than at the launch hook's timeout.
+    lifecycle_complete "${EFSC_LIFECYCLE_LAUNCH_HOOK:-}" ABANDON || log "WARN: could not abandon the launch hook"
+  fi
   exit "$rc"
 }
 
@@ -41,4 +45,21 @@ signal_on_exit() {
 # only, before its parameter checks, so that bad parameters are signalled too.
 signal_arm() {
   if [ -n "${EFSC_SIGNAL_STACK:-}" ]; then trap signal_on_exit EXIT; fi
+}
+
+# lifecycle_complete HOOK RESULT (AWS only, an elastic fleet's node): completes this instance's lifecycle action of
+# its group's hook HOOK with RESULT (CONTINUE or ABANDON): the launch hook once the node serves, so the group puts it
+# in service and registers it with the load balancer only then; the terminate hook once it stopped serving. Inert
+# when HOOK is empty (a fixed fleet). The group is the instance's aws:autoscaling:groupName tag (instance metadata
+# tags on). Needs autoscaling:CompleteLifecycleAction on the group (granted on groups tagged with the fleet).
+lifecycle_complete() {
+  local hook="$1" result="$2" id group
+  [ -n "$hook" ] || return 0
+  # shellcheck disable=SC2317 # die is called by ensure_aws_cli's helpers
+  command -v aws >/dev/null || (die() { log "WARN: $*"; exit 1; } && ensure_aws_cli) || return 1
+  { id=$(imds meta-data/instance-id) && group=$(imds meta-data/tags/instance/aws:autoscaling:groupName); } ||
+    { log "WARN: no instance id or group name from the metadata service"; return 1; }
+  retry 3 10 aws autoscaling complete-lifecycle-action --region "$EFSC_SIGNAL_REGION" --auto-scaling-group-name "$group" \
+    --lifecycle-hook-name "$hook" --instance-id "$id" --lifecycle-action-result "$result" || return 1
+  log "completed the lifecycle action of $hook with $result"
 }

@@ -1,4 +1,5 @@
 import { Duration, Lazy } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -6,12 +7,13 @@ import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { ImportedCacheFleet } from './attributes';
 import { CacheNode } from './cache-node';
+import { ElasticNodes, LIFECYCLE_HOOKS, validateElastic } from './elastic';
 import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from './cache-origin';
 import { FanOut, FanOutMode } from './fan-out';
 import { grantMirrorSources, mirrorExportPath, mirrorFsid, mirrorSourceFsid } from './mirror';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
-import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirror, CacheFleetProps, ClientProtocol, ICacheFleet } from './options';
+import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirror, CacheFleetProps, ClientProtocol, ElasticCapacity, ICacheFleet } from './options';
 import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import {
@@ -31,7 +33,7 @@ import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subne
 // the fan-out (fan-out.ts), the mirrors (mirror.ts), and the metric names and statistics (../monitoring/metrics.ts).
 // The public types stay importable from here, as before.
 export {
-  CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ClientProtocol, ICacheFleet,
+  CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ClientProtocol, ElasticCapacity, ICacheFleet,
 } from './options';
 export { MirrorMetric } from '../monitoring/metrics';
 export { fsidFor } from './node-parameters';
@@ -46,6 +48,8 @@ export { fsidFor } from './node-parameters';
  *   bootstrap as user data, then any commands added to `userData`).
  * - Per node (`CacheNode`): an Auto Scaling group of one that replaces a failed instance and tags it with the node's
  *   identity; in Route 53 mode also a network interface whose address the node keeps across replacements.
+ * - Or, for an elastic fleet (`elastic`), one Auto Scaling group of `minNodes` to `maxNodes` nodes with a launch and
+ *   a terminate lifecycle hook, a scale-out policy on the nodes' NetworkOut and a scale-in alarm and policy.
  * - One security group for all nodes (no inbound rule until peers are allowed through `connections`; outbound
  *   HTTPS for packages, SSM and CloudFormation, and NFS to the origin: TCP 2049 into an EFS file system's group, or
  *   exactly the ports an NFS server needs to its peer), and one IAM role (SSM Session Manager, read-only EFS client
@@ -101,8 +105,12 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly role: iam.Role;
   /** The nodes' role, to grant them more (`bucket.grantRead(fleet)`). */
   public readonly grantPrincipal: iam.IPrincipal;
-  /** The nodes. */
+  /** The nodes of a fixed fleet; empty for an elastic fleet (`autoScalingGroup`). */
   public readonly nodes: CacheNode[];
+  /** An elastic fleet's one Auto Scaling group (`elastic`); undefined for a fixed fleet, whose nodes each have one. */
+  public readonly autoScalingGroup?: autoscaling.AutoScalingGroup;
+  /** An elastic fleet's capacity (`elastic`), as given. */
+  public readonly elastic?: ElasticCapacity;
   /**
    * The one launch template of every node (IMDSv2 required, instance metadata tags on, encrypted gp3 root volume,
    * the bootstrap as user data). Each node's group tags its instances with what makes them that node.
@@ -179,6 +187,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       ...(props.mirrorSources ?? []).map((m) => ({ path: m.exportPath, exportPath: m.exportPath, fsid: mirrorSourceFsid(this.node.path, m) })),
     ];
     const mode = props.fanOut ?? DEFAULTS.fanOut;
+    validateElastic(this, props.elastic, { nodeCount: props.nodeCount, nlb: mode === FanOutMode.NETWORK_LOAD_BALANCER });
+    this.elastic = props.elastic;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
@@ -215,9 +225,13 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       scope: this,
       // The NFSv3 code (mountd's port, the handle check) only in the user data of a fleet that serves NFSv3.
       drop: ['initialize-devices', ...(v3 ? [] : ['nfsv3']), ...(this.mirrors.length ? ['no-mirrors'] : [])],
-      parameters: nodeParameters(this, this.role, props, {
-        origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache: this.diskCache, clientProtocol: this.clientProtocol, mountHelper,
-      }),
+      parameters: {
+        ...nodeParameters(this, this.role, props, {
+          origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache: this.diskCache, clientProtocol: this.clientProtocol, mountHelper,
+        }),
+        // An elastic fleet's node completes the group's launch hook once it serves, and drains at its terminate hook.
+        ...(props.elastic ? { EFSC_LIFECYCLE_LAUNCH_HOOK: LIFECYCLE_HOOKS.launch, EFSC_LIFECYCLE_DRAIN_HOOK: LIFECYCLE_HOOKS.drain } : {}),
+      },
     });
     rendered.grantRead(this.role);
     this.userData = ec2.UserData.forLinux({ shebang: '' });
@@ -230,13 +244,26 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       requireImdsv2: true,
       httpPutResponseHopLimit: 1,
       instanceMetadataTags: true,
+      // An elastic fleet scales on the nodes' NetworkOut: per minute rather than per 5 minutes.
+      ...(props.elastic ? { detailedMonitoring: true } : {}),
       blockDevices: [encryptedRootVolume(props.rootVolumeSize ?? DEFAULTS.rootVolumeSize)],
       userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the cache nodes of ${this.node.path}`) })),
     });
     this.userDataBytes = rendered.estimatedBytes;
 
     this.nodes = [];
-    for (let i = 0; i < nodeCount; i++) {
+    if (props.elastic) {
+      this.autoScalingGroup = new ElasticNodes(this, 'Nodes', {
+        vpc: props.vpc,
+        subnets,
+        launchTemplate: this.launchTemplate,
+        capacity: props.elastic,
+        bootstrapTimeout: props.bootstrapTimeout ?? DEFAULTS.bootstrapTimeout,
+        fleet: this,
+        role: this.role,
+      }).autoScalingGroup;
+    }
+    for (let i = 0; i < (props.elastic ? 0 : nodeCount); i++) {
       this.nodes.push(new CacheNode(this, `Node${i + 1}`, {
         vpc: props.vpc,
         subnet: subnets[i % subnets.length],
@@ -254,6 +281,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       ...props,
       vpc: props.vpc,
       nodes: this.nodes,
+      ...(this.autoScalingGroup ? { autoScalingGroup: this.autoScalingGroup, subnets } : {}),
       nodeSecurityGroup: this.securityGroup,
       mirrors: this.mirrors.length > 0,
     });
@@ -289,12 +317,29 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
 
   /** Bytes sent by all nodes together (sum per period). */
   public metricNetworkOut(props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
+    if (this.autoScalingGroup) return autoScalingGroupMetric(this.autoScalingGroup, NODE_GROUP_METRICS.networkOut, { label: 'Cache tier NetworkOut', ...props });
     return this.sumOverNodes((i) => this.metricNodeNetworkOut(i), 'Cache tier NetworkOut', props);
   }
 
-  /** Nodes in service (sum over the node groups' GroupInServiceInstances, minimum per period). */
+  /**
+   * Nodes in service (sum over the node groups' GroupInServiceInstances, minimum per period; an elastic fleet's group's
+   * own).
+   */
   public metricNodesInService(props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
+    if (this.autoScalingGroup) return autoScalingGroupMetric(this.autoScalingGroup, NODE_GROUP_METRICS.inService, { label: 'Cache nodes in service', ...props });
     return this.sumOverNodes((i) => this.metricNodeInService(i), 'Cache nodes in service', props);
+  }
+
+  /** CPU utilization of the nodes (average over the nodes per period): an elastic fleet's group, or every node's. */
+  public metricCpuUtilization(props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
+    if (this.autoScalingGroup) return autoScalingGroupMetric(this.autoScalingGroup, NODE_GROUP_METRICS.cpuUtilization, { label: 'Cache nodes CPU', ...props });
+    return new cloudwatch.MathExpression({
+      expression: `(${this.nodes.map((_n, i) => `n${i}`).join(' + ')}) / ${this.nodes.length}`,
+      usingMetrics: Object.fromEntries(this.nodes.map((_n, i) => [`n${i}`, this.metricNodeCpuUtilization(i)])),
+      label: 'Cache nodes CPU',
+      period: Duration.minutes(1),
+      ...props,
+    });
   }
 
   /** Whether one node (0-based) is in service: its group's GroupInServiceInstances, minimum per period. */
@@ -358,6 +403,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   /** A metric of one node's Auto Scaling group (EC2 metrics by group, or the group's own). */
   private nodeMetric(node: number, metric: NodeGroupMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     const n = this.nodes[node];
+    if (this.autoScalingGroup) {
+      throw new Error(`cdk-efs-cache: ${this.node.path} is an elastic fleet, whose nodes come and go: it has no node ${node}. ` +
+        'Use the metrics of the whole fleet (metricNetworkOut, metricCpuUtilization, metricNodesInService).');
+    }
     if (!n) throw new Error(`cdk-efs-cache: the fleet has ${this.nodes.length} nodes; there is no node ${node}`);
     return autoScalingGroupMetric(n.autoScalingGroup, metric, props);
   }

@@ -1,4 +1,5 @@
 import { Duration, Token, Validations } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
@@ -85,6 +86,18 @@ export interface FanOutProps extends FanOutOptions {
   readonly vpc: ec2.IVpc;
   /** The nodes behind the fan-out. */
   readonly nodes: CacheNode[];
+  /**
+   * An elastic fleet's one Auto Scaling group, the load balancer's target instead of `nodes` (which is then empty).
+   *
+   * @default - none: the targets are `nodes`
+   */
+  readonly autoScalingGroup?: autoscaling.AutoScalingGroup;
+  /**
+   * The subnets of an elastic fleet's group: the load balancer gets one in each of their Availability Zones.
+   *
+   * @default - the subnets of `nodes`
+   */
+  readonly subnets?: ec2.ISubnet[];
   /** The nodes' security group (NLB mode lets the load balancer in on 2049, and on 2050 with `mirrors`). */
   readonly nodeSecurityGroup: ec2.ISecurityGroup;
   /**
@@ -208,7 +221,7 @@ export class FanOut extends Construct implements ec2.IConnectable {
         description: 'EFS cache load balancer: NFS (TCP 2049) from allowed clients only',
         allowAllOutbound: false,
       });
-      const subnets = uniqueBy(props.nodes.map((n) => n.subnet), (s) => s.availabilityZone);
+      const subnets = uniqueBy(props.subnets ?? props.nodes.map((n) => n.subnet), (s) => s.availabilityZone);
       const nlb = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
         vpc: props.vpc,
         internetFacing: false,
@@ -232,7 +245,7 @@ export class FanOut extends Construct implements ec2.IConnectable {
           protocol: elbv2.Protocol.TCP,
           targetType: elbv2.TargetType.INSTANCE,
           preserveClientIp: true,
-          targets: props.nodes.map((n) => n.autoScalingGroup),
+          targets: props.autoScalingGroup ? [props.autoScalingGroup] : props.nodes.map((n) => n.autoScalingGroup),
           healthCheck: {
             protocol: elbv2.Protocol.TCP,
             port: String(port),
@@ -242,6 +255,9 @@ export class FanOut extends Construct implements ec2.IConnectable {
           },
           deregistrationDelay: Duration.seconds(30),
         });
+        // An elastic fleet's node that goes is deregistered first: at the end of the delay the load balancer resets
+        // the connections it still holds, and their clients reconnect through it to another node.
+        if (props.autoScalingGroup) targetGroup.setAttribute('deregistration_delay.connection_termination.enabled', 'true');
         targetGroup.setAttribute('stickiness.enabled', 'true');
         targetGroup.setAttribute('stickiness.type', 'source_ip');
         const listener = nlb.addListener(ids.listener, {

@@ -170,8 +170,13 @@ export class CacheDashboard extends Construct {
     if (f) {
       const perNode = f.nodes.map((_n, i) => f.metricNodeNetworkOut(i, { label: `node ${i + 1}` }));
       this.dashboard.addWidgets(
-        new cloudwatch.GraphWidget({ title: 'Cache nodes: NetworkOut per node and total (bytes per minute)', width: 12, left: [...perNode, f.metricNetworkOut({ label: 'total' })] }),
-        new cloudwatch.GraphWidget({ title: 'Cache nodes: CPU (%)', width: 12, left: f.nodes.map((_n, i) => f.metricNodeCpuUtilization(i, { label: `node ${i + 1}` })) }),
+        f.autoScalingGroup
+          ? new cloudwatch.GraphWidget({ title: 'Cache nodes: NetworkOut in total (bytes per minute) and nodes in service', width: 12,
+            left: [f.metricNetworkOut({ label: 'total' })], right: [f.metricNodesInService({ label: 'nodes in service' })], rightYAxis: { min: 0 } })
+          : new cloudwatch.GraphWidget({ title: 'Cache nodes: NetworkOut per node and total (bytes per minute)', width: 12, left: [...perNode, f.metricNetworkOut({ label: 'total' })] }),
+        new cloudwatch.GraphWidget({ title: 'Cache nodes: CPU (%)', width: 12, left: f.autoScalingGroup
+          ? [f.metricCpuUtilization({ label: 'average over the nodes' })]
+          : f.nodes.map((_n, i) => f.metricNodeCpuUtilization(i, { label: `node ${i + 1}` })) }),
       );
       this.dashboard.addWidgets(
         new cloudwatch.GraphWidget({ title: 'Cache nodes: NFS operations and queued requests', width: 8, left: [f.metricNfsdOps()], right: [f.metricNfsdRequestsQueued()] }),

@@ -1,0 +1,182 @@
+import { ArnFormat, Duration, Size, Stack, Tags, Token, Validations } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct, IConstruct } from 'constructs';
+import { NODE_TAGS } from './cache-node';
+import { FLEET_TAG } from './node-role';
+import { ElasticCapacity } from './options';
+import { knownAtSynth, propError } from '../private/errors';
+import { acknowledgeWildcardResource } from '../private/nag';
+
+/**
+ * The lifecycle hooks of an elastic fleet's group, by name (unique within the group): the node completes the launch
+ * hook once it serves (assets/lib/aws-signal.sh lifecycle_complete) and the drain hook once it stopped serving.
+ */
+export const LIFECYCLE_HOOKS = { launch: 'efs-cache-serving', drain: 'efs-cache-drained' } as const;
+
+const ELASTIC_DEFAULTS = {
+  minNodes: 2,
+  targetNetworkOutPerNode: Size.gibibytes(2),
+  scaleInCooldown: Duration.minutes(30),
+  drainTimeout: Duration.minutes(2),
+} as const;
+
+/** Checks `elastic` against the rest of the fleet's options; throws `Invalid elastic.<prop>:` (or `Invalid elastic:`). */
+export function validateElastic(scope: IConstruct, e: ElasticCapacity | undefined, o: { nodeCount?: number; nlb: boolean }): void {
+  if (!e) return;
+  if (o.nodeCount !== undefined) {
+    throw propError(scope, 'elastic', 'and nodeCount exclude each other: an elastic fleet has minNodes to maxNodes nodes.');
+  }
+  if (!o.nlb) {
+    throw propError(scope, 'elastic', 'needs fanOut: FanOutMode.NETWORK_LOAD_BALANCER: clients reach an elastic fleet\'s ' +
+      'nodes through the load balancer\'s one address, which the group keeps up to date as nodes come and go (Route 53 ' +
+      'mode gives each node a record and an interface of its own, fixed at deploy time).');
+  }
+  const min = e.minNodes ?? ELASTIC_DEFAULTS.minNodes;
+  for (const [k, v] of [['minNodes', e.minNodes], ['maxNodes', e.maxNodes]] as const) {
+    knownAtSynth(scope, `elastic.${k}`, v, 'the scaling policies are made from it');
+    if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 10000)) {
+      throw propError(scope, `elastic.${k}`, `must be a whole number from 1 to 10000, got ${v}.`);
+    }
+  }
+  if (e.maxNodes < min) throw propError(scope, 'elastic.maxNodes', `must be at least minNodes (${min}), got ${e.maxNodes}.`);
+  const range = (k: 'scaleInCooldown' | 'drainTimeout', d: Duration | undefined, lo: Duration, hi: Duration) => {
+    if (d === undefined || d.isUnresolved()) return;
+    if (d.toSeconds() < lo.toSeconds() || d.toSeconds() > hi.toSeconds()) {
+      throw propError(scope, `elastic.${k}`, `must be from ${lo.toHumanString()} to ${hi.toHumanString()}, got ${d.toHumanString()}.`);
+    }
+    if (d.toSeconds() % 60 !== 0 && k === 'scaleInCooldown') {
+      throw propError(scope, `elastic.${k}`, `must be whole minutes (the alarm counts one-minute periods), got ${d.toHumanString()}.`);
+    }
+  };
+  range('scaleInCooldown', e.scaleInCooldown, Duration.minutes(5), Duration.days(1));
+  range('drainTimeout', e.drainTimeout, Duration.seconds(30), Duration.hours(2));
+  const target = e.targetNetworkOutPerNode;
+  if (target !== undefined && !Token.isUnresolved(target.toBytes()) && target.toBytes() < 1024 * 1024) {
+    throw propError(scope, 'elastic.targetNetworkOutPerNode', `must be at least 1 MiB (per second), got ${target.toBytes()} bytes.`);
+  }
+}
+
+/** Properties of `ElasticNodes`. */
+export interface ElasticNodesProps {
+  readonly vpc: ec2.IVpc;
+  readonly subnets: ec2.ISubnet[];
+  readonly launchTemplate: ec2.LaunchTemplate;
+  readonly capacity: ElasticCapacity;
+  /** How long a node may take to serve: the launch hook's timeout, the creation signals' and the health check grace. */
+  readonly bootstrapTimeout: Duration;
+  /** The fleet, whose construct address tags the group (the IAM condition of the node's lifecycle calls). */
+  readonly fleet: IConstruct;
+  /** The nodes' role: granted the lifecycle calls on groups tagged with this fleet. */
+  readonly role: iam.Role;
+}
+
+/**
+ * An elastic fleet's nodes: one Auto Scaling group from the fleet's launch template, its lifecycle hooks (in the
+ * group itself, so that the first nodes pass through them too), a scale-out policy that tracks the nodes' average
+ * NetworkOut, and a slow scale-in (one node after the average stayed below half the target for `scaleInCooldown`).
+ */
+export class ElasticNodes extends Construct {
+  public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+  /** The alarm that removes one node: the nodes' average NetworkOut below half the target for `scaleInCooldown`. */
+  public readonly scaleInAlarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: ElasticNodesProps) {
+    super(scope, id);
+    const c = props.capacity;
+    const min = c.minNodes ?? ELASTIC_DEFAULTS.minNodes;
+    const cooldown = c.scaleInCooldown ?? ELASTIC_DEFAULTS.scaleInCooldown;
+    const bytesPerSecond = (c.targetNetworkOutPerNode ?? ELASTIC_DEFAULTS.targetNetworkOutPerNode).toBytes();
+    this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Group', {
+      vpc: props.vpc,
+      vpcSubnets: { subnets: props.subnets },
+      launchTemplate: props.launchTemplate,
+      minCapacity: min,
+      maxCapacity: c.maxNodes,
+      healthChecks: autoscaling.HealthChecks.withAdditionalChecks({
+        additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
+        gracePeriod: props.bootstrapTimeout,
+      }),
+      signals: autoscaling.Signals.waitForMinCapacity({ timeout: props.bootstrapTimeout }),
+      // One node at a time, the others serving: a rolling update replaces warm caches one by one.
+      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: min - 1 }),
+      // The newest node has served for the shortest time, so its page cache (and disk cache) holds the least.
+      terminationPolicies: [autoscaling.TerminationPolicy.NEWEST_INSTANCE],
+      defaultInstanceWarmup: props.bootstrapTimeout,
+      groupMetrics: [new autoscaling.GroupMetrics(autoscaling.GroupMetric.IN_SERVICE_INSTANCES)],
+    });
+    Validations.of(this.autoScalingGroup).acknowledge({
+      id: 'AwsSolutions-AS3',
+      reason: 'Nodes come and go by design in an elastic fleet; the fleet dashboard shows the nodes in service and ' +
+        'CloudFormation and Auto Scaling keep each scaling activity, so no notification topic is created.',
+    });
+    const group = this.autoScalingGroup.node.defaultChild as autoscaling.CfnAutoScalingGroup;
+    // In the group's own definition rather than as separate resources: a separate hook exists only after the group,
+    // and the nodes the group launches on creation would pass neither.
+    group.lifecycleHookSpecificationList = [
+      {
+        lifecycleHookName: LIFECYCLE_HOOKS.launch,
+        lifecycleTransition: autoscaling.LifecycleTransition.INSTANCE_LAUNCHING,
+        heartbeatTimeout: props.bootstrapTimeout.toSeconds(),
+        // A node that never said it serves is terminated and replaced, never put in service.
+        defaultResult: autoscaling.DefaultResult.ABANDON,
+      },
+      {
+        lifecycleHookName: LIFECYCLE_HOOKS.drain,
+        lifecycleTransition: autoscaling.LifecycleTransition.INSTANCE_TERMINATING,
+        heartbeatTimeout: (c.drainTimeout ?? ELASTIC_DEFAULTS.drainTimeout).toSeconds(),
+        defaultResult: autoscaling.DefaultResult.CONTINUE,
+      },
+    ];
+    Tags.of(this.autoScalingGroup).add(NODE_TAGS.signalResource, group.logicalId, { applyToLaunchedInstances: true });
+    Tags.of(this.autoScalingGroup).add(FLEET_TAG, props.fleet.node.addr);
+
+    // Out: target tracking on EC2's NetworkOut, the group's average (bytes per minute: the launch template turns on
+    // detailed monitoring), adding nodes only.
+    new autoscaling.TargetTrackingScalingPolicy(this, 'ScaleOut', {
+      autoScalingGroup: this.autoScalingGroup,
+      predefinedMetric: autoscaling.PredefinedMetric.ASG_AVERAGE_NETWORK_OUT,
+      targetValue: bytesPerSecond * 60,
+      disableScaleIn: true,
+    });
+    // In: one node, after the average stayed below half the target for the whole cooldown, and not again before the
+    // cooldown has passed.
+    const scaleIn = new autoscaling.CfnScalingPolicy(this, 'ScaleIn', {
+      autoScalingGroupName: this.autoScalingGroup.autoScalingGroupName,
+      policyType: 'SimpleScaling',
+      adjustmentType: 'ChangeInCapacity',
+      scalingAdjustment: -1,
+      cooldown: String(cooldown.toSeconds()),
+    });
+    this.scaleInAlarm = new cloudwatch.Alarm(this, 'LowDemand', {
+      metric: new cloudwatch.Metric({
+        namespace: 'AWS/EC2',
+        metricName: 'NetworkOut',
+        dimensionsMap: { AutoScalingGroupName: this.autoScalingGroup.autoScalingGroupName },
+        statistic: 'Average',
+        period: Duration.minutes(1),
+      }),
+      threshold: bytesPerSecond * 60 / 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: cooldown.toMinutes(),
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `The cache nodes of ${props.fleet.node.path} sent less than half their target for ` +
+        `${cooldown.toHumanString()}: one node is removed (the newest).`,
+    });
+    this.scaleInAlarm.addAlarmAction({ bind: () => ({ alarmActionArn: scaleIn.ref }) });
+
+    // The node completes its own lifecycle actions. The group's name exists only once it is created, after the nodes
+    // it waits for: the permission names the fleet's tag instead.
+    const stack = Stack.of(this);
+    const groups = stack.formatArn({ service: 'autoscaling', resource: 'autoScalingGroup', resourceName: '*:autoScalingGroupName/*', arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    props.role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['autoscaling:CompleteLifecycleAction'],
+      resources: [groups],
+      conditions: { StringEquals: { [`autoscaling:ResourceTag/${FLEET_TAG}`]: props.fleet.node.addr } },
+    }));
+    acknowledgeWildcardResource(props.role, groups, 'The group\'s name exists only after its first nodes completed ' +
+      'their launch hook; the statement is limited to groups tagged with this fleet.');
+  }
+}
