@@ -23,7 +23,8 @@ What is decided here instead, for the calls the scripts make (REQUEST_CONTEXT), 
 does: every resource the action authorizes must be allowed by a statement whose Action, Resource and Condition all
 match, and no matching Deny. AttachNetworkInterface authorizes the interface AND the instance, with each one's tags
 (from moto's EC2) as aws:ResourceTag/*; SignalResource the stack's ARN (STACK_IDS, made by server.py per registered
-stack); S3 the ARN moto passes, ListBucket with s3:prefix from the request; PutMetricData cloudwatch:namespace. Other
+stack); CompleteLifecycleAction the group's ARN with its tags (from moto's Auto Scaling) as aws:ResourceTag/* and
+autoscaling:ResourceTag/*; S3 the ARN moto passes, ListBucket with s3:prefix from the request; PutMetricData cloudwatch:namespace. Other
 calls are evaluated against the resource moto passes ("*" for most) with aws:RequestedRegion only.
 What is NOT evaluated: resource-based policies (bucket policies, KMS key policies), permission boundaries, session
 policies, SCPs, the role's trust policy (the set-up user assumes the role; on EC2 the service does), condition keys
@@ -38,6 +39,7 @@ from urllib.parse import parse_qs, urlparse
 
 from moto import settings
 from moto.core.exceptions import _RESTError
+from moto.autoscaling.models import autoscaling_backends
 from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.ec2.models import ec2_backends
 from moto.iam import access_control
@@ -144,6 +146,15 @@ def _list_bucket(_region, _data, resource, path):
     return [(resource, {'s3:prefix': prefix[0]} if prefix else {})]
 
 
+def _complete_lifecycle_action(region, data, _resource, _path):
+    name = _first(data.get('AutoScalingGroupName', ''))
+    group = autoscaling_backends[ACCOUNT][region].autoscaling_groups.get(name)
+    tags = {t['Key'] if 'Key' in t else t.get('key'): t.get('Value', t.get('value')) for t in (group.tags if group else [])}
+    keys = {f'{prefix}:resourcetag/{k}'.lower(): v for k, v in tags.items() for prefix in ('aws', 'autoscaling')}
+    arn = group.arn if group else f'arn:aws:autoscaling:{region}:{ACCOUNT}:autoScalingGroup:unknown:autoScalingGroupName/{name}'
+    return [(arn, keys)]
+
+
 def _put_metric_data(_region, data, resource, _path):
     return [(resource, {'cloudwatch:namespace': _first(data.get('Namespace', ''))})]
 
@@ -154,6 +165,7 @@ REQUEST_CONTEXT = {
     'cloudformation:SignalResource': _signal_resource,
     's3:ListBucket': _list_bucket,
     'cloudwatch:PutMetricData': _put_metric_data,
+    'autoscaling:CompleteLifecycleAction': _complete_lifecycle_action,
 }
 # SigV4 service names that are not the IAM prefix of their actions.
 IAM_PREFIX = {'monitoring': 'cloudwatch'}

@@ -50,6 +50,8 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
   let noAttach: RoleSession;
   /** The same without the statement that lets the nodes read their code's object (the loader's negative control). */
   let noCode: RoleSession;
+  /** A session of the elastic fleet's nodes' role, with exactly the policies the template grants it. */
+  let elasticRole: RoleSession;
   const code = parameters(ud.cacheNode);
 
   /** Launches an instance in moto with the node's tags (what its Auto Scaling group propagates). */
@@ -80,7 +82,7 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
 
   beforeAll(async () => {
     emu = await Emulator.start();
-    const stackId = await emu.registerStack('Lab', ud.nodeTags.map((t) => t[SIGNAL_TAG]));
+    const stackId = await emu.registerStack('Lab', [...ud.nodeTags.map((t) => t[SIGNAL_TAG]), ud.elasticNodeTags[SIGNAL_TAG]]);
     subnet = (await emu.api('ec2', 'describe_subnets')).Subnets[0].SubnetId;
     const [first, second] = await Promise.all(['stable address of node 1', 'stable address of node 2'].map(async (Description) =>
       (await emu.api('ec2', 'create_network_interface', { SubnetId: subnet, Description })).NetworkInterface.NetworkInterfaceId as string));
@@ -93,6 +95,19 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     role = await emu.instanceRole('NodeRole', documents);
     noAttach = await emu.instanceRole('NodeRoleNoAttach', withoutStatements(documents, (s) =>
       [s.Action].flat().includes('ec2:AttachNetworkInterface') && [s.Resource].flat().some((r) => String(r).includes(':network-interface/'))));
+    // The elastic fleet's group in the emulator's Auto Scaling, with its tags and hooks as synthesized, and a group of
+    // another fleet; its nodes' role with exactly the statements the template grants it.
+    await emu.api('autoscaling', 'create_launch_configuration', { LaunchConfigurationName: 'lab', ImageId: 'ami-12c6146b', InstanceType: 'c7gn.medium' });
+    for (const [name, tagsOfGroup] of [['lab-elastic', ud.elasticGroupTags], ['other-fleet', { 'cdk-efs-cache:fleet': 'c8another0fleet' }]] as const) {
+      await emu.api('autoscaling', 'create_auto_scaling_group', {
+        AutoScalingGroupName: name, LaunchConfigurationName: 'lab', MinSize: 0, MaxSize: 4, DesiredCapacity: 0, VPCZoneIdentifier: subnet,
+        Tags: Object.entries(tagsOfGroup).map(([Key, Value]) => ({ Key, Value, PropagateAtLaunch: true })),
+      });
+      for (const [LifecycleHookName, LifecycleTransition] of [['efs-cache-serving', 'autoscaling:EC2_INSTANCE_LAUNCHING'], ['efs-cache-drained', 'autoscaling:EC2_INSTANCE_TERMINATING']]) {
+        await emu.api('autoscaling', 'put_lifecycle_hook', { AutoScalingGroupName: name, LifecycleHookName, LifecycleTransition });
+      }
+    }
+    elasticRole = await emu.instanceRole('ElasticRole', rolePolicies(ud.template, ud.elasticRoleId, { ...EMULATOR_VALUES, 'AWS::StackId': stackId }).documents);
     noCode = await emu.instanceRole('NodeRoleNoCode', withoutStatements(documents, (s) =>
       [s.Resource].flat().some((r) => String(r) === `arn:aws:s3:::${code.EFSC_CODE_BUCKET}/${code.EFSC_CODE_KEY}`)));
   });
@@ -291,5 +306,61 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     expect(actions(calls.filter((c) => c.action === 'SignalResource'))).toEqual(['SignalResource 200']);
     expect(calls[calls.length - 1].params).toMatchObject({ UniqueId: fourth, Status: 'FAILURE' });
     expect(await attachment()).toMatchObject({ InstanceId: third, DeviceIndex: 1 });
+  });
+  describe('an elastic fleet\'s node (one Auto Scaling group behind the load balancer)', () => {
+    const elastic = withoutKernelSteps(ud.elasticNode);
+    const inGroup = (group: string) => ({ ...ud.elasticNodeTags, 'aws:autoscaling:groupName': group });
+    const hookCall = (c: ApiCall) => c.action === 'CompleteLifecycleAction';
+
+    test('the launch hook: completed with CONTINUE, by the node itself with its role\'s session, once it serves and before its SUCCESS signal', async () => {
+      const iid = await launch(ud.elasticNodeTags);
+      const { run, calls } = await boot(iid, elastic, {}, inGroup('lab-elastic'), elasticRole);
+      expect(`${run.status} ${run.stderr.slice(-1500)}`).toMatch(/^0 /);
+      expect(actions(calls)).toEqual(['CompleteLifecycleAction 200', 'SignalResource 200']);
+      expect(calls[0].params).toEqual({
+        AutoScalingGroupName: 'lab-elastic', LifecycleHookName: 'efs-cache-serving', InstanceId: iid, LifecycleActionResult: 'CONTINUE',
+      });
+      expect(calls[0].client).toMatch(/^aws-cli\//); // the host's CLI here; the lab runs the VMs' own (v2)
+      expect(calls[1].params).toMatchObject({ LogicalResourceId: ud.elasticNodeTags[SIGNAL_TAG], Status: 'SUCCESS' });
+    });
+
+    test('IAM enforced: a group not tagged with the node\'s fleet refuses it (403); the node signals FAILURE and completes nothing', async () => {
+      const iid = await launch(ud.elasticNodeTags);
+      const { run, calls } = await boot(iid, elastic, {}, inGroup('other-fleet'), elasticRole);
+      expect(`${run.status} ${actions(calls).join(', ')} ${run.stderr.slice(-1500)}`).toMatch(/^1 /);
+      expect(run.stderr).toMatch(/FATAL: could not complete the lifecycle action of efs-cache-serving/);
+      const hooks = calls.filter(hookCall);
+      expect(hooks.length).toBeGreaterThan(0);
+      expect(hooks.map((c) => c.status)).toEqual(Array(hooks.length).fill(403));
+      // CONTINUE refused, then the exit's ABANDON refused too; FAILURE signalled between them.
+      expect(hooks.map((c) => c.params.LifecycleActionResult)).toEqual(expect.arrayContaining(['CONTINUE', 'ABANDON']));
+      expect(calls.filter((c) => c.action === 'SignalResource').map((c) => `${c.params.Status} ${c.status}`)).toEqual(['FAILURE 200']);
+    });
+
+    test('the terminate hook: nothing while the group keeps the node; completed (CONTINUE) once its target state is Terminated and nothing serves', async () => {
+      const iid = await launch(ud.elasticNodeTags);
+      await emu.boot(iid, inGroup('lab-elastic'), elasticRole, 'InService');
+      const before = (await emu.calls()).length;
+      const started = Date.now();
+      let terminatedAt = 0;
+      const run = await emu.run(elastic, ['--drain-watch'], {
+        whileRunning: async (all) => {
+          if (!terminatedAt && Date.now() - started > 3000) {
+            // Nothing completed while the group kept the node in service.
+            expect(all.slice(before).filter(hookCall)).toEqual([]);
+            terminatedAt = Date.now() / 1000;
+            await emu.boot(iid, inGroup('lab-elastic'), elasticRole, 'Terminated');
+          }
+        },
+      });
+      expect(`${run.status} ${run.stderr.slice(-1500)}`).toMatch(/^0 /);
+      const calls = byCli((await emu.calls()).slice(before)).filter((c) => !isCodeFetch(c));
+      expect(actions(calls)).toEqual(['CompleteLifecycleAction 200']);
+      expect(calls[0].params).toEqual({
+        AutoScalingGroupName: 'lab-elastic', LifecycleHookName: 'efs-cache-drained', InstanceId: iid, LifecycleActionResult: 'CONTINUE',
+      });
+      expect(terminatedAt).toBeGreaterThan(0);
+      expect(calls[0].t).toBeGreaterThan(terminatedAt);
+    });
   });
 });

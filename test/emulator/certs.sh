@@ -12,6 +12,7 @@ names=(
   localhost
   ec2.us-east-1.amazonaws.com
   cloudformation.us-east-1.amazonaws.com
+  autoscaling.us-east-1.amazonaws.com
   monitoring.us-east-1.amazonaws.com
   sts.us-east-1.amazonaws.com sts.amazonaws.com
   s3.amazonaws.com s3.us-east-1.amazonaws.com '*.s3.amazonaws.com' '*.s3.us-east-1.amazonaws.com'

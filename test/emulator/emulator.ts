@@ -23,7 +23,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const VENV = path.join(ROOT, '.venv');
 /** The AWS host names the scripts reach (region us-east-1), resolved to the emulator. */
 export const AWS_HOSTS = [
-  'ec2.us-east-1.amazonaws.com', 'cloudformation.us-east-1.amazonaws.com', 'monitoring.us-east-1.amazonaws.com',
+  'ec2.us-east-1.amazonaws.com', 'cloudformation.us-east-1.amazonaws.com', 'monitoring.us-east-1.amazonaws.com', 'autoscaling.us-east-1.amazonaws.com',
   'sts.us-east-1.amazonaws.com', 'sts.amazonaws.com', 's3.amazonaws.com', 's3.us-east-1.amazonaws.com',
 ];
 
@@ -198,8 +198,10 @@ export class Emulator {
   }
 
   /** What the metadata service answers from now on: the instance that boots next, and its role's session. */
-  public async boot(instanceId: string, tags: Record<string, string>, credentials: RoleSession): Promise<void> {
-    await this.control('POST', '/imds', { 'instance-id': instanceId, tags, credentials });
+  public async boot(instanceId: string, tags: Record<string, string>, credentials: RoleSession, targetLifecycleState?: string): Promise<void> {
+    await this.control('POST', '/imds', {
+      'instance-id': instanceId, tags, credentials, ...(targetLifecycleState ? { 'target-lifecycle-state': targetLifecycleState } : {}),
+    });
   }
 
   /**

@@ -14,6 +14,8 @@ is an address of lo:
       * EC2 AttachNetworkInterface of an interface that is attached already: AWS refuses it with
         InvalidNetworkInterface.InUse ("Interface: [eni-...] in use."), moto would move it; and an instance whose
         device index is taken: InvalidParameterValue;
+      * Auto Scaling CompleteLifecycleAction, which moto does not implement: recorded; refused with a ValidationError
+        when the group (made through moto) or its hook (put_lifecycle_hook) does not exist;
       * EC2 TerminateInstances: AWS detaches the secondary interfaces of a terminated instance (available again;
         deleted only when DeleteOnTermination), moto leaves them attached to it.
     Everything else goes to moto as it came.
@@ -29,8 +31,9 @@ is an address of lo:
                                that action are answered with these errors, one each, before anything else
       POST /api                {"service": "ec2", "method": "run_instances", "params": {...}}: a call with boto3
                                through the TLS front (recorded like any other, client Boto3)
-      POST /probe              {"socket": PATH}: from then on, each SignalResource that IAM allows waits, before it is
-                               answered, for POST / on that Unix socket with {"source", "resource", "status"}; the
+      POST /probe              {"socket": PATH}: from then on, each SignalResource and CompleteLifecycleAction that IAM
+                               allows waits, before it is answered, for POST / on that Unix socket with {"source",
+                               "resource", "status", "hook", "result"}; the
                                JSON answered is recorded with the call as "probe" (the lab checks there, from another
                                VM, whether the signalling node serves at that moment)
 Every call is recorded with its source address ("source").
@@ -50,6 +53,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs
 
+from moto.autoscaling.models import autoscaling_backends
 from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.ec2.models import ec2_backends
 from moto.iam.access_control import IAMRequest
@@ -85,7 +89,8 @@ def probe(source, params):
             self.sock.connect(sock)
     conn = Conn('probe', timeout=120)
     try:
-        body = json.dumps({'source': source, 'resource': params.get('LogicalResourceId', ''), 'status': params.get('Status', '')})
+        body = json.dumps({'source': source, 'resource': params.get('LogicalResourceId', ''), 'status': params.get('Status', ''),
+                           'hook': params.get('LifecycleHookName', ''), 'result': params.get('LifecycleActionResult', '')})
         conn.request('POST', '/', body, {'Content-Type': 'application/json'})
         return json.loads(conn.getresponse().read() or b'null')
     except (OSError, ValueError) as e:
@@ -139,7 +144,7 @@ class Front:
                   'host': environ.get('HTTP_HOST', ''), 'client': environ.get('HTTP_USER_AGENT', '').split(' ')[0],
                   'source': environ.get('REMOTE_ADDR', '')}
         answer = self.authorize(environ, body, params, service, action)
-        if answer is None and (service, action) == ('cloudformation', 'SignalResource'):
+        if answer is None and (service, action) in (('cloudformation', 'SignalResource'), ('autoscaling', 'CompleteLifecycleAction')):
             record['probe'] = probe(record['source'], params)
         answer = answer or self.own_answer(service, action, params)
         if answer is not None:
@@ -173,7 +178,8 @@ class Front:
         """For the calls answered here (moto checks the rest itself): moto's authentication of the caller (key,
         session token, signature) and the policy decision of authz.py, as AWS makes them before anything else. None
         when allowed, else the error to answer."""
-        if (service, action) not in (('cloudformation', 'SignalResource'), ('ec2', 'AttachNetworkInterface')):
+        if (service, action) not in (('cloudformation', 'SignalResource'), ('ec2', 'AttachNetworkInterface'),
+                                     ('autoscaling', 'CompleteLifecycleAction')):
             return None
         path = environ.get('RAW_URI') or environ.get('PATH_INFO', '/')
         try:
@@ -194,7 +200,27 @@ class Front:
             return self.signal_resource(params)
         if service == 'ec2' and action == 'AttachNetworkInterface':
             return self.attach_check(params)
+        if service == 'autoscaling' and action == 'CompleteLifecycleAction':
+            return self.complete_lifecycle_action(params)
         return None
+
+    @staticmethod
+    def complete_lifecycle_action(p):
+        """Auto Scaling's CompleteLifecycleAction, which moto does not implement: the group and its hook must exist (made
+        through moto: create_auto_scaling_group, put_lifecycle_hook), the result be CONTINUE or ABANDON, and the instance
+        named; answered and recorded (the test plays what the group does next)."""
+        backend = autoscaling_backends[DEFAULT_ACCOUNT_ID]['us-east-1']
+        group, hook = p.get('AutoScalingGroupName', ''), p.get('LifecycleHookName', '')
+        if group not in backend.autoscaling_groups:
+            return query_error(400, 'ValidationError', f'Group {group} not found')
+        if f'{group}_{hook}' not in backend.lifecycle_hooks:
+            return query_error(400, 'ValidationError', f'No Lifecycle Hook named {hook} found for group {group}')
+        if p.get('LifecycleActionResult') not in ('CONTINUE', 'ABANDON') or not (p.get('InstanceId') or p.get('LifecycleActionToken')):
+            return query_error(400, 'ValidationError', 'LifecycleActionResult must be CONTINUE or ABANDON, with an InstanceId or a token')
+        return 200, ('<CompleteLifecycleActionResponse xmlns="http://autoscaling.amazonaws.com/doc/2011-01-01/">'
+                     '<CompleteLifecycleActionResult/>'
+                     f'<ResponseMetadata><RequestId>{uuid.uuid4()}</RequestId></ResponseMetadata>'
+                     '</CompleteLifecycleActionResponse>')
 
     @staticmethod
     def signal_resource(p):

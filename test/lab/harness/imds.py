@@ -2,8 +2,9 @@
 """The lab's instance metadata service: what EC2 answers at 169.254.169.254, for the lab's VMs.
 
 IMDSv2 only (a PUT for a token, then GETs that carry it), with what the bootstrap scripts read: instance-id,
-placement/region and availability-zone, and instance tags (tags/instance/, which EC2 serves when the launch template
-enables instance metadata tags), and, when a VM's entry names an "iam-role", that role's temporary credentials
+placement/region and availability-zone, instance tags (tags/instance/, which EC2 serves when the launch template
+enables instance metadata tags), what an Auto Scaling group plans for the instance (autoscaling/target-lifecycle-state,
+when the entry has a "target-lifecycle-state"), and, when a VM's entry names an "iam-role", that role's temporary credentials
 (the entry's "credentials", or fixed keys; iam/security-credentials/, where the AWS CLI and SDKs look for an
 instance profile's keys). Each VM is told apart by its source address. The answers come from a JSON file
 the harness rewrites (re-read on every request, so a replaced instance gets a new id at once):
@@ -74,6 +75,7 @@ class Handler(BaseHTTPRequestHandler):
             '/latest/meta-data/placement/region': me.get('region'),
             '/latest/meta-data/placement/availability-zone': me.get('availability-zone'),
             '/latest/meta-data/tags/instance': '\n'.join(sorted(tags)) if tags else None,
+            '/latest/meta-data/autoscaling/target-lifecycle-state': me.get('target-lifecycle-state'),
         }
         for key, value in tags.items():
             answers['/latest/meta-data/tags/instance/' + key] = value

@@ -164,6 +164,7 @@ export class Lab {
       config[ip] = {
         'instance-id': i.instanceId, 'region': LAB_REGION, 'availability-zone': `${LAB_REGION}a`, 'tags': i.tags ?? {},
         ...(i.role ? { 'iam-role': i.role.name, 'credentials': i.role.credentials } : {}),
+        ...(i.targetLifecycleState ? { 'target-lifecycle-state': i.targetLifecycleState } : {}),
       };
     }
     const tmp = `${this.imdsConfig}.tmp`;

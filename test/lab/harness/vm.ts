@@ -74,6 +74,11 @@ export interface InstanceMetadata {
   readonly tags?: Record<string, string>;
   /** The instance profile's role and its session keys, served under meta-data/iam/security-credentials/. @default - none */
   readonly role?: { readonly name: string; readonly credentials: { AccessKeyId: string; SecretAccessKey: string; Token: string } };
+  /**
+   * What its Auto Scaling group plans for the instance, served under meta-data/autoscaling/target-lifecycle-state
+   * (InService, Terminated...). @default - not served (404), as for an instance of no group
+   */
+  readonly targetLifecycleState?: string;
 }
 
 export interface ExecOptions {

@@ -7,7 +7,7 @@ import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheOrigin, ClientProtocol, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
+import { CacheFleet, CacheOrigin, ClientProtocol, FanOutMode, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
 import { importedFs, newApp } from '../../util';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveUserData } from '../harness';
 
@@ -73,6 +73,14 @@ export interface LabUserData {
   readonly nodeRoleId: string;
   /** The logical ids of the fleet's stable interfaces (node 1 first): what the role may attach. */
   readonly nodeInterfaceIds: string[];
+  /** An elastic fleet's nodes (issue 32: one Auto Scaling group behind the load balancer): their user data. */
+  readonly elasticNode: string;
+  /** The tags the elastic fleet's group propagates to its instances (the resource to signal). */
+  readonly elasticNodeTags: Record<string, string>;
+  /** The logical id of the elastic fleet's nodes' role. */
+  readonly elasticRoleId: string;
+  /** The tags of the elastic fleet's group itself (the fleet tag its role's lifecycle permission names). */
+  readonly elasticGroupTags: Record<string, string>;
 }
 
 /** What `labUserData` adds to the fleet for one lab file. */
@@ -146,6 +154,17 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     originMountTimeout: Duration.seconds(150),
     zoneName: 'nfs3.efs-cache.internal',
   });
+  // An elastic fleet (issue 32): one group of 1 to 4 nodes behind the load balancer (played in aws.lab.ts by IPVS).
+  const elasticFleet = new CacheFleet(stack, 'ElasticFleet', {
+    vpc,
+    fileSystem,
+    fanOut: FanOutMode.NETWORK_LOAD_BALANCER,
+    elastic: { minNodes: 1, maxNodes: 4 },
+    originMountHelper: MountHelper.NFS,
+    clientCidrs: [LAB_SUBNET],
+    nfsdThreads: 16,
+    originMountTimeout: Duration.seconds(150),
+  });
   const v3Client = new FsCacheClientLaunchTemplate(stack, 'V3Client', {
     vpc, source: MountSource.cacheFleet(v3Fleet), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
@@ -164,12 +183,12 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), values as IntrinsicValues);
   // The tags each node's group puts on its instances, as the lab's metadata service serves them. The stable
   // interface is attached through the EC2 API on AWS; in the lab a node keeps its own address, so that tag is left out.
-  const tagsOf = (node: CacheFleet['nodes'][number]) => {
-    const tags = (template.Resources ?? {})[stack.getLogicalId(node.autoScalingGroup.node.defaultChild as CfnResource)].Properties?.Tags as
-      Array<{ Key: string; Value: unknown; PropagateAtLaunch: boolean }>;
-    return Object.fromEntries(tags.filter((t) => t.PropagateAtLaunch && typeof t.Value === 'string' && t.Key !== 'cdk-efs-cache:stable-eni')
+  const groupTags = (group: CfnResource) => (template.Resources ?? {})[stack.getLogicalId(group)].Properties?.Tags as
+    Array<{ Key: string; Value: unknown; PropagateAtLaunch: boolean }>;
+  const tagsOf = (node: { autoScalingGroup: CacheFleet['nodes'][number]['autoScalingGroup'] }) =>
+    Object.fromEntries(groupTags(node.autoScalingGroup.node.defaultChild as CfnResource)
+      .filter((t) => t.PropagateAtLaunch && typeof t.Value === 'string' && t.Key !== 'cdk-efs-cache:stable-eni')
       .map((t) => [t.Key, t.Value as string]));
-  };
   return {
     cacheNode: ud(fleet.launchTemplate),
     nodeTags: fleet.nodes.map(tagsOf),
@@ -190,6 +209,11 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     template,
     nodeRoleId: stack.getLogicalId(fleet.role.node.defaultChild as CfnResource),
     nodeInterfaceIds: fleet.nodes.map((n) => stack.getLogicalId(n.networkInterface!)),
+    elasticNode: ud(elasticFleet.launchTemplate),
+    elasticNodeTags: tagsOf({ autoScalingGroup: elasticFleet.autoScalingGroup! }),
+    elasticRoleId: stack.getLogicalId(elasticFleet.role.node.defaultChild as CfnResource),
+    elasticGroupTags: Object.fromEntries(groupTags(elasticFleet.autoScalingGroup!.node.defaultChild as CfnResource)
+      .filter((t) => typeof t.Value === 'string').map((t) => [t.Key, t.Value as string])),
   };
 }
 
