@@ -4,7 +4,7 @@
 #     error in any of them fails here, without Maven or a .NET SDK), then packs the npm package and builds the Python
 #     package (dist/packages/python). Each run packs the npm package anew (its prepack runs the jsii build, the same
 #     dist/lib TypeScript users get, and .jsii, and empties dist/), and --code-only holds for every target of a run,
-#     so it takes two runs; the first costs about 10 s;
+#     so it takes two runs; the first costs about 10 s (7 s of them the jsii build);
 #   - API.md, generated from .jsii by jsii-docgen, must equal the checked-in one (`npm run docgen` updates it);
 #   - the README's TypeScript examples compile (jsii-rosetta --strict, with the fixtures in rosetta/), and rosetta's
 #     Python translations of them, with the README's own Python examples, run and synthesize (readme_snippets.py);
@@ -125,8 +125,10 @@ phase "go build" "$t"
 t="$(now)"
 check "the Go sample app synthesizes" "$work/bin/cdkefscachesample" "$work/cdk.out.go"
 phase "Go sample app synth" "$t"
+t="$(now)"
 npx ts-node --transpile-only test/jsii/compare.ts "$work/cdk.out.go" Go | tee "$work/compare-go.log" || true
 count compare "$work/compare-go.log"
+phase "Go template compared" "$t"
 t="$(now)"
 touch "$work/readme-go.log"
 if [ -x "$work/bin/readme" ]; then
