@@ -46,11 +46,13 @@ cycles() { bash test/cycles.sh | tee "$results/cycles.log"; }
 step "lib/ without import cycles" cycles
 count_line "$results/cycles.log"
 step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/package/pack-and-synth.sh
-# The jsii build, the Python package generated from it, API.md against the code, the README's examples compiled in
-# TypeScript and run in Python, and the sample stack written in Python synthesized and compared with the TypeScript
-# one (test/jsii/run.sh; 1.5 to 2.5 minutes on two shared cores, 40 s more on a first run, which creates .venv-python/).
+# The jsii build, the Python package generated from it and the Go, Java and .NET sources, API.md against the code,
+# the README's examples compiled in TypeScript and run in Python and Go, the sample stack written in Python and in Go
+# synthesized and compared with the TypeScript one, and whether Maven Central serves an aws-cdk-lib for the Java
+# sample (test/jsii/run.sh; about 1 to 2 minutes on two shared cores with the Go caches warm; a first run adds about
+# 40 s to create .venv-python/ and about 45 s to download aws-cdk-go and compile the awscdk packages it uses).
 jsii() { bash test/jsii/run.sh | tee "$results/jsii.log"; }
-step "jsii: Python package, API.md, Python sample app" jsii
+step "jsii: Python and Go packages and sample apps, Java and .NET sources, API.md" jsii
 count_line "$results/jsii.log"
 gates() { bash test/gates/run.sh | tee "$results/gates.log"; }
 step "independent gates (cfn-lint, shellcheck, cdk-nag, user data room)" gates

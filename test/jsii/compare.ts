@@ -1,8 +1,8 @@
 /**
- * Compares the Python sample app's template (test/jsii/app.py, synthesized into the folder given as the first
- * argument) with the TypeScript sample stack's (bin/sample-stack.ts, synthesized here): the same number of
- * resources of every type, the same logical ids, and the same outputs, each reported as one check. Ends with
- * `compare: N passed, M failed`.
+ * Compares a sample app's template in another language (test/jsii/app.py, test/jsii/go/main.go: synthesized into the
+ * folder given as the first argument; the second names the language, Python by default) with the TypeScript sample
+ * stack's (bin/sample-stack.ts, synthesized here): the same number of resources of every type, the same logical ids,
+ * and the same outputs, each reported as one check. Ends with `compare: N passed, M failed`.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -13,7 +13,8 @@ import { SampleStack } from '../../bin/sample-stack';
 type Cfn = { Resources?: Record<string, { Type: string }>; Outputs?: Record<string, unknown> };
 
 const outdir = process.argv[2];
-const python: Cfn = JSON.parse(fs.readFileSync(path.join(outdir, 'EfsCacheSample.template.json'), 'utf8'));
+const language = process.argv[3] ?? 'Python';
+const other: Cfn = JSON.parse(fs.readFileSync(path.join(outdir, 'EfsCacheSample.template.json'), 'utf8'));
 const app = new App();
 const typescript = Template.fromStack(new SampleStack(app, 'EfsCacheSample', {
   description: 'cdk-efs-cache sample: EFS with a RAM cache tier and FS-Cache clients',
@@ -32,18 +33,18 @@ const check = (name: string, ok: boolean, detail: string) => {
 };
 
 const ts = counts(typescript);
-const py = counts(python);
+const them = counts(other);
 const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
-check(`resources: ${total(py)} in Python, ${total(ts)} in TypeScript`, total(py) === total(ts) && total(ts) > 0,
+check(`resources: ${total(them)} in ${language}, ${total(ts)} in TypeScript`, total(them) === total(ts) && total(ts) > 0,
   'the totals differ');
-for (const type of [...new Set([...Object.keys(ts), ...Object.keys(py)])].sort()) {
-  check(`${type}: ${py[type] ?? 0} = ${ts[type] ?? 0}`, py[type] === ts[type], 'the counts differ');
+for (const type of [...new Set([...Object.keys(ts), ...Object.keys(them)])].sort()) {
+  check(`${type}: ${them[type] ?? 0} = ${ts[type] ?? 0}`, them[type] === ts[type], 'the counts differ');
 }
 const ids = (t: Cfn) => Object.keys(t.Resources ?? {}).sort();
-const missing = ids(typescript).filter((id) => !ids(python).includes(id));
-const extra = ids(python).filter((id) => !ids(typescript).includes(id));
+const missing = ids(typescript).filter((id) => !ids(other).includes(id));
+const extra = ids(other).filter((id) => !ids(typescript).includes(id));
 check('the same logical ids', missing.length === 0 && extra.length === 0, `missing ${missing.join(' ')}; extra ${extra.join(' ')}`);
-check('the same outputs', JSON.stringify(Object.keys(python.Outputs ?? {}).sort()) === JSON.stringify(Object.keys(typescript.Outputs ?? {}).sort()),
+check('the same outputs', JSON.stringify(Object.keys(other.Outputs ?? {}).sort()) === JSON.stringify(Object.keys(typescript.Outputs ?? {}).sort()),
   'the outputs differ');
 console.log(`compare: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
