@@ -383,12 +383,16 @@ drain_watch() {
   log "drained"
 }
 
-# No nfsd thread, nothing listening on or connected to 2049, on the node or in the mirrors' namespace.
+# No nfsd thread, nothing listening on 2049 or 2050 or connected to them (sockets nfsd closed may linger in FIN-WAIT
+# or TIME-WAIT), nothing listening in the mirrors' namespace.
 not_serving() {
   [ "$(cat /proc/fs/nfsd/threads 2>/dev/null || echo 0)" = 0 ] && [ -z "$(nfs_sockets)" ] &&
-    { [ ! -e /run/netns/efs-cache-mirror ] || [ -z "$(ip netns exec efs-cache-mirror ss -Htna 'sport = :2049')" ]; }
+    { [ ! -e /run/netns/efs-cache-mirror ] || [ -z "$(ip netns exec efs-cache-mirror ss -Hltn 'sport = :2049')" ]; }
 }
-nfs_sockets() { ss -Htna '( sport = :2049 or sport = :2050 )' | grep -v TIME-WAIT || true; }
+nfs_sockets() {
+  ss -Hltn '( sport = :2049 or sport = :2050 )'
+  ss -Htn state established '( sport = :2049 or sport = :2050 )'
+}
 
 drain_setup() {
   [ -n "${EFSC_LIFECYCLE_DRAIN_HOOK:-}" ] || return 0

@@ -97,15 +97,8 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
       [s.Action].flat().includes('ec2:AttachNetworkInterface') && [s.Resource].flat().some((r) => String(r).includes(':network-interface/'))));
     // The elastic fleet's group in the emulator's Auto Scaling, with its tags and hooks as synthesized, and a group of
     // another fleet; its nodes' role with exactly the statements the template grants it.
-    await emu.api('autoscaling', 'create_launch_configuration', { LaunchConfigurationName: 'lab', ImageId: 'ami-12c6146b', InstanceType: 'c7gn.medium' });
     for (const [name, tagsOfGroup] of [['lab-elastic', ud.elasticGroupTags], ['other-fleet', { 'cdk-efs-cache:fleet': 'c8another0fleet' }]] as const) {
-      await emu.api('autoscaling', 'create_auto_scaling_group', {
-        AutoScalingGroupName: name, LaunchConfigurationName: 'lab', MinSize: 0, MaxSize: 4, DesiredCapacity: 0, VPCZoneIdentifier: subnet,
-        Tags: Object.entries(tagsOfGroup).map(([Key, Value]) => ({ Key, Value, PropagateAtLaunch: true })),
-      });
-      for (const [LifecycleHookName, LifecycleTransition] of [['efs-cache-serving', 'autoscaling:EC2_INSTANCE_LAUNCHING'], ['efs-cache-drained', 'autoscaling:EC2_INSTANCE_TERMINATING']]) {
-        await emu.api('autoscaling', 'put_lifecycle_hook', { AutoScalingGroupName: name, LifecycleHookName, LifecycleTransition });
-      }
+      await emu.elasticGroup(name, tagsOfGroup, subnet);
     }
     elasticRole = await emu.instanceRole('ElasticRole', rolePolicies(ud.template, ud.elasticRoleId, { ...EMULATOR_VALUES, 'AWS::StackId': stackId }).documents);
     noCode = await emu.instanceRole('NodeRoleNoCode', withoutStatements(documents, (s) =>

@@ -18,6 +18,7 @@ import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveIntrinsics } from '
 import { REFUSED } from '../util/run-script';
 import { parameters } from '../util/user-data';
 import { renderedCode } from '../../lib/bootstrap/render';
+import { LIFECYCLE_HOOKS } from '../../lib/cache-fleet/elastic';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const VENV = path.join(ROOT, '.venv');
@@ -177,6 +178,25 @@ export class Emulator {
     if (!buckets.includes(p.EFSC_CODE_BUCKET)) await this.api('s3', 'create_bucket', { Bucket: p.EFSC_CODE_BUCKET });
     await this.api('s3', 'put_object', { Bucket: p.EFSC_CODE_BUCKET, Key: p.EFSC_CODE_KEY, Body: body ?? renderedCode(userData) });
     return [`${p.EFSC_CODE_BUCKET}.s3.amazonaws.com`, `${p.EFSC_CODE_BUCKET}.s3.${p.EFSC_CODE_REGION}.amazonaws.com`];
+  }
+
+  /**
+   * An Auto Scaling group in the emulator, with `tags` on it and an elastic fleet's two lifecycle hooks (their names as
+   * lib/cache-fleet/elastic.ts gives them): what the nodes' CompleteLifecycleAction names, and the tags IAM reads. It
+   * launches nothing (the test launches the instances); several groups share one launch configuration.
+   */
+  public async elasticGroup(name: string, tags: Record<string, string>, subnet: string): Promise<void> {
+    const configs = (await this.api('autoscaling', 'describe_launch_configurations')).LaunchConfigurations ?? [];
+    if (!configs.some((c: { LaunchConfigurationName: string }) => c.LaunchConfigurationName === 'emulator')) {
+      await this.api('autoscaling', 'create_launch_configuration', { LaunchConfigurationName: 'emulator', ImageId: 'ami-12c6146b', InstanceType: 'c7gn.medium' });
+    }
+    await this.api('autoscaling', 'create_auto_scaling_group', {
+      AutoScalingGroupName: name, LaunchConfigurationName: 'emulator', MinSize: 0, MaxSize: 4, DesiredCapacity: 0, VPCZoneIdentifier: subnet,
+      Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value, PropagateAtLaunch: true })),
+    });
+    for (const [LifecycleHookName, LifecycleTransition] of [[LIFECYCLE_HOOKS.launch, 'autoscaling:EC2_INSTANCE_LAUNCHING'], [LIFECYCLE_HOOKS.drain, 'autoscaling:EC2_INSTANCE_TERMINATING']]) {
+      await this.api('autoscaling', 'put_lifecycle_hook', { AutoScalingGroupName: name, LifecycleHookName, LifecycleTransition });
+    }
   }
 
   /** The CA (PEM) that signed the emulator's certificate: what an instance must trust to reach it over TLS. */

@@ -41,6 +41,14 @@ const NODE_A_IP = '10.77.0.31';
 const NODE_B_IP = '10.77.0.32';
 const NODE_X_IP = '10.77.0.33';
 const SEEDER_IP = '10.77.0.40';
+/** The elastic fleet's two instances, and the virtual address that stands for its load balancer (IPVS, on the client). */
+const ELASTIC_1_IP = '10.77.0.51';
+const ELASTIC_2_IP = '10.77.0.52';
+const ELASTIC_VIP = '10.77.0.250';
+/** The elastic fleet's group in the emulator's Auto Scaling (what each instance's aws:autoscaling:groupName tag names). */
+const ELASTIC_GROUP = 'Lab-ElasticFleetNodesGroup';
+/** The tree the client reads through the virtual address while the fleet grows and shrinks: files of 1 MiB. */
+const ELASTIC_TREE_FILES = 48;
 /**
  * The fleet's S3 mirror (`MirrorSource.s3`): this bucket's prefix site/, exported at /mirror/site. Its first sync is the
  * boot's; the tests start each later one (efs-cache-mirror.service, what the timer starts every 30 min here).
@@ -95,6 +103,14 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
   let probeServer: http.Server;
   let nodeB: Vm; // node 1's replacement: a new instance with node-a's tags
   let nodeBTags: Record<string, string>;
+  let elastic1: Vm; // the elastic fleet's first node, in service from the start
+  let elasticRole: RoleSession;
+  let elastic2: Vm; // the elastic fleet's second node: it boots while the client reads through the virtual address
+  /** When the lab (as the group, with the load balancer) put each elastic node into IPVS: the reader's lines then, and the node's READ bytes. */
+  const registered: Record<string, { readerLines: number; nfsdReadBytes: number }> = {};
+  let registering = false;
+  let registrations: Promise<void> = Promise.resolve();
+  const elasticTags = () => ({ ...ud.elasticNodeTags, 'aws:autoscaling:groupName': ELASTIC_GROUP });
   /** The instance EC2 had the stable interface attached to once node-a and node-x had booted. */
   let firstAttachment: string | undefined;
   let seeder: Vm; // the DataSeeder's instance, its source a prefix of a bucket in the emulator's S3
@@ -152,6 +168,36 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     }
   };
 
+  /** The origin's sha256 of each file of the elastic tree. */
+  const originSums = async () => (await origin.execOk('cd /srv/efs/tree && sha256sum t*.bin')).trim().split('\n');
+  /** Lines the client's reader has written so far (a file each, and one per pass). */
+  const readerLines = async () => Number((await client.execOk('cat /root/elastic.sums 2>/dev/null | wc -l')).trim());
+  const waitUntil = async (done: () => boolean | Promise<boolean>, ms: number, what: string) => {
+    const end = Date.now() + ms;
+    while (!(await done())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  };
+  /**
+   * The lab as the elastic fleet's group and load balancer: once the emulator has an elastic node's launch hook
+   * completed with CONTINUE, that node goes into IPVS (never before), and what the client had read by then is noted.
+   */
+  const registerElastic = async () => {
+    while (registering) {
+      for (const vm of lab.vms.filter((v) => v.name.startsWith('elastic-') && v.running && !registered[v.name])) {
+        const hooks = (await callsOf(vm)).filter((c) => c.action === 'CompleteLifecycleAction' && c.status === 200 &&
+          c.params.LifecycleHookName === 'efs-cache-serving' && c.params.LifecycleActionResult === 'CONTINUE');
+        if (hooks.length === 0) continue;
+        const state = { readerLines: await readerLines(), nfsdReadBytes: await nfsdReadBytes(vm) };
+        await client.execOk(`ipvsadm -a -t ${ELASTIC_VIP}:2049 -r ${vm.ip}:2049 -m -w 1`);
+        registered[vm.name] = state;
+        progress(`${vm.name}: in IPVS, after its launch hook (the client had read ${state.readerLines} lines)`);
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  };
+
   /** Mounts a node's export from the origin VM and lists it (the probe the emulator waits for at each signal). */
   const probe = async (source: string): Promise<Probe> => {
     const vm = lab.vms.find((v) => v.ip === source);
@@ -175,7 +221,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     lab = await Lab.create({ name: 'aws' });
     emu = await Emulator.start({ netns: lab.netns });
     for (const host of AWS_HOSTS) await lab.setDnsRecord(host, [lab.gateway]);
-    const stackId = await emu.registerStack('Lab', [...ud.nodeTags.map((t) => t[SIGNAL_TAG]), ud.impatientNodeTags[SIGNAL_TAG]]);
+    const stackId = await emu.registerStack('Lab', [...ud.nodeTags.map((t) => t[SIGNAL_TAG]), ud.impatientNodeTags[SIGNAL_TAG], ud.elasticNodeTags[SIGNAL_TAG]]);
     // The lab's subnet in the emulator's EC2, so that the stable interface's address is one the lab can move.
     const vpc = (await emu.api('ec2', 'create_vpc', { CidrBlock: '10.77.0.0/16' })).Vpc.VpcId;
     const subnet = (await emu.api('ec2', 'create_subnet', { VpcId: vpc, CidrBlock: LAB_SUBNET, AvailabilityZone: 'us-east-1a' })).Subnet.SubnetId;
@@ -187,11 +233,14 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
       ...EMULATOR_VALUES, 'AWS::StackId': stackId, [`Ref:${ud.nodeInterfaceIds[0]}`]: first, [`Ref:${ud.nodeInterfaceIds[1]}`]: second,
     });
     role = await emu.instanceRole('NodeRole', documents);
+    // The elastic fleet: its group (tags and hooks as synthesized) and its nodes' role, with exactly its statements.
+    await emu.elasticGroup(ELASTIC_GROUP, ud.elasticGroupTags, subnet);
+    elasticRole = await emu.instanceRole('ElasticRole', rolePolicies(ud.template, ud.elasticRoleId, { ...EMULATOR_VALUES, 'AWS::StackId': stackId }).documents);
     // Each user data's code in the stack's assets bucket, as `cdk deploy` publishes it, under the bucket's names.
     // node-x runs with the fleet's role (below): the impatient fleet renders the same code, so the same object.
     expect(parameters(ud.impatientNode).EFSC_CODE_KEY).toBe(parameters(ud.cacheNode).EFSC_CODE_KEY);
     const codeHosts = new Set<string>();
-    for (const u of [ud.cacheNode, ud.impatientNode, seed.userData]) for (const host of await emu.putCode(u)) codeHosts.add(host);
+    for (const u of [ud.cacheNode, ud.impatientNode, ud.elasticNode, seed.userData]) for (const host of await emu.putCode(u)) codeHosts.add(host);
     for (const host of codeHosts) await lab.setDnsRecord(host, [lab.gateway]);
     // The seeder: its stack, its bucket (and an object outside its prefix), its role's session, the bucket's names.
     const seedStackId = await emu.registerStack(SEED_STACK, [seed.logicalId]);
@@ -227,6 +276,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     await origin.execOk([
       'head -c 24M /dev/urandom > /srv/efs/warm/model.bin',
       'for i in $(seq 1 20); do head -c 64K /dev/urandom > /srv/efs/data/f$i.bin; done',
+      `mkdir -p /srv/efs/tree && for i in $(seq -w 1 ${ELASTIC_TREE_FILES}); do head -c 1M /dev/urandom > /srv/efs/tree/t$i.bin; done`,
       'sync',
       // The impatient node's NFS traffic never reaches the origin (nothing else of it is dropped: its signal goes out).
       'tc qdisc add dev eth0 ingress',
@@ -243,7 +293,11 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     // node-x runs with the fleet's role: the impatient fleet's own role grants the same SignalResource on the stack.
     nodeX = await lab.startVm({ name: 'node-x', ip: NODE_X_IP, userData: ud.impatientNode, vendorData: vendor, cpus: 1,
       instance: { instanceId: iid['node-x'], tags: ud.impatientNodeTags, role: { name: 'NodeRole', credentials: role } } });
-    [boot['node-a'], boot['node-x']] = await Promise.all([nodeA.waitForCloudInit(), nodeX.waitForCloudInit()]);
+    // The elastic fleet's first node, beside them: its group's launch hook is completed by the node once it serves.
+    iid['elastic-1'] = await launch(subnet, ud.elasticNodeTags);
+    elastic1 = await lab.startVm({ name: 'elastic-1', ip: ELASTIC_1_IP, userData: ud.elasticNode, vendorData: vendor, cpus: 1,
+      instance: { instanceId: iid['elastic-1'], tags: elasticTags(), role: { name: 'ElasticRole', credentials: elasticRole }, targetLifecycleState: 'InService' } });
+    [boot['node-a'], boot['node-x'], boot['elastic-1']] = await Promise.all([nodeA.waitForCloudInit(), nodeX.waitForCloudInit(), elastic1.waitForCloudInit()]);
     firstAttachment = await attachedTo();
     await followAttachment(undefined);
     await lab.setDnsRecord(FLEET_NAME, [STABLE_IP]);
@@ -274,17 +328,54 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     devicesOn = false;
     await devices;
     await followAttachment(nodeA);
+
+    // The elastic fleet. IPVS stands in for the load balancer, on the client (the lab host's kernel has no IPVS): a
+    // virtual service at ELASTIC_VIP, round robin, NAT to the nodes, the client's own connections masqueraded (as
+    // kube-proxy does for a host's own traffic to a virtual address) so that the nodes' replies come back through it.
+    // The lab plays the group: it puts a node into IPVS only once the node completed its launch hook (registerElastic).
+    await client.execOk([
+      'modprobe ip_vs', 'modprobe ip_vs_rr', 'sysctl -qw net.ipv4.vs.conntrack=1 net.ipv4.vs.expire_nodest_conn=1',
+      `ip link add elb0 type dummy`, `ip addr add ${ELASTIC_VIP}/32 dev elb0`, 'ip link set elb0 up',
+      'nft add table ip elb', `nft 'add chain ip elb post { type nat hook postrouting priority 100; }'`,
+      `nft add rule ip elb post ip daddr '{ ${ELASTIC_1_IP}, ${ELASTIC_2_IP} }' tcp dport 2049 masquerade`,
+      `ipvsadm -A -t ${ELASTIC_VIP}:2049 -s rr`,
+    ].join(' && '));
+    registering = true;
+    registrations = registerElastic();
+    await waitUntil(() => registered['elastic-1'] !== undefined, 60_000, 'elastic-1 in IPVS');
+    await client.execOk(`mkdir -p /mnt/elastic && mount -t nfs4 -o vers=4.1,ro,hard,timeo=100,retrans=3 ${ELASTIC_VIP}:/efs /mnt/elastic`, { timeoutMs: 3 * MIN });
+    // The reader: the tree, again and again (the page cache dropped before each pass, so every file is read from the
+    // fleet), one line per file, until told to stop.
+    await client.execOk('cat > /root/elastic-reader.sh', { input: [
+      'while [ ! -e /root/elastic.stop ]; do',
+      '  echo 1 > /proc/sys/vm/drop_caches',
+      '  for f in /mnt/elastic/tree/t*.bin; do',
+      '    if s=$(sha256sum "$f"); then echo "$s" >> /root/elastic.sums; else echo "$f $?" >> /root/elastic.err; fi',
+      '    sleep 0.5',
+      '  done',
+      '  echo pass >> /root/elastic.sums',
+      'done',
+      'touch /root/elastic.done',
+    ].join('\n') + '\n' });
+    await client.execOk('systemd-run --unit elastic-reader bash /root/elastic-reader.sh');
+    await waitUntil(async () => (await readerLines()) > 0, 2 * MIN, 'the reader\'s first file');
+    // The second node boots while the other tests run and the client reads.
+    iid['elastic-2'] = await launch(subnet, ud.elasticNodeTags);
+    elastic2 = await lab.startVm({ name: 'elastic-2', ip: ELASTIC_2_IP, userData: ud.elasticNode, vendorData: vendor, cpus: 1,
+      instance: { instanceId: iid['elastic-2'], tags: elasticTags(), role: { name: 'ElasticRole', credentials: elasticRole }, targetLifecycleState: 'InService' } });
   }, 40 * MIN);
 
   afterAll(async () => {
+    registering = false;
+    await registrations;
     await tearDown(emu, 'lab-calls.json', []);
     probeServer?.close();
     await lab?.destroy();
     if (lab) fs.rmSync(path.join(lab.dir, 'probe.sock'), { force: true });
   });
 
-  test('the origin, node-a, the client and the seeder finished their user data without errors; node-x failed', () => {
-    for (const name of ['origin', 'node-a', 'client', 'seeder']) {
+  test('the origin, node-a, the client, the seeder and elastic-1 finished their user data without errors; node-x failed', () => {
+    for (const name of ['origin', 'node-a', 'client', 'seeder', 'elastic-1']) {
       expect({ name, status: boot[name].status, errors: boot[name].errors }).toEqual({ name, status: 'done', errors: [] });
     }
     expect(boot['node-x'].status).toBe('error');
@@ -484,5 +575,82 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
       expect(refused.map((c) => c.status)).toEqual([403, 403]);
       expect((await nodeB.exec('test -e /tmp/secret.txt')).code).not.toBe(0);
     });
+  });
+  describe('an elastic fleet: one Auto Scaling group behind the load balancer (IPVS on the client), grown and shrunk under a reader', () => {
+    const hooksOf = async (vm: Vm) => (await callsOf(vm)).filter((c) => c.action === 'CompleteLifecycleAction');
+
+    test('elastic-1: its launch hook completed (CONTINUE) by its own CLI while another VM could mount its export, before its SUCCESS signal', async () => {
+      const calls = await callsOf(elastic1);
+      expect(actions(calls)).toEqual(['CompleteLifecycleAction 200', 'SignalResource 200']);
+      expect(calls[0].params).toEqual({
+        AutoScalingGroupName: ELASTIC_GROUP, LifecycleHookName: 'efs-cache-serving', InstanceId: iid['elastic-1'], LifecycleActionResult: 'CONTINUE',
+      });
+      expect(calls[0].client).toMatch(/^aws-cli\/2\./);
+      expect(calls[0].probe).toMatchObject({ vm: 'elastic-1', served: true });
+      expect(calls[1].params).toMatchObject({ LogicalResourceId: ud.elasticNodeTags[SIGNAL_TAG], Status: 'SUCCESS' });
+    });
+
+    test('(a) elastic-2 joins the virtual service only after its bootstrap completed the launch hook, while serving; nothing reached it before', async () => {
+      boot['elastic-2'] = await elastic2.waitForCloudInit();
+      expect({ status: boot['elastic-2'].status, errors: boot['elastic-2'].errors }).toEqual({ status: 'done', errors: [] });
+      await waitUntil(() => registered['elastic-2'] !== undefined, 60_000, 'elastic-2 in IPVS');
+      const calls = await callsOf(elastic2);
+      expect(actions(calls)).toEqual(['CompleteLifecycleAction 200', 'SignalResource 200']);
+      expect(calls[0].params).toMatchObject({ LifecycleHookName: 'efs-cache-serving', InstanceId: iid['elastic-2'], LifecycleActionResult: 'CONTINUE' });
+      expect(calls[0].probe).toMatchObject({ vm: 'elastic-2', served: true });
+      // The client was reading all along, and elastic-2 had served no READ when it joined.
+      expect(registered['elastic-2'].readerLines).toBeGreaterThan(registered['elastic-1'].readerLines);
+      expect(registered['elastic-2'].nfsdReadBytes).toBe(0);
+      expect(await client.execOk(`ipvsadm -Ln -t ${ELASTIC_VIP}:2049`)).toContain(`${ELASTIC_2_IP}:2049`);
+      // The client's one connection is still elastic-1's (a new node takes new connections only).
+      expect((await elastic1.execOk("ss -Htn state established '( sport = :2049 )'")).trim()).not.toBe('');
+    }, 15 * MIN);
+
+    test('(b) elastic-1 drained and removed mid-read: the reads complete, byte-identical, on the same mount; its terminate hook completed only once it no longer served', async () => {
+      const mount = async () => (await client.execOk('findmnt -no SOURCE,FSTYPE /mnt/elastic && stat -c %d /mnt/elastic')).trim();
+      const before = await mount();
+      const e2ReadBefore = await nfsdReadBytes(elastic2);
+      // The group takes elastic-1 out: the load balancer first (no new connection: weight 0), its deregistration delay,
+      // then the instance's target state is Terminated and its terminate hook waits for the node.
+      await client.execOk(`ipvsadm -e -t ${ELASTIC_VIP}:2049 -r ${ELASTIC_1_IP}:2049 -m -w 0`);
+      const linesAtDrain = await readerLines();
+      await new Promise((r) => setTimeout(r, 5000));
+      lab.setInstance(elastic1, { instanceId: iid['elastic-1'], tags: elasticTags(), role: { name: 'ElasticRole', credentials: elasticRole }, targetLifecycleState: 'Terminated' });
+      const terminatedAt = Date.now() / 1000;
+      await waitUntil(async () => (await hooksOf(elastic1)).some((c) => c.params.LifecycleHookName === 'efs-cache-drained'), 3 * MIN, 'elastic-1\'s terminate hook');
+      const drained = (await hooksOf(elastic1)).filter((c) => c.params.LifecycleHookName === 'efs-cache-drained');
+      const journal = await elastic1.execOk('journalctl -o cat -u efs-cache-drain --no-pager');
+      // Then the group terminates it: out of IPVS, the instance gone.
+      await client.execOk(`ipvsadm -d -t ${ELASTIC_VIP}:2049 -r ${ELASTIC_1_IP}:2049`);
+      await emu.api('ec2', 'terminate_instances', { InstanceIds: [iid['elastic-1']] });
+      await elastic1.kill();
+      // The reader finishes the pass it is in and one more after it, through elastic-2 alone.
+      const linesAfter = await readerLines();
+      await waitUntil(async () => (await readerLines()) >= linesAfter + 2 * (ELASTIC_TREE_FILES + 1), 10 * MIN, 'two more passes of the reader');
+      await client.execOk('touch /root/elastic.stop');
+      await waitUntil(async () => (await client.exec('test -e /root/elastic.done')).code === 0, 5 * MIN, 'the reader to stop');
+      progress(`elastic: the reader had written ${linesAtDrain} lines when elastic-1 was deregistered, ${linesAfter} when it was gone`);
+
+      expect(drained.map((c) => `${c.status} ${c.params.LifecycleActionResult} ${c.params.InstanceId}`)).toEqual([`200 CONTINUE ${iid['elastic-1']}`]);
+      expect(drained[0].t).toBeGreaterThan(terminatedAt);
+      // At that moment another VM could not mount elastic-1's export: it had stopped serving first.
+      expect(drained[0].probe).toMatchObject({ vm: 'elastic-1', served: false });
+      expect(journal).toMatch(/draining: the Auto Scaling group terminates this node[\s\S]*drained/);
+      // Mid-read: the reader was busy when the node went, and went on.
+      expect(linesAtDrain).toBeGreaterThan(0);
+      expect(linesAfter).toBeGreaterThan(linesAtDrain);
+      // No read failed, every file read is the origin's, and the mount is the one from before (same fsid: no stale handle).
+      expect((await client.execOk('cat /root/elastic.err 2>/dev/null || true')).trim()).toBe('');
+      const origin = new Map((await originSums()).map((l) => [l.split(/\s+/)[1].replace(/^.*\//, ''), l.split(/\s+/)[0]]));
+      const read = (await client.execOk('grep -v ^pass /root/elastic.sums')).trim().split('\n');
+      expect(read.length).toBeGreaterThanOrEqual(3 * ELASTIC_TREE_FILES);
+      for (const l of read) {
+        const [sum, file] = l.split(/\s+/);
+        expect({ file, sum }).toEqual({ file, sum: origin.get(file.replace(/^.*\//, '')) });
+      }
+      expect(await mount()).toBe(before);
+      // elastic-2 served what came after.
+      expect(await nfsdReadBytes(elastic2)).toBeGreaterThan(e2ReadBefore);
+    }, 25 * MIN);
   });
 });
