@@ -173,7 +173,7 @@ export function synthTable(synth: SynthResults | undefined): string {
     synth.rows.map((r) => r.seconds === undefined || r.templateBytes === undefined
       ? [String(r.nodes), `does not synthesize: ${r.error ?? r.defaultError ?? 'unknown'}`, '', '', '', '', '']
       : [
-        `${r.nodes}${r.dashboard ? '' : ' (without dashboard)'}`,
+        `${r.nodes}${r.elastic ? ' (elastic: maxNodes)' : ''}${r.dashboard ? '' : ' (without dashboard)'}`,
         `${r.seconds.toFixed(2)} s`, one?.seconds ? x(r.seconds / one.seconds) : '',
         kib(r.templateBytes), one?.templateBytes ? x(r.templateBytes / one.templateBytes) : '',
         pct(r.templateBytes / TEMPLATE_LIMIT_BYTES), String(r.resources ?? ''),
@@ -290,7 +290,8 @@ export function chartSpec(results: Results): ChartSpec {
     subtitle: settingsLine(results),
     speedups: rs.filter((r) => r.speedup !== undefined).map((r) => ({ label: label(r), value: r.speedup! })),
     ceilings: rs.filter((r) => r.ofCeiling !== undefined).map((r) => ({ label: label(r), value: r.ofCeiling! })),
-    synth: (results.synth?.rows ?? []).flatMap((r) => (r.seconds === undefined || r.templateBytes === undefined ? []
+    // Fixed fleets only: an elastic fleet's template does not grow with maxNodes (its row is in the table).
+    synth: (results.synth?.rows ?? []).flatMap((r) => (r.seconds === undefined || r.templateBytes === undefined || r.elastic ? []
       : [{ nodes: r.nodes, kib: r.templateBytes / 1024, seconds: r.seconds, dashboard: r.dashboard }])),
     limitKiB: TEMPLATE_LIMIT_BYTES / 1024,
     synthRefused: (results.synth?.rows ?? []).filter((r) => r.seconds === undefined).map((r) => r.nodes),

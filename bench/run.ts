@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     log(`${name}: done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   };
   await timedPart('synth', () => {
-    results.synth = o.smoke ? runSynth([1], 1, log) : runSynth([1, 8, 32, 100, 128], 5, log);
+    results.synth = o.smoke ? runSynth([1], 1, log, [4]) : runSynth([1, 8, 32, 100, 128], 5, log, [1000]);
   });
   await timedPart('lab', async () => {
     results.lab = await runLab({ ...DEFAULT_LAB_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);

@@ -6,16 +6,17 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem } from '../lib';
+import { CachedFileSystem, FanOutMode } from '../lib';
 import { newApp } from '../test/util';
 import { machine, SynthResults, SynthRow } from './results';
 
-function synthOnce(nodes: number, dashboard: boolean): { seconds: number; templateBytes: number; resources: number } {
+function synthOnce(nodes: number, dashboard: boolean, elastic = false): { seconds: number; templateBytes: number; resources: number } {
   const started = process.hrtime.bigint();
   const app = newApp();
   const stack = new Stack(app, 'Bench');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
-  new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: nodes }, dashboard });
+  const cacheFleet = elastic ? { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: nodes } } : { nodeCount: nodes };
+  new CachedFileSystem(stack, 'Data', { vpc, cacheFleet, dashboard });
   let assembly;
   // CDK prints annotations while synthesizing (the 64-node template's size warning among them); the size is measured.
   const { log, warn, error } = console;
@@ -45,7 +46,7 @@ function firstLine(message: string): string {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-export function runSynth(nodeCounts: number[], repeats: number, log: (m: string) => void): SynthResults {
+export function runSynth(nodeCounts: number[], repeats: number, log: (m: string) => void, elasticMaxNodes: number[] = []): SynthResults {
   const date = new Date().toISOString();
   const started = Date.now();
   // The first syntheses in a process load and compile aws-cdk-lib's modules: not counted.
@@ -80,12 +81,21 @@ export function runSynth(nodeCounts: number[], repeats: number, log: (m: string)
     log(`synth ${nodes} node(s)${dashboard ? '' : ' without dashboard'}: ${samples.map((v) => v.toFixed(2)).join(', ')} s; ` +
       `template ${runs[0].templateBytes} B, ${runs[0].resources} resources`);
   }
+  // Elastic fleets: one group whatever maxNodes, so the template should not grow with it.
+  for (const nodes of elasticMaxNodes) {
+    const runs = Array.from({ length: repeats }, () => synthOnce(nodes, true, true));
+    const samples = runs.map((r) => r.seconds);
+    rows.push({ nodes, seconds: median(samples), samples, templateBytes: runs[0].templateBytes, resources: runs[0].resources, dashboard: true, elastic: true });
+    log(`synth an elastic fleet of up to ${nodes} node(s): ${samples.map((v) => v.toFixed(2)).join(', ')} s; ` +
+      `template ${runs[0].templateBytes} B, ${runs[0].resources} resources`);
+  }
   return {
     date,
     durationSeconds: (Date.now() - started) / 1000,
     machine: machine(false),
     settings: {
-      stack: 'a two-AZ VPC and a CachedFileSystem (a new EFS file system, the default dashboard) with cacheFleet.nodeCount = N',
+      stack: 'a two-AZ VPC and a CachedFileSystem (a new EFS file system, the default dashboard) with cacheFleet.nodeCount = N' +
+        (elasticMaxNodes.length ? ', or (elastic rows) an elastic fleet behind the NLB with cacheFleet.elastic.maxNodes = N' : ''),
       timing: `construct + app.synth() in one Node.js process, median of ${repeats}, after three uncounted warm-up syntheses ` +
         '(each node count is synthesized once more, uncounted, to see whether the default stack synthesizes)',
     },
