@@ -38,6 +38,19 @@ count_jest() {
   failed=$((failed + $(node -p "require('$file').numFailedTests")))
 }
 
+# Whether this run boots the lab (below): LAB=skip leaves it out of a quick local run; CI always runs it.
+lab_runs() { [ "${LAB:-run}" != skip ] || [ "${CI:-}" = true ]; }
+
+# The lab's guest image (about 2 minutes on a clean clone) is built in the background while the steps before the lab
+# run. Its host packages are installed first and in the foreground, so that no other step's apt-get meets apt's lock;
+# the lab's own call of build.sh then waits for this build (its lock) or, had it failed, builds the image itself.
+image_pid=
+if lab_runs && [ "$(id -u)" -eq 0 ]; then
+  bash test/lab/image/build.sh --host-deps 2>"$results/image.log" || true
+  bash test/lab/image/build.sh >>"$results/image.log" 2>&1 &
+  image_pid=$!
+fi
+
 step "type check" npx tsc --noEmit -p .
 step "unit tests" npx jest --ci --json --outputFile="$results/unit.json"
 count_jest "$results/unit.json"
@@ -83,10 +96,27 @@ count_line "$results/al2023.log"
 # 2 for the image); `npm run test:lab`
 # runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick
 # local run; CI always runs it.
-if [ "${LAB:-run}" != skip ] || [ "${CI:-}" = true ]; then
+if lab_runs; then
+  if [ -n "$image_pid" ]; then
+    wait "$image_pid" || { echo "the lab image's background build failed; the lab builds it again:"; tail -n 5 "$results/image.log"; }
+  fi
   step "lab: user data on a real kernel (QEMU)" bash test/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab|kernels\.lab' --json --outputFile="$results/lab.json"
   count_jest "$results/lab.json"
 fi
 
+# What failed, again at the very end (a long log is often read from its tail): each failed jest test, with the first
+# lines of its message.
+for f in "$results"/*.json; do
+  [ -f "$f" ] || continue
+  # shellcheck disable=SC2016 # JavaScript, not shell
+  node -e '
+    const r = require(process.argv[1]);
+    for (const s of r.testResults || []) for (const t of s.assertionResults || []) {
+      if (t.status !== "failed") continue;
+      console.log(`failed: ${t.fullName}`);
+      const msg = (t.failureMessages || []).join("\n").replace(/\u001b\[[0-9;]*m/g, "").split("\n").slice(0, 25);
+      for (const l of msg) console.log(`  ${l}`);
+    }' "$f"
+done
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -128,9 +128,21 @@ put_file() {
   log "wrote $1"
 }
 
-# put_unit NAME < CONTENT: writes /etc/systemd/system/NAME (a unit or a drop-in) and reloads systemd when it changed.
+# put_unit NAME < CONTENT: writes /etc/systemd/system/NAME (a unit or a drop-in). systemd loads what changed at the next
+# systemctl call (below): one daemon-reload for the several units a boot writes, not one each (a reload costs seconds
+# on a busy first boot).
 put_unit() {
-  if put_file "/etc/systemd/system/$1" 0644; then systemctl daemon-reload; fi
+  if put_file "/etc/systemd/system/$1" 0644; then units_changed=1; fi
+}
+
+# systemctl ARGS...: systemctl, after a daemon-reload when put_unit changed a unit since the last one, so that no call
+# of these scripts starts, enables or queries a unit as systemd knew it before.
+systemctl() {
+  if [ -n "${units_changed:-}" ]; then
+    units_changed=
+    [ "${1:-}" = daemon-reload ] || command systemctl daemon-reload || return
+  fi
+  command systemctl "$@"
 }
 
 # install_self DEST: installs the caller's complete text (parameters, library, script) at DEST for the boot units.

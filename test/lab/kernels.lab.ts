@@ -87,9 +87,15 @@ const fscacheReads = (vm: Vm) => count(vm, 'cat /proc/fs/fscache/stats', /IO\s*:
 const nfsdBytes = (vm: Vm, ns = '') => count(vm, `${ns} cat /proc/net/rpc/nfsd`, /^io (\d+)/m);
 const nfsdOpens = (vm: Vm, ns = '') => count(vm, `${ns} awk '$1 == "proc4ops" { print $21 }' /proc/net/rpc/nfsd`, /(\d+)/);
 
-/** One run of the instance's metrics collector (its timer stopped): the counters it sent, each its delta since its last run. */
+/**
+ * One run of the instance's metrics collector (its timer stopped): the counters it sent, each its delta since its last
+ * run. A datagram of the lab's own after the run marks the end: the listener reads the socket in order, so once it wrote
+ * the mark it wrote everything the collector sent (a fixed wait could end before a listener slowed by a busy host).
+ */
 async function collectOnce(vm: Vm): Promise<Record<string, number>> {
-  const out = await vm.execOk(': > /run/statsd-received; systemctl start efs-cache-metrics.service; sleep 1; cat /run/statsd-received');
+  const out = await vm.execOk(': > /run/statsd-received; systemctl start efs-cache-metrics.service; ' +
+    "printf '\\nlab-end:1|c\\n' > /dev/udp/127.0.0.1/8125; for _ in $(seq 1 300); do grep -q '^lab-end:' /run/statsd-received && break; sleep 0.1; done; " +
+    "grep -q '^lab-end:' /run/statsd-received || { echo 'the StatsD listener wrote nothing in 30 s' >&2; exit 1; }; cat /run/statsd-received");
   return Object.fromEntries(out.split('\n').filter((l) => l.includes('|c|')).map((l) => {
     const [name, value] = l.split('|')[0].split(':');
     return [name, Number(value)];
@@ -291,7 +297,7 @@ describe('lab: the kernel matrix', () => {
       const { node, client } = b();
       await Promise.all([node, client].map((vm) => vm.execOk('systemctl start efs-cache-metrics.service; sleep 1; systemctl start efs-cache-metrics.service; sleep 1')));
       const sent = async (vm: Vm) => {
-        const lines = (await vm.execOk('cat /run/statsd-received')).split('\n').filter((l) => l.includes('|'));
+        const lines = (await vm.execOk('cat /run/statsd-received')).split('\n').filter((l) => l.includes('|') && !l.startsWith('lab-end:'));
         return Object.fromEntries(lines.map((l) => { const [nv, t] = l.split('|'); const [n, v] = nv.split(':'); return [`${n}|${t}`, Number(v)]; }));
       };
       const [n, c] = [await sent(node), await sent(client)];
