@@ -55,7 +55,8 @@ export abstract class SeedSource {
    * objects under it, nothing else (and decrypt with the bucket's KMS key, when it has one). A change of the objects
    * is not visible to CloudFormation: change `version` to seed again.
    *
-   * @param prefix key prefix, for example `datasets/images/` (a trailing `/` is added); '' for the whole bucket
+   * @param prefix key prefix, for example `datasets/images/` (a trailing `/` is added): letters, digits and
+   *   `. _ = + - /`, without empty, `.` or `..` components; '' for the whole bucket
    */
   public static fromBucket(bucket: s3.IBucket, prefix = ''): SeedSource {
     return new BucketSource(bucket, prefix);
@@ -93,8 +94,10 @@ class BucketSource extends SeedSource {
 
   public bind(scope: Construct, role: iam.IRole): SeedSourceConfig {
     // Checked here rather than in the factory, which has no construct yet: the error names the seeder's path.
-    if (!Token.isUnresolved(this.givenPrefix) && !S3_PREFIX_RE.test(this.prefix)) {
-      throw propError(scope, 'source', `the S3 prefix ${describeValue(this.givenPrefix)} may hold only letters, digits and . _ = + - / (and no empty segment).`);
+    // As for S3 mirrors: no . or .. component, which IAM's resource patterns and S3 keys take literally while a reader
+    // of the rule would take them as a path.
+    if (!Token.isUnresolved(this.givenPrefix) && (!S3_PREFIX_RE.test(this.prefix) || DOT_SEGMENT_RE.test(this.prefix))) {
+      throw propError(scope, 'source', `the S3 prefix ${describeValue(this.givenPrefix)} may hold only letters, digits and . _ = + - / (no empty, . or .. component).`);
     }
     grantReadPrefix(role, this.bucket, this.prefix,
       'The seeder reads every object under the source prefix; their keys are not known at synth time.');
