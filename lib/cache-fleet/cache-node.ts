@@ -6,6 +6,56 @@ import { Construct } from 'constructs';
 /** The instance tags that tell a node which node it is (read at boot by assets/cache-node/bootstrap.sh node_identity). */
 export const NODE_TAGS = { signalResource: 'cdk-efs-cache:signal-resource', stableEni: 'cdk-efs-cache:stable-eni' } as const;
 
+/** What differs between the fleet's node groups: one group per node, or an elastic fleet's one group. */
+export interface NodeGroupProps {
+  readonly vpc: ec2.IVpc;
+  readonly subnets: ec2.ISubnet[];
+  /** The fleet's one launch template. */
+  readonly launchTemplate: ec2.LaunchTemplate;
+  readonly minCapacity: number;
+  readonly maxCapacity: number;
+  /** Health checks of the group: EC2, or EC2 and the load balancer's (with `bootstrapTimeout` as the grace period). */
+  readonly loadBalancerHealthChecks: boolean;
+  /** How long CloudFormation waits for the nodes' signals. */
+  readonly bootstrapTimeout: Duration;
+  /** Nodes kept in service while a rolling update replaces them one at a time. */
+  readonly minInstancesInService: number;
+  /** Why the group has no scaling notification topic (cdk-nag AwsSolutions-AS3). */
+  readonly noNotificationReason: string;
+  readonly terminationPolicies?: autoscaling.TerminationPolicy[];
+  readonly defaultInstanceWarmup?: Duration;
+}
+
+/**
+ * The Auto Scaling group `Group` in `scope` that every node of a fleet is launched by, and what each instance learns
+ * from it: CloudFormation waits for its nodes' signals, and each instance is tagged with the group's logical id, the
+ * resource its bootstrap signals (`NODE_TAGS.signalResource`).
+ */
+export function nodeGroup(scope: Construct, props: NodeGroupProps): autoscaling.AutoScalingGroup {
+  const group = new autoscaling.AutoScalingGroup(scope, 'Group', {
+    vpc: props.vpc,
+    vpcSubnets: { subnets: props.subnets },
+    launchTemplate: props.launchTemplate,
+    minCapacity: props.minCapacity,
+    maxCapacity: props.maxCapacity,
+    healthChecks: props.loadBalancerHealthChecks
+      ? autoscaling.HealthChecks.withAdditionalChecks({
+        additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
+        gracePeriod: props.bootstrapTimeout,
+      })
+      : autoscaling.HealthChecks.ec2(),
+    signals: autoscaling.Signals.waitForMinCapacity({ timeout: props.bootstrapTimeout }),
+    updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: props.minInstancesInService }),
+    terminationPolicies: props.terminationPolicies,
+    defaultInstanceWarmup: props.defaultInstanceWarmup,
+    groupMetrics: [new autoscaling.GroupMetrics(autoscaling.GroupMetric.IN_SERVICE_INSTANCES)],
+  });
+  Validations.of(group).acknowledge({ id: 'AwsSolutions-AS3', reason: props.noNotificationReason });
+  const cfn = group.node.defaultChild as autoscaling.CfnAutoScalingGroup;
+  Tags.of(group).add(NODE_TAGS.signalResource, cfn.logicalId, { applyToLaunchedInstances: true });
+  return group;
+}
+
 /** Properties of `CacheNode`. */
 export interface CacheNodeProps {
   readonly vpc: ec2.IVpc;
@@ -58,29 +108,18 @@ export class CacheNode extends Construct {
       });
       this.address = this.networkInterface.attrPrimaryPrivateIpAddress;
     }
-    this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Group', {
+    this.autoScalingGroup = nodeGroup(this, {
       vpc: props.vpc,
-      vpcSubnets: { subnets: [props.subnet] },
+      subnets: [props.subnet],
       launchTemplate: props.launchTemplate,
       minCapacity: 1,
       maxCapacity: 1,
-      healthChecks: props.loadBalancerHealthChecks
-        ? autoscaling.HealthChecks.withAdditionalChecks({
-          additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
-          gracePeriod: props.bootstrapTimeout,
-        })
-        : autoscaling.HealthChecks.ec2(),
-      signals: autoscaling.Signals.waitForMinCapacity({ timeout: props.bootstrapTimeout }),
-      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: 0 }),
-      groupMetrics: [new autoscaling.GroupMetrics(autoscaling.GroupMetric.IN_SERVICE_INSTANCES)],
-    });
-    Validations.of(this.autoScalingGroup).acknowledge({
-      id: 'AwsSolutions-AS3',
-      reason: 'A cache node group always holds one instance; replacements are reported by the fleet dashboard and ' +
+      loadBalancerHealthChecks: props.loadBalancerHealthChecks,
+      bootstrapTimeout: props.bootstrapTimeout,
+      minInstancesInService: 0,
+      noNotificationReason: 'A cache node group always holds one instance; replacements are reported by the fleet dashboard and ' +
         'CloudFormation events, so no scaling notification topic is created.',
     });
-    const cfnGroup = this.autoScalingGroup.node.defaultChild as autoscaling.CfnAutoScalingGroup;
-    Tags.of(this.autoScalingGroup).add(NODE_TAGS.signalResource, cfnGroup.logicalId, { applyToLaunchedInstances: true });
     if (this.networkInterface) {
       Tags.of(this.autoScalingGroup).add(NODE_TAGS.stableEni, this.networkInterface.ref, { applyToLaunchedInstances: true });
     }

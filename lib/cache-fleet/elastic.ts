@@ -1,10 +1,10 @@
-import { ArnFormat, Duration, Size, Stack, Tags, Token, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Size, Stack, Tags, Token } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
-import { NODE_TAGS } from './cache-node';
+import { nodeGroup } from './cache-node';
 import { FLEET_TAG } from './node-role';
 import { ElasticCapacity } from './options';
 import { knownAtSynth, propError } from '../private/errors';
@@ -89,27 +89,20 @@ export class ElasticNodes extends Construct {
     const min = c.minNodes ?? ELASTIC_DEFAULTS.minNodes;
     const cooldown = c.scaleInCooldown ?? ELASTIC_DEFAULTS.scaleInCooldown;
     const bytesPerSecond = (c.targetNetworkOutPerNode ?? ELASTIC_DEFAULTS.targetNetworkOutPerNode).toBytes();
-    this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Group', {
+    this.autoScalingGroup = nodeGroup(this, {
       vpc: props.vpc,
-      vpcSubnets: { subnets: props.subnets },
+      subnets: props.subnets,
       launchTemplate: props.launchTemplate,
       minCapacity: min,
       maxCapacity: c.maxNodes,
-      healthChecks: autoscaling.HealthChecks.withAdditionalChecks({
-        additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
-        gracePeriod: props.bootstrapTimeout,
-      }),
-      signals: autoscaling.Signals.waitForMinCapacity({ timeout: props.bootstrapTimeout }),
+      loadBalancerHealthChecks: true,
+      bootstrapTimeout: props.bootstrapTimeout,
       // One node at a time, the others serving: a rolling update replaces warm caches one by one.
-      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: min - 1 }),
+      minInstancesInService: min - 1,
       // The newest node has served for the shortest time, so its page cache (and disk cache) holds the least.
       terminationPolicies: [autoscaling.TerminationPolicy.NEWEST_INSTANCE],
       defaultInstanceWarmup: props.bootstrapTimeout,
-      groupMetrics: [new autoscaling.GroupMetrics(autoscaling.GroupMetric.IN_SERVICE_INSTANCES)],
-    });
-    Validations.of(this.autoScalingGroup).acknowledge({
-      id: 'AwsSolutions-AS3',
-      reason: 'Nodes come and go by design in an elastic fleet; the fleet dashboard shows the nodes in service and ' +
+      noNotificationReason: 'Nodes come and go by design in an elastic fleet; the fleet dashboard shows the nodes in service and ' +
         'CloudFormation and Auto Scaling keep each scaling activity, so no notification topic is created.',
     });
     const group = this.autoScalingGroup.node.defaultChild as autoscaling.CfnAutoScalingGroup;
@@ -130,7 +123,6 @@ export class ElasticNodes extends Construct {
         defaultResult: autoscaling.DefaultResult.CONTINUE,
       },
     ];
-    Tags.of(this.autoScalingGroup).add(NODE_TAGS.signalResource, group.logicalId, { applyToLaunchedInstances: true });
     Tags.of(this.autoScalingGroup).add(FLEET_TAG, props.fleet.node.addr);
 
     // Out: target tracking on EC2's NetworkOut, the group's average (bytes per minute: the launch template turns on
