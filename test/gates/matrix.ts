@@ -158,6 +158,12 @@ export const MATRIX: GateConfig[] = [
     fleet: { nodeCount: 2, fanOut: FanOutMode.NETWORK_LOAD_BALANCER, mirrorPaths: ['/efs/app', '/efs/www'] },
     mirrorClients: ['/efs/app'],
   }),
+  // An elastic fleet (one Auto Scaling group with lifecycle hooks and scaling policies) with mirrors and warming.
+  variant('NlbElasticMirrorWarm', {
+    fleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 8 }, mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] },
+    clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
+    mirrorClients: ['/efs/app'],
+  }),
   variant('NlbEbsClient', {
     fleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER },
     clients: [{ instanceType: ebsClient, cacheStorage: CacheStorage.EBS, source: ClientSource.CACHE_FLEET }],
