@@ -3,6 +3,6 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.tsx?$': ['ts-jest', { isolatedModules: false }] },
+  transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
   testPathIgnorePatterns: ['/node_modules/', '/cdk.out/', '/.lab-cache/'],
 };

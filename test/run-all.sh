@@ -52,7 +52,7 @@ if lab_runs && [ "$(id -u)" -eq 0 ]; then
 fi
 
 step "type check" npx tsc --noEmit -p .
-step "unit tests" npx jest --ci --json --outputFile="$results/unit.json"
+step "unit tests" npx jest --ci --maxWorkers=2 --json --outputFile="$results/unit.json"
 count_jest "$results/unit.json"
 # lib/ without import cycles (madge, type-only imports included), proved first on a two-module canary.
 cycles() { bash test/cycles.sh | tee "$results/cycles.log"; }

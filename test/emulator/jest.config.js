@@ -9,7 +9,7 @@ module.exports = {
   roots: ['<rootDir>/test/emulator'],
   testMatch: ['**/*.emu.ts'],
   testEnvironment: 'node',
-  transform: { '^.+\\.tsx?$': ['ts-jest', { isolatedModules: false }] },
+  transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
   testTimeout: 5 * 60 * 1000,
   maxWorkers: 1,
   verbose: true,

@@ -9,7 +9,7 @@ module.exports = {
   roots: ['<rootDir>/test/lab'],
   testMatch: ['**/*.lab.ts'],
   testEnvironment: 'node',
-  transform: { '^.+\\.tsx?$': ['ts-jest', { isolatedModules: false }] },
+  transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
   testPathIgnorePatterns: ['/node_modules/', '/.lab-cache/'],
   testTimeout: 30 * 60 * 1000,
   maxWorkers: 1,
