@@ -55,8 +55,8 @@ export abstract class SeedSource {
    * objects under it, nothing else (and decrypt with the bucket's KMS key, when it has one). A change of the objects
    * is not visible to CloudFormation: change `version` to seed again.
    *
-   * @param prefix key prefix, for example `datasets/images/` (a trailing `/` is added): letters, digits and
-   *   `. _ = + - /`, without empty, `.` or `..` components; '' for the whole bucket
+   * @param prefix key prefix, for example `datasets/images/` (a trailing `/` is added), of letters, digits and
+   *   `_=+-/.` without empty, `.` or `..` components; '' for the whole bucket
    */
   public static fromBucket(bucket: s3.IBucket, prefix = ''): SeedSource {
     return new BucketSource(bucket, prefix);
