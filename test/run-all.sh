@@ -118,5 +118,9 @@ for f in "$results"/*.json; do
       for (const l of msg) console.log(`  ${l}`);
     }' "$f"
 done
+# What each failed lab VM said of itself (cloud-init's errors, failed units, FATAL lines; test/lab/harness/diagnose.ts).
+if lab_runs; then
+  npx ts-node -T -P tsconfig.json -e "require('./test/lab/harness/diagnose').printKept()" || true
+fi
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

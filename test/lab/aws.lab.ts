@@ -27,7 +27,7 @@ import * as crypto from 'crypto';
 import { parameters } from '../util/user-data';
 import { ApiCall, AWS_HOSTS, byCli, Emulator, EMULATOR_VALUES, isCodeFetch, RoleSession, rolePolicies, tearDown } from '../emulator/emulator';
 import { SEED_BUCKET, SEED_FILES, SEED_STACK, seederUserData } from '../emulator/seeder-stack';
-import { CloudInitResult, keptCode, Lab, progress, Vm } from './harness';
+import { CloudInitResult, DIAGNOSIS_FILE, FAILURES_DIR, keptCode, Lab, progress, summarize, Vm } from './harness';
 import { nfsdReadBytes, sha256 } from './scenarios/guest';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
@@ -302,7 +302,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     // node-x runs with the fleet's role: the impatient fleet's own role grants the same SignalResource on the stack.
     nodeX = await lab.startVm({ name: 'node-x', ip: NODE_X_IP, userData: ud.impatientNode, vendorData: vendor, cpus: 1,
       instance: { instanceId: iid['node-x'], tags: ud.impatientNodeTags, role: { name: 'NodeRole', credentials: role } } });
-    [boot['node-a'], boot['node-x'], boot['elastic-1']] = await Promise.all([nodeA.waitForCloudInit(), nodeX.waitForCloudInit(), elastic1.waitForCloudInit()]);
+    [boot['node-a'], boot['node-x'], boot['elastic-1']] = await Promise.all([nodeA.waitForCloudInit(), nodeX.waitForCloudInit({ expectError: true }), elastic1.waitForCloudInit()]);
     firstAttachment = await attachedTo();
     await followAttachment(undefined);
     await lab.setDnsRecord(FLEET_NAME, [STABLE_IP]);
@@ -423,6 +423,14 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     expect(calls[0].params).toEqual({ StackName: 'Lab', LogicalResourceId: ud.impatientNodeTags[SIGNAL_TAG], UniqueId: iid['node-x'], Status: 'FAILURE' });
     expect(calls[0].probe).toMatchObject({ vm: 'node-x', served: false });
     expect(boot['node-x'].output).toMatch(/efs-cache: FATAL: .*(origin|mount)/);
+    // The harness's account of a failed boot (the canary of test/lab/harness/diagnose.ts): the FATAL line among the
+    // lines it printed and that npm test prints again at its end, the whole journal kept in the checkout.
+    const kept = path.join(FAILURES_DIR, lab.name, 'node-x');
+    const diagnosis = fs.readFileSync(path.join(kept, DIAGNOSIS_FILE), 'utf8');
+    expect(diagnosis.split('\n')[0]).toBe(`${lab.name}/node-x: expected boot error`);
+    expect(summarize(diagnosis).join('\n')).toMatch(/efs-cache FATAL and WARN lines .*: FATAL: .*(origin|mount)/);
+    expect(fs.readFileSync(path.join(kept, 'journal.txt'), 'utf8')).toMatch(/FATAL: .*(origin|mount)/);
+    expect(fs.readFileSync(path.join(kept, 'console.log'), 'utf8')).toMatch(/lab: power on/);
   });
 
   test('the client mounted the fleet through the stable address and read the origin\'s bytes from node-a', async () => {

@@ -8,7 +8,7 @@ module.exports = {
   rootDir: path.resolve(__dirname, '..', '..'),
   roots: ['<rootDir>/test/lab'],
   testMatch: ['**/*.lab.ts'],
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/lab/harness/environment.js',
   transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
   testPathIgnorePatterns: ['/node_modules/', '/.lab-cache/'],
   testTimeout: 30 * 60 * 1000,

@@ -17,10 +17,13 @@ bash "${here}/image/build.sh" > /dev/null
 bash "${repo}/test/gates/setup.sh" > /dev/null
 echo "[lab] image ready in $((SECONDS - started)) s" >&2
 
+# Each run keeps the diagnoses of its own failed VMs (test/lab/harness/diagnose.ts), nothing older.
+rm -rf "${LAB_CACHE_DIR:-${repo}/.lab-cache}/failures"
+
 # Whatever happens to jest, no VM, DNS server or namespace of the lab survives this script.
 trap 'bash "${here}/harness/reaper.sh" sweep' EXIT
 
 status=0
 node_modules/.bin/jest -c "${here}/jest.config.js" --runInBand "$@" || status=$?
-echo "[lab] done in $((SECONDS - started)) s (jest exit ${status}); logs in ${LAB_CACHE_DIR:-${repo}/.lab-cache}/logs/" >&2
+echo "[lab] done in $((SECONDS - started)) s (jest exit ${status}); logs in ${LAB_CACHE_DIR:-${repo}/.lab-cache}/logs/, failed VMs' journals in ${LAB_CACHE_DIR:-${repo}/.lab-cache}/failures/" >&2
 exit "${status}"

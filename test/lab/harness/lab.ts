@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { failedTests } from './diagnose';
 import { CACHE_DIR, findImage, LabImage, LAB_DIR } from './image';
 import { elapsed, progress } from './log';
 import { isAlive, run, runSync, sleep } from './proc';
@@ -85,6 +86,7 @@ export class Lab {
   private reaper: ChildProcess | undefined;
   private destroyed = false;
   private readonly createdAt = Date.now();
+  private readonly failuresBefore = failedTests().length;
 
   private constructor(options: LabOptions, image: LabImage) {
     this.name = options.name;
@@ -222,6 +224,13 @@ export class Lab {
   async destroy(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
+    const failed = failedTests().slice(this.failuresBefore);
+    if (failed.length) {
+      progress(`lab ${this.name}: ${failed.length} test(s) failed (${failed.join('; ').slice(0, 500)}): each VM says what it sees`);
+      for (const vm of this.vmList.filter((v) => v.running)) {
+        await vm.diagnose('test failed').catch((e) => progress(`${vm.name}: no diagnosis: ${(e as Error).message}`));
+      }
+    }
     await Promise.all(this.vmList.map((v) => v.kill()));
     this.keepLogs();
     this.teardownSync();

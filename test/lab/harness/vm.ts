@@ -3,6 +3,7 @@ import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { LabImage } from './image';
+import { DIAGNOSE_SCRIPT, DiagnosisReason, keepDiagnosis, summarize } from './diagnose';
 import { elapsed, progress } from './log';
 import { isAlive, run, sleep } from './proc';
 import { GuestAgent } from './qga';
@@ -110,6 +111,16 @@ export interface CloudInitResult {
   readonly seconds: number;
 }
 
+export interface WaitForCloudInitOptions {
+  /** @default 600000 */
+  readonly timeoutMs?: number;
+  /**
+   * The test expects this boot to end in an error (a node whose origin cannot be reached): its diagnosis is still
+   * kept and printed, labelled as expected. @default false
+   */
+  readonly expectError?: boolean;
+}
+
 export interface StartOptions {
   /** Replace the NVMe backing files with blank ones first (what an EC2 stop/start does to instance store). */
   readonly replaceNvmeWithBlank?: boolean;
@@ -148,6 +159,12 @@ export class Vm {
   private readonly overlay: string;
   private readonly seed: string;
   private readonly qgaSocket: string;
+  private diagnosed: DiagnosisReason | undefined;
+  private nicWatch: NodeJS.Timeout | undefined;
+  private consoleRead = 0;
+  private resettingNic = false;
+  /** Times the harness reset the guest's NIC after its transmit queue stalled (resetNic). */
+  nicResets = 0;
 
   constructor(
     private readonly host: VmHost,
@@ -237,6 +254,50 @@ export class Vm {
       await sleep(100);
     }
     progress(`${this.name}: booting (${this.ip}, ${this.options.cpus ?? 1} vCPU, ${this.options.memoryMiB ?? 1024} MiB, qemu pid ${child.pid})`);
+    this.watchNic();
+  }
+
+  /**
+   * Resets the guest's NIC (the image's lab-nic-reset: the virtio-net driver rebound, eth0's addresses, routes and
+   * shaping put back) and says so in the log. The harness calls it when the console shows the NIC's transmit queue
+   * stalled, which software emulation on a busy host can do and no instance script causes.
+   */
+  async resetNic(why: string): Promise<string> {
+    this.resettingNic = true;
+    try {
+      progress(`${this.name}: resetting its NIC (${why})`);
+      const out = (await this.execOk('/usr/local/sbin/lab-nic-reset', { timeoutMs: 60_000 })).trim();
+      this.nicResets++;
+      progress(`${this.name}: ${out}`);
+      return out;
+    } finally {
+      this.resettingNic = false;
+    }
+  }
+
+  /** Reads the console as it grows; a stalled transmit queue of eth0 gets the NIC reset (resetNic). */
+  private watchNic(): void {
+    clearInterval(this.nicWatch);
+    this.consoleRead = fs.existsSync(this.serialLogPath) ? fs.statSync(this.serialLogPath).size : 0;
+    this.nicWatch = setInterval(() => {
+      if (!this.running) {
+        clearInterval(this.nicWatch);
+        return;
+      }
+      if (this.resettingNic) return;
+      const size = fs.statSync(this.serialLogPath).size;
+      if (size <= this.consoleRead) return;
+      const fd = fs.openSync(this.serialLogPath, 'r');
+      const buf = Buffer.alloc(size - this.consoleRead);
+      fs.readSync(fd, buf, 0, buf.length, this.consoleRead);
+      fs.closeSync(fd);
+      this.consoleRead = size;
+      const stalled = /NETDEV WATCHDOG: eth0 .*timed out|eth0: TX timeout on queue/.exec(buf.toString('latin1'));
+      if (stalled) {
+        this.resetNic(`console: ${stalled[0]}`).catch((e) => progress(`${this.name}: NIC reset failed: ${(e as Error).message}`));
+      }
+    }, 5_000);
+    this.nicWatch.unref();
   }
 
   /** Waits until the guest agent answers (about 20-30 s after power on under TCG). */
@@ -261,10 +322,15 @@ export class Vm {
    * Waits until cloud-init has finished (all stages, including the user-data) and returns its verdict.
    * The result is cloud-init's own status and error list, not the state of a systemd unit.
    */
-  async waitForCloudInit(options: { timeoutMs?: number } = {}): Promise<CloudInitResult> {
+  async waitForCloudInit(options: WaitForCloudInitOptions = {}): Promise<CloudInitResult> {
     const timeoutMs = options.timeoutMs ?? 600_000;
     const deadline = Date.now() + timeoutMs;
-    await this.waitForAgent(timeoutMs);
+    try {
+      await this.waitForAgent(timeoutMs);
+    } catch (e) {
+      await this.diagnose('boot timeout');
+      throw e;
+    }
     // cloud-init writes result.json when its last stage ends, with the errors of every stage: reading it is cheap.
     // `cloud-init status` (python) is slow under emulation, so it runs rarely, only to notice a disabled cloud-init.
     let nextCheck = Date.now() + 60_000;
@@ -290,7 +356,8 @@ export class Vm {
         nextCheck = Date.now() + 60_000;
       }
       if (Date.now() > deadline) {
-        throw new Error(`vm ${this.name}: cloud-init not finished after ${timeoutMs} ms; console:\n${this.serialTail(30)}`);
+        const why = await this.diagnose('boot timeout');
+        throw new Error(`vm ${this.name}: cloud-init not finished after ${timeoutMs} ms:\n${why}\nconsole:\n${this.serialTail(30)}`);
       }
       await sleep(1_000);
     }
@@ -298,7 +365,41 @@ export class Vm {
     const output = (await this.exec('cat /var/log/cloud-init-output.log')).stdout;
     const userDataOutput = lastFinalStage(output);
     progress(`${this.name}: cloud-init ${status} ${seconds.toFixed(1)}s after power on${errors?.length ? ` (${errors.length} error(s))` : ''}`);
+    if (status !== 'done') await this.diagnose(options.expectError ? 'expected boot error' : 'boot error');
     return { status, errors: errors ?? [], userDataOutput, output, seconds };
+  }
+
+  /**
+   * Prints what the guest says of its own failure into the log (the lines of its diagnosis that say why) and keeps
+   * its diagnosis, journal, cloud-init output and console under FAILURES_DIR/<lab>/<vm>/. Returns the printed lines.
+   * A VM is diagnosed once per reason; a guest whose agent does not answer is described by its console alone.
+   */
+  async diagnose(reason: DiagnosisReason): Promise<string> {
+    if (this.diagnosed === reason) return '';
+    this.diagnosed = reason;
+    const files: Record<string, string | Buffer> = {};
+    if (fs.existsSync(this.serialLogPath)) files['console.log'] = fs.readFileSync(this.serialLogPath);
+    let diagnosis: string;
+    const answering = this.running && (await this.agent.waitUntilReady(5_000, () => this.running).catch(() => false));
+    if (answering) {
+      const read = async (command: string, timeoutMs: number) => {
+        try {
+          const r = await this.exec(command, { timeoutMs });
+          return r.stdout + (r.stderr ? `\n(stderr) ${r.stderr}` : '');
+        } catch (e) {
+          return `(could not be read: ${(e as Error).message})`;
+        }
+      };
+      diagnosis = await read(DIAGNOSE_SCRIPT, 120_000);
+      files['journal.txt'] = await read('journalctl -b -o short-monotonic --no-pager', 120_000);
+      files['cloud-init-output.log'] = await read('cat /var/log/cloud-init-output.log', 30_000);
+    } else {
+      diagnosis = `## the guest agent does not answer (qemu ${this.running ? 'running' : 'not running'}); console (last 40 lines)\n${this.serialTail(40)}`;
+    }
+    const kept = keepDiagnosis(this.host.labName, this.name, reason, diagnosis, files);
+    const lines = summarize(fs.readFileSync(kept.diagnosis, 'utf8'), 20);
+    progress(`${this.name}: ${reason}; what the guest says (all of it in ${kept.dir}):\n${lines.join('\n')}`);
+    return lines.join('\n');
   }
 
   /** Runs a bash command line in the guest as root. Throws on timeout (the command is killed). */
@@ -425,6 +526,7 @@ export class Vm {
 
   /** Hard kill of QEMU, like losing the instance. Disks stay as they are; start() boots it again. */
   async kill(): Promise<void> {
+    clearInterval(this.nicWatch);
     const child = this.process;
     if (child && this.running && child.pid) {
       try {
@@ -439,6 +541,7 @@ export class Vm {
 
   /** Synchronous hard kill for exit handlers. */
   killSync(): void {
+    clearInterval(this.nicWatch);
     const pid = this.process?.pid;
     if (pid && isAlive(pid)) {
       try {
