@@ -218,7 +218,8 @@ fi
 rm -f "${rootdir}/usr/sbin/policy-rc.d"
 
 cp -a "${here}/rootfs/." "${rootdir}/"
-chown -R root:root "${rootdir}/etc/cloud/cloud.cfg.d" "${rootdir}/etc/systemd/system/lab-net.service" "${rootdir}/usr/local/sbin/lab-net"
+chown -R root:root "${rootdir}/etc/cloud/cloud.cfg.d" "${rootdir}/etc/systemd/system/lab-net.service" "${rootdir}/usr/local/sbin/lab-net" "${rootdir}/usr/local/sbin/lab-nic-reset" \
+  "${rootdir}/etc/systemd/system/sys-subsystem-net-devices-eth0.device.d" "${rootdir}/etc/systemd/system.conf.d"
 printf 'lab\n' > "${rootdir}/etc/hostname"
 printf '127.0.0.1\tlocalhost\n' > "${rootdir}/etc/hosts"
 printf 'LABEL=labroot\t/\text4\tdefaults,errors=remount-ro\t0\t1\n' > "${rootdir}/etc/fstab"
