@@ -464,6 +464,9 @@ const CASES: BadInput[] = [
     return new CacheFleet(stack, 'Fleet', { vpc, fileSystem, origin: CacheOrigin.efs(fileSystem) });
   }, error: /^Invalid fileSystem: is replaced by origin and cannot be combined with it: .*CacheOrigin\.efs\(fileSystem\)/ },
   { name: 'fleet: neither origin nor fileSystem', build: (stack, vpc) => new CacheFleet(stack, 'Fleet', { vpc }), error: /^Invalid origin: is required: CacheOrigin\.efs\(fileSystem\) .*CacheOrigin\.nfsServer/ },
+  { name: 'nfs origin: the node itself (127.0.0.1)', build: nfsFleet({ host: '127.0.0.1', peer: ec2.Peer.ipv4('127.0.0.0/8') }), error: /^Invalid origin\.host: must name the NFS server as the nodes reach it, got '127\.0\.0\.1': .*loopback/ },
+  { name: 'nfs origin: localhost', build: nfsFleet({ host: 'localhost' }), error: /^Invalid origin\.host: .*got 'localhost'/ },
+  { name: 'nfs origin: the metadata service', build: nfsFleet({ host: '169.254.169.254', peer: ec2.Peer.ipv4('169.254.0.0/16') }), error: /^Invalid origin\.host: .*got '169\.254\.169\.254': .*metadata service/ },
   { name: 'nfs origin: no export path', build: nfsFleet({ exportPath: '' }), error: /^Invalid origin\.exportPath: must be the absolute path the server exports .*got ''/ },
   { name: 'nfs origin: a relative export path', build: nfsFleet({ exportPath: 'srv/data' }), error: /^Invalid origin\.exportPath: .*got 'srv\/data'/ },
   { name: 'nfs origin: an export path with ..', build: nfsFleet({ exportPath: '/srv/../etc' }), error: /^Invalid origin\.exportPath: .*got '\/srv\/\.\.\/etc'/ },

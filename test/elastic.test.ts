@@ -1,4 +1,4 @@
-import { Duration, Size } from 'aws-cdk-lib';
+import { Duration, Size, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -144,11 +144,18 @@ describe('bad elastic options are refused', () => {
     ['with Route 53', { elastic: { maxNodes: 4 } }, /Invalid elastic: needs fanOut: FanOutMode.NETWORK_LOAD_BALANCER/],
     ['with nodeCount', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, nodeCount: 3, elastic: { maxNodes: 4 } }, /Invalid elastic: and nodeCount exclude each other/],
     ['maxNodes below minNodes', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { minNodes: 5, maxNodes: 4 } }, /Invalid elastic.maxNodes: must be at least minNodes \(5\), got 4/],
+    ['maxNodes equal to minNodes', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { minNodes: 3, maxNodes: 3 } }, /Invalid elastic.maxNodes: must be more than minNodes \(3\): .*use nodeCount/],
+    ['maxNodes equal to the default minNodes', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 2 } }, /Invalid elastic.maxNodes: must be more than minNodes \(2\)/],
+    ['a bootstrap timeout past the warm-up\'s 3,600 s', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4 }, bootstrapTimeout: Duration.minutes(61) },
+      /Invalid bootstrapTimeout: must be at most 60 minutes on an elastic fleet, got 1 hour 1 minute: .*3,600 seconds/],
     ['no node', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { minNodes: 0, maxNodes: 4 } }, /Invalid elastic.minNodes: must be a whole number from 1 to 10000, got 0/],
     ['a fraction', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4.5 } }, /Invalid elastic.maxNodes: must be a whole number/],
     ['a short cooldown', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, scaleInCooldown: Duration.minutes(1) } }, /Invalid elastic.scaleInCooldown: must be from 5 minutes to 1 day/],
     ['a cooldown of seconds', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, scaleInCooldown: Duration.seconds(450) } }, /Invalid elastic.scaleInCooldown: must be whole minutes/],
     ['a long drain', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, drainTimeout: Duration.hours(3) } }, /Invalid elastic.drainTimeout: must be from 30 seconds to 2 hours/],
+    ['a drain of a fraction of a second', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, drainTimeout: Duration.seconds(90.5) } }, /Invalid elastic.drainTimeout: must be whole seconds, got 90.5 seconds/],
+    ['a target from a token', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.mebibytes(Token.asNumber({ Ref: 'Target' })) } },
+      /Invalid elastic.targetNetworkOutPerNode: must be known at synth/],
     ['a tiny target', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.kibibytes(1) } }, /Invalid elastic.targetNetworkOutPerNode: must be at least 1 MiB/],
   ];
   test.each(cases)('%s', (_name, options, message) => {

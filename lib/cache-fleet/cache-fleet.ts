@@ -187,7 +187,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       ...(props.mirrorSources ?? []).map((m) => ({ path: m.exportPath, exportPath: m.exportPath, fsid: mirrorSourceFsid(this.node.path, m) })),
     ];
     const mode = props.fanOut ?? DEFAULTS.fanOut;
-    validateElastic(this, props.elastic, { nodeCount: props.nodeCount, nlb: mode === FanOutMode.NETWORK_LOAD_BALANCER });
+    validateElastic(this, props.elastic, { nodeCount: props.nodeCount, nlb: mode === FanOutMode.NETWORK_LOAD_BALANCER, bootstrapTimeout: props.bootstrapTimeout });
     this.elastic = props.elastic;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {

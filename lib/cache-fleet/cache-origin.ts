@@ -72,7 +72,8 @@ export interface NfsServerPorts {
 export interface NfsServerOriginProps {
   /**
    * The server's DNS name or IPv4 address, as the nodes mount it (`<host>:<exportPath>`). A token (an instance's
-   * private address, an import) is checked by the nodes at boot.
+   * private address, an import) is checked by the nodes at boot. Not `localhost`, loopback or link-local: on a node
+   * those are the node itself or the metadata service.
    */
   readonly host: string;
 
@@ -282,6 +283,10 @@ function validateNfsServer(scope: IConstruct, origin: CacheOrigin, props: Origin
     throw propError(scope, 'origin.host', 'must be the server\'s DNS name (such as \'nas.example.internal\') or IPv4 address ' +
       `(the nodes mount <host>:<exportPath>; an IPv6 address needs a DNS name), got '${origin.server}'.`);
   }
+  if (!Token.isUnresolved(origin.server) && isNodeItself(origin.server)) {
+    throw propError(scope, 'origin.host', `must name the NFS server as the nodes reach it, got '${origin.server}': on a node that ` +
+      'is the node itself (loopback) or the instance metadata service (link-local), never a server. Give its DNS name or address.');
+  }
   knownAtSynth(scope, 'origin.exportPath', origin.exportPath, 'the fleet\'s fsid is derived from it');
   const e = origin.exportPath;
   if (!PATH_RE.test(e) || DOT_SEGMENT_RE.test(e) || e.includes('//') || (e !== '/' && e.endsWith('/'))) {
@@ -333,4 +338,13 @@ function checkPeer(scope: IConstruct, origin: CacheOrigin): void {
     throw propError(scope, 'origin.peer', `${cidr} does not hold the host ${host}: the nodes' security group would not let ` +
       'them reach it. Name the network the server is in.');
   }
+}
+
+/**
+ * Whether a host, seen from a node, is the node itself or not a server at all: `localhost` (and names under it),
+ * loopback 127.0.0.0/8, 0.0.0.0, and link-local 169.254.0.0/16 (the metadata service, the Amazon DNS and time servers).
+ */
+function isNodeItself(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost') || /^(127\.|169\.254\.|0\.0\.0\.0$)/.test(h);
 }

@@ -24,7 +24,9 @@ const ELASTIC_DEFAULTS = {
 } as const;
 
 /** Checks `elastic` against the rest of the fleet's options; throws `Invalid elastic.<prop>:` (or `Invalid elastic:`). */
-export function validateElastic(scope: IConstruct, e: ElasticCapacity | undefined, o: { nodeCount?: number; nlb: boolean }): void {
+export function validateElastic(
+  scope: IConstruct, e: ElasticCapacity | undefined, o: { nodeCount?: number; nlb: boolean; bootstrapTimeout?: Duration },
+): void {
   if (!e) return;
   if (o.nodeCount !== undefined) {
     throw propError(scope, 'elastic', 'and nodeCount exclude each other: an elastic fleet has minNodes to maxNodes nodes.');
@@ -42,9 +44,21 @@ export function validateElastic(scope: IConstruct, e: ElasticCapacity | undefine
     }
   }
   if (e.maxNodes < min) throw propError(scope, 'elastic.maxNodes', `must be at least minNodes (${min}), got ${e.maxNodes}.`);
+  if (e.maxNodes === min) {
+    throw propError(scope, 'elastic.maxNodes', `must be more than minNodes (${min}): a group that cannot grow has nothing to ` +
+      'scale (AWS refuses target tracking on it); use nodeCount for a fleet of a fixed size.');
+  }
+  // The group's DefaultInstanceWarmup (AWS: at most 3,600 s) and the launch hook's heartbeat are this timeout.
+  const boot = o.bootstrapTimeout;
+  if (boot !== undefined && !boot.isUnresolved() && boot.toSeconds() > 3600) {
+    throw propError(scope, 'bootstrapTimeout', `must be at most 60 minutes on an elastic fleet, got ${boot.toHumanString()}: it is ` +
+      'also the group\'s instance warm-up, which AWS caps at 3,600 seconds. Shorten it, or use nodeCount for a fixed fleet.');
+  }
   const range = (k: 'scaleInCooldown' | 'drainTimeout', d: Duration | undefined, lo: Duration, hi: Duration) => {
     if (d === undefined || d.isUnresolved()) return;
-    if (d.toSeconds() < lo.toSeconds() || d.toSeconds() > hi.toSeconds()) {
+    const seconds = d.toSeconds({ integral: false });
+    if (!Number.isInteger(seconds)) throw propError(scope, `elastic.${k}`, `must be whole seconds, got ${seconds} seconds.`);
+    if (seconds < lo.toSeconds() || seconds > hi.toSeconds()) {
       throw propError(scope, `elastic.${k}`, `must be from ${lo.toHumanString()} to ${hi.toHumanString()}, got ${d.toHumanString()}.`);
     }
     if (d.toSeconds() % 60 !== 0 && k === 'scaleInCooldown') {
@@ -54,7 +68,11 @@ export function validateElastic(scope: IConstruct, e: ElasticCapacity | undefine
   range('scaleInCooldown', e.scaleInCooldown, Duration.minutes(5), Duration.days(1));
   range('drainTimeout', e.drainTimeout, Duration.seconds(30), Duration.hours(2));
   const target = e.targetNetworkOutPerNode;
-  if (target !== undefined && !Token.isUnresolved(target.toBytes()) && target.toBytes() < 1024 * 1024) {
+  if (target !== undefined && target.isUnresolved()) {
+    throw propError(scope, 'elastic.targetNetworkOutPerNode', 'must be known at synth (a Size of a number, not of a token): the ' +
+      'scaling policy\'s target and the scale-in alarm\'s threshold are made from it.');
+  }
+  if (target !== undefined && target.toBytes() < 1024 * 1024) {
     throw propError(scope, 'elastic.targetNetworkOutPerNode', `must be at least 1 MiB (per second), got ${target.toBytes()} bytes.`);
   }
 }
