@@ -348,6 +348,11 @@ function validateMirrorSources(scope: IConstruct, o: MirrorOptions, exportPath: 
       throw propError(scope, 'mirrorSources', `${at}: the S3 prefix '${m.givenPrefix}' may hold only letters, digits and . _ = + - / ` +
         '(no empty, . or .. component), e.g. \'site/\'.');
     }
+    // S3 keys are at most 1,024 bytes: under a longer listed prefix no object can exist, and the mirror would stay empty.
+    if (m.prefix.length > 1023) {
+      throw propError(scope, 'mirrorSources', `${at}: the S3 prefix is ${m.prefix.length} characters with its trailing /; S3 keys ` +
+        'are at most 1,024, so no object can be under it. Use a prefix of at most 1,022 characters.');
+    }
     if (m.givenName === undefined && m.prefix === '') {
       throw propError(scope, 'mirrorSources', `${at}: a mirror of the whole bucket needs a name (MirrorSource.s3(bucket, '', { name: 'site' })): ` +
         'it is exported at /mirror/<name>.');
