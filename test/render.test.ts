@@ -1,12 +1,13 @@
 import * as crypto from 'crypto';
-import { Stack, Stage, Token } from 'aws-cdk-lib';
+import { BootstraplessSynthesizer, DefaultStackSynthesizer, Stack, Stage, Token } from 'aws-cdk-lib';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, ClientProtocol, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../lib';
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../lib/bootstrap/render';
-import { importedFs, stackWithVpc } from './util';
+import { importedFs, newApp, stackWithVpc } from './util';
 import { runScript } from './util/run-script';
 import { flatten } from './util/user-data';
 
@@ -247,5 +248,36 @@ describe('commands users add to a template\'s userData', () => {
     const { app, stack, vpc } = stackWithVpc();
     new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }).userData.addCommands(`echo '${'x'.repeat(1000)}'`);
     expect(() => app.synth()).not.toThrow();
+  });
+});
+
+describe('the code\'s asset', () => {
+  const fleetIn = (stack: Stack) => {
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 0, restrictDefaultSecurityGroup: false });
+    return new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 1, clientCidrs: ['10.0.0.0/16'] });
+  };
+
+  test('a synthesizer whose bucketPrefix the loader would refuse (a space, a +) is refused at synth, naming the key', () => {
+    for (const bucketPrefix of ['team a/', 'team+a/']) {
+      const stack = new Stack(newApp(), 'S', { synthesizer: new DefaultStackSynthesizer({ bucketPrefix }) });
+      expect(() => fleetIn(stack)).toThrow(/puts the instances' code at the S3 key 'team.a\/[0-9a-f]{64}\.sh', which the instances refuse to fetch .*bucketPrefix.* \(at S\/Fleet/);
+    }
+    const ok = new Stack(newApp(), 'S', { synthesizer: new DefaultStackSynthesizer({ bucketPrefix: 'team-a/' }) });
+    expect(() => fleetIn(ok)).not.toThrow();
+  });
+
+  test('a BootstraplessSynthesizer stack, which holds no file asset, is refused with what to use instead', () => {
+    const stack = new Stack(newApp(), 'S', { synthesizer: new BootstraplessSynthesizer({}) });
+    expect(() => fleetIn(stack)).toThrow(/the instances' code is a file asset, which a stack with the BootstraplessSynthesizer cannot hold: use the DefaultStackSynthesizer .*\(at S\/Fleet/);
+  });
+
+  test('a synth writes the code inside the cloud assembly, nothing in the system\'s temporary folder', () => {
+    const before = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('efs-cache-code')).length;
+    const app = newApp();
+    const stack = new Stack(app, 'S');
+    fleetIn(stack);
+    const assembly = app.synth();
+    expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('efs-cache-code')).length).toBe(before);
+    expect(fs.readdirSync(path.join(assembly.directory, '.efs-cache-code'))).toHaveLength(1);
   });
 });

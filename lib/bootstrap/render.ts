@@ -1,7 +1,7 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { Aws, FileSystem, Fn, Token, Tokenization } from 'aws-cdk-lib';
+import { Aws, FileSystem, Fn, Stage, Token, Tokenization } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
@@ -78,7 +78,7 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
   const codeText = code.join('\n') + '\n';
   const sha256 = crypto.createHash('sha256').update(codeText, 'utf8').digest('hex');
   CODE_BY_SHA256.set(sha256, codeText);
-  const asset = new s3assets.Asset(options.scope, 'BootstrapCode', { path: codeFile(sha256, codeText) });
+  const asset = newCodeAsset(options.scope, sha256, codeText);
   const parameters: Record<string, string> = {
     ...options.parameters,
     EFSC_CODE_BUCKET: asset.s3BucketName,
@@ -122,19 +122,43 @@ const LOADER_COMMENT = '# The code of';
 
 /** Codes rendered in this process, by sha256: what `renderedCode` returns for a user data. */
 const CODE_BY_SHA256 = new Map<string, string>();
-/** Files written for codes' assets in this process, by sha256 (one per code, however many constructs render it). */
-const FILE_BY_SHA256 = new Map<string, string>();
 
 /**
- * A file holding `code`, for its asset (as aws-cdk-lib's own `Source.data` does: a folder of FileSystem.mkdtemp; the
- * asset's hash, and so the object key, depends on the content only).
+ * The code's S3 file asset, the child `BootstrapCode` of `scope`. Its key must be one the loader accepts (letters,
+ * digits and . _ / -), which the stack's synthesizer decides: a `bucketPrefix` with a space or `+` is refused here,
+ * where every instance would refuse it at boot.
  */
-function codeFile(sha256: string, code: string): string {
-  const known = FILE_BY_SHA256.get(sha256);
-  if (known && fs.existsSync(known)) return known;
-  const file = path.join(FileSystem.mkdtemp('efs-cache-code'), 'bootstrap.sh');
+function newCodeAsset(scope: Construct, sha256: string, code: string): s3assets.Asset {
+  let asset: s3assets.Asset;
+  try {
+    asset = new s3assets.Asset(scope, 'BootstrapCode', { path: codeFile(scope, sha256, code) });
+  } catch (e) {
+    if (!/BootstraplessSynthesizer/.test((e as Error).message)) throw e;
+    throw constructError(scope, 'cdk-efs-cache: the instances\' code is a file asset, which a stack with the ' +
+      'BootstraplessSynthesizer cannot hold: use the DefaultStackSynthesizer (or another that publishes file assets) for this stack');
+  }
+  const key = asset.s3ObjectKey;
+  if (!Token.isUnresolved(key) && !ASSET_KEY_RE.test(key)) {
+    throw constructError(scope, `cdk-efs-cache: the stack's synthesizer puts the instances' code at the S3 key '${key}', ` +
+      'which the instances refuse to fetch (letters, digits and . _ / - only): give the synthesizer a bucketPrefix of those characters');
+  }
+  return asset;
+}
+
+/** The S3 keys the loader fetches (assets/lib/loader.sh checks EFSC_CODE_KEY against the same format). */
+export const ASSET_KEY_RE = /^[A-Za-z0-9._/-]+$/;
+
+/**
+ * A file holding `code`, for its asset: inside the cloud assembly's folder (where the asset is staged from it, and
+ * nothing is left elsewhere), one folder per code, so the asset's hash and object key depend on the content only.
+ */
+function codeFile(scope: Construct, sha256: string, code: string): string {
+  const outdir = Stage.of(scope)?.assetOutdir;
+  const dir = outdir ? path.join(outdir, '.efs-cache-code', sha256) : FileSystem.mkdtemp('efs-cache-code');
+  const file = path.join(dir, 'bootstrap.sh');
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === code) return file;
+  fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(file, code);
-  FILE_BY_SHA256.set(sha256, file);
   return file;
 }
 

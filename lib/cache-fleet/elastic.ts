@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, Size, Stack, Tags, Token } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Size, Stack, Tags } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
