@@ -30,13 +30,22 @@ need() {
 RE_HOST='^[A-Za-z0-9][A-Za-z0-9.:-]*$' RE_PATH='^/[A-Za-z0-9._/-]*$' RE_DIR='^/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$' \
   RE_OPTS='^[A-Za-z0-9,=._:/-]+$' RE_NUM='^(0|[1-9][0-9]{0,4})$'
 
-# detect_os: OS_PKG=dnf (Amazon Linux 2023) or apt (Debian, Ubuntu), from /etc/os-release.
+# detect_os: OS_PKG=dnf (Amazon Linux 2023) or apt (Debian, Ubuntu), from /etc/os-release. Amazon Linux 2 (and the
+# first Amazon Linux) say ID=amzn too, but have yum and no dnf, and none of the packages by AL2023's names.
 detect_os() {
-  local ids
+  local ids version
   # shellcheck source=/dev/null
   ids=$(. /etc/os-release && echo " ${ID:-} ${ID_LIKE:-} ")
+  # shellcheck source=/dev/null
+  version=$(. /etc/os-release && echo "${VERSION_ID:-}")
   case "$ids" in
-    *" amzn "* | *" fedora "*) OS_PKG=dnf ;;
+    *" amzn "*)
+      case "$version" in
+        1 | 2 | 201[0-9].*) die "unsupported OS: Amazon Linux $version (need Amazon Linux 2023, Debian or Ubuntu)" ;;
+      esac
+      OS_PKG=dnf
+      ;;
+    *" fedora "*) OS_PKG=dnf ;;
     *" debian "*) OS_PKG=apt ;;
     *) die "unsupported OS:$ids(need Amazon Linux 2023, Debian or Ubuntu)" ;;
   esac

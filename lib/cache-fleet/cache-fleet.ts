@@ -24,6 +24,7 @@ import { propError } from '../private/errors';
 import { encryptedRootVolume } from '../private/instance';
 import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
 import { instanceImage } from '../private/kernel';
+import { checkImageOs } from '../private/image';
 import { checkEfsMount } from '../private/mount';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
@@ -249,6 +250,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       blockDevices: [encryptedRootVolume(props.rootVolumeSize ?? DEFAULTS.rootVolumeSize)],
       userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the cache nodes of ${this.node.path}`) })),
     });
+    checkImageOs(this, props.machineImage, this.launchTemplate.osType);
     this.userDataBytes = rendered.estimatedBytes;
 
     this.nodes = [];

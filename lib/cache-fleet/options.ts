@@ -113,7 +113,8 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly instanceType?: ec2.InstanceType;
 
   /**
-   * The nodes' image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu. Where the image's architecture
+   * The nodes' image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu; Windows and Amazon Linux 2 images
+   * are refused at synth where the image shows them, and any other OS at boot. Where the image's architecture
    * shows at synth, it must match `instanceType`'s (EC2 refuses to launch the instances otherwise): in the name of
    * the SSM parameter that holds its id (`MachineImage.latestAmazonLinux2023({ cpuType })` and the other Amazon Linux
    * helpers, `fromSsmParameter`, `resolveSsmParameterAtLaunch`: `arm64`/`aarch64` or `x86_64`/`amd64`), or in the

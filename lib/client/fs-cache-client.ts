@@ -15,7 +15,7 @@ import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
-import { checkImageArchitecture } from '../private/image';
+import { checkImageArchitecture, checkImageOs } from '../private/image';
 import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 import { checkKernel, instanceImage } from '../private/kernel';
 import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
@@ -62,7 +62,7 @@ export interface FsCacheClientOptions {
   readonly instanceType?: ec2.InstanceType;
 
   /**
-   * Image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu.
+   * Image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu (Windows and Amazon Linux 2 are refused).
    * An image whose architecture shows at synth (see `CacheFleetOptions.machineImage`) must match `instanceType`'s.
    *
    * @default - Amazon Linux 2023 of the kernel line `kernel` (6.12 unless given), for the instance type's architecture,
@@ -410,6 +410,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       blockDevices,
       userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`) })),
     });
+    checkImageOs(this, props.machineImage, this.launchTemplate.osType);
   }
 
   /**

@@ -69,3 +69,29 @@ export function checkImageArchitecture(scope: IConstruct, image: ec2.IMachineIma
     `ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.${helper} }), or leave machineImage unset ` +
     '(Amazon Linux 2023 for the instance type\'s architecture).');
 }
+
+/** The names an image shows at synth: its SSM parameter's, or the name filter of a lookup. */
+function imageNames(image: ec2.IMachineImage): string[] {
+  const i = image as unknown as { parameterName?: unknown; props?: { parameterName?: unknown; name?: unknown } };
+  return [i.parameterName, i.props?.parameterName, image instanceof ec2.LookupMachineImage ? i.props?.name : undefined]
+    .filter((n): n is string => typeof n === 'string' && !Token.isUnresolved(n));
+}
+
+/**
+ * Throws `Invalid machineImage` for an image the instance scripts cannot run on: Windows (`osType`, as the launch
+ * template or instance read it from the image: its user data is not a bash script), and Amazon Linux 2 or the first
+ * Amazon Linux where the image's parameter or lookup names it (they have yum, no dnf, and not AL2023's packages).
+ * Images that show neither pass; the scripts refuse an unsupported OS at boot too.
+ */
+export function checkImageOs(scope: IConstruct, image: ec2.IMachineImage | undefined, osType: ec2.OperatingSystemType | undefined): void {
+  if (!image) return;
+  const supported = 'Amazon Linux 2023 (leave machineImage unset, or ec2.MachineImage.latestAmazonLinux2023()), Debian or Ubuntu';
+  if (osType === ec2.OperatingSystemType.WINDOWS) {
+    throw propError(scope, 'machineImage', `is a Windows image: the instances run bash scripts as Linux user data. Use ${supported}.`);
+  }
+  const old = imageNames(image).find((n) => /(^|[/*])amzn2?-ami/.test(n));
+  if (old) {
+    throw propError(scope, 'machineImage', `is Amazon Linux 2 or older ('${old}'): the scripts install packages with dnf under ` +
+      `AL2023's names, or with apt. Use ${supported}.`);
+  }
+}

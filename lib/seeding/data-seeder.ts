@@ -17,7 +17,7 @@ import { grantReadPrefix } from '../private/s3-grant';
 import { checkKernel, instanceImage } from '../private/kernel';
 import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../private/instance-types';
-import { checkImageArchitecture } from '../private/image';
+import { checkImageArchitecture, checkImageOs } from '../private/image';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
 
@@ -227,7 +227,7 @@ export interface DataSeederProps {
   readonly instanceType?: ec2.InstanceType;
 
   /**
-   * Image of the seeding instance (Amazon Linux 2023, Debian or Ubuntu). An image whose architecture shows at synth
+   * Image of the seeding instance (Amazon Linux 2023, Debian or Ubuntu; Windows and Amazon Linux 2 are refused). An image whose architecture shows at synth
    * (see `CacheFleetOptions.machineImage`) must match `instanceType`'s.
    *
    * @default - Amazon Linux 2023 of the kernel line `kernel` (6.12 unless given), for the instance type's architecture,
@@ -361,6 +361,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
       propagateTagsToVolumeOnCreation: true,
       blockDevices: [encryptedRootVolume(props.volumeSize ?? Size.gibibytes(64))],
     });
+    checkImageOs(this, props.machineImage, this.instance.osType);
     this.instance.node.addDependency(props.fileSystem.mountTargetsAvailable);
     Validations.of(this.instance).acknowledge({
       // The root volume above is encrypted. cdk-nag 3.0's EBS rule throws on an instance without a launch template

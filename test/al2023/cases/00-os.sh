@@ -14,3 +14,13 @@ out="$( (ensure_packages fpart) 2>&1)" && s=0 || s=$?
 check "fpart likewise (FATAL: could not install fpart)" grep -qx 'efs-cache: FATAL: could not install fpart' <<<"$out"
 check "nothing of SPAL got installed" absent cachefilesd fpart spal-release
 check "no apt or dpkg command ran" no_apt
+# Amazon Linux 2 says ID=amzn too, but has yum and no dnf: refused by name, with one FATAL line, before any install.
+cp /etc/os-release /opt/t/os-release.al2023
+printf 'NAME="Amazon Linux"\nVERSION="2"\nID="amzn"\nID_LIKE="centos rhel fedora"\nVERSION_ID="2"\n' >/etc/os-release
+mark
+out="$( (OS_PKG='' && detect_os) 2>&1)" && s=0 || s=$?
+check "Amazon Linux 2's os-release: detect_os ends the run (exit 1)" [ "$s" = 1 ]
+check "with one line: efs-cache: FATAL: unsupported OS: Amazon Linux 2 (need Amazon Linux 2023, Debian or Ubuntu)" \
+  [ "$out" = 'efs-cache: FATAL: unsupported OS: Amazon Linux 2 (need Amazon Linux 2023, Debian or Ubuntu)' ]
+check "and no package command ran" dnf_calls_are
+cp /opt/t/os-release.al2023 /etc/os-release
