@@ -47,9 +47,10 @@ describe.each([FanOutMode.ROUTE53, FanOutMode.NETWORK_LOAD_BALANCER])('CachedFil
     const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('run in isolated subnets'));
     expect(warnings.map((w) => w.id).sort()).toEqual(['/Isolated/Data/CacheFleet', '/Isolated/Data/Clients', '/Isolated/Seeder']);
     const byId = Object.fromEntries(warnings.map((w) => [w.id, String(w.entry.data)]));
-    expect(byId['/Isolated/Data/CacheFleet']).toMatch(/^vpcSubnets: .*package repositories.*CloudFormation.*CloudWatch.*SSM/);
+    expect(byId['/Isolated/Data/CacheFleet']).toMatch(/^vpcSubnets: .*package repositories.*S3 \(the instances' code: a gateway endpoint\).*CloudFormation.*CloudWatch.*SSM/);
+    expect(byId['/Isolated/Data/CacheFleet']).not.toMatch(/Auto Scaling/);
     expect(byId['/Isolated/Data/CacheFleet'].includes('EC2 (attaching')).toBe(fanOut === FanOutMode.ROUTE53);
-    expect(byId['/Isolated/Data/Clients']).toMatch(/^vpc: .*package repositories/);
-    expect(byId['/Isolated/Seeder']).toMatch(/^vpcSubnets: .*package repositories.*CloudFormation/);
+    expect(byId['/Isolated/Data/Clients']).toMatch(/^vpc: .*package repositories.*S3 \(the instances' code: a gateway endpoint\)/);
+    expect(byId['/Isolated/Seeder']).toMatch(/^vpcSubnets: .*package repositories.*S3 \(the instances' code: a gateway endpoint\).*CloudFormation/);
   });
 });

@@ -26,7 +26,7 @@ import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, 
 import { instanceImage } from '../private/kernel';
 import { checkImageOs } from '../private/image';
 import { checkEfsMount } from '../private/mount';
-import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
+import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 
 // The fleet's parts, each in a module of its own, assembled by `CacheFleet` below: its options and how clients see
 // a fleet (options.ts), a fleet of another stack (attributes.ts), the checks of the options (validation.ts), the
@@ -207,8 +207,9 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
 
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
     if (subnets.length === 0) throw propError(this, 'vpcSubnets', 'selects no subnet of the VPC.');
-    warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, ENDPOINT_NEEDS.cloudFormation,
-      ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []), ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
+    warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, s3Need(...(props.mirrorSources?.length ? ['the S3 mirrors'] : [])),
+      ENDPOINT_NEEDS.cloudFormation, ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []), ...(props.elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
+      ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const machineImage = instanceImage(this, props, this.instanceType);
     const mountHelper = props.originMountHelper ?? DEFAULTS.originMountHelper;
     if (this.origin.efsFileSystem) {

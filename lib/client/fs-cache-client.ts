@@ -16,7 +16,7 @@ import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../p
 import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture, checkImageOs } from '../private/image';
-import { ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
+import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 import { checkKernel, instanceImage } from '../private/kernel';
 import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
@@ -313,7 +313,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     validateClientOptions(this, props, instanceType, !!source.fleet);
-    warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []),
+    warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, s3Need(), ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []),
       ...(props.role ? [] : [ENDPOINT_NEEDS.ssm])]);
     const storage = props.cacheStorage ?? CacheStorage.INSTANCE_STORE;
     this.metricsGroup = this.node.path;

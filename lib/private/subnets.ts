@@ -16,9 +16,17 @@ export const ENDPOINT_NEEDS = {
   cloudFormation: 'CloudFormation (the signal that ends the deployment\'s wait)',
   ec2: 'EC2 (attaching the stable network interface)',
   cloudWatch: 'CloudWatch (metrics)',
-  s3: 'S3 (the seed source: a gateway endpoint)',
+  autoScaling: 'Auto Scaling (an elastic node completes its lifecycle hooks: without it every node is abandoned)',
   ssm: 'SSM, ssmmessages and ec2messages (Session Manager)',
 } as const;
+
+/**
+ * The S3 need of the isolated-subnet warning: every instance fetches its code (an S3 object) at its first boot, and
+ * `more` names what else it reads there (the seed source, S3 mirrors).
+ */
+export function s3Need(...more: string[]): string {
+  return `S3 (the instances' code${more.map((m) => `, ${m}`).join('')}: a gateway endpoint)`;
+}
 
 /** Whether any of `subnets` is one of the VPC's isolated subnets (no route out of the VPC). */
 function anyIsolated(vpc: ec2.IVpc, subnets: ec2.ISubnet[]): boolean {

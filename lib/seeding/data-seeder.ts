@@ -19,7 +19,7 @@ import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_
 import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture, checkImageOs } from '../private/image';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
-import { defaultSubnets, ENDPOINT_NEEDS, warnIfIsolated } from '../private/subnets';
+import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 
 /** Where a seeding run takes its data from. */
 export enum SeedSourceKind {
@@ -343,7 +343,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     let userData = '';
     const vpcSubnets = props.vpcSubnets ?? defaultSubnets(props.vpc);
     warnIfIsolated(this, 'vpcSubnets', props.vpc, props.vpc.selectSubnets(vpcSubnets).subnets.slice(0, 1), [ENDPOINT_NEEDS.packages,
-      ENDPOINT_NEEDS.cloudFormation, ...(this.source.kind === SeedSourceKind.INSTANCE_DIRECTORY ? [] : [ENDPOINT_NEEDS.s3])]);
+      s3Need(...(this.source.kind === SeedSourceKind.INSTANCE_DIRECTORY ? [] : ['the seed source'])), ENDPOINT_NEEDS.cloudFormation]);
     this.instance = new ec2.Instance(this, 'Instance', {
       vpc: props.vpc,
       vpcSubnets,
