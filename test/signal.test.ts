@@ -76,11 +76,17 @@ test('without the aws CLI and no way to install it, a signal is a warning, never
   expect(run.stderr).toMatch(/WARN: no curl or aws CLI, cannot signal FAILURE/);
 });
 
-test('without the aws CLI, no way to install it and no kept code, the loader stops with one FATAL line and runs nothing', () => {
+test('without the aws CLI, no way to install it and no kept code, the loader stops with one FATAL line, runs none of the code, and tries to signal FAILURE itself', () => {
   const ud = labUserData();
   const noAws = ud.cacheNode.replace('#!/bin/bash\n', '#!/bin/bash\naws() { return 127; }\ncommand() { [ "$2" = aws ] && return 1; builtin command "$@"; }\n');
   const run = runScript(noAws, [], { tags: ud.nodeTags[0] });
   expect(run.status).toBe(1);
-  expect(run.stderr).toBe('efs-cache: FATAL: cannot install awscli-2 to fetch the bootstrap code\n');
-  expect(run.calls.filter((c) => !/^(dnf|logger) /.test(c))).toEqual([]);
+  expect(run.stderr.split('\n')[0]).toBe('efs-cache: FATAL: cannot install awscli-2 to fetch the bootstrap code');
+  expect(run.stderr.match(/FATAL/g)).toHaveLength(1);
+  expect(run.calls.filter((c) => /^dnf /.test(c))).toEqual(Array(3).fill('dnf -qy install awscli-2'));
+  // Only the loader's own signal, three tries: each asks the metadata service for the role's session, which this sandbox
+  // does not serve (the signal itself is proved against the emulator: test/emulator/aws-boundary.emu.ts).
+  expect(run.calls.filter((c) => /^curl .*meta-data\/iam\/security-credentials\/$/.test(c))).toHaveLength(3);
+  expect(run.stderr).toMatch(/WARN: cloudformation refused or did not answer: Action=SignalResource/);
+  expect(run.calls.filter((c) => !/^(dnf|logger|curl|sleep) /.test(c))).toEqual([]);
 });

@@ -15,7 +15,7 @@ import * as path from 'path';
 import { labUserData } from '../lab/scenarios/stacks';
 import { renderedCode } from '../../lib/bootstrap/render';
 import { expand, parameters } from '../util/user-data';
-import { ApiCall, byCli, Emulator, isCodeFetch, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown, withoutStatements } from './emulator';
+import { ApiCall, byCli, Emulator, isCodeFetch, EMULATOR_VALUES, LOADER_CLIENT, RoleSession, rolePolicies, tearDown, withoutStatements } from './emulator';
 
 const SIGNAL_TAG = 'cdk-efs-cache:signal-resource';
 const ENI_TAG = 'cdk-efs-cache:stable-eni';
@@ -118,17 +118,35 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     expect(again.run.stderr).toMatch(/FATAL: EFSC_NFSD_THREADS='many' is invalid/);
   });
 
-  test('IAM enforced: without the statement on its code object every fetch is refused (403); the code never runs, nothing is signalled', async () => {
+  /**
+   * The loader's own FAILURE signal when the code cannot run: one SignalResource, signed by the loader (curl and
+   * openssl) with the role's session and checked by the emulator (signature and IAM), for the stack, the resource the
+   * tags name and the instance; the signal marker written, so the code of a later run would not signal again.
+   */
+  const expectLoaderFailure = (iid: string, calls: ApiCall[], stderr: string, vm?: string) => {
+    expect(`${actions(calls).join(', ')} | ${stderr}`).toMatch(/^SignalResource 200 \| /); // the run's log, should it fail
+    expect(calls[0].client).toBe(LOADER_CLIENT);
+    expect(calls[0].params).toEqual({ StackName: 'Lab', LogicalResourceId: tags[SIGNAL_TAG], UniqueId: iid, Status: 'FAILURE' });
+    expect(stderr).toMatch(new RegExp(`\nefs-cache: signalled FAILURE to Lab/${tags[SIGNAL_TAG]}\n$`));
+    if (vm) expect(fs.existsSync(path.join(vm, 'efs-cache', 'signalled'))).toBe(true);
+  };
+
+  test('IAM enforced: without the statement on its code object every fetch is refused (403); the code never runs; the loader signals FAILURE', async () => {
     const iid = await launch();
-    const { run, calls, fetches } = await boot(iid, badParameters, {}, tags, noCode);
+    const vm = disk();
+    const { run, calls, fetches } = await boot(iid, badParameters, { varLib: vm }, tags, noCode);
     expect(run.status).toBe(1);
     expect(fetches.map((c) => c.status)).toEqual(Array(12).fill(403)); // the loader's 12 tries
     expect(run.stderr).toMatch(new RegExp(`^efs-cache: FATAL: cannot fetch the bootstrap code s3://${code.EFSC_CODE_BUCKET}/${code.EFSC_CODE_KEY} .*AccessDenied`));
     expect(run.stderr).not.toMatch(/EFSC_NFSD_THREADS/);
-    expect(calls).toEqual([]);
+    expectLoaderFailure(iid, calls, run.stderr, vm);
+    // A re-run of the same instance (its disk kept) fails again, and signals nothing more.
+    const again = await boot(iid, badParameters, { varLib: vm }, tags, noCode);
+    expect(again.run.status).toBe(1);
+    expect(again.calls).toEqual([]);
   });
 
-  test('a tampered object (another body under the same key) is refused: nothing of it runs, nothing is signalled, nothing is kept', async () => {
+  test('a tampered object (another body under the same key) is refused: nothing of it runs, nothing is kept; the loader signals FAILURE', async () => {
     const iid = await launch();
     const vm = disk();
     // The rendered code with its parameter check removed: it would signal SUCCESS... if it ran.
@@ -136,10 +154,41 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     const { run, calls, fetches } = await boot(iid, badParameters, { varLib: vm, codeObject: tampered });
     expect(fetches.map((c) => c.status)).toEqual([200]);
     expect(run.status).toBe(1);
-    expect(run.stderr).toBe(`efs-cache: FATAL: s3://${code.EFSC_CODE_BUCKET}/${code.EFSC_CODE_KEY} is not the code this user data was rendered ` +
-      `with (its sha256 is not ${code.EFSC_CODE_SHA256}): refusing to run it\n`);
-    expect(calls).toEqual([]);
+    expect(run.stderr.split('\n')[0]).toBe(`efs-cache: FATAL: s3://${code.EFSC_CODE_BUCKET}/${code.EFSC_CODE_KEY} is not the code this user data was rendered ` +
+      `with (its sha256 is not ${code.EFSC_CODE_SHA256}): refusing to run it`);
+    expectLoaderFailure(iid, calls, run.stderr, vm);
     expect(fs.readdirSync(path.join(vm, 'efs-cache', 'code'))).toEqual([]);
+  });
+
+  test('a missing object (NoSuchKey at each of the 12 tries): the loader signals FAILURE with the reason in its log', async () => {
+    const iid = await launch();
+    const { run, calls, fetches } = await boot(iid, badParameters, { missingCode: true });
+    expect(run.status).toBe(1);
+    expect(fetches.map((c) => c.status)).toEqual(Array(12).fill(404));
+    expect(run.stderr).toMatch(/^efs-cache: FATAL: cannot fetch the bootstrap code .*NoSuchKey/);
+    expectLoaderFailure(iid, calls, run.stderr);
+  });
+
+  test('no route to S3 (the bucket does not resolve): no fetch reaches S3, the loader signals FAILURE', async () => {
+    const iid = await launch();
+    const { run, calls, fetches } = await boot(iid, badParameters, { noRouteToS3: true });
+    expect(run.status).toBe(1);
+    expect(fetches).toEqual([]);
+    expect(run.stderr).toMatch(/^efs-cache: FATAL: cannot fetch the bootstrap code .*the subnet a route to S3\): .*(Could not connect|resolve)/i);
+    expectLoaderFailure(iid, calls, run.stderr);
+  });
+
+  test('no aws CLI and no package repository: three tries of the install, then FAILURE signalled without the CLI', async () => {
+    const iid = await launch();
+    const { run, calls, fetches } = await boot(iid, badParameters, { noCli: true });
+    expect(run.status).toBe(1);
+    expect(fetches).toEqual([]);
+    expect(run.stderr).toMatch(/^efs-cache: FATAL: cannot install awscli(-2)? to fetch the bootstrap code/m);
+    // The host has apt-get (refused here, as every package command): three tries, each waiting for apt's lock.
+    const installs = run.stubbed.filter((l) => /^(apt-get|dnf) .*install/.test(l));
+    expect(installs).toHaveLength(3);
+    for (const l of installs) expect(l).toMatch(/-o DPkg::Lock::Timeout=300 .*install --no-install-recommends awscli$|^dnf -qy install awscli-2$/);
+    expectLoaderFailure(iid, calls, run.stderr);
   });
   afterAll(() => tearDown(emu, 'calls.json', disks));
 
@@ -328,6 +377,19 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
       // CONTINUE refused, then the exit's ABANDON refused too; FAILURE signalled between them.
       expect(hooks.map((c) => c.params.LifecycleActionResult)).toEqual(expect.arrayContaining(['CONTINUE', 'ABANDON']));
       expect(calls.filter((c) => c.action === 'SignalResource').map((c) => `${c.params.Status} ${c.status}`)).toEqual(['FAILURE 200']);
+    });
+
+    test('the code cannot be fetched: the loader signals FAILURE and abandons the launch hook, both signed by itself', async () => {
+      const iid = await launch(ud.elasticNodeTags);
+      const { run, calls } = await boot(iid, ud.elasticNode, { missingCode: true }, inGroup('lab-elastic'), elasticRole);
+      expect(`${run.status} ${run.stderr}`).toMatch(/^1 efs-cache: FATAL: cannot fetch the bootstrap code .*NoSuchKey/);
+      expect(actions(calls)).toEqual(['SignalResource 200', 'CompleteLifecycleAction 200']);
+      for (const c of calls) expect(c.client).toBe(LOADER_CLIENT);
+      expect(calls[0].params).toEqual({ StackName: 'Lab', LogicalResourceId: ud.elasticNodeTags[SIGNAL_TAG], UniqueId: iid, Status: 'FAILURE' });
+      expect(calls[1].params).toEqual({
+        AutoScalingGroupName: 'lab-elastic', LifecycleHookName: 'efs-cache-serving', InstanceId: iid, LifecycleActionResult: 'ABANDON',
+      });
+      expect(run.stderr).toMatch(/\nefs-cache: abandoned the launch hook\n$/);
     });
 
     test('the terminate hook: nothing while the group keeps the node; completed (CONTINUE) once its target state is Terminated and nothing serves', async () => {

@@ -88,6 +88,12 @@ export interface RunOptions {
    * data (`putCode`)
    */
   readonly codeObject?: string;
+  /** The code's object is not in the bucket (deleted before the run, as after a cleanup of the assets bucket). @default false */
+  readonly missingCode?: boolean;
+  /** The instance has no aws CLI (a minimal image; its package manager is refused as always). @default false */
+  readonly noCli?: boolean;
+  /** The code's bucket does not resolve (a subnet with no route to S3). @default false */
+  readonly noRouteToS3?: boolean;
 }
 
 export class Emulator {
@@ -241,10 +247,15 @@ export class Emulator {
     stub('logger', 'exit 0');
     stub('sleep', 'exit 0');
     for (const name of REFUSED) stub(name, 'exit 97');
-    fs.symlinkSync(path.join(VENV, 'bin', 'aws'), path.join(bin, 'aws'));
+    if (!options.noCli) fs.symlinkSync(path.join(VENV, 'bin', 'aws'), path.join(bin, 'aws'));
     const codeHosts = await this.putCode(script, options.codeObject);
+    if (options.missingCode) {
+      const p = parameters(script);
+      await this.api('s3', 'delete_object', { Bucket: p.EFSC_CODE_BUCKET, Key: p.EFSC_CODE_KEY });
+    }
+    const reachable = options.noRouteToS3 ? AWS_HOSTS.filter((h) => !/^s3\./.test(h)) : [...AWS_HOSTS, ...codeHosts];
     const hosts = path.join(dir, 'hosts');
-    fs.writeFileSync(hosts, `127.0.0.1 localhost\n127.0.0.1 ${[...AWS_HOSTS, ...codeHosts, ...options.extraHosts ?? []].join(' ')}\n`);
+    fs.writeFileSync(hosts, `127.0.0.1 localhost\n127.0.0.1 ${[...reachable, ...options.extraHosts ?? []].join(' ')}\n`);
     const file = path.join(dir, 'user-data.sh');
     fs.writeFileSync(file, script, { mode: 0o700 });
     const varLib = options.varLib ? `/bin/mount --bind '${options.varLib}' /var/lib` : '/bin/mount -t tmpfs efsc-test /var/lib';
@@ -254,6 +265,8 @@ export class Emulator {
       varLib,
       `/bin/mount --bind '${hosts}' /etc/hosts`,
       `/bin/mount --bind '${this.bundle}' '${caBundlePath()}'`,
+      // The system's bundle too, which curl reads (the loader's own signed calls), as an instance trusts AWS's.
+      `/bin/mount --bind '${this.bundle}' '${SYSTEM_CA_BUNDLE}'`,
       'exec "$@"',
     ].join('\n');
     const started = Date.now();
@@ -312,6 +325,9 @@ export class Emulator {
 
 let bundlePath: string | undefined;
 /** The CA bundle the venv's aws CLI verifies TLS with (botocore's choice: certifi's, when installed). */
+/** The system's CA bundle on Debian and Ubuntu hosts, which curl reads. */
+const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+
 export function caBundlePath(): string {
   bundlePath ??= spawnSync(path.join(VENV, 'bin', 'python'), ['-c',
     'from botocore.httpsession import get_cert_path; print(get_cert_path(True))'], { encoding: 'utf8' }).stdout.trim();
@@ -328,9 +344,12 @@ export function isCodeFetch(c: ApiCall): boolean {
   return c.service === 's3' && /^GET \/[0-9a-f]{64}\.sh$/.test(c.action);
 }
 
-/** The calls the scripts made (the aws CLI's), without the test's own set-up calls. */
+/** The user agent of the loader's own signed calls (assets/lib/loader.sh, curl): its FAILURE signal and ABANDON. */
+export const LOADER_CLIENT = 'efs-cache-loader';
+
+/** The calls the scripts made (the aws CLI's, and the loader's own), without the test's own set-up calls. */
 export function byCli(calls: ApiCall[]): ApiCall[] {
-  return calls.filter((c) => c.client.startsWith('aws-cli/'));
+  return calls.filter((c) => c.client.startsWith('aws-cli/') || c.client === LOADER_CLIENT);
 }
 
 /**
