@@ -168,4 +168,26 @@ describe('CacheDashboard', () => {
     const { app } = build();
     expect(nagFindings(app)).toEqual([]);
   });
+
+  test('without alarmTopic (the quick start): NIST 800-53 R5 and HIPAA report nothing; the rule acknowledged on each alarm with why it has no action', () => {
+    const { app, alarms } = build({}, 2);
+    expect(alarms.length).toBeGreaterThan(4);
+    expect(alarms.every((a) => a.AlarmActions === undefined)).toBe(true);
+    expect(nagFindings(app, ['NIST', 'HIPAA'])).toEqual([]);
+  });
+
+  test('with alarmTopic, every alarm has the topic as its ALARM and OK action', () => {
+    const { app, stack, vpc } = stackWithVpc();
+    const alarmTopic = new sns.Topic(stack, 'Alarms');
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 2 }, monitoring: { alarmTopic } });
+    cfs.addClientLaunchTemplate('Clients1');
+    const t = Template.fromStack(stack);
+    const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThan(4);
+    for (const a of alarms) {
+      expect(a.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^Alarms/) }]);
+      expect(a.Properties.OKActions).toEqual([{ Ref: expect.stringMatching(/^Alarms/) }]);
+    }
+    expect(nagFindings(app, ['NIST']).filter((f) => /CloudWatchAlarmAction/.test(f))).toEqual([]);
+  });
 });
