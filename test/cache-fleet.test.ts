@@ -2,6 +2,7 @@ import { Duration, Size } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { CachedFileSystem, CacheFleet, CacheFleetProps, FanOutMode, MountHelper } from '../lib';
 import { fsidFor } from '../lib/cache-fleet/cache-fleet';
 import { importedFs, nagFindings, stackWithVpc } from './util';
@@ -302,6 +303,29 @@ describe('CacheFleet fan-out', () => {
   test('NLB: cdk-nag AwsSolutions and NIST 800-53 R5 find nothing unacknowledged', () => {
     const { app } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
     expect(nagFindings(app, ['AwsSolutions', 'NIST'])).toEqual([]);
+  });
+
+  test('NLB with loadBalancerAccessLogs: the access_logs attributes point at the bucket and prefix; no ELB2 or ELBLoggingEnabled acknowledgement needed', () => {
+    const { app, stack, vpc } = stackWithVpc();
+    const logs = new s3.Bucket(stack, 'Logs', { enforceSSL: true, serverAccessLogsPrefix: 'self/', versioned: true });
+    new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerAccessLogs: logs, loadBalancerAccessLogsPrefix: 'efs-cache' });
+    const t = Template.fromStack(stack);
+    t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
+      LoadBalancerAttributes: Match.arrayWith([
+        { Key: 'access_logs.s3.enabled', Value: 'true' },
+        { Key: 'access_logs.s3.bucket', Value: { Ref: Match.stringLikeRegexp('^Logs') } },
+        { Key: 'access_logs.s3.prefix', Value: 'efs-cache' },
+      ]),
+    });
+    t.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Principal: { Service: 'delivery.logs.amazonaws.com' }, Action: 's3:PutObject',
+        Condition: { StringEquals: { 's3:x-amz-acl': 'bucket-owner-full-control', 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      })]) },
+    });
+    // The user's bucket is the user's to configure (the compliance packs want KMS, replication...): the library's
+    // resources report nothing, and the NLB needs no logging acknowledgement.
+    expect(nagFindings(app, ['AwsSolutions', 'NIST', 'HIPAA']).filter((f) => !f.includes('@ TestStack/Logs/'))).toEqual([]);
   });
 
   test('NLB without mirrors: one listener and one target group, on 2049; nothing on the mirrors\' port', () => {

@@ -1,8 +1,10 @@
-import { Duration, Token, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
 import { CacheNode } from './cache-node';
 import { NFS_MIRROR_PORT, NFS_PORT } from '../private/constants';
@@ -78,6 +80,24 @@ export interface FanOutOptions {
    * @default false
    */
   readonly crossZone?: boolean;
+
+  /**
+   * NLB only: a bucket for the load balancer's access logs (`access_logs.s3.*` attributes; the bucket's policy lets
+   * the log delivery service write under the prefix). A Network Load Balancer writes access logs for TLS listeners
+   * only, and this one's listeners are TCP (NFS on 2049, and 2050 with mirrors), so the bucket receives no entries:
+   * the option is for policies that require the attribute (checkov CKV_AWS_91, for instance). NFS flows show in VPC
+   * flow logs. The bucket must be in the stack's region and encrypted with S3-managed keys (SSE-S3).
+   *
+   * @default - no access logs (AwsSolutions ELB2 and the NIST and HIPAA ELBLoggingEnabled acknowledged with that reason)
+   */
+  readonly loadBalancerAccessLogs?: s3.IBucket;
+
+  /**
+   * NLB only: the key prefix of the access logs in `loadBalancerAccessLogs`.
+   *
+   * @default - the bucket's root
+   */
+  readonly loadBalancerAccessLogsPrefix?: string;
 }
 
 /** Properties of `FanOut`. */
@@ -108,6 +128,34 @@ export interface FanOutProps extends FanOutOptions {
    * @default false
    */
   readonly mirrors?: boolean;
+}
+
+/**
+ * Turns on a Network Load Balancer's access logs to `bucket` the way NLBs deliver them: through the log delivery
+ * service (`delivery.logs.amazonaws.com`), which the bucket's policy lets write under the prefix, for this account
+ * only. (aws-cdk-lib's `logAccessLogs` also grants the regional ELB account, which Application Load Balancers use,
+ * and so needs a stack with a concrete region.) A bucket of another app keeps its own policy: it must allow the same.
+ */
+function grantNlbAccessLogs(nlb: elbv2.NetworkLoadBalancer, bucket: s3.IBucket, prefix = ''): void {
+  nlb.setAttribute('access_logs.s3.enabled', 'true');
+  nlb.setAttribute('access_logs.s3.bucket', bucket.bucketName);
+  nlb.setAttribute('access_logs.s3.prefix', prefix);
+  const account = Stack.of(nlb).account;
+  const delivery = new iam.ServicePrincipal('delivery.logs.amazonaws.com');
+  const added = bucket.addToResourcePolicy(new iam.PolicyStatement({
+    principals: [delivery],
+    actions: ['s3:PutObject'],
+    resources: [bucket.arnForObjects(`${prefix ? `${prefix}/` : ''}AWSLogs/${account}/*`)],
+    conditions: { 'StringEquals': { 's3:x-amz-acl': 'bucket-owner-full-control', 'aws:SourceAccount': account } },
+  }));
+  bucket.addToResourcePolicy(new iam.PolicyStatement({
+    principals: [delivery],
+    actions: ['s3:GetBucketAcl'],
+    resources: [bucket.bucketArn],
+    conditions: { StringEquals: { 'aws:SourceAccount': account } },
+  }));
+  // The load balancer checks that it may write when it is created: after the policy that lets it.
+  if (added.statementAdded && added.policyDependable) nlb.node.addDependency(added.policyDependable);
 }
 
 const LABEL_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -229,10 +277,15 @@ export class FanOut extends Construct implements ec2.IConnectable {
         crossZoneEnabled: props.crossZone ?? false,
         securityGroups: [securityGroup],
       });
-      const noAccessLogs = 'Network Load Balancers write access logs only for TLS listeners; this one forwards plain ' +
-        'TCP 2049 (NFS), so there is nothing to log. Flows show in VPC flow logs.';
-      Validations.of(nlb).acknowledge({ id: 'AwsSolutions-ELB2', reason: noAccessLogs });
-      acknowledgeCompliance(nlb, 'ELBLoggingEnabled', noAccessLogs);
+      if (props.loadBalancerAccessLogs) {
+        grantNlbAccessLogs(nlb, props.loadBalancerAccessLogs, props.loadBalancerAccessLogsPrefix);
+      } else {
+        const noAccessLogs = 'Network Load Balancers write access logs only for TLS listeners; this one forwards plain ' +
+          'TCP 2049 (NFS), so there is nothing to log. Flows show in VPC flow logs. (loadBalancerAccessLogs sets the ' +
+          'attribute for policies that require it.)';
+        Validations.of(nlb).acknowledge({ id: 'AwsSolutions-ELB2', reason: noAccessLogs });
+        acknowledgeCompliance(nlb, 'ELBLoggingEnabled', noAccessLogs);
+      }
       acknowledgeCompliance(nlb, 'ELBDeletionProtectionEnabled', 'The load balancer holds no data and is recreated ' +
         'with the fleet; deletion protection would make every stack deletion fail until it is turned off by hand.');
       // One listener and target group per port the nodes serve: the re-export on 2049, the mirrors' own nfsd on 2050,
@@ -347,7 +400,7 @@ function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {
 export function validateFanOutOptions(scope: IConstruct, o: FanOutOptions): void {
   const mode = o.fanOut ?? FanOutMode.ROUTE53;
   const route53Only: Array<keyof FanOutOptions> = ['hostedZone', 'zoneName', 'recordName', 'recordTtl'];
-  const nlbOnly: Array<keyof FanOutOptions> = ['loadBalancerIdleTimeout', 'crossZone'];
+  const nlbOnly: Array<keyof FanOutOptions> = ['loadBalancerIdleTimeout', 'crossZone', 'loadBalancerAccessLogs', 'loadBalancerAccessLogsPrefix'];
   const wrong = mode === FanOutMode.ROUTE53 ? nlbOnly : route53Only;
   for (const k of wrong) {
     if (o[k] !== undefined) {
@@ -365,6 +418,16 @@ export function validateFanOutOptions(scope: IConstruct, o: FanOutOptions): void
   }
   if (o.recordName !== undefined && !Token.isUnresolved(o.recordName) && !o.recordName.split('.').every((l) => LABEL_RE.test(l))) {
     throw propError(scope, 'recordName', `'${o.recordName}' is not a valid DNS name relative to the zone.`);
+  }
+  if (o.loadBalancerAccessLogsPrefix !== undefined && !o.loadBalancerAccessLogs) {
+    throw propError(scope, 'loadBalancerAccessLogsPrefix', 'is the prefix of the access logs, but loadBalancerAccessLogs ' +
+      'gives no bucket. Give the bucket too, or remove the prefix.');
+  }
+  if (o.loadBalancerAccessLogsPrefix !== undefined && !Token.isUnresolved(o.loadBalancerAccessLogsPrefix)
+    && (/^\/|\/$/.test(o.loadBalancerAccessLogsPrefix) || /AWSLogs/.test(o.loadBalancerAccessLogsPrefix))) {
+    throw propError(scope, 'loadBalancerAccessLogsPrefix', `'${o.loadBalancerAccessLogsPrefix}' cannot start or end ` +
+      'with / nor contain AWSLogs (Elastic Load Balancing adds /AWSLogs/<account>/ after it). Use a prefix such as ' +
+      '\'efs-cache\'.');
   }
   knownAtSynth(scope, 'recordTtl', o.recordTtl);
   knownAtSynth(scope, 'loadBalancerIdleTimeout', o.loadBalancerIdleTimeout);
