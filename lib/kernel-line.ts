@@ -1,4 +1,5 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { IConstruct } from 'constructs';
 import { describeValue, propError } from './private/errors';
 
 /** `6.12`: major and minor, without leading zeros (the names of AWS's parameters have none). */
@@ -40,23 +41,36 @@ export class AmazonLinux2023KernelLine {
 
   /**
    * Any kernel line by its number, `major.minor` (`'6.12'`, `'7.0'`), for a line this class has no member for. Its
-   * parameter must exist in the region (`cdk deploy` fails otherwise). Throws `Invalid kernel:` for anything else, a
-   * token included (the line names the parameter at synth).
+   * parameter must exist in the region (`cdk deploy` fails otherwise). Anything else, a token included (the line
+   * names the parameter at synth), is refused with `Invalid kernel:` by the construct it is given to, which names
+   * itself (`(at <path>)`).
    */
   public static of(line: string): AmazonLinux2023KernelLine {
-    if (typeof line !== 'string' || !LINE_RE.test(line)) {
-      throw propError(undefined, 'kernel', `must be a kernel line of Amazon Linux 2023 as major.minor, known at synth ` +
-        `(such as '6.12'), got ${describeValue(line)}. For the distribution's floating default, use ` +
-        'AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT.');
-    }
-    return new AmazonLinux2023KernelLine(line);
+    const problem = typeof line !== 'string' || !LINE_RE.test(line)
+      ? `must be a kernel line of Amazon Linux 2023 as major.minor, known at synth (such as '6.12'), got ` +
+        `${describeValue(line)}. For the distribution's floating default, use AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT.`
+      : undefined;
+    return new AmazonLinux2023KernelLine(line, problem);
   }
 
   /** The line as the SSM parameter's name spells it: `6.12`, or `default` for `DISTRIBUTION_DEFAULT`. */
   public readonly line: string;
 
-  private constructor(line: string) {
+  /** Why `of()` could not take the line, said by the construct it is given to. */
+  private readonly problem?: string;
+
+  private constructor(line: string, problem?: string) {
     this.line = line;
+    this.problem = problem;
+  }
+
+  /**
+   * Throws `Invalid kernel:` naming `scope` when the line is not one (`of()` with a bad value).
+   *
+   * @internal
+   */
+  public _validate(scope: IConstruct): void {
+    if (this.problem) throw propError(scope, 'kernel', this.problem);
   }
 
   /**
@@ -64,6 +78,7 @@ export class AmazonLinux2023KernelLine {
    * `/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.12-arm64`.
    */
   public ssmParameterName(architecture: ec2.InstanceArchitecture): string {
+    if (this.problem) throw propError(undefined, 'kernel', this.problem);
     const cpu = architecture === ec2.InstanceArchitecture.ARM_64 ? 'arm64' : 'x86_64';
     return `/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-${this.line}-${cpu}`;
   }

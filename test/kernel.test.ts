@@ -142,14 +142,19 @@ describe('refusals', () => {
     });
   }
 
-  test.each(['7', 'v6.12', '6.012', '06.1', '6.12.1', '', ' 6.12', 'default', 'latest'])('of(%p) is refused', (line) => {
-    expect(() => AmazonLinux2023KernelLine.of(line)).toThrow(/^Invalid kernel: must be a kernel line of Amazon Linux 2023 as major\.minor, known at synth \(such as '6\.12'\), got '.*'\. For the distribution's floating default, use AmazonLinux2023KernelLine\.DISTRIBUTION_DEFAULT\.$/);
+  test.each(['7', 'v6.12', '6.012', '06.1', '6.12.1', '', ' 6.12', 'default', 'latest'])('of(%p) is refused by each tier it is given to, which names itself', (line) => {
+    for (const [, build] of TIERS) {
+      const { stack, vpc } = stackWithVpc();
+      expect(() => build(stack, vpc, { kernel: AmazonLinux2023KernelLine.of(line) })).toThrow(/^Invalid kernel: must be a kernel line of Amazon Linux 2023 as major\.minor, known at synth \(such as '6\.12'\), got '.*'\. For the distribution's floating default, use AmazonLinux2023KernelLine\.DISTRIBUTION_DEFAULT\. \(at TestStack\/Tier\)$/);
+    }
+    expect(() => AmazonLinux2023KernelLine.of(line).ssmParameterName(ec2.InstanceArchitecture.ARM_64)).toThrow(/^Invalid kernel: must be a kernel line/);
   });
 
   test('of(a token) is refused: the line names the parameter at synth', () => {
-    const { stack } = stackWithVpc();
+    const { stack, vpc } = stackWithVpc();
     const token = new CfnParameter(stack, 'Line').valueAsString;
-    expect(() => AmazonLinux2023KernelLine.of(token)).toThrow(/^Invalid kernel: must be .* got a token \(known at deploy time\)\./);
+    const [, build] = TIERS[0];
+    expect(() => build(stack, vpc, { kernel: AmazonLinux2023KernelLine.of(token) })).toThrow(/^Invalid kernel: must be .* got a token \(known at deploy time\)\..* \(at TestStack\/Tier\)$/);
   });
 });
 

@@ -34,6 +34,7 @@ function provedInWords(): string {
  */
 export function checkKernel(scope: IConstruct, p: ImageChoice): void {
   if (!p.kernel) return;
+  p.kernel._validate(scope);
   if (p.machineImage) {
     throw propError(scope, 'kernel', 'machineImage already chooses the image, and the kernel with it: kernel chooses the ' +
       'line of the default image (Amazon Linux 2023) only. Give one of them.');
