@@ -270,6 +270,23 @@ describe('the mirrors\' own port (2050)', () => {
     expect(p.EFSC_MIRROR_MOUNT_OPTIONS.split(',')).toContain('port=2050');
   });
 
+  test('an imported fleet\'s mirrors need no fsid (clients never use it): the client mounts the mirror the same; a given fsid is still checked', () => {
+    const { stack, vpc } = stackWithVpc();
+    const sg = ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', 'sg-0fee7000000000001');
+    const imported = CacheFleet.fromCacheFleetAttributes(stack, 'Fleet', {
+      endpoint: 'cache.efs-cache.internal', securityGroup: sg,
+      mirrors: [{ path: '/efs/app', exportPath: '/mirror/app' }, { path: '/efs/lib', exportPath: '/mirror/lib' }],
+    });
+    expect(imported.mirrors.map((m) => m.fsid)).toEqual([undefined, undefined]);
+    const c = new FsCacheClientLaunchTemplate(stack, 'Mirrored', { vpc, source: MountSource.cacheFleet(imported, { mirrorPaths: ['/efs/app'] }) });
+    const p = parameters(launchTemplateUserData(stack)[stack.getLogicalId(c.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)]);
+    expect(p.EFSC_MIRROR_MOUNTS).toBe('/mirror/app');
+    expect(JSON.stringify(Template.fromStack(stack).toJSON())).not.toMatch(/undefined/);
+    expect(() => CacheFleet.fromCacheFleetAttributes(stack, 'Bad', {
+      endpoint: 'cache.efs-cache.internal', securityGroup: sg, mirrors: [{ path: '/efs/app', exportPath: '/mirror/app', fsid: 'nope' }],
+    })).toThrow(/^Invalid mirrors: mirrors\[0\]\.fsid 'nope' is not a UUID/);
+  });
+
   test('the deprecated mirrorPaths prop opens 2050 too', () => {
     const { stack, vpc } = stackWithVpc();
     const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] });

@@ -65,7 +65,7 @@ function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes,
     const at = `mirrors[${i}]`;
     // An S3 mirror (mirrorSources) has no node path: its path is its export path, under /mirror.
     if (concrete(m.path) && m.path === m.exportPath && isMirrorExportPath(m.path)) {
-      if (concrete(m.fsid) && !MIRROR_FSID_RE.test(m.fsid)) {
+      if (m.fsid !== undefined && concrete(m.fsid) && !MIRROR_FSID_RE.test(m.fsid)) {
         throw propError(scope, 'mirrors', `${at}.fsid '${m.fsid}' is not a UUID in lowercase hex: give the fleet's mirrors[].fsid.`);
       }
       return;
@@ -86,7 +86,7 @@ function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes,
       throw propError(scope, 'mirrors', `${at}.exportPath '${m.exportPath}' is not where the fleet exports '${m.path}': a fleet with ` +
         `exportPath '${exportPath}' serves it at '${mirrorExportPath(exportPath, m.path)}'.`);
     }
-    if (concrete(m.fsid) && !MIRROR_FSID_RE.test(m.fsid)) {
+    if (m.fsid !== undefined && concrete(m.fsid) && !MIRROR_FSID_RE.test(m.fsid)) {
       throw propError(scope, 'mirrors', `${at}.fsid '${m.fsid}' is not a UUID in lowercase hex: give the fleet's mirrors[].fsid, ` +
         `e.g. '${mirrorFsid('Stack/Fleet', `${example}/app`)}'.`);
     }
@@ -100,10 +100,10 @@ function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes,
   for (const [field, why] of fields) {
     mirrors.forEach((m, i) => {
       const v = m[field];
-      if (!concrete(v)) return;
+      if (v === undefined || !concrete(v)) return;
       mirrors.forEach((o, j) => {
         const w = o[field];
-        if (j >= i || !concrete(w)) return;
+        if (j >= i || w === undefined || !concrete(w)) return;
         if (v === w) throw propError(scope, 'mirrors', `mirrors[${j}] and mirrors[${i}] have the same ${field} '${v}': ${why}.`);
         if (field !== 'fsid' && (v.startsWith(`${w}/`) || w.startsWith(`${v}/`))) {
           const [inner, outer] = v.startsWith(`${w}/`) ? [v, w] : [w, v];

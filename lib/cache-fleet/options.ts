@@ -341,8 +341,13 @@ export interface CacheFleetMirror {
   readonly path: string;
   /** The path clients mount from the fleet, e.g. `/mirror/app`. */
   readonly exportPath: string;
-  /** The mirror's fsid, the same on every node. */
-  readonly fsid: string;
+  /**
+   * The mirror's fsid, the same on every node. A `CacheFleet` always sets it; clients never use it, so a fleet
+   * imported with `fromCacheFleetAttributes` may leave it out.
+   *
+   * @default - not known (an imported fleet's mirror given without it)
+   */
+  readonly fsid?: string;
 }
 
 /** Properties of `CacheFleet`. */

@@ -59,7 +59,7 @@ function mirrorNodeUserData(extra: Partial<CacheFleetProps> = {}): { userData: s
   return {
     userData,
     tags: { 'cdk-efs-cache:signal-resource': stack.getLogicalId(asg), 'cdk-efs-cache:fleet': fleet.node.addr },
-    fsid: fleet.mirrors[0].fsid,
+    fsid: fleet.mirrors[0].fsid!,
   };
 }
 

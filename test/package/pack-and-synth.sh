@@ -61,6 +61,22 @@ consumer() {
   "$root/node_modules/.bin/tsc" --strict --noUnusedLocals --esModuleInterop --module commonjs --target es2022 \
     --lib es2022 --types node --typeRoots "$root/node_modules/@types" --outDir build consumer-app.ts
   node build/consumer-app.js cdk.out
+  # The README's complete examples (```ts fixture=imports), each as copied into a file of its own: type-checked with
+  # --strict against the installed package, compiled and run.
+  mkdir -p readme
+  # shellcheck disable=SC2016 # JavaScript, not shell
+  node -e '
+    const text = require("fs").readFileSync(process.argv[1], "utf8");
+    const blocks = [...text.matchAll(/^```ts fixture=imports\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+    if (blocks.length < 2) { console.error(`README.md: ${blocks.length} complete example(s), expected at least 2`); process.exit(1); }
+    blocks.forEach((b, i) => require("fs").writeFileSync(`readme/example-${i + 1}.ts`, b));' "$root/README.md"
+  local example
+  for example in readme/example-*.ts; do
+    "$root/node_modules/.bin/tsc" --strict --esModuleInterop --module commonjs --target es2022 \
+      --lib es2022 --types node --typeRoots "$root/node_modules/@types" --outDir build/readme "$example"
+    node "build/readme/$(basename "$example" .ts).js"
+  done
+  echo "README.md: $(find readme -name 'example-*.ts' | wc -l) complete examples compiled as copied and run"
 }
 
 # Both apps at once (their installs share npm's cache). The lowest versions are exact: metadata and tarballs
