@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { checkClientCidrs } from '../private/cidr';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '../private/errors';
+import { checkDeviceModel } from '../private/fscache';
 import { checkImageArchitecture } from '../private/image';
 import { checkKernel } from '../private/kernel';
 import { instanceTypeFacts } from '../private/instance-types';
@@ -157,10 +158,7 @@ function validateDiskCache(scope: Construct, o: CacheFleetOptions, facts: Return
       throw propError(scope, 'nodeDiskCacheDeviceModel', o.nodeDiskCache === false ? 'applies only with nodeDiskCache.'
         : `applies only with nodeDiskCache, which is off by default for ${type} (no NVMe instance store known).`);
     }
-    knownAtSynth(scope, 'nodeDiskCacheDeviceModel', o.nodeDiskCacheDeviceModel);
-    if (!/^[\x20-\x7e]*[\x21-\x7e]$/.test(o.nodeDiskCacheDeviceModel)) {
-      throw propError(scope, 'nodeDiskCacheDeviceModel', `must be printable ASCII without a trailing space, got ${describeValue(o.nodeDiskCacheDeviceModel, scope)}.`);
-    }
+    checkDeviceModel(scope, 'nodeDiskCacheDeviceModel', o.nodeDiskCacheDeviceModel);
   }
   if (!o.nodeDiskCache) return;
   if (facts.instanceStore === false || (facts.instanceStore === true && facts.nvmeInstanceStore === false)) {

@@ -13,7 +13,7 @@ import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetr
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
-import { CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
+import { checkDeviceModel, CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture, checkImageOs } from '../private/image';
 import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
@@ -474,6 +474,7 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   knownAtSynth(scope, 'cacheDirectory', o.cacheDirectory, 'it is compared with mountPoint');
   knownAtSynth(scope, 'mountPoint', o.mountPoint, 'it is compared with cacheDirectory');
   knownAtSynth(scope, 'cacheTag', o.cacheTag);
+  checkDeviceModel(scope, 'cacheDeviceModel', o.cacheDeviceModel);
   if (o.cacheDirectory !== undefined && (!DIR_RE.test(o.cacheDirectory) || DOT_SEGMENT_RE.test(o.cacheDirectory))) {
     throw propError(scope, 'cacheDirectory', `must be an absolute path other than /, got '${o.cacheDirectory}'.`);
   }

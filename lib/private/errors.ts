@@ -51,6 +51,13 @@ export function pythonPropName(prop: string): string | undefined {
   return snake === prop ? undefined : snake;
 }
 
+/** A value with its control characters spelled out (`\n`, `\t`, `\x1b`), so that an error shows it on one line. */
+function showControls(value: string): string {
+  const names: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+  // eslint-disable-next-line no-control-regex
+  return value.replace(/[\x00-\x1f\x7f]/g, (c) => names[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /**
  * A value as a message shows it: a string quoted (`'/data'`), a number as is, a `Size` or `Duration` in words. A
  * token (a CfnParameter, an import, an attribute: known only at deploy time) would print as `${Token[TOKEN.12]}` or
@@ -65,7 +72,7 @@ export function describeValue(value: unknown, scope?: IConstruct, quote = true):
   }
   if (typeof value === 'number') return Token.isUnresolved(value) ? describeToken(value, scope) : String(value);
   if (typeof value !== 'string') return describeValue(String(value), scope, quote);
-  if (!Token.isUnresolved(value)) return quote ? `'${value}'` : value;
+  if (!Token.isUnresolved(value)) return quote ? `'${showControls(value)}'` : showControls(value);
   const fragments = Tokenization.reverseString(value);
   if (fragments.length === 1 && fragments.tokens.length === 1) return describeToken(value, scope);
   const shown = fragments.mapTokens({ mapToken: (t) => `\${${tokenTarget(t, scope) ?? 'token'}}` })

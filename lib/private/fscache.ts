@@ -1,3 +1,6 @@
+import { IConstruct } from 'constructs';
+import { describeValue, knownAtSynth, propError } from './errors';
+
 /** The parameters of assets/lib/fscache.sh (a disk cache: RAID 0, ext4, cachefilesd), shared by clients and nodes. */
 
 /** cachefilesd's culling limits, percent of the cache file system's blocks and files. */
@@ -15,6 +18,19 @@ export const DEFAULT_CULL: CullPercents = { blocksRun: 10, blocksCull: 7, blocks
 
 /** The model string of EC2's NVMe instance store devices (`/sys/block/<dev>/device/model`). */
 export const INSTANCE_STORE_MODEL = 'Amazon EC2 NVMe Instance Storage';
+
+/**
+ * Throws `Invalid <prop>` unless `model` can be a device's model as `/sys/block/<device>/device/model` shows it,
+ * and as the bootstrap compares it: printable ASCII, not ending in a space (the kernel pads with spaces, which the
+ * bootstrap strips). A newline would end the bootstrap's parameter. Known at synth.
+ */
+export function checkDeviceModel(scope: IConstruct, prop: string, model: string | undefined): void {
+  if (model === undefined) return;
+  knownAtSynth(scope, prop, model);
+  if (!/^[\x20-\x7e]*[\x21-\x7e]$/.test(model)) {
+    throw propError(scope, prop, `must be printable ASCII without a trailing space, got ${describeValue(model, scope)}.`);
+  }
+}
 
 export interface DiskCache {
   readonly dir: string;
