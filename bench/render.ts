@@ -519,6 +519,8 @@ export function mirrorSyncTables(recorded: MirrorSyncResults | undefined): strin
       (bound ? ` (the bound, the interval plus two unchanged syncs plus the client's 60 s of directory attributes: ${secs(bound)})` : '') + ':', '');
     out.push(table(['Change on the origin', 'Seen by the client after'], ms.staleness.map((x) => [x.change, secs(x.seconds)])), '');
   }
+  const timeout = syncTimeoutRates(ms);
+  if (timeout) out.push(timeout, '');
   const p = syncProjection(ms);
   if (p) {
     out.push(`Projected to ${int(p.files)} files (the figures above, linear in the files; not measured): an unchanged sync ` +
@@ -650,6 +652,31 @@ function decisionAvoided(m: MetaResults, wl: MetaWorkload, state: MetaState): st
     const c = metaCell(m, mode, wl, state);
     return `${MIRROR_LABELS[mode]} ${c ? avoidedPct(metaAvoided(base, c)) : `${NOT_MEASURED} (failed)`}`;
   }).join(', ');
+}
+
+/**
+ * What `mirrorSyncTimeout` allows, from item 7's large tree: each try of a sync walks the whole tree (an unchanged
+ * sync is that walk), then copies what the copy lacks (a first sync's rate, its walk taken out). A first sync longer
+ * than the timeout continues in further tries; a walk longer than it never completes.
+ */
+function syncTimeoutRates(ms: MirrorSyncResults): string | undefined {
+  const same = syncSamples(ms, 'unchanged', ms.largeFiles);
+  const first = syncSamples(ms, 'first', ms.largeFiles);
+  if (!same.length || !first.length) return undefined;
+  const walk = median(same.map((x) => x.seconds));
+  const copy = median(first.map((x) => x.seconds)) - walk;
+  if (!(walk > 0) || !(copy > 0)) return undefined;
+  const walkRate = ms.largeFiles / walk;
+  const copyRate = ms.largeFiles / copy;
+  const tenMinutes = 600;
+  return `\`mirrorSyncTimeout\` and the tree's size, from these syncs: each try walks the whole tree (the unchanged sync: ` +
+    `about ${int(Math.round(walkRate))} entries per second) and then copies what the copy lacks (the first sync, its walk taken out: ` +
+    `about ${int(Math.round(copyRate))} files per second). At these rates the default of 10 minutes walks about ` +
+    `${int(Math.round((walkRate * tenMinutes) / 1000) * 1000)} entries, and a first sync of about ` +
+    `${int(Math.round((tenMinutes / (1 / walkRate + 1 / copyRate)) / 1000) * 1000)} files fits in one try. A larger first sync ` +
+    'continues in further tries, each walking again and copying what is left, and the node serves once the copy is whole; ' +
+    'a tree whose walk alone takes longer than the timeout is never served. Rates are per node, at this lab\'s origin ' +
+    '(2 ms away, emulated VMs): measure your own walk with an unchanged sync (its journal line gives the time).';
 }
 
 /** The mirrors' sync cost (item 7): an unchanged sync of the large tree and the memory it takes, per 100,000 files. */

@@ -16,8 +16,10 @@ set -euo pipefail
 # attribute cache outlives the sync (actimeo): each of the walk's lstats is answered from the attributes that came
 # with the entry's name in the READDIR reply, so an unchanged tree costs the origin its READDIRs and no request per
 # file (close-to-open still revalidates each file rsync opens). The first sync after boot completes before nfs-server starts (it is
-# part of --warm, which nfs-server requires): a node never serves an empty mirror. Later syncs run on a timer; a
-# failed one removes nothing, keeps the copy served and is recorded (metrics below, a WARN line in the journal).
+# part of --warm, which nfs-server requires): a node never serves an empty mirror. A first sync that its timeout cuts
+# is continued by further tries for as long as each copies more (mirror_first_sync). Later syncs run on a timer; a
+# failed one removes nothing, keeps the copy served and is recorded (metrics below, a WARN line in the journal); the
+# next one continues from what it copied (mirror_keep).
 #   EFSC_MIRROR_PATHS           node paths under EFSC_EXPORT_PATH, space-separated; empty: no mirror
 #   EFSC_MIRROR_FSIDS           the export fsid of each mirror (same order; the same on every node)
 #   EFSC_MIRROR_INTERVAL        systemd time span from the end of one sync to the start of the next (e.g. 1min)
@@ -181,16 +183,18 @@ mirror_disk() {
 # its root: an unchanged tree starts no rsync. The record is trusted only for the copy it was made for (same boot, same
 # file system and root inode, every top-level name of the record present); otherwise the sync copies the whole walk
 # and removes what a walk of the copy holds beyond it, as the first sync of a boot does.
-# A failed sync removes nothing and keeps the old record; the paths it may have copied are kept as dirty
-# (.walk/<name>/dirty): the next sync copies each of them again if the walk lists it, removes it if not, and copies
-# the entries under a dirty path that was not a directory (rsync --force replaced a directory there).
+# A failed sync removes nothing. Once its walk is done, what it copied is kept (mirror_keep): the record becomes the
+# walk's records of what the copy now holds as the walk saw it, and every other entry of the copy is dirty
+# (.walk/<name>/dirty): the next sync copies each of them again if the walk lists it, removes it if not, and copies the
+# entries under a dirty path that was not a directory (rsync --force replaced a directory there). So a sync cut by its
+# timeout is continued by the next one, never begun again.
 # MARKER: the change marker's value read before this sync (mirror_marker), kept with the record if the sync succeeds.
 mirror_sync_one() {
   # Byte order for sort and comm, English messages for the walk's errors.
   local -x LC_ALL=C
   local rel="${1#"$EFSC_EXPORT_PATH"}" rc=0 t0=$SECONDS t="$MIRROR_STATE/sync" e n left mode=compared st stamp k r per
-  local src dst w0
-  w0=$(date +%s)
+  local src dst w0 t1
+  w0=$(date +%s) t1=$(date +%s.%N)
   st="$MIRROR_STATE/.walk/$(systemd-escape -p "$rel")" src="$MIRROR_SOURCE$rel" dst="$MIRROR_ROOT$rel"
   timeout -k 10 "$EFSC_MIRROR_TIMEOUT_SEC" test -d "$src" ||
     { warn "mirror $1: $src is not a directory on the origin, or the origin does not answer: serving the last copy"; return 1; }
@@ -275,7 +279,7 @@ mirror_sync_one() {
   fi
   if [ "$rc" != 0 ]; then
     e=$(cat "$t/err")
-    mirror_dirty "$st" "$t" "$mode"
+    if [ -n "${stamp:-}" ]; then mirror_keep "$st" "$t" "$dst" "$stamp" "$t1" "$mode"; fi
     if [[ "$e" == *"No space left on device"* ]]; then
       echo 1 >"$MIRROR_STATE/full"
       warn "mirror $1 does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirrorSize"
@@ -287,7 +291,7 @@ mirror_sync_one() {
   # Removals, once every job has succeeded.
   r=$(tr -cd '\0' <"$t/remove" | wc -c)
   [ ! -s "$t/remove" ] || (cd "$dst" && xargs -0r rm -rf -- <"$t/remove") ||
-    { mirror_dirty "$st" "$t" "$mode"; warn "mirror $1: removals failed: serving the copy as it is"; return 1; }
+    { mirror_keep "$st" "$t" "$dst" "$stamp" "$t1" "$mode"; warn "mirror $1: removals failed: serving the copy as it is"; return 1; }
   # The new record, for this copy.
   mv "$t/walk" "$st/record"
   echo "$stamp" >"$st/copy"
@@ -326,12 +330,46 @@ mirror_names() {
   for p in "${n[@]}"; do printf './%s\0' "${p##*/}"; done
 }
 
-# mirror_dirty STATE TMP MODE: after a failed compared sync, the records of what it may have copied join the dirty
-# ones (a full sync starts without a record: the next one is full again).
-mirror_dirty() {
-  [ "$3" = compared ] && [ -s "$2/plus" ] || return 0
+# mirror_keep STATE TMP DST STAMP START MODE: after a sync that failed once its walk was done (TMP/walk), what it
+# copied is kept for the next sync to continue from. The new record (STATE/record, for the copy STAMP) holds the
+# walk's record of each entry that is unchanged since the last good record (a compared sync), or that this sync wrote
+# (its ctime in the copy is START or later: rsync renamed it into place or set its attributes) and that the copy holds
+# as the walk saw it: type, size (a directory's aside), mtime, mode, owner, group, link target. Every other entry of
+# the copy joins the dirty ones (STATE/dirty): one cut mid-copy (rsync writes a file aside and renames it whole), one
+# the walk no longer lists, a temporary file of a killed rsync. An entry the walk lists that the copy lacks is in
+# neither, so the next sync copies it.
+mirror_keep() {
+  local -x LC_ALL=C
+  local old=/dev/null
+  [ "$6" != compared ] || [ ! -s "$1/record" ] || old="$1/record"
+  (cd "$3" && find . -xdev -printf '%C@ %p//%y %s %T@ %m %U %G %l\0') >"$2/have" 2>/dev/null || return 0
+  : >"$2/kept.dirty"
+  # shellcheck disable=SC2016 # awk, not shell
+  awk -v start="$5" -v dirty="$2/kept.dirty" 'BEGIN { RS = "\0"; ORS = "\0" }
+    # The fields of a record that the copy can match: path//type size mtime mode uid gid link, a directory without
+    # its size; the walk has the ctime of the origin after the mtime, which no copy has.
+    function key(r, walked,   i, k, rest, n, f, j, v, type) {
+      i = index(r, "//"); k = substr(r, 1, i + 1); rest = substr(r, i + 2)
+      for (n = 1; n <= (walked ? 7 : 6); n++) {
+        j = index(rest, " "); if (!j) return ""
+        v = substr(rest, 1, j - 1); rest = substr(rest, j + 1)
+        if (n == 1) type = v
+        if (n == 2 && type == "d") v = "-"
+        if (walked && n == 4) continue
+        k = k v " "
+      }
+      return k rest
+    }
+    FILENAME == ARGV[1] { unchanged[$0] = 1; next }
+    FILENAME == ARGV[2] { j = index($0, " "); r = substr($0, j + 1); p = substr(r, 1, index(r, "//") - 1)
+      have[p] = r; if (substr($0, 1, j - 1) + 0 >= start + 0) wrote[p] = key(r, 0); next }
+    { p = substr($0, 1, index($0, "//") - 1)
+      if (($0 in unchanged) || ((p in wrote) && wrote[p] == key($0, 1))) { kept[p] = 1; print } }
+    END { for (p in have) if (!(p in kept)) print have[p] > dirty }' "$old" "$2/have" "$2/walk" >"$2/kept" || return 0
+  mv "$2/kept" "$1/record"
+  echo "$4" >"$1/copy"
   touch "$1/dirty"
-  LC_ALL=C sort -zu "$2/plus" "$1/dirty" >"$1/dirty.new" && mv "$1/dirty.new" "$1/dirty"
+  sort -zu "$2/kept.dirty" "$1/dirty" >"$1/dirty.new" && mv "$1/dirty.new" "$1/dirty"
 }
 
 # The change marker (EFSC_MIRROR_MARKER): a file under each mirror's root that the publisher updates after each
@@ -441,7 +479,13 @@ mirror_sync() {
       for p in "${walk[@]}"; do warn "mirror $p: cannot mount the origin at $MIRROR_SOURCE: serving the last copy"; done
       bad=1
     else
-      for i in "${!walk[@]}"; do mirror_sync_one "${walk[i]}" "${marks[i]:-}" || bad=1; done
+      for i in "${!walk[@]}"; do
+        if [ "${1:-}" = --first ]; then
+          mirror_first_sync "${walk[i]}" "${marks[i]:-}" || bad=1
+        else
+          mirror_sync_one "${walk[i]}" "${marks[i]:-}" || bad=1
+        fi
+      done
     fi
   fi
   mirror_source_umount
@@ -455,6 +499,27 @@ mirror_sync() {
     [ "${1:-}" != --first ] || die "the first sync of the mirrors failed (see the WARN lines above)"
     return 1
   fi
+}
+
+# mirror_first_sync PATH MARK: the first sync of a mirror after boot, which the node does not serve without. A try
+# that fails keeps what it copied (mirror_keep) and the next try continues from it, for as long as each try keeps
+# more of the tree than the one before: a tree that one sync's timeout (EFSC_MIRROR_TIMEOUT_SEC) cannot copy whole is
+# copied in several tries and served once it is whole. A try that keeps nothing more (an origin that stopped
+# answering, a walk alone longer than the timeout) or a mirror that does not fit ends the first sync, as failed.
+mirror_first_sync() {
+  local st n=0 m try=1 all
+  st="$MIRROR_STATE/.walk/$(systemd-escape -p "${1#"$EFSC_EXPORT_PATH"}")"
+  until mirror_sync_one "$1" "$2"; do
+    m=0 all=0
+    if [ -s "$st/record" ]; then m=$(tr -cd '\0' <"$st/record" | wc -c); fi
+    if [ -s "$MIRROR_STATE/sync/walk" ]; then all=$(tr -cd '\0' <"$MIRROR_STATE/sync/walk" | wc -c); fi
+    if [ "$(cat "$MIRROR_STATE/full" 2>/dev/null)" = 1 ] || ((m <= n)); then
+      ((try == 1)) || warn "mirror $1: first sync, try $try kept nothing more than the last ($m of $all entries): giving up"
+      return 1
+    fi
+    log "mirror $1: first sync, try $try ended with $m of $all entries copied; the next try continues from them"
+    n=$m try=$((try + 1))
+  done
 }
 
 # The mirrors' own nfsd. Linux runs one nfsd per network namespace, with its own threads: the mirrors are served by

@@ -156,7 +156,10 @@ export interface MirrorOptions {
   readonly mirrorStorage?: MirrorStorage;
 
   /**
-   * Longest time one sync of one mirror may take; a sync that takes longer is ended and counted as failed.
+   * Longest time one try of a sync of one mirror may take; a try that takes longer is ended and counted as failed.
+   * What it copied is kept, and the next try continues from it: the first sync at boot tries again at once for as
+   * long as each try copies more (the node serves once the copy is whole), later syncs at the next interval. Each try
+   * walks the whole tree first, so the timeout must exceed the walk (docs/benchmarks.md gives measured rates).
    *
    * @default Duration.minutes(10)
    */

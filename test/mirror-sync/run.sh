@@ -388,5 +388,44 @@ check "  with a WARN line: $(grep WARN "$work/out")" \
 check "  counted as a failure, nothing mounted afresh" test "$(cat "$work/mstate/failures")" = $((f0 + 1)) -a "$(fresh)" = "$n0"
 check "  and the copy is still the tree" same "$src" "$mdst"
 
+# A first sync longer than its timeout (mirror_sync --first, as at boot, the origin's mounts stubbed): each rsync job
+# takes 2 s (an rsync of its own first in PATH), two at a time, on parts of 7 entries, against a timeout of 5 s, so
+# each try copies two waves of parts and is cut in the third. Each try keeps what it copied and the next continues
+# from it, until the tree is whole. Then an origin where no job ever finishes: the second try keeps nothing more than
+# the first, and the first sync fails.
+cat >"$work/first.sh" <<'EOF'
+# shellcheck disable=SC2034 # the variables are read by mirror_sync
+set -euo pipefail
+source assets/lib/common.sh
+source assets/lib/mirror.sh
+MIRROR_SOURCE="$WORK/src" MIRROR_ROOT="$WORK/fdst" MIRROR_STATE="$WORK/fstate" MIRROR_PART_FILES=7
+EFSC_EXPORT_PATH=/efs EFSC_MIRROR_PATHS=/efs/app EFSC_MIRROR_WORKERS=2 EFSC_MIRROR_TIMEOUT_SEC=$TIMEOUT EFSC_MIRROR_SIZE_MB=1
+EFSC_MOUNT_TIMEOUT_SEC=2
+mirror_mounts() { mkdir -p "$MIRROR_ROOT" "$MIRROR_STATE"; }
+mirror_source_umount() { :; }
+mirror_sync --first
+EOF
+mkdir -p "$work/slow"
+cat >"$work/slow/rsync" <<'EOF'
+#!/bin/bash
+for a in "$@"; do if [[ "$a" == --files-from=* ]]; then sleep "$JOB_SEC"; fi; done
+exec /usr/bin/rsync "$@"
+EOF
+chmod +x "$work/slow/rsync"
+first() { WORK="$work" TIMEOUT="$1" JOB_SEC="$2" PATH="$work/slow:$PATH" bash "$work/first.sh" >"$work/out" 2>&1; }
+files=$(find "$src" -type f | wc -l)
+check "a first sync that one try cannot copy whole (jobs of 2 s, a timeout of 5 s) completes" first 5 2
+check "  in more than one try, each continuing from the last: $(grep -c 'the next try continues' "$work/out") cut" \
+  grep -qE '^efs-cache: mirror /efs/app: first sync, try 1 ended with [1-9][0-9]* of [0-9]+ entries copied; the next try continues from them$' "$work/out"
+check "  the last try copied what was left, not the tree again ($(copied) of $files files)" test "$(copied)" -lt "$files"
+check "  the copy is the tree" same "$src" "$work/fdst/app"
+check "  no dirty paths are left" test ! -e "$work/fstate/.walk/app/dirty"
+rm -rf "$work/fdst" "$work/fstate"
+check "a first sync where no job ever finishes fails" fails first 3 30
+check "  once a try kept nothing more than the one before (the first keeps the root's attributes alone)" \
+  grep -qE '^efs-cache: WARN: mirror /efs/app: first sync, try 2 kept nothing more than the last \(1 of [0-9]+ entries\): giving up$' "$work/out"
+check "  with the FATAL line" grep -q 'FATAL: the first sync of the mirrors failed' "$work/out"
+rm -rf "$work/fdst" "$work/fstate"
+
 echo "mirror-sync: $passed passed, $failed failed"
 [ "$failed" = 0 ]
