@@ -73,7 +73,9 @@ export function minus(a: Counters, b: Counters, per: number): Counters {
   return { ops, rpcs: (a.rpcs - b.rpcs) / per };
 }
 
-function fleetUserData(s: MetadataSettings): { node: string; nodeTags: Record<string, string>; originClient: string; fleetClient: string; fleetName: string } {
+function fleetUserData(s: MetadataSettings): {
+  node: string; nodeTags: Record<string, string>; originClient: string; fleetClient: string; fleetName: string;
+} {
   const app = newApp();
   const stack = new Stack(app, 'MetaBench');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
@@ -88,7 +90,8 @@ function fleetUserData(s: MetadataSettings): { node: string; nodeTags: Record<st
     mirrorSyncTimeout: Duration.hours(1),
   });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
-    vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+    vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL,
+    mountTimeout: Duration.seconds(180),
   });
   const fleetClient = new FsCacheClientLaunchTemplate(stack, 'FleetClient', {
     vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
@@ -175,7 +178,10 @@ export async function runMetadata(s: MetadataSettings, log: (m: string) => void)
             const r = JSON.parse(await vm.execOk(`python3 /root/workload.py ${args}`, { timeoutMs: 40 * MIN })) as WorkloadRun;
             const o = minus(await counters(origin), o0, passes);
             const n = n0 ? minus(await counters(server), n0, passes) : undefined;
-            cells.push({ mode, workload: wl, state, seconds: r.seconds, originOps: o.ops, originRpcs: o.rpcs, ...(n ? { nodeOps: n.ops } : {}), latency: r.ops });
+            cells.push({
+              mode, workload: wl, state, seconds: r.seconds, originOps: o.ops, originRpcs: o.rpcs, ...(n ? { nodeOps: n.ops } : {}),
+              latency: r.ops,
+            });
             const med = median(r.seconds);
             log(`6. ${mode} ${wl} ${state}: median ${med.toFixed(3)} s of ${passes}, origin ${o.rpcs.toFixed(0)} RPCs/pass ` +
               `(OPEN ${o.ops.OPEN.toFixed(0)}, GETATTR ${o.ops.GETATTR.toFixed(0)})${n ? `, node OPEN ${n.ops.OPEN.toFixed(0)}/pass` : ''}`);

@@ -118,7 +118,9 @@ function labRows(lab: LabResults | undefined): Row[] {
 }
 
 /** The seeding lab's figures, found by their names (whatever else it reports is listed under the table). */
-export function seedingFigures(s: SeedingResults | undefined): { loader?: [string, number]; cp?: [string, number]; rsync?: [string, number]; ceiling?: [string, number] } {
+export function seedingFigures(s: SeedingResults | undefined): {
+  loader?: [string, number]; cp?: [string, number]; rsync?: [string, number]; ceiling?: [string, number];
+} {
   const entries = Object.entries(s?.results ?? {});
   const find = (re: RegExp, not?: RegExp) => entries.find(([k]) => re.test(k.trim()) && !(not && not.test(k)));
   return {
@@ -455,7 +457,9 @@ const SYNC_OPS = ['READDIR', 'GETATTR', 'LOOKUP', 'ACCESS', 'OPEN', 'READ'];
 const syncOps = (xs: SyncSample[]) => SYNC_OPS.map((k) => `${k} ${int(Math.round(median(xs.map((x) => x.originOps[k] ?? 0))))}`).join(', ');
 
 /** The projection of a sync of the large tree to 1,000,000 files: linear in the files, from the medians measured. */
-export function syncProjection(ms: MirrorSyncResults): { files: number; unchangedSeconds: number; unchangedRpcs: number; changedSeconds?: number; memory?: number } | undefined {
+export function syncProjection(ms: MirrorSyncResults): {
+  files: number; unchangedSeconds: number; unchangedRpcs: number; changedSeconds?: number; memory?: number;
+} | undefined {
   const same = syncSamples(ms, 'unchanged', ms.largeFiles);
   if (!same.length) return undefined;
   const k = 1_000_000 / ms.largeFiles;
@@ -466,7 +470,10 @@ export function syncProjection(ms: MirrorSyncResults): { files: number; unchange
     unchangedSeconds: median(same.map((x) => x.seconds)) * k,
     unchangedRpcs: median(same.map((x) => x.originRpcs)) * k,
     ...(changed.length ? { changedSeconds: median(changed.map((x) => x.seconds)) * k } : {}),
-    ...(m ? { memory: (ms.memoryAfter!.tmpfsUsed - ms.memoryBefore!.tmpfsUsed + ms.memoryAfter!.slab - ms.memoryBefore!.slab + (ms.memoryAfter!.walkRecord ?? 0)) * k } : {}),
+    ...(m ? {
+      memory: (ms.memoryAfter!.tmpfsUsed - ms.memoryBefore!.tmpfsUsed + ms.memoryAfter!.slab - ms.memoryBefore!.slab
+        + (ms.memoryAfter!.walkRecord ?? 0)) * k,
+    } : {}),
   };
 }
 
@@ -483,7 +490,10 @@ export function mirrorSyncTables(recorded: MirrorSyncResults | undefined): strin
   if (small.length) {
     const t = small.map((x) => x.seconds);
     const r = b && b.files === ms.smallFiles
-      ? ratio({ median: median(b.unchangedSeconds) / median(t), low: Math.min(...b.unchangedSeconds) / Math.max(...t), high: Math.max(...b.unchangedSeconds) / Math.min(...t) }, Math.min(t.length, b.unchangedSeconds.length))
+      ? ratio({
+        median: median(b.unchangedSeconds) / median(t), low: Math.min(...b.unchangedSeconds) / Math.max(...t),
+        high: Math.max(...b.unchangedSeconds) / Math.min(...t),
+      }, Math.min(t.length, b.unchangedSeconds.length))
       : '';
     if (b) body.push([`${int(b.files)} files, nothing changed: the sync before issue 29 (${b.date.slice(0, 10)})`, timeRange(b.unchangedSeconds), countRange(b.unchangedRpcs), (median(b.unchangedRpcs) / b.files).toFixed(1), '']);
     body.push([`${int(ms.smallFiles)} files, nothing changed: one walk, compared with the last`, timeRange(t), countRange(small.map((x) => x.originRpcs)), (median(small.map((x) => x.originRpcs)) / ms.smallFiles).toFixed(3), r]);
@@ -582,7 +592,10 @@ export function protocolTables(p: ProtocolResults | undefined): string {
       }
       const lat = c.latency.open ? `${c.latency.open.p50.toFixed(0)} / ${c.latency.open.p99.toFixed(0)} µs` : '';
       const speed = base && mode !== 'direct'
-        ? ratio({ median: median(base.seconds) / median(c.seconds), low: Math.min(...base.seconds) / Math.max(...c.seconds), high: Math.max(...base.seconds) / Math.min(...c.seconds) },
+        ? ratio({
+          median: median(base.seconds) / median(c.seconds), low: Math.min(...base.seconds) / Math.max(...c.seconds),
+          high: Math.max(...base.seconds) / Math.min(...c.seconds),
+        },
           Math.min(base.seconds.length, c.seconds.length)) : '';
       body.push([label, timeRange(c.seconds), speed, opsPerPass(c.originOps), opsPerPass(c.originOpens), mode === 'direct' ? '' : opsPerPass(c.nodeOps), lat]);
     }

@@ -128,7 +128,8 @@ async function main(): Promise<void> {
     results.metadata = await runMetadata({ ...DEFAULT_METADATA_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);
   });
   await timedPart('mirror-sync', async () => {
-    results.mirrorSync = await runMirrorSync({ ...DEFAULT_MIRROR_SYNC_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log, syncBaselineOf(results.mirrorSync));
+    results.mirrorSync = await runMirrorSync({ ...DEFAULT_MIRROR_SYNC_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log,
+      syncBaselineOf(results.mirrorSync));
   });
   await timedPart('fan-in', async () => {
     results.fanIn = await runFanIn(DEFAULT_FAN_IN_SETTINGS, log);

@@ -85,7 +85,9 @@ export function runSynth(nodeCounts: number[], repeats: number, log: (m: string)
   for (const nodes of elasticMaxNodes) {
     const runs = Array.from({ length: repeats }, () => synthOnce(nodes, true, true));
     const samples = runs.map((r) => r.seconds);
-    rows.push({ nodes, seconds: median(samples), samples, templateBytes: runs[0].templateBytes, resources: runs[0].resources, dashboard: true, elastic: true });
+    rows.push({
+      nodes, seconds: median(samples), samples, templateBytes: runs[0].templateBytes, resources: runs[0].resources, dashboard: true, elastic: true,
+    });
     log(`synth an elastic fleet of up to ${nodes} node(s): ${samples.map((v) => v.toFixed(2)).join(', ')} s; ` +
       `template ${runs[0].templateBytes} B, ${runs[0].resources} resources`);
   }

@@ -114,7 +114,9 @@ const mirrorClient = (options: FleetSourceOptions, props: Partial<FsCacheClientL
 /** Clients of a fleet of the user's own making (an ICacheFleet), whose mirrors no CacheFleet would have. */
 const ownFleetClient = (mirrors: [string, string][]) => (stack: Stack, vpc: ec2.Vpc) => {
   const base = importedFleet(stack);
-  const own: ICacheFleet = Object.assign(Object.create(base), { mirrors: mirrors.map(([path, exportPath], i) => ({ path, exportPath, fsid: FSIDS[i] })) });
+  const own: ICacheFleet = Object.assign(Object.create(base), {
+    mirrors: mirrors.map(([path, exportPath], i) => ({ path, exportPath, fsid: FSIDS[i] })),
+  });
   return new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(own, { mirrorPaths: mirrors.map(([p]) => p) }) });
 };
 /** A VPC with isolated subnets only (no NAT, no internet gateway), in `azs` AZs. */

@@ -8,7 +8,6 @@ import { fsidFor } from '../lib/cache-fleet/cache-fleet';
 import { importedFs, nagFindings, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
 
-
 function fleet(props: Partial<CacheFleetProps> = {}) {
   const { app, stack, vpc } = stackWithVpc();
   const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props });

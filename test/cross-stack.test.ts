@@ -231,4 +231,3 @@ describe('acknowledgements name the resource as the template does', () => {
     ]));
   });
 });
-

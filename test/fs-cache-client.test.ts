@@ -9,7 +9,6 @@ import {
 import { importedFs, nagFindings, stackWithVpc } from './util';
 import { codeParameters, launchTemplateUserData, parameters } from './util/user-data';
 
-
 function client(props: Partial<FsCacheClientLaunchTemplateProps> = {}) {
   const { app, stack, vpc } = stackWithVpc();
   const c = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...props });
@@ -160,7 +159,6 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
     expect(parameters(ud).EFSC_NFS_SERVER).toMatch(/^<Ref:DataOrigin[0-9A-F]{8}>\.efs\./);
   });
 });
-
 
 describe('source: one MountSource rather than fileSystem or cacheFleet (deprecated)', () => {
   interface Given { readonly fs: efs.IFileSystem; readonly fleet: ICacheFleet }

@@ -61,6 +61,7 @@ describe('one launch template per fleet', () => {
     expect(Buffer.byteLength(json)).toBeLessThan(1024 * 1024);
     // The user data does not grow with the fleet: the same as one node's.
     expect(cfs.cacheFleet!.userDataBytes).toBe(build(1).cfs.cacheFleet!.userDataBytes);
-    expect(stack.resolve(cfs.cacheFleet!.nodes[127].launchTemplate.launchTemplateId)).toEqual(stack.resolve(cfs.cacheFleet!.launchTemplate.launchTemplateId));
+    expect(stack.resolve(cfs.cacheFleet!.nodes[127].launchTemplate.launchTemplateId))
+      .toEqual(stack.resolve(cfs.cacheFleet!.launchTemplate.launchTemplateId));
   });
 });

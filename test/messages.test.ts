@@ -103,7 +103,7 @@ describe('prop names in Python', () => {
   });
 
   test('pythonPropName is jsii\'s snake_case (codemaker) for every prop of the library', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+
     const { toSnakeCase } = require('codemaker') as { toSnakeCase: (s: string) => string };
     const names = new Set<string>(['readAheadKiB', 'ipv6Cidrs', 's3Prefix', 'cacheFleet.mirrorSize', 'cullLimits.blocksRun']);
     const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })

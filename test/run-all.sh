@@ -1,5 +1,5 @@
 #!/bin/bash
-# The whole test suite, as the README's second command runs it (`npm test`): type check, unit tests, the packed
+# The whole test suite, as the README's second command runs it (`npm test`): the linter, type check, unit tests, the packed
 # library in fresh apps, and every further gate added to STEPS below. Prints one closing line that counts tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -51,6 +51,10 @@ if lab_runs && [ "$(id -u)" -eq 0 ]; then
   image_pid=$!
 fi
 
+# The linter first (eslint.config.mjs; test/lint.sh proves it on a canary): layout and unused names fail fast.
+lint() { bash test/lint.sh | tee "$results/lint.log"; }
+step "lint (lib/, bin/, bench/, test/)" lint
+count_line "$results/lint.log"
 step "type check" npx tsc --noEmit -p .
 step "unit tests" npx jest --ci --maxWorkers=2 --json --outputFile="$results/unit.json"
 count_jest "$results/unit.json"

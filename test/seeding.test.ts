@@ -260,7 +260,6 @@ describe('DataSeeder access', () => {
   });
 });
 
-
 describe('CacheFleet on-demand warming', () => {
   const fleet = (warmPaths?: string[]) => {
     const { stack, vpc } = stackWithVpc();

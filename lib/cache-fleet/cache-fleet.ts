@@ -17,7 +17,8 @@ import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirro
 import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import {
-  autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS, NodeGroupMetric, sumOfMetrics,
+  autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS,
+  NodeGroupMetric, sumOfMetrics,
 } from '../monitoring/metrics';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
 import { propError } from '../private/errors';
@@ -188,7 +189,9 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       ...(props.mirrorSources ?? []).map((m) => ({ path: m.exportPath, exportPath: m.exportPath, fsid: mirrorSourceFsid(this.node.path, m) })),
     ];
     const mode = props.fanOut ?? DEFAULTS.fanOut;
-    validateElastic(this, props.elastic, { nodeCount: props.nodeCount, nlb: mode === FanOutMode.NETWORK_LOAD_BALANCER, bootstrapTimeout: props.bootstrapTimeout });
+    validateElastic(this, props.elastic, {
+      nodeCount: props.nodeCount, nlb: mode === FanOutMode.NETWORK_LOAD_BALANCER, bootstrapTimeout: props.bootstrapTimeout,
+    });
     this.elastic = props.elastic;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -208,7 +211,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
     if (subnets.length === 0) throw propError(this, 'vpcSubnets', 'selects no subnet of the VPC.');
     warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, s3Need(...(props.mirrorSources?.length ? ['the S3 mirrors'] : [])),
-      ENDPOINT_NEEDS.cloudFormation, ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []), ...(props.elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
+      ENDPOINT_NEEDS.cloudFormation, ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []),
+      ...(props.elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
       ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const machineImage = instanceImage(this, props, this.instanceType);
     const mountHelper = props.originMountHelper ?? DEFAULTS.originMountHelper;
@@ -229,7 +233,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       drop: ['initialize-devices', ...(v3 ? [] : ['nfsv3']), ...(this.mirrors.length ? ['no-mirrors'] : [])],
       parameters: {
         ...nodeParameters(this, this.role, props, {
-          origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache: this.diskCache, clientProtocol: this.clientProtocol, mountHelper,
+          origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache: this.diskCache,
+          clientProtocol: this.clientProtocol, mountHelper,
         }),
         // An elastic fleet's node completes the group's launch hook once it serves, and drains at its terminate hook.
         ...(props.elastic ? { EFSC_LIFECYCLE_LAUNCH_HOOK: LIFECYCLE_HOOKS.launch, EFSC_LIFECYCLE_DRAIN_HOOK: LIFECYCLE_HOOKS.drain } : {}),

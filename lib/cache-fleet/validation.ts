@@ -27,7 +27,9 @@ export const NODE_CACHE_DIR = '/var/cache/fscache';
 const MAX_NODES = 128;
 
 /** Checks fleet options; throws `Invalid <prop>` for contradictions, warns for what may be intended. */
-export function validateCacheFleetOptions(scope: Construct, o: CacheFleetOptions, facts = instanceTypeFacts(o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE))): void {
+export function validateCacheFleetOptions(
+  scope: Construct, o: CacheFleetOptions, facts = instanceTypeFacts(o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE)),
+): void {
   const int = (name: keyof CacheFleetOptions, v: number | undefined, min: number, max: number) => {
     if (v === undefined || Token.isUnresolved(v)) return;
     if (!Number.isInteger(v) || v < min || v > max) throw propError(scope, name, `must be a whole number from ${min} to ${max}, got ${v}.`);

@@ -200,7 +200,9 @@ export const NODE_GROUP_METRICS = {
 } as const satisfies Record<string, NodeGroupMetric>;
 
 /** A metric of one Auto Scaling group (`NODE_GROUP_METRICS`). */
-export function autoScalingGroupMetric(group: autoscaling.IAutoScalingGroup, metric: NodeGroupMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+export function autoScalingGroupMetric(
+  group: autoscaling.IAutoScalingGroup, metric: NodeGroupMetric, props?: cloudwatch.MetricOptions,
+): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: metric.namespace,
     metricName: metric.name,

@@ -279,7 +279,7 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
     for (const subnet of subnets) {
       const az = subnet.availabilityZone;
       if (!covered.some((c) => azMayBeSame(this, c, az))) {
-        throw propError(this, 
+        throw propError(this,
           propName,
           `subnet ${Token.isUnresolved(subnet.subnetId) ? subnet.node.path : subnet.subnetId} is in ${describeValue(az, this, false)}, ` +
             `where the file system has no mount target (mount targets: ${covered.map((c) => describeValue(c, this, false)).join(', ')}). ` +
@@ -310,7 +310,6 @@ function azMayBeSame(scope: Construct, a: string, b: string): boolean {
   return true;
 }
 
-
 /** Checks origin options for contradictions; `prefix` names where the options sit (for error messages). */
 export function validateOriginOptions(scope: IConstruct, o: OriginOptions, prefix: string): void {
   const p = (name: string) => (prefix === 'origin' ? name : `${prefix}.${name}`);
@@ -327,7 +326,7 @@ export function validateOriginOptions(scope: IConstruct, o: OriginOptions, prefi
     return;
   }
   if (o.removalPolicy === RemovalPolicy.DESTROY && o.confirmDataLoss !== true) {
-    throw propError(scope, 
+    throw propError(scope,
       p('removalPolicy'),
       `RemovalPolicy.DESTROY deletes the file system and its data with the stack; set ${p('confirmDataLoss')}: true as well if that is intended.`,
     );

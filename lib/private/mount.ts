@@ -6,7 +6,6 @@ import { MountHelper } from '../mount-helper';
 
 export { MountHelper };
 
-
 /** The options EFS recommends for NFS clients. */
 export const RECOMMENDED_NFS_OPTIONS = ['nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport'];
 

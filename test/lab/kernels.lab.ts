@@ -175,7 +175,9 @@ describe('lab: the kernel matrix', () => {
         name: `client-${k}`, ip: `10.77.0.${41 + k}`, userData: ud.client, cpus: 1, kernel: tag,
         nvmeDisks: [0, 1].map((i) => ({ sizeMiB: 128, serial: `k${k}-client-${i}`, blank: true })),
       });
-      const [nodeBoot, clientBoot] = await Promise.all([node.waitForCloudInit({ timeoutMs: 20 * MIN }), client.waitForCloudInit({ timeoutMs: 20 * MIN })]);
+      const [nodeBoot, clientBoot] = await Promise.all([
+        node.waitForCloudInit({ timeoutMs: 20 * MIN }), client.waitForCloudInit({ timeoutMs: 20 * MIN }),
+      ]);
       booted.set(tag, { tag, version: findImage().kernels[tag].version, node, client, nodeBoot, clientBoot, ud });
       await node.writeFile('/run/statsd-listen.py', STATSD);
       await client.writeFile('/run/statsd-listen.py', STATSD);

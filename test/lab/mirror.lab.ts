@@ -278,7 +278,10 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
       const s0 = await nfsdOpens(server, ns);
       const rest = JSON.parse(await client.execOk(`python3 /root/loop.py ${dir} ${FILES} ${ROUNDS - 1}`, { timeoutMs: 30 * MIN })) as LoopResult;
       const laterOpens = (await nfsdOpens(server, ns)) - s0;
-      return { seconds: first.seconds + rest.seconds, opens: [...first.opens, ...rest.opens.slice(1)], originOps: (await originOps(origin)) - o0, firstOpens: s0 - f0, laterOpens };
+      return {
+        seconds: first.seconds + rest.seconds, opens: [...first.opens, ...rest.opens.slice(1)], originOps: (await originOps(origin)) - o0,
+        firstOpens: s0 - f0, laterOpens,
+      };
     };
     const nodeOpens = await nfsdOpens(node);
     const mirror = await run(MIRROR_MNT, node, IN_MIRROR_NS);

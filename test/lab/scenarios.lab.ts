@@ -366,7 +366,10 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       const [o1, n1] = [await nfsdReadBytes(nfs3Origin), await nfsdReadBytes(node6)];
       await dropCaches(clientB);
       sums.push(...[await sha256(clientB, throughNode6[0]), await sha256(clientB, throughNode6[1])]);
-      before = { sums, originFirst: o1 - o0, originAgain: (await nfsdReadBytes(nfs3Origin)) - o1, nodeAgain: (await nfsdReadBytes(node6)) - n1, origin4: await nfsd4Calls(nfs3Origin) };
+      before = {
+        sums, originFirst: o1 - o0, originAgain: (await nfsdReadBytes(nfs3Origin)) - o1, nodeAgain: (await nfsdReadBytes(node6)) - n1,
+        origin4: await nfsd4Calls(nfs3Origin),
+      };
       progress(`section 8: through node6, 16 MiB over NFSv3 then NFSv4.1: the origin served ${before.originFirst} bytes; both again: origin ${before.originAgain}, node6 ${before.nodeAgain}`);
       await node6.kill();
       // Nothing from the client may reach rpcbind on the node: a u32 filter drops and counts it.

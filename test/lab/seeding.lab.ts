@@ -186,7 +186,10 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
       const ratio = (a: string, b: string) => (results[a] && results[b] ? results[a] / results[b] : undefined);
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'seeding.json'), JSON.stringify({
-        link: { delayMs: LINK.delayMs, rateMbit: null, files: DIRS * FILES_PER_DIR, fileBytes: FILE_BYTES, workers: 50, filesPerPart: 100, warming: WARM_LINK },
+        link: {
+          delayMs: LINK.delayMs, rateMbit: null, files: DIRS * FILES_PER_DIR, fileBytes: FILE_BYTES, workers: 50, filesPerPart: 100,
+          warming: WARM_LINK,
+        },
         results,
         ratios: {
           'cp -R / seeding script': ratio('cp -R', 'seeding script (whole run)'),

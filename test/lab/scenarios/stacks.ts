@@ -169,7 +169,8 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     vpc, source: MountSource.cacheFleet(v3Fleet), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
   });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
-    vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+    vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL,
+    mountTimeout: Duration.seconds(180),
   });
   const fleetClient = new FsCacheClientLaunchTemplate(stack, 'FleetClient', {
     vpc, source: MountSource.cacheFleet(fleet), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
