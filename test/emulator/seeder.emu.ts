@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { expand } from '../util/user-data';
-import { byCli, Emulator, EMULATOR_VALUES, RoleSession, rolePolicies, tearDown } from './emulator';
+import { byCli, Emulator, EMULATOR_VALUES, LOADER_CLIENT, RoleSession, rolePolicies, tearDown } from './emulator';
 import { SEED_BUCKET as BUCKET, SEED_FILES as FILES, seederUserData } from './seeder-stack';
 
 const MISSING = 'efsc-no-such-bucket';
@@ -50,13 +50,13 @@ describe('the data seeder against the emulator', () => {
   });
   afterAll(() => tearDown(emu, 'seeder-calls.json', disks));
 
-  const boot = async (script: string, session = role) => {
+  const boot = async (script: string, session = role, options: { missingCode?: boolean } = {}) => {
     const iid = (await emu.api('ec2', 'run_instances', { ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1 })).Instances[0].InstanceId;
     await emu.boot(iid, {}, session);
     const vm = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-disk-'));
     disks.push(vm);
     const before = (await emu.calls()).length;
-    const run = await emu.run(script, [], { varLib: vm, extraHosts: HOSTS });
+    const run = await emu.run(script, [], { varLib: vm, extraHosts: HOSTS, ...options });
     return { iid, vm, run, calls: byCli((await emu.calls()).slice(before)) };
   };
 
@@ -74,6 +74,19 @@ describe('the data seeder against the emulator', () => {
     const signals = calls.filter((c) => c.action === 'SignalResource');
     expect(signals.map((c) => c.params)).toEqual([{ StackName: 'Seed', LogicalResourceId: logicalId, UniqueId: iid, Status: 'SUCCESS' }]);
     expect(calls[calls.length - 1]).toBe(signals[0]);
+  });
+
+  test('the code cannot be fetched (its object is missing): the loader signals FAILURE for the seeder\'s instance, before any of the code runs', async () => {
+    // The user data as rendered, loader included: the code's object is deleted before the run.
+    const { iid, run, calls } = await boot(userData, role, { missingCode: true });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^efs-cache: FATAL: cannot fetch the bootstrap code .*NoSuchKey/);
+    expect(run.stderr).not.toMatch(/seeding/);
+    const signals = calls.filter((c) => c.action === 'SignalResource');
+    expect(signals.map((c) => [c.client, c.status, c.params])).toEqual([
+      [LOADER_CLIENT, 200, { StackName: 'Seed', LogicalResourceId: logicalId, UniqueId: iid, Status: 'FAILURE' }],
+    ]);
+    expect(run.stderr).toMatch(new RegExp(`\nefs-cache: signalled FAILURE to Seed/${logicalId}\n$`));
   });
 
   test('a source S3 does not have (no such bucket: 404) ends in one FAILURE signal', async () => {
