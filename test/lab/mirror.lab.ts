@@ -216,8 +216,8 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     const serving = at(/serving \/efs:/);
     const signal = (await node.execOk('cat /var/log/lab-aws.log')).split('\n').filter((l) => / cloudformation signal-resource /.test(l));
     progress(`first sync done at ${synced}, serving at ${serving}, signal at ${signal[0]?.split(' ')[0]}`);
-    // How the first sync went (its tries, should its timeout have cut one: the node's boot error in CI was a first
-    // sync that its timeout ended while three VMs shared two cores).
+    // How the first sync went: its tries, should its timeout have cut one (before tries continued, a first sync that
+    // its timeout ended was a boot error; the likeliest cause of the one CI saw with three VMs on two cores).
     progress(`first sync at boot:\n${journal.split('\n').filter((l) => /efs-cache: (WARN: )?mirror \/efs\/app: /.test(l)).slice(0, 8).join('\n')}`);
     expect(synced).toBeLessThan(serving);
     expect(signal).toHaveLength(1);
