@@ -186,7 +186,7 @@ function rpcbindOn(p: NfsServerPorts): boolean {
 
 /**
  * Lets the nodes' group reach the origin: the EFS file system's group on TCP 2049 (both rules made from the nodes'
- * side, as before), or an NFS server's peer on each of its ports: a security group through rules from the nodes'
+ * side), or an NFS server's peer on each of its ports: a security group through rules from the nodes'
  * side, a network through the nodes' egress alone.
  */
 export function allowNodesToOrigin(nodes: ec2.SecurityGroup, origin: CacheOrigin): void {
@@ -238,7 +238,7 @@ export function originServerPath(origin: CacheOrigin, originPath: string): strin
 }
 
 /**
- * What the export's fsid is derived from besides the fleet's path: `originPath` for EFS (as it always was: a deployed
+ * What the export's fsid is derived from besides the fleet's path: `originPath` for EFS (unchanged since 0.1: a deployed
  * fleet keeps its fsid), the server path with an `nfs:` prefix for an NFS server, so an origin of either kind never
  * shares an fsid with one of the other at the same construct path (the host is left out: it may be a token).
  */

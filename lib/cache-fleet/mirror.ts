@@ -97,7 +97,7 @@ export class MirrorSource {
 }
 
 /**
- * Mirror options of a cache fleet (issue 19): subtrees that the nodes serve from a local copy instead of the
+ * Mirror options of a cache fleet: subtrees that the nodes serve from a local copy instead of the
  * re-export, so that clients get read delegations and re-open and re-read hot files with no request at all.
  */
 export interface MirrorOptions {

@@ -9,7 +9,7 @@ export interface FleetSourceOptions {
    * Mirrors of the fleet to mount as well (its `mirrorPaths`, e.g. `'/efs/app'`), each read-only at
    * `mirrorMountPoint` plus its path under the fleet's export (`/mnt/mirror/app`), without FS-Cache and with the
    * default attribute caching and close-to-open, so the delegations the node grants spare every re-open and re-read.
-   * Applications read hot, rarely changing trees there and everything else (and every write) as before. Each at
+   * Applications read hot, rarely changing trees there and everything else (and every write) through the main mount. Each at
    * most once. The fleet serves them on a port of their own (`CacheFleet.MIRROR_PORT`, `port=2050` in the mount
    * options), which the template is let into beside 2049.
    *
