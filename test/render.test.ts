@@ -84,12 +84,12 @@ describe('the loader: the code runs only if it is the code rendered with the use
   };
   const fetches = (calls: string[]) => calls.filter((c) => c.startsWith('aws s3api get-object '));
 
-  test('it fetches the object once, with the rendered bucket, key and region, and runs it (here: its checks refuse the value)', () => {
+  test('it fetches the object once, with the rendered bucket, key and region and a connect timeout of 5 s, and runs it (here: its checks refuse the value)', () => {
     const { rendered, text } = render();
     const run = runScript(text);
     expect(run.stderr).toMatch(/^efs-cache: FATAL: EFSC_NFS_SERVER='bad server' is invalid/);
     expect(fetches(run.calls)).toEqual([expect.stringMatching(new RegExp(
-      `^aws s3api get-object --region deploy-time-value --bucket deploy-time-value --key ${rendered.asset.assetHash}\\.sh /var/lib/efs-cache/code/${rendered.sha256}\\.sh\\.\\w+$`))]);
+      `^aws s3api get-object --region deploy-time-value --bucket deploy-time-value --key ${rendered.asset.assetHash}\\.sh --cli-connect-timeout 5 /var/lib/efs-cache/code/${rendered.sha256}\\.sh\\.\\w+$`))]);
   });
 
   test('an object that is not the rendered code is refused: nothing of it runs, the user\'s commands do not, nothing is kept', () => {
