@@ -32,6 +32,12 @@ import { nfsdReadBytes, sha256 } from './scenarios/guest';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
 const MIN = 60_000;
+/**
+ * How long a node's boot may take here: its user data runs the aws CLI about ten times (the code, the S3 mirror, EC2,
+ * the signal), 20 to 40 s each under software emulation while three VMs boot on two cores; node-a's took 600 to 660 s
+ * in CI runs, past the harness's default of 10 minutes. A bound for a boot that never ends, not a wait.
+ */
+const NODE_BOOT = { timeoutMs: 15 * MIN };
 const SIGNAL_TAG = 'cdk-efs-cache:signal-resource';
 const ENI_TAG = 'cdk-efs-cache:stable-eni';
 /** The stable interface's private address (moto allocates it in the lab's subnet; the lab moves it between VMs). */
@@ -302,7 +308,8 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     // node-x runs with the fleet's role: the impatient fleet's own role grants the same SignalResource on the stack.
     nodeX = await lab.startVm({ name: 'node-x', ip: NODE_X_IP, userData: ud.impatientNode, vendorData: vendor, cpus: 1,
       instance: { instanceId: iid['node-x'], tags: ud.impatientNodeTags, role: { name: 'NodeRole', credentials: role } } });
-    [boot['node-a'], boot['node-x'], boot['elastic-1']] = await Promise.all([nodeA.waitForCloudInit(), nodeX.waitForCloudInit({ expectError: true }), elastic1.waitForCloudInit()]);
+    [boot['node-a'], boot['node-x'], boot['elastic-1']] = await Promise.all([nodeA.waitForCloudInit(NODE_BOOT), nodeX.waitForCloudInit({ ...NODE_BOOT, expectError: true }),
+      elastic1.waitForCloudInit(NODE_BOOT)]);
     firstAttachment = await attachedTo();
     await followAttachment(undefined);
     await lab.setDnsRecord(FLEET_NAME, [STABLE_IP]);
@@ -361,9 +368,9 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
       instance: { instanceId: iid['elastic-2'], tags: elasticTags(), role: { name: 'ElasticRole', credentials: elasticRole }, targetLifecycleState: 'InService' } });
     await emu.api('ec2', 'terminate_instances', { InstanceIds: [iid['node-a']] }); // EC2 detaches its secondary interface
     await nodeA.kill();
-    boot.seeder = await seeder.waitForCloudInit();
+    boot.seeder = await seeder.waitForCloudInit(NODE_BOOT);
     await seeder.kill(); // it would power off a minute after its signal (its shutdown behavior terminates it)
-    boot['node-b'] = await nodeB.waitForCloudInit();
+    boot['node-b'] = await nodeB.waitForCloudInit(NODE_BOOT);
     devicesOn = false;
     await devices;
     await followAttachment(nodeA);
@@ -605,7 +612,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     });
 
     test('(a) elastic-2 joins the virtual service only after its bootstrap completed the launch hook, while serving; nothing reached it before', async () => {
-      boot['elastic-2'] = await elastic2.waitForCloudInit();
+      boot['elastic-2'] = await elastic2.waitForCloudInit(NODE_BOOT);
       expect({ status: boot['elastic-2'].status, errors: boot['elastic-2'].errors }).toEqual({ status: 'done', errors: [] });
       await waitUntil(() => registered['elastic-2'] !== undefined, 60_000, 'elastic-2 in IPVS');
       const calls = await callsOf(elastic2);

@@ -34,7 +34,8 @@ part "cloud-init output (last 15 lines)"
 tail -n 15 /var/log/cloud-init-output.log 2>/dev/null
 part "network"
 ip -br addr 2>&1; ip route 2>&1 | head -n 5
-journalctl -b -o cat --no-pager 2>/dev/null | grep -E 'Timed out waiting for device|Dependency failed for|NETDEV WATCHDOG' | head -n 5
+# systemd's (PID 1) and the kernel's lines only: the guest agent logs each command it runs, this script included.
+journalctl -b -o cat --no-pager _PID=1 + _TRANSPORT=kernel 2>/dev/null | grep -E 'Timed out waiting for device|Dependency failed for|NETDEV WATCHDOG' | head -n 5
 if [ -e /proc/fs/nfsd/threads ] || command -v exportfs > /dev/null; then
   part "nfs server"
   printf 'nfsd threads: %s; nfsd processes: %s\n' "$(cat /proc/fs/nfsd/threads 2>/dev/null || echo none)" "$(pgrep -c -x nfsd || true)"
