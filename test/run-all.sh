@@ -62,7 +62,14 @@ count_jest "$results/unit.json"
 cycles() { bash test/cycles.sh | tee "$results/cycles.log"; }
 step "lib/ without import cycles" cycles
 count_line "$results/cycles.log"
+# The Python venvs of the jsii step and of the gates and emulator (pip from PyPI, about 1.5 and 1 minutes on a clean
+# clone, mostly downloads) are installed in the background while the packed library's fresh apps install from npm,
+# which has no timed step; each later step's own setup call then finds its venv up to date (or, had this failed,
+# installs it itself).
+bash -c 'bash test/jsii/setup.sh && bash test/gates/setup.sh' >"$results/venvs.log" 2>&1 &
+venvs_pid=$!
 step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/package/pack-and-synth.sh
+wait "$venvs_pid" || { echo "the venvs' background install failed; each step installs its own:"; tail -n 5 "$results/venvs.log"; }
 # The jsii build, the Python package generated from it and the Go, Java and .NET sources, API.md against the code,
 # the README's examples compiled in TypeScript and run in Python and Go, the sample stack written in Python and in Go
 # synthesized and compared with the TypeScript one, and whether Maven Central serves an aws-cdk-lib for the Java
