@@ -129,7 +129,6 @@ prepare_cache_disk() {
       die "mdadm could not build a RAID 0 of ${disks[*]}"
     # udev makes the array's named link; mdadm waits for it only a few seconds, and on a busy first boot udev can be
     # slower ("mdadm: timeout waiting for /dev/md/..."): mkfs would then find no device.
-    udevadm settle --timeout=60 || true
     wait_for 60 test -b "$dev" || die "the RAID 0 of ${disks[*]} was built, but udev did not make $dev within 60 s"
   fi
   mkfs.ext4 -qF -m 0 -L "$EFSC_CACHE_LABEL" "$dev" || die "mkfs.ext4 failed on $dev"

@@ -327,8 +327,9 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     seeder = await lab.startVm({ name: 'seeder', ip: SEEDER_IP, userData: seed.userData, vendorData: vendor, cpus: 1,
       instance: { instanceId: iid.seeder, role: { name: 'SeederRole', credentials: seederRole } } });
     // The seeder powers itself off a minute after its signal: its boot is watched from now on, not once the client
-    // and the elastic fleet are up (by then it may be off). Settled here, rethrown where it is awaited.
-    const seederBoot = seeder.waitForCloudInit(NODE_BOOT).then((r) => ({ r }), (e: Error) => ({ e }));
+    // and the elastic fleet are up (by then it may be off). A failure is thrown where it is awaited, below.
+    const seederBoot = seeder.waitForCloudInit(NODE_BOOT);
+    seederBoot.catch(() => undefined);
     boot.client = await client.waitForCloudInit();
     beforeReplacement = {
       source: (await client.execOk('findmnt -no SOURCE /mnt/efs')).trim(),
@@ -371,9 +372,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
       instance: { instanceId: iid['elastic-2'], tags: elasticTags(), role: { name: 'ElasticRole', credentials: elasticRole }, targetLifecycleState: 'InService' } });
     await emu.api('ec2', 'terminate_instances', { InstanceIds: [iid['node-a']] }); // EC2 detaches its secondary interface
     await nodeA.kill();
-    const seeded = await seederBoot;
-    if ('e' in seeded) throw seeded.e;
-    boot.seeder = seeded.r;
+    boot.seeder = await seederBoot;
     await seeder.kill(); // it would power off a minute after its signal (its shutdown behavior terminates it)
     boot['node-b'] = await nodeB.waitForCloudInit(NODE_BOOT);
     devicesOn = false;
