@@ -103,8 +103,8 @@ step "Amazon Linux 2023 branch: real dnf in a chroot" al2023
 count_line "$results/al2023.log"
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
 # Here the scenarios, the mirrors, the AWS side with the emulator on the lab network and the kernel matrix (what
-# depends on the kernel, on trixie's 6.12 and trixie-backports' 7.x; about 16, 13, 11 and 12 minutes on two cores, plus
-# 2 for the image); `npm run test:lab`
+# depends on the kernel, on trixie's 6.12 and trixie-backports' 7.x), two files at once (test/lab/jest.config.js says
+# why); `npm run test:lab`
 # runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick
 # local run; CI always runs it.
 if lab_runs; then

@@ -234,6 +234,8 @@ in_root systemctl disable nfs-server.service > /dev/null 2>&1 || true
 for unit in exim4.service nvmf-autoconnect.service apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer man-db.timer mdcheck_start.timer mdcheck_continue.timer mdmonitor-oneshot.timer; do
   in_root systemctl disable "${unit}" > /dev/null 2>&1 || true
 done
+# cloud-init's config stage runs no module the lab uses (rootfs/etc/cloud/cloud.cfg.d/90-lab.cfg).
+in_root systemctl mask cloud-config.service > /dev/null 2>&1
 in_root passwd -d root > /dev/null
 log "rebuilding the initrd (MODULES=list)"
 in_root update-initramfs -u -k all > "${work}/initramfs.log" 2>&1 || { tail -n 30 "${work}/initramfs.log" >&2; die "update-initramfs failed"; }
