@@ -38,6 +38,8 @@ check() {
   else
     echo "not ok - $what"
     failed=$((failed + 1))
+    # What the last sync said, so that a failure explains itself in the log.
+    if [ -s "$work/out" ]; then sed 's/^/#   /' "$work/out" | tail -n 20; fi
   fi
 }
 
