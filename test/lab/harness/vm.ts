@@ -463,17 +463,7 @@ export class Vm {
   /** Reads a file from the guest, byte for byte. */
   async readFile(file: string): Promise<Buffer> {
     const handle = await this.agent.call<number>('guest-file-open', { path: file, mode: 'r' });
-    const parts: Buffer[] = [];
-    try {
-      for (;;) {
-        const r = await this.agent.call<{ 'count': number; 'buf-b64': string; 'eof': boolean }>('guest-file-read', { handle, count: 4 << 20 });
-        parts.push(Buffer.from(r['buf-b64'], 'base64'));
-        if (r.eof || r.count === 0) break;
-      }
-    } finally {
-      await this.agent.call('guest-file-close', { handle });
-    }
-    return Buffer.concat(parts);
+    return this.readOpened(handle, 4 << 20);
   }
 
   /**
@@ -481,7 +471,6 @@ export class Vm {
    * spawned in the guest: the agent opens and reads the file itself.
    */
   async readFileIfExists(file: string): Promise<string | undefined> {
-    // Small reads: the kernel's handlers of /proc/sys files allocate what is asked for, and refuse 4 MiB (ENOMEM).
     let handle: number;
     try {
       handle = await this.agent.call<number>('guest-file-open', { path: file, mode: 'r' });
@@ -489,17 +478,23 @@ export class Vm {
       if (e instanceof GuestAgentError && /No such file or directory/.test(e.message)) return undefined;
       throw e;
     }
+    // Small reads: the kernel's handlers of /proc/sys files allocate what is asked for, and refuse 4 MiB (ENOMEM).
+    return (await this.readOpened(handle, 64 << 10)).toString('utf8');
+  }
+
+  /** Reads an opened guest file to its end, `count` bytes per call, and closes it. */
+  private async readOpened(handle: number, count: number): Promise<Buffer> {
     const parts: Buffer[] = [];
     try {
       for (;;) {
-        const r = await this.agent.call<{ 'count': number; 'buf-b64': string; 'eof': boolean }>('guest-file-read', { handle, count: 64 << 10 });
+        const r = await this.agent.call<{ 'count': number; 'buf-b64': string; 'eof': boolean }>('guest-file-read', { handle, count });
         parts.push(Buffer.from(r['buf-b64'], 'base64'));
         if (r.eof || r.count === 0) break;
       }
     } finally {
       await this.agent.call('guest-file-close', { handle });
     }
-    return Buffer.concat(parts).toString('utf8');
+    return Buffer.concat(parts);
   }
 
   /** Writes a file in the guest (created or truncated). */
