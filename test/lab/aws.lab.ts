@@ -27,18 +27,11 @@ import * as crypto from 'crypto';
 import { parameters } from '../util/user-data';
 import { ApiCall, AWS_HOSTS, byCli, Emulator, EMULATOR_VALUES, isCodeFetch, RoleSession, rolePolicies, tearDown } from '../emulator/emulator';
 import { SEED_BUCKET, SEED_FILES, SEED_STACK, seederUserData } from '../emulator/seeder-stack';
-import { BOOT_LIMIT_MS, CloudInitResult, DIAGNOSIS_FILE, FAILURES_DIR, keptCode, Lab, progress, summarize, Vm } from './harness';
+import { CloudInitResult, DIAGNOSIS_FILE, FAILURES_DIR, keptCode, Lab, progress, summarize, Vm } from './harness';
 import { nfsdReadBytes, sha256 } from './scenarios/guest';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
 const MIN = 60_000;
-/**
- * How long a node's boot may take here: its user data runs the aws CLI about ten times (the code, the S3 mirror, EC2,
- * the signal), 20 to 40 s each under software emulation while three VMs boot on two cores; node-a's took 600 to 660 s
- * in CI runs. The harness's bound for any boot (BOOT_LIMIT_MS), named here because these boots come closest to it. A
- * bound for a boot that never ends, not a wait.
- */
-const NODE_BOOT = { timeoutMs: BOOT_LIMIT_MS };
 const SIGNAL_TAG = 'cdk-efs-cache:signal-resource';
 const ENI_TAG = 'cdk-efs-cache:stable-eni';
 /** The stable interface's private address (moto allocates it in the lab's subnet; the lab moves it between VMs). */
@@ -309,8 +302,8 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     // node-x runs with the fleet's role: the impatient fleet's own role grants the same SignalResource on the stack.
     nodeX = await lab.startVm({ name: 'node-x', ip: NODE_X_IP, userData: ud.impatientNode, vendorData: vendor, cpus: 1,
       instance: { instanceId: iid['node-x'], tags: ud.impatientNodeTags, role: { name: 'NodeRole', credentials: role } } });
-    [boot['node-a'], boot['node-x'], boot['elastic-1']] = await Promise.all([nodeA.waitForCloudInit(NODE_BOOT), nodeX.waitForCloudInit({ ...NODE_BOOT, expectError: true }),
-      elastic1.waitForCloudInit(NODE_BOOT)]);
+    [boot['node-a'], boot['node-x'], boot['elastic-1']] = await Promise.all([nodeA.waitForCloudInit(), nodeX.waitForCloudInit({ expectError: true }),
+      elastic1.waitForCloudInit()]);
     firstAttachment = await attachedTo();
     await followAttachment(undefined);
     await lab.setDnsRecord(FLEET_NAME, [STABLE_IP]);
@@ -329,7 +322,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
       instance: { instanceId: iid.seeder, role: { name: 'SeederRole', credentials: seederRole } } });
     // The seeder powers itself off a minute after its signal: its boot is watched from now on, not once the client
     // and the elastic fleet are up (by then it may be off). A failure is thrown where it is awaited, below.
-    const seederBoot = seeder.waitForCloudInit(NODE_BOOT);
+    const seederBoot = seeder.waitForCloudInit();
     seederBoot.catch(() => undefined);
     boot.client = await client.waitForCloudInit();
     beforeReplacement = {
@@ -375,7 +368,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     await nodeA.kill();
     boot.seeder = await seederBoot;
     await seeder.kill(); // it would power off a minute after its signal (its shutdown behavior terminates it)
-    boot['node-b'] = await nodeB.waitForCloudInit(NODE_BOOT);
+    boot['node-b'] = await nodeB.waitForCloudInit();
     devicesOn = false;
     await devices;
     await followAttachment(nodeA);
@@ -617,7 +610,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     });
 
     test('(a) elastic-2 joins the virtual service only after its bootstrap completed the launch hook, while serving; nothing reached it before', async () => {
-      boot['elastic-2'] = await elastic2.waitForCloudInit(NODE_BOOT);
+      boot['elastic-2'] = await elastic2.waitForCloudInit();
       expect({ status: boot['elastic-2'].status, errors: boot['elastic-2'].errors }).toEqual({ status: 'done', errors: [] });
       await waitUntil(() => registered['elastic-2'] !== undefined, 60_000, 'elastic-2 in IPVS');
       const calls = await callsOf(elastic2);

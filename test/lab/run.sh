@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs the lab: builds the guest image if the recipe changed, then the lab jest suite (test/lab/**/*.lab.ts) two files
-# at a time (jest.config.js says why; LAB_WORKERS=1 runs one at a time). Needs root (network namespaces, taps) and the repository's npm dependencies (npm ci).
+# at a time (jest.config.js says why; LAB_WORKERS=1 runs one at a time). Needs root (network namespaces, taps) and the
+# repository's npm dependencies (npm ci).
 # Arguments go to jest, e.g. `test/lab/run.sh smoke` runs only smoke.lab.ts.
 set -euo pipefail
 
@@ -24,6 +25,6 @@ rm -rf "${LAB_CACHE_DIR:-${repo}/.lab-cache}/failures"
 trap 'bash "${here}/harness/reaper.sh" sweep' EXIT
 
 status=0
-node_modules/.bin/jest -c "${here}/jest.config.js" --maxWorkers="${LAB_WORKERS:-2}" "$@" || status=$?
+node_modules/.bin/jest -c "${here}/jest.config.js" ${LAB_WORKERS:+"--maxWorkers=${LAB_WORKERS}"} "$@" || status=$?
 echo "[lab] done in $((SECONDS - started)) s (jest exit ${status}); logs in ${LAB_CACHE_DIR:-${repo}/.lab-cache}/logs/, failed VMs' journals in ${LAB_CACHE_DIR:-${repo}/.lab-cache}/failures/" >&2
 exit "${status}"

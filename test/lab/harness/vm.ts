@@ -33,7 +33,9 @@ export interface ExtraDisk {
  * How long a boot (power on or reboot to the agent, or to cloud-init's end) may take before the harness calls it hung
  * and diagnoses the VM. A limit on a boot that never ends, not a wait: a boot that ends in an error is reported as soon
  * as cloud-init writes its result. test/lab/run.sh runs two lab files at once, so up to seven VMs boot together on two
- * cores; one that booted alone in 90 s has been seen to take 250 s then.
+ * cores; one that booted alone in 90 s has been seen to take 250 s then. The slowest boots are aws.lab's nodes, whose
+ * user data runs the aws CLI about ten times (655 s in a clean clone, two files at once), and kernels.lab's five VMs
+ * booting together (730 s).
  */
 export const BOOT_LIMIT_MS = 20 * 60_000;
 
