@@ -262,6 +262,9 @@ mirror_sync_one() {
       timeout -k 30 "$left" rsync -lptgoD -d --numeric-ids --exclude='/*' "$src/" "$dst/" 2>>"$t/err" || rc=$?
     fi
     if [ "$rc" = 0 ] && [ -s "$t/copy" ]; then
+      mirror_make_way "$t/plus" "$dst" 2>>"$t/err" || rc=$?
+    fi
+    if [ "$rc" = 0 ] && [ -s "$t/copy" ]; then
       per=$(tr -cd '\0' <"$t/copy" | wc -c)
       per=$(((per + EFSC_MIRROR_WORKERS - 1) / EFSC_MIRROR_WORKERS))
       ((per <= MIRROR_PART_FILES)) || per=$MIRROR_PART_FILES
@@ -305,6 +308,21 @@ mirror_sync_one() {
   n=$(($(tr -cd '\0' <"$st/record" | wc -c) - 1))
   echo "$(date +%s) $((SECONDS - t0)) $n" >"$MIRROR_STATE/$(systemd-escape -p "$rel")"
   log "mirror $1: synced $n entries ($(grep -c '^>f' "$t/out") files copied) in $((SECONDS - t0))s ($mode walk: $k entries copied, $r removed)"
+}
+
+# mirror_make_way RECORDS DST: makes each directory of RECORDS (walk records) that would replace something else in the
+# copy at DST (a file, a symlink), before the jobs. Left to them, the job that copies the directory and the job of an
+# entry under it (parts of their own, run side by side) each removed what stood in the way, and the second removal
+# failed once the first had made the directory ("could not make way for new directory"), and the sync with it. Made
+# 0700, so that nothing under it is readable before its job sets its owner and mode.
+mirror_make_way() {
+  local -x LC_ALL=C
+  local p way=()
+  while IFS= read -r -d '' p; do
+    if [[ -L "$2/$p" || (-e "$2/$p" && ! -d "$2/$p") ]]; then way+=("$p"); fi
+  done < <(awk 'BEGIN { RS = "\0"; ORS = "\0" } { i = index($0, "//"); if (substr($0, i + 2, 1) == "d") print substr($0, 1, i - 1) }' "$1")
+  ((${#way[@]})) || return 0
+  (cd "$2" && printf '%s\0' "${way[@]}" | xargs -0 rm -f -- && printf '%s\0' "${way[@]}" | xargs -0 mkdir -m 0700 --)
 }
 
 # mirror_stamp DST: the identity of the copy at DST that a record is written for (boot, file system, root inode).

@@ -2,7 +2,8 @@
 # The mirrors' sync (assets/lib/mirror.sh mirror_sync_one) run for real on this machine: find and rsync from
 # the distribution, between two local directories, as root. It proves what the copy holds after each kind of change
 # (content with a new mtime and with the old one kept, addition, removal, rename across directories, mode, symlink
-# target, a file that becomes a directory and back, odd names), that each sync compares its walk with the last good
+# target, a file that becomes a directory and back, odd names), that a directory which replaces a file is made before
+# the parallel jobs (none of which then finds the file in its way), that each sync compares its walk with the last good
 # one and that a lost or emptied copy is copied whole again, that a failed sync (a full copy) keeps the last good tree
 # and that the next sync repairs what it left, that a directory the sync cannot read empties its copy, that a missing
 # source removes nothing, and that an unchanged tree starts no rsync; with strace, it counts the stat calls of an
@@ -58,8 +59,39 @@ mkdir -p "$MIRROR_STATE"
 echo 0 >"$MIRROR_STATE/full"
 mirror_sync_one /efs/app
 EOF
+# The syncs' rsync: the real one, after it notes in $work/in-the-way each directory of its job's list (or above an
+# entry of it) that the copy holds as something else when the job starts. Two jobs that both find such a directory race
+# to replace it, and the one that comes second fails ("could not make way for new directory").
+mkdir -p "$work/shim"
+cat >"$work/shim/rsync" <<'EOF'
+#!/bin/bash
+set -euo pipefail
+list=
+for a in "$@"; do case "$a" in --files-from=*) list=${a#--files-from=} ;; esac; done
+if [ -n "$list" ]; then
+  src=${*: -2:1} dst=${*: -1}
+  while IFS= read -r -d '' p; do
+    while [ "$p" != . ]; do
+      if [ -d "$src/$p" ] && [ ! -L "$src/$p" ] && { [ -L "$dst/$p" ] || { [ -e "$dst/$p" ] && [ ! -d "$dst/$p" ]; }; }; then
+        echo "$p" >>"$WORK/in-the-way"
+      fi
+      p=${p%/*}
+    done
+  done <"$list"
+fi
+exec /usr/bin/rsync "$@"
+EOF
+chmod +x "$work/shim/rsync"
 wrap=()
-sync() { WORK="$work" "${wrap[@]}" bash "$work/sync.sh" "$1" >"$work/out" 2>&1; }
+sync() { WORK="$work" PATH="$work/shim:$PATH" "${wrap[@]}" bash "$work/sync.sh" "$1" >"$work/out" 2>&1; }
+# made_way: no job since the last made_way found a directory of its list held as something else in the copy (the sync
+# made it first).
+made_way() {
+  local w
+  w=$(cat "$work/in-the-way" 2>/dev/null || true)
+  rm -f "$work/in-the-way"
+  [ -z "$w" ] || { echo "in the way: $(tr '\n' ' ' <<<"$w")"; return 1; }
+}
 
 # same A B: A and B hold the same names, types, contents, modes and link targets.
 same() {
@@ -141,6 +173,7 @@ check "  the copy is the tree again" same "$src" "$dst/app"
 check "  the changed file was written aside and renamed over the old one (a new inode: readers see old or new)" \
   test "$(stat -c %i "$dst/app/a/f3")" != "$ino"
 check "  compared with the last walk: $(walked)" grep -q '(compared walk: ' "$work/out"
+check "  the directory that replaced a file was made before the jobs, none of which found the file in its way" made_way
 
 # Each kind of change alone, each caught by the comparison with the last walk.
 # change WHAT EXPECT: one sync after the change made just before; the copy must be the tree again, with EXPECT
@@ -190,6 +223,7 @@ rm "$src/a/f6"
 mkdir "$src/a/f6"
 printf 'inside\n' >"$src/a/f6/inside"
 change "  and a directory again" "3 0"
+check "  (made before the jobs)" made_way
 
 # A lost or emptied copy: the record no longer describes it, the sync copies the whole walk.
 n=$(walked)
@@ -269,6 +303,7 @@ check "  the copy is the tree again ($(walked))" same "$src" "$work/small/app"
 check "  (a/b/kept is back though its record did not change, a/stale and a/f7 are gone)" \
   test -f "$work/small/app/a/b/kept" -a ! -e "$work/small/app/a/stale" -a ! -e "$work/small/app/a/f7"
 check "  compared with the last good walk and what the failed sync may have copied" grep -q '(compared walk: ' "$work/out"
+check "  a/b, a file in the copy, was made a directory before the jobs" made_way
 check "  and no dirty paths are left" test ! -e "$work/state/.walk/app/dirty"
 
 # A walk that fails (the source is gone) removes nothing and says so.
