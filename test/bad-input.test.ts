@@ -508,7 +508,7 @@ const CASES: BadInput[] = [
   { name: 'nfs origin: a peer with host bits set', build: nfsFleet({ peer: ec2.Peer.ipv4('10.20.0.5/16') }), error: /^Invalid origin\.peer: '10\.20\.0\.5\/16' has host bits set: the network is 10\.20\.0\.0\/16/ },
   { name: 'nfs origin: a peer that does not hold the host', build: nfsFleet({ peer: ec2.Peer.ipv4('10.30.0.0/16') }), error: /^Invalid origin\.peer: 10\.30\.0\.0\/16 does not hold the host 10\.20\.0\.5/ },
   { name: 'nfs origin: originMountHelper', build: nfsFleet({}, { originMountHelper: MountHelper.NFS }), error: /^Invalid originMountHelper: applies to an EFS origin only: .*mount -t nfs\)/ },
-  // NFSv3 to the origin works with every fan-out (test/nfs-origin.test.ts); NFSv3 to the clients needs Route 53 whatever the origin.
+  // NFSv3 to the origin works with every fan-out (test/cache-fleet/nfs-origin.test.ts); NFSv3 to the clients needs Route 53 whatever the origin.
   { name: 'nfs origin: NFSv3 clients behind an NLB', build: nfsFleet({}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientProtocol: ClientProtocol.NFS_V3 }), error: /^Invalid clientProtocol: ClientProtocol\.NFS_V3 needs fanOut: FanOutMode\.ROUTE53/ },
   // Fleets of another stack or app (CacheFleet.fromCacheFleetAttributes): the rules of a CacheFleet's own values
   { name: 'imported fleet: an endpoint with a space', build: (stack) => importedFleet(stack, { endpoint: 'cache efs' }), error: /^Invalid endpoint: must be the fleet's endpoint, a DNS name .* or an IPv4 address, got 'cache efs'\./ },

@@ -213,7 +213,7 @@ export interface MirrorOptions {
 
 /**
  * The root under which every node exports its mirrors (`MIRROR_ROOT/<path under exportPath>`). The nodes' script
- * names it too (assets/lib/mirror.sh `MIRROR_ROOT`, assets/client/bootstrap.sh); test/shared-facts.test.ts fails if
+ * names it too (assets/lib/mirror.sh `MIRROR_ROOT`, assets/client/bootstrap.sh); test/bootstrap/shared-facts.test.ts fails if
  * they differ.
  */
 export const MIRROR_ROOT = '/mirror';

@@ -10,7 +10,7 @@ import { AmazonLinux2023KernelLine } from '../kernel-line';
  * neither `machineImage` nor `kernel` is given (one of the proved lines). Change them from the lab's results only,
  * together with the README (the kernel table under "Why the default image does not float", the props tables, and the
  * upgrade notes: a new default replaces the nodes and the seeder's instance on the next deploy) and the `kernel`
- * props' `@default`; test/kernel.test.ts holds the docs to these two constants.
+ * props' `@default`; test/private/kernel.test.ts holds the docs to these two constants.
  */
 export const PROVED_KERNEL_LINES: readonly string[] = ['6.1', '6.12'];
 export const DEFAULT_KERNEL_LINE = '6.12';

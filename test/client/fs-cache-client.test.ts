@@ -5,9 +5,9 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import {
   CachedFileSystem, CacheFleet, CacheStorage, ClientSource, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, ICacheFleet,
   MountHelper, MountSource, OriginFileSystem,
-} from '../lib';
-import { importedFs, nagFindings, stackWithVpc } from './util';
-import { codeParameters, launchTemplateUserData, parameters } from './util/user-data';
+} from '../../lib';
+import { importedFs, nagFindings, stackWithVpc } from '../util';
+import { codeParameters, launchTemplateUserData, parameters } from '../util/user-data';
 
 function client(props: Partial<FsCacheClientLaunchTemplateProps> = {}) {
   const { app, stack, vpc } = stackWithVpc();

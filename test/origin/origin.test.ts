@@ -3,8 +3,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { OriginFileSystem, OriginFileSystemProps } from '../lib';
-import { nagFindings, stackWithVpc } from './util';
+import { OriginFileSystem, OriginFileSystemProps } from '../../lib';
+import { nagFindings, stackWithVpc } from '../util';
 
 function origin(props: Partial<OriginFileSystemProps> = {}) {
   const { app, stack, vpc } = stackWithVpc();

@@ -5,12 +5,12 @@
  */
 import { CfnParameter, Fn } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet } from '../lib';
-import { formatCidr, parseCidr } from '../lib/private/cidr';
-import { labUserData } from './lab/scenarios/stacks';
-import { importedFs, stackWithVpc } from './util';
-import { launchTemplateUserData, parameters } from './util/user-data';
-import { runScript } from './util/run-script';
+import { CacheFleet } from '../../lib';
+import { formatCidr, parseCidr } from '../../lib/private/cidr';
+import { labUserData } from '../lab/scenarios/stacks';
+import { importedFs, stackWithVpc } from '../util';
+import { launchTemplateUserData, parameters } from '../util/user-data';
+import { runScript } from '../util/run-script';
 
 describe('clientCidrs at synth', () => {
   test.each([

@@ -2,9 +2,9 @@ import { Duration, Size, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, CacheFleet, ElasticCapacity, FanOutMode, OriginFileSystem } from '../lib';
-import { nagFindings, stackWithVpc } from './util';
-import { launchTemplateUserData, parameters } from './util/user-data';
+import { CachedFileSystem, CacheFleet, ElasticCapacity, FanOutMode, OriginFileSystem } from '../../lib';
+import { nagFindings, stackWithVpc } from '../util';
+import { launchTemplateUserData, parameters } from '../util/user-data';
 
 /** An elastic fleet (issue: one Auto Scaling group that grows and shrinks), with the dashboard, as a user writes it. */
 function build(elastic: ElasticCapacity = { maxNodes: 8 }, mirrors = false) {

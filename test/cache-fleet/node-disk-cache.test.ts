@@ -4,10 +4,10 @@
  * is the lab's to prove (test/lab/mirror.lab.ts, on a real kernel).
  */
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheFleetProps, MountHelper } from '../lib';
-import { importedFs, stackWithVpc } from './util';
-import { runScript } from './util/run-script';
-import { launchTemplateUserData, parameters } from './util/user-data';
+import { CacheFleet, CacheFleetProps, MountHelper } from '../../lib';
+import { importedFs, stackWithVpc } from '../util';
+import { runScript } from '../util/run-script';
+import { launchTemplateUserData, parameters } from '../util/user-data';
 
 function nodeUserData(extra: Partial<CacheFleetProps> = {}): string {
   const { stack, vpc } = stackWithVpc();

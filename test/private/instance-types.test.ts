@@ -7,10 +7,10 @@
 import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheStorage, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../lib';
-import { INSTANCE_TYPE_REGIONS } from '../lib/private/instance-type-regions';
-import { instanceTypeFacts } from '../lib/private/instance-types';
-import { importedFs, newApp, stackWithVpc } from './util';
+import { CacheFleet, CacheStorage, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { INSTANCE_TYPE_REGIONS } from '../../lib/private/instance-type-regions';
+import { instanceTypeFacts } from '../../lib/private/instance-types';
+import { importedFs, newApp, stackWithVpc } from '../util';
 
 const facts = (t: string) => instanceTypeFacts(new ec2.InstanceType(t));
 

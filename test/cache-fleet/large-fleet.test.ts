@@ -1,8 +1,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, FanOutMode } from '../lib';
-import { nagFindings, stackWithVpc } from './util';
+import { CachedFileSystem, FanOutMode } from '../../lib';
+import { nagFindings, stackWithVpc } from '../util';
 
 /** Fleets past CloudWatch's 10 metrics per alarm, and past what one CloudFormation template holds. */
 function build(nodeCount: number, fanOut = FanOutMode.ROUTE53) {

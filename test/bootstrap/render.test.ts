@@ -5,11 +5,11 @@ import * as os from 'os';
 import * as path from 'path';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, ClientProtocol, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../lib';
-import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../lib/bootstrap/render';
-import { importedFs, newApp, stackWithVpc } from './util';
-import { runScript } from './util/run-script';
-import { flatten } from './util/user-data';
+import { CacheFleet, ClientProtocol, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/bootstrap/render';
+import { importedFs, newApp, stackWithVpc } from '../util';
+import { runScript } from '../util/run-script';
+import { flatten } from '../util/user-data';
 
 describe('renderScript', () => {
   test('header, sorted quoted parameters, the loader; the library and script without comments in the code asset', () => {

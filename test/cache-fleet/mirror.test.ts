@@ -1,13 +1,13 @@
 import { Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, ClientProtocol, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource } from '../lib';
-import { renderedCode } from '../lib/bootstrap/render';
-import { mirrorFsid } from '../lib/cache-fleet/mirror';
-import { NFS_MIRROR_PORT } from '../lib/private/constants';
-import { importedFs, stackWithVpc } from './util';
-import { launchTemplateUserData, parameters } from './util/user-data';
-import { runScript } from './util/run-script';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, ClientProtocol, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource } from '../../lib';
+import { renderedCode } from '../../lib/bootstrap/render';
+import { mirrorFsid } from '../../lib/cache-fleet/mirror';
+import { NFS_MIRROR_PORT } from '../../lib/private/constants';
+import { importedFs, stackWithVpc } from '../util';
+import { launchTemplateUserData, parameters } from '../util/user-data';
+import { runScript } from '../util/run-script';
 
 function fleet(props: Partial<CacheFleetProps> = {}, id = 'Fleet') {
   const { stack, vpc } = stackWithVpc();

@@ -1,14 +1,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { MIRROR_ROOT } from '../lib/cache-fleet/mirror';
-import { NFS_MOUNTD_PORT, NFS_PORT } from '../lib/private/constants';
-import { EFS_UTILS_TLS_PORT } from '../lib/private/mount';
+import { MIRROR_ROOT } from '../../lib/cache-fleet/mirror';
+import { NFS_MOUNTD_PORT, NFS_PORT } from '../../lib/private/constants';
+import { EFS_UTILS_TLS_PORT } from '../../lib/private/mount';
 
 /**
  * Facts that the TypeScript and the instances' bash both use. Each has one owner in lib/ (a constant); where the bash
  * must name it too, it is read here from the scripts and compared, so that the two cannot drift apart silently.
  */
-const ASSETS = path.join(__dirname, '..', 'assets');
+const ASSETS = path.join(__dirname, '..', '..', 'assets');
 
 function scripts(dir: string = ASSETS): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -62,7 +62,7 @@ describe('facts shared by the TypeScript and the bash', () => {
   test('no script names a TLS port of its own: efs-utils\' tlsport comes from EFS_UTILS_TLS_PORT, as documented', () => {
     expect(codeLines(new RegExp(`tlsport|\\b${EFS_UTILS_TLS_PORT}\\b`))).toEqual([]);
     // FsCacheClientProps.tlsPort documents the default (jsii needs a literal there): it must be the constant's value.
-    const source = fs.readFileSync(path.join(__dirname, '..', 'lib', 'client', 'fs-cache-client.ts'), 'utf8');
+    const source = fs.readFileSync(path.join(__dirname, '..', '..', 'lib', 'client', 'fs-cache-client.ts'), 'utf8');
     const doc = source.match(/@default (\S+)\s*\*\/\s*readonly tlsPort\?: number;/);
     expect(doc?.[1]).toBe(String(EFS_UTILS_TLS_PORT));
   });

@@ -2,12 +2,12 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { CacheFleet, DiskCacheMetric, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
-import { CLIENT_METRICS, METRIC_NAMESPACE, NODE_METRICS } from '../lib/monitoring/metrics';
-import { compactScript } from '../lib/bootstrap/render';
-import { readAsset } from '../lib/private/assets';
-import { importedFs, nagFindings, stackWithVpc } from './util';
-import { launchTemplateUserData, parameters, expand } from './util/user-data';
+import { CacheFleet, DiskCacheMetric, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
+import { CLIENT_METRICS, METRIC_NAMESPACE, NODE_METRICS } from '../../lib/monitoring/metrics';
+import { compactScript } from '../../lib/bootstrap/render';
+import { readAsset } from '../../lib/private/assets';
+import { importedFs, nagFindings, stackWithVpc } from '../util';
+import { launchTemplateUserData, parameters, expand } from '../util/user-data';
 
 function setUp(metrics?: boolean) {
   const { app, stack, vpc } = stackWithVpc();

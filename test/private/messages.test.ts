@@ -2,9 +2,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { CfnParameter, Duration, Size, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../lib';
-import { describeValue, pythonPropName } from '../lib/private/errors';
-import { importedFs, stackWithVpc } from './util';
+import { CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { describeValue, pythonPropName } from '../../lib/private/errors';
+import { importedFs, stackWithVpc } from '../util';
 
 /**
  * What the messages show of the values they name: a token (a CfnParameter, an import, an attribute) reads as what it
@@ -108,7 +108,7 @@ describe('prop names in Python', () => {
     const names = new Set<string>(['readAheadKiB', 'ipv6Cidrs', 's3Prefix', 'cacheFleet.mirrorSize', 'cullLimits.blocksRun']);
     const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
       .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
-    for (const file of walk(path.join(__dirname, '..', 'lib'))) {
+    for (const file of walk(path.join(__dirname, '..', '..', 'lib'))) {
       for (const m of fs.readFileSync(file, 'utf8').matchAll(/^\s+readonly (\w+)\??:/gm)) names.add(m[1]);
     }
     expect(names.size).toBeGreaterThan(100);

@@ -3,10 +3,10 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, CachedFileSystemProps, FanOutMode } from '../lib';
-import { NOT_SERVING, notServing } from '../lib/monitoring/metrics';
-import { nagFindings, stackWithVpc } from './util';
-import { flatten } from './util/user-data';
+import { CachedFileSystem, CachedFileSystemProps, FanOutMode } from '../../lib';
+import { NOT_SERVING, notServing } from '../../lib/monitoring/metrics';
+import { nagFindings, stackWithVpc } from '../util';
+import { flatten } from '../util/user-data';
 
 function build(props: Partial<CachedFileSystemProps> = {}, clients = 1) {
   const { app, stack, vpc } = stackWithVpc();

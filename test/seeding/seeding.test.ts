@@ -6,9 +6,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../lib';
-import { importedFs, nagFindings, newApp, stackWithVpc } from './util';
-import { codeParameters, flatten, parameters, expand } from './util/user-data';
+import { CacheFleet, DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../../lib';
+import { importedFs, nagFindings, newApp, stackWithVpc } from '../util';
+import { codeParameters, flatten, parameters, expand } from '../util/user-data';
 
 /** A small directory to ship as an asset; content decides the asset hash. */
 function assetDir(content = 'hello'): string {
@@ -280,7 +280,7 @@ describe('CacheFleet on-demand warming', () => {
     });
     expect(f.warmDocument).toBeDefined();
     // The command it runs is the one the node bootstrap installs (and runs at boot and on the re-warm timer).
-    expect(fs.readFileSync(path.join(__dirname, '..', 'assets', 'cache-node', 'bootstrap.sh'), 'utf8')).toContain('/usr/local/sbin/efs-cache-warm');
+    expect(fs.readFileSync(path.join(__dirname, '..', '..', 'assets', 'cache-node', 'bootstrap.sh'), 'utf8')).toContain('/usr/local/sbin/efs-cache-warm');
   });
 
   test('without warm paths: no document', () => {

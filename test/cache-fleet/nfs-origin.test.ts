@@ -12,10 +12,10 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import {
   CacheFleet, CacheFleetProps, CacheOrigin, ClientProtocol, FanOutMode, FsCacheClientLaunchTemplate, MountHelper, MountSource,
   NfsServerOriginProps, NfsVersion, OriginFileSystem,
-} from '../lib';
-import { importedFs, nagFindings, newApp, stackWithVpc } from './util';
-import { runScript } from './util/run-script';
-import { expand, launchTemplateUserData, parameters } from './util/user-data';
+} from '../../lib';
+import { importedFs, nagFindings, newApp, stackWithVpc } from '../util';
+import { runScript } from '../util/run-script';
+import { expand, launchTemplateUserData, parameters } from '../util/user-data';
 
 /** The lab-like server: 10.20.0.5 in 10.20.0.0/16 (outside the test VPC, as over a VPN), exporting /srv/data. */
 const SERVER = { host: '10.20.0.5', exportPath: '/srv/data', peer: ec2.Peer.ipv4('10.20.0.0/16') };

@@ -3,9 +3,9 @@ import * as path from 'path';
 import { Annotations as CoreAnnotations, CfnParameter, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { AmazonLinux2023KernelLine, CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../lib';
-import { DEFAULT_KERNEL_LINE, PROVED_KERNEL_LINES } from '../lib/private/kernel';
-import { importedFs, stackWithVpc } from './util';
+import { AmazonLinux2023KernelLine, CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { DEFAULT_KERNEL_LINE, PROVED_KERNEL_LINES } from '../../lib/private/kernel';
+import { importedFs, stackWithVpc } from '../util';
 
 /**
  * The kernel line of the default image (issue 30): Amazon Linux 2023 of a line the lab proved unless the user
@@ -159,7 +159,7 @@ describe('refusals', () => {
 });
 
 describe('the docs follow the constants (lib/private/kernel.ts)', () => {
-  const read = (f: string) => fs.readFileSync(path.join(__dirname, '..', f), 'utf8');
+  const read = (f: string) => fs.readFileSync(path.join(__dirname, '..', '..', f), 'utf8');
   const member = `KERNEL_${DEFAULT_KERNEL_LINE.replace('.', '_')}`;
 
   test.each(['lib/cache-fleet/options.ts', 'lib/client/fs-cache-client.ts', 'lib/seeding/data-seeder.ts'])('%s: kernel\'s @default and machineImage\'s', (file) => {

@@ -5,10 +5,10 @@
  */
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, ClientProtocol, FanOutMode, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
-import { importedFs, stackWithVpc } from './util';
-import { runScript } from './util/run-script';
-import { expand, launchTemplateUserData, parameters } from './util/user-data';
+import { CacheFleet, ClientProtocol, FanOutMode, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
+import { importedFs, stackWithVpc } from '../util';
+import { runScript } from '../util/run-script';
+import { expand, launchTemplateUserData, parameters } from '../util/user-data';
 
 function build(clientProtocol?: ClientProtocol) {
   const { stack, vpc } = stackWithVpc();

@@ -3,11 +3,11 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorSource, MountSource } from '../lib';
-import { renderedCode } from '../lib/bootstrap/render';
-import { mirrorFsid } from '../lib/cache-fleet/mirror';
-import { importedFs, nagFindings, stackWithVpc } from './util';
-import { launchTemplateUserData, parameters } from './util/user-data';
+import { CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorSource, MountSource } from '../../lib';
+import { renderedCode } from '../../lib/bootstrap/render';
+import { mirrorFsid } from '../../lib/cache-fleet/mirror';
+import { importedFs, nagFindings, stackWithVpc } from '../util';
+import { launchTemplateUserData, parameters } from '../util/user-data';
 
 const BUCKET = 'efsc-site-data';
 const site = (stack: Stack, prefix = 'site/', name?: string) =>

@@ -3,10 +3,10 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, FanOutMode, MountHelper } from '../lib';
-import { fsidFor } from '../lib/cache-fleet/cache-fleet';
-import { importedFs, nagFindings, stackWithVpc } from './util';
-import { launchTemplateUserData, parameters } from './util/user-data';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, FanOutMode, MountHelper } from '../../lib';
+import { fsidFor } from '../../lib/cache-fleet/cache-fleet';
+import { importedFs, nagFindings, stackWithVpc } from '../util';
+import { launchTemplateUserData, parameters } from '../util/user-data';
 
 function fleet(props: Partial<CacheFleetProps> = {}) {
   const { app, stack, vpc } = stackWithVpc();
