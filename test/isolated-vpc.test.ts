@@ -2,7 +2,7 @@
  * A VPC with isolated subnets only (no NAT, no internet gateway): every tier takes the isolated subnets by default
  * (lib/private/subnets.ts defaultSubnets) instead of failing with CDK's "There are no 'Private' subnet groups", and
  * each tier that runs instances warns once about the VPC endpoints they need. The single warnings are rows of
- * test/bad-input.test.ts; this is the whole composition.
+ * the bad-input tests (test/bad-input.test.ts); this is the whole composition.
  */
 import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';

@@ -1,5 +1,5 @@
 /**
- * What synth checks of sizes, images, zones and paths (the refusals themselves are rows of test/bad-input.test.ts):
+ * What synth checks of sizes, images, zones and paths (the refusals themselves are rows of the bad-input tests (test/<folder>/bad-input.test.ts)):
  * the data behind the checks, their bounds exactly, and what they let through because nothing is known at synth.
  */
 import { Size, Stack, Token } from 'aws-cdk-lib';

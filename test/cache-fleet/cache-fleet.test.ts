@@ -387,7 +387,7 @@ describe('CacheFleet fan-out', () => {
   });
 });
 
-describe('CacheFleet working set (bad input: test/bad-input.test.ts)', () => {
+describe('CacheFleet working set (bad input: test/cache-fleet/bad-input.test.ts)', () => {
   test('a working set that fits is not a warning', () => {
     const { stack } = fleet({ workingSetSize: Size.gibibytes(100) });
     Annotations.fromStack(stack).hasNoWarning('/TestStack/Fleet', Match.anyValue());

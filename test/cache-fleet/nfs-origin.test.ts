@@ -3,7 +3,7 @@
  * rendered, template for template; an NFS server origin (NFSv3, NFSv4.1, NFSv4.2) tells the nodes its server, path,
  * mount type and options (the mirrors' mounts too), opens exactly its ports to its peer (a network, or a security
  * group), grants no EFS access, gets an fsid of its own, passes the nodes' own parameter checks and cdk-nag. Refusals
- * are in test/bad-input.test.ts, hostile deploy-time hosts in test/hostile-tokens.test.ts. That a node mounts an NFS
+ * are in test/cache-fleet/bad-input.test.ts, hostile deploy-time hosts in test/hostile-tokens.test.ts. That a node mounts an NFS
  * server and re-exports it is the lab's to prove, which has not run it yet (README, "Origins").
  */
 import { App, Stack } from 'aws-cdk-lib';

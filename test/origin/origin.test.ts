@@ -160,7 +160,7 @@ describe('OriginFileSystem (imported)', () => {
   });
 });
 
-describe('OriginFileSystem mount target coverage (the other bad input: test/bad-input.test.ts)', () => {
+describe('OriginFileSystem mount target coverage (the other bad input: test/origin/bad-input.test.ts)', () => {
   test('an instance subnet in an AZ without a mount target', () => {
     const { stack, vpc } = stackWithVpc();
     const o = new OriginFileSystem(stack, 'Origin', { vpc, vpcSubnets: { subnets: [vpc.privateSubnets[0]] } });

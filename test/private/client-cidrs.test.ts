@@ -1,6 +1,6 @@
 /**
  * The cache nodes' NFS export access list (`clientCidrs`): parsed at synth (lib/private/cidr.ts; the refusals are rows
- * of test/bad-input.test.ts), rendered in canonical form, and checked again by the node at boot for values synth
+ * of the bad-input tests (test/<folder>/bad-input.test.ts)), rendered in canonical form, and checked again by the node at boot for values synth
  * could not see (tokens). The node's check runs here in the sandbox of test/util/run-script.ts.
  */
 import { CfnParameter, Fn } from 'aws-cdk-lib';

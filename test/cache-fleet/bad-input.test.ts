@@ -1,0 +1,987 @@
+import { App, CfnParameter, Duration, Size, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import {
+  CachedFileSystem,
+  CacheFleet,
+  CacheOrigin,
+  ClientProtocol,
+  FanOutMode,
+  MirrorStorage,
+  MountHelper,
+  NfsVersion,
+} from '../../lib';
+import { importedFs } from '../util';
+import {
+  BadInput,
+  FSIDS,
+  al2023x86,
+  fleet,
+  importedFleet,
+  importedMirrors,
+  isolatedVpc,
+  mixedVpc,
+  nfsFleet,
+  refusesBadInput,
+  twoFleets,
+} from '../util/bad-input';
+
+/** What the fleet (CacheFleet, CacheOrigin, fromCacheFleetAttributes) refuses at synth, or warns about, each case naming the prop to change. */
+const CASES: BadInput[] = [
+  // CacheFleet
+  {
+    name: 'fleet: zero nodes',
+    build: fleet({ nodeCount: 0 }),
+    error: /^Invalid nodeCount: a cache fleet needs at least one node/,
+  },
+  {
+    name: 'fleet: a fraction of a node',
+    build: fleet({ nodeCount: 1.5 }),
+    error: /^Invalid nodeCount: must be a whole number/,
+  },
+  {
+    name: 'fleet: more nodes than one stack holds',
+    build: fleet({ nodeCount: 129 }),
+    error: /^Invalid nodeCount: at most 128 nodes fit in one stack, got 129: .*500 resources per stack/,
+  },
+  {
+    name: 'fleet: a relative export path',
+    build: fleet({ exportPath: 'efs' }),
+    error: /^Invalid exportPath: must be an absolute path/,
+  },
+  {
+    name: 'fleet: / as export path',
+    build: fleet({ exportPath: '/' }),
+    error: /^Invalid exportPath/,
+  },
+  {
+    name: 'fleet: a relative origin path',
+    build: fleet({ originPath: 'data' }),
+    error: /^Invalid originPath: must be an absolute path in the file system/,
+  },
+  {
+    name: 'fleet: a warm path outside the export',
+    build: fleet({ warmPaths: ['/data/x'] }),
+    error: /^Invalid warmPaths: '\/data\/x' is outside the export/,
+  },
+  {
+    name: 'fleet: a relative warm path',
+    build: fleet({ warmPaths: ['x'] }),
+    error: /^Invalid warmPaths: 'x' is not an absolute path/,
+  },
+  {
+    name: 'fleet: re-warming with nothing to warm',
+    build: fleet({ rewarmInterval: Duration.hours(1) }),
+    error: /^Invalid rewarmInterval: needs warmPaths/,
+  },
+  {
+    name: 'fleet: warm workers with nothing to warm',
+    build: fleet({ warmWorkers: 4 }),
+    error: /^Invalid warmWorkers: needs warmPaths/,
+  },
+  {
+    name: 'fleet: a mirror path outside the export',
+    build: fleet({ mirrorPaths: ['/data/app'] }),
+    error: /^Invalid mirrorPaths: '\/data\/app' is not under the export/,
+  },
+  {
+    name: 'fleet: the whole export as a mirror',
+    build: fleet({ mirrorPaths: ['/efs'] }),
+    error: /^Invalid mirrorPaths: '\/efs' is not under the export/,
+  },
+  {
+    name: 'fleet: a relative mirror path',
+    build: fleet({ mirrorPaths: ['app'] }),
+    error: /^Invalid mirrorPaths: 'app' is not an absolute path/,
+  },
+  {
+    name: 'fleet: a mirror path with ..',
+    build: fleet({ mirrorPaths: ['/efs/../etc'] }),
+    error: /^Invalid mirrorPaths: '\/efs\/\.\.\/etc' is not an absolute path/,
+  },
+  {
+    name: 'fleet: a mirror inside another',
+    build: fleet({ mirrorPaths: ['/efs/app', '/efs/app/lib'] }),
+    error: /^Invalid mirrorPaths: '\/efs\/app\/lib' is inside '\/efs\/app'/,
+  },
+  {
+    name: 'fleet: a mirror path twice',
+    build: fleet({ mirrorPaths: ['/efs/app', '/efs/app'] }),
+    error: /^Invalid mirrorPaths: lists a path twice/,
+  },
+  {
+    name: 'fleet: a mirror interval with nothing to mirror',
+    build: fleet({ mirrorInterval: Duration.minutes(1) }),
+    error: /^Invalid mirrorInterval: needs mirrorPaths/,
+  },
+  {
+    name: 'fleet: a mirror storage with nothing to mirror',
+    build: fleet({ mirrorStorage: MirrorStorage.MEMORY }),
+    error: /^Invalid mirrorStorage: needs mirrorPaths/,
+  },
+  {
+    name: 'fleet: mirrors on an instance store the nodes do not use',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorStorage: MirrorStorage.INSTANCE_STORE }),
+    error: /^Invalid mirrorStorage: INSTANCE_STORE needs the second cache level/,
+  },
+  {
+    name: 'fleet: a mirror size with nothing to mirror',
+    build: fleet({ mirrorSize: Size.gibibytes(1) }),
+    error: /^Invalid mirrorSize: needs mirrorPaths/,
+  },
+  {
+    name: 'fleet: a mirror interval under 10 s',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorInterval: Duration.seconds(5) }),
+    error: /^Invalid mirrorInterval: must be whole seconds from 10 seconds to 24 hours/,
+  },
+  {
+    name: 'fleet: a mirror interval of part of a second',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorInterval: Duration.millis(10500) }),
+    error: /^Invalid mirrorInterval: must be whole seconds/,
+  },
+  {
+    name: 'fleet: a mirror size of part of a MiB',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorSize: Size.kibibytes(1536) }),
+    error: /^Invalid mirrorSize: must be whole MiB/,
+  },
+  {
+    name: 'fleet: a disk cache on a node type without instance store',
+    build: fleet({ nodeDiskCache: true }),
+    error: /^Invalid nodeDiskCache: c7gn\.16xlarge has no NVMe instance store/,
+  },
+  {
+    name: 'fleet: a disk cache on a Xen type whose instance store is not NVMe',
+    build: fleet({ nodeDiskCache: true, instanceType: new ec2.InstanceType('m3.xlarge') }),
+    error: /^Invalid nodeDiskCache: m3\.xlarge has no NVMe instance store/,
+  },
+  {
+    name: 'fleet: a disk cache device model with the disk cache off',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: false, nodeDiskCacheDeviceModel: 'X' }),
+    error: /^Invalid nodeDiskCacheDeviceModel: applies only with nodeDiskCache\. \(at /,
+  },
+  {
+    name: 'fleet: a disk cache device model on a type where it is off by default',
+    build: fleet({ nodeDiskCacheDeviceModel: 'X' }),
+    error: /^Invalid nodeDiskCacheDeviceModel: applies only with nodeDiskCache, which is off by default for c7gn\.16xlarge/,
+  },
+  {
+    name: 'fleet: a disk cache device model with a newline',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCacheDeviceModel: 'A\nB' }),
+    error: /^Invalid nodeDiskCacheDeviceModel: must be printable ASCII/,
+  },
+  {
+    name: 'fleet: a mirror sync timeout under 10 s',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorSyncTimeout: Duration.seconds(2) }),
+    error: /^Invalid mirrorSyncTimeout: must be whole seconds from 10 seconds/,
+  },
+  {
+    name: 'fleet: no mirror sync jobs',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorSyncWorkers: 0 }),
+    error: /^Invalid mirrorSyncWorkers: must be a whole number from 1 to 64, got 0\./,
+  },
+  {
+    name: 'fleet: mirror sync jobs with nothing to mirror',
+    build: fleet({ mirrorSyncWorkers: 4 }),
+    error: /^Invalid mirrorSyncWorkers: needs mirrorPaths/,
+  },
+  {
+    name: 'fleet: a change marker with nothing to mirror',
+    build: fleet({ mirrorChangeMarker: '.published' }),
+    error: /^Invalid mirrorChangeMarker: needs mirrorPaths/,
+  },
+  {
+    name: 'fleet: an absolute change marker',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '/efs/app/.published' }),
+    error: /^Invalid mirrorChangeMarker: '\/efs\/app\/\.published' is not a path relative to each mirror's root/,
+  },
+  {
+    name: 'fleet: a change marker above the mirror',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '../.published' }),
+    error: /^Invalid mirrorChangeMarker: '\.\.\/\.published' is not a path relative/,
+  },
+  {
+    name: 'fleet: a change marker with a . component',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: 'deploy/./done' }),
+    error: /^Invalid mirrorChangeMarker: 'deploy\/\.\/done' is not a path relative/,
+  },
+  {
+    name: 'fleet: an empty change marker',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '' }),
+    error: /^Invalid mirrorChangeMarker: '' is not a path relative/,
+  },
+  {
+    name: 'fleet: a change marker with a blank',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: 'a b' }),
+    error: /^Invalid mirrorChangeMarker: 'a b' is not a path relative/,
+  },
+  {
+    name: 'fleet: a change marker with an empty component',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: 'deploy//done' }),
+    error: /^Invalid mirrorChangeMarker: 'deploy\/\/done' is not a path relative/,
+  },
+  {
+    name: 'fleet: a change marker that is a directory path',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: 'deploy/' }),
+    error: /^Invalid mirrorChangeMarker: 'deploy\/' is not a path relative/,
+  },
+  {
+    name: 'fleet: a full sync interval without a change marker',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorFullSyncInterval: Duration.hours(2) }),
+    error: /^Invalid mirrorFullSyncInterval: applies only with mirrorChangeMarker/,
+  },
+  {
+    name: 'fleet: a full sync interval with nothing to mirror',
+    build: fleet({ mirrorFullSyncInterval: Duration.hours(2) }),
+    error: /^Invalid mirrorFullSyncInterval: needs mirrorPaths/,
+  },
+  {
+    name: 'fleet: a full sync interval shorter than the mirror interval',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published', mirrorInterval: Duration.minutes(5), mirrorFullSyncInterval: Duration.minutes(2) }),
+    error: /^Invalid mirrorFullSyncInterval: must be at least mirrorInterval \(5 minutes\), got 2 minutes\./,
+  },
+  {
+    name: 'fleet: a mirror interval longer than the default full sync interval',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published', mirrorInterval: Duration.hours(2) }),
+    error: /^Invalid mirrorFullSyncInterval: must be at least mirrorInterval \(2 hours\), got 1 hour\./,
+  },
+  {
+    name: 'fleet: a full sync interval over 7 days',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published', mirrorFullSyncInterval: Duration.days(8) }),
+    error: /^Invalid mirrorFullSyncInterval: must be whole seconds from 10 seconds to 7 days, got 8 days\./,
+  },
+  {
+    name: 'fleet: a full sync interval of part of a second',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published', mirrorFullSyncInterval: Duration.millis(3600500) }),
+    error: /^Invalid mirrorFullSyncInterval: must be whole seconds/,
+  },
+  {
+    name: 'fleet: exporting to everyone',
+    build: fleet({ clientCidrs: ['0.0.0.0/0'] }),
+    error: /^Invalid clientCidrs: 0.0.0.0\/0 would export to everyone/,
+  },
+  {
+    name: 'fleet: an address instead of a CIDR block',
+    build: fleet({ clientCidrs: ['10.0.0.1'] }),
+    error: /^Invalid clientCidrs: '10.0.0.1' is not a CIDR block/,
+  },
+  {
+    name: 'fleet: an empty client list',
+    build: fleet({ clientCidrs: [] }),
+    error: /^Invalid clientCidrs: is empty/,
+  },
+  {
+    name: 'fleet: everyone as 0/0 shorthand',
+    build: fleet({ clientCidrs: ['0/0'] }),
+    error: /^Invalid clientCidrs: 0\/0 would export to everyone: a \/0 prefix matches every address/,
+  },
+  {
+    name: 'fleet: everyone as a /0 of a private network',
+    build: fleet({ clientCidrs: ['10.0.0.0/0'] }),
+    error: /^Invalid clientCidrs: 10.0.0.0\/0 would export to everyone/,
+  },
+  {
+    name: 'fleet: everyone as /00',
+    build: fleet({ clientCidrs: ['10.0.0.0/00'] }),
+    error: /^Invalid clientCidrs: 10.0.0.0\/00 would export to everyone/,
+  },
+  {
+    name: 'fleet: everyone as an all-zero netmask',
+    build: fleet({ clientCidrs: ['10.0.0.0/0.0.0.0'] }),
+    error: /^Invalid clientCidrs: 10.0.0.0\/0.0.0.0 would export to everyone/,
+  },
+  {
+    name: 'fleet: every IPv6 address (::/0)',
+    build: fleet({ clientCidrs: ['::/0'] }),
+    error: /^Invalid clientCidrs: ::\/0 would export to everyone/,
+  },
+  {
+    name: 'fleet: every IPv6 address (::0/0)',
+    build: fleet({ clientCidrs: ['10.1.0.0/16', '::0/0'] }),
+    error: /^Invalid clientCidrs: ::0\/0 would export to everyone/,
+  },
+  {
+    name: 'fleet: every IPv6 address (0000::/0)',
+    build: fleet({ clientCidrs: ['0000::/0'] }),
+    error: /^Invalid clientCidrs: 0000::\/0 would export to everyone/,
+  },
+  {
+    name: 'fleet: two IPv4 halves cover everyone',
+    build: fleet({ clientCidrs: ['0.0.0.0/1', '128.0.0.0/1'] }),
+    error: /^Invalid clientCidrs: 0.0.0.0\/1, 128.0.0.0\/1 together would export to everyone: they cover every IPv4 address/,
+  },
+  {
+    name: 'fleet: IPv4 quarters and a half cover everyone',
+    build: fleet({ clientCidrs: ['192.0.0.0/2', '10.1.0.0/16', '0.0.0.0/1', '128.0.0.0/2'] }),
+    error: /^Invalid clientCidrs: .* together would export to everyone: they cover every IPv4 address/,
+  },
+  {
+    name: 'fleet: two IPv6 halves cover everyone',
+    build: fleet({ clientCidrs: ['::/1', '8000::/1'] }),
+    error: /^Invalid clientCidrs: ::\/1, 8000::\/1 together would export to everyone: they cover every IPv6 address/,
+  },
+  {
+    name: 'fleet: an IPv4 prefix over 32',
+    build: fleet({ clientCidrs: ['10.0.0.0/33'] }),
+    error: /^Invalid clientCidrs: '10.0.0.0\/33' has an invalid prefix length '33': an IPv4 prefix is a whole number from 1 to 32/,
+  },
+  {
+    name: 'fleet: a negative prefix',
+    build: fleet({ clientCidrs: ['10.0.0.0/-1'] }),
+    error: /^Invalid clientCidrs: '10.0.0.0\/-1' has an invalid prefix length/,
+  },
+  {
+    name: 'fleet: an IPv6 prefix over 128',
+    build: fleet({ clientCidrs: ['fd00::/129'] }),
+    error: /^Invalid clientCidrs: 'fd00::\/129' has an invalid prefix length '129': an IPv6 prefix is a whole number from 1 to 128/,
+  },
+  {
+    name: 'fleet: a prefix with a leading zero',
+    build: fleet({ clientCidrs: ['10.0.0.0/08'] }),
+    error: /^Invalid clientCidrs: '10.0.0.0\/08' has an invalid prefix length/,
+  },
+  {
+    name: 'fleet: an octet over 255',
+    build: fleet({ clientCidrs: ['999.1.1.1/8'] }),
+    error: /^Invalid clientCidrs: '999.1.1.1\/8' is not a CIDR block: '999.1.1.1' is not an IPv4 address/,
+  },
+  {
+    name: 'fleet: an octet with a leading zero (octal to inet_aton)',
+    build: fleet({ clientCidrs: ['010.0.0.0/8'] }),
+    error: /^Invalid clientCidrs: '010.0.0.0\/8' is not a CIDR block/,
+  },
+  {
+    name: 'fleet: a shortened IPv4 address',
+    build: fleet({ clientCidrs: ['10/8'] }),
+    error: /^Invalid clientCidrs: '10\/8' is not a CIDR block/,
+  },
+  {
+    name: 'fleet: an IPv6 address with two ::',
+    build: fleet({ clientCidrs: ['fd00::1::/64'] }),
+    error: /^Invalid clientCidrs: 'fd00::1::\/64' is not a CIDR block/,
+  },
+  {
+    name: 'fleet: an IPv6 address with a zone',
+    build: fleet({ clientCidrs: ['fe80::1%eth0/64'] }),
+    error: /^Invalid clientCidrs: 'fe80::1%eth0\/64' is not a CIDR block/,
+  },
+  {
+    name: 'fleet: garbage',
+    build: fleet({ clientCidrs: ['10.1.0.0/16', 'my clients'] }),
+    error: /^Invalid clientCidrs: 'my clients' is not a CIDR block: write address\/prefix length/,
+  },
+  {
+    name: 'fleet: an IPv4 network with host bits set',
+    build: fleet({ clientCidrs: ['10.0.0.1/8'] }),
+    error: /^Invalid clientCidrs: '10.0.0.1\/8' has host bits set: the network is 10.0.0.0\/8; for the one address write 10.0.0.1\/32/,
+  },
+  {
+    name: 'fleet: an IPv6 network with host bits set',
+    build: fleet({ clientCidrs: ['fd00::1/64'] }),
+    error: /^Invalid clientCidrs: 'fd00::1\/64' has host bits set: the network is fd00::\/64; for the one address write fd00::1\/128/,
+  },
+  {
+    name: 'fleet: an IPv4-mapped IPv6 network',
+    build: fleet({ clientCidrs: ['::ffff:10.0.0.0/104'] }),
+    error: /^Invalid clientCidrs: '::ffff:10.0.0.0\/104' is an IPv4-mapped IPv6 network; write IPv4 clients as IPv4 \(10.0.0.0\/8\)/,
+  },
+  {
+    name: 'fleet: zero nfsd threads',
+    build: fleet({ nfsdThreads: 0 }),
+    error: /^Invalid nfsdThreads/,
+  },
+  {
+    name: 'fleet: an attribute cache timeout over an hour',
+    build: fleet({ attributeCacheTimeout: Duration.hours(2) }),
+    error: /^Invalid attributeCacheTimeout: must be between 0 and 60 minutes/,
+  },
+  {
+    name: 'fleet: a bootstrap timeout past CloudFormation\'s 12 hours',
+    build: fleet({ bootstrapTimeout: Duration.hours(13) }),
+    error: /^Invalid bootstrapTimeout: must be whole seconds from 5 minutes to 12 hours, got 13 hours/,
+  },
+  {
+    name: 'fleet: a bootstrap timeout too short to boot',
+    build: fleet({ bootstrapTimeout: Duration.seconds(30) }),
+    error: /^Invalid bootstrapTimeout/,
+  },
+  {
+    name: 'fleet: a root volume smaller than the image',
+    build: fleet({ rootVolumeSize: Size.gibibytes(4) }),
+    error: /^Invalid rootVolumeSize: must be whole GiB from 8 to 16384, got 4 GiB/,
+  },
+  {
+    name: 'fleet: a read-ahead of 1 TiB',
+    build: fleet({ readAhead: Size.tebibytes(1) }),
+    error: /^Invalid readAhead: must be whole KiB from 0 to 1 GiB/,
+  },
+  {
+    name: 'fleet: an empty working set',
+    build: fleet({ workingSetSize: Size.gibibytes(0) }),
+    error: /^Invalid workingSetSize: must be more than 0 bytes/,
+  },
+  {
+    name: 'fleet: an elastic fleet in isolated subnets (warning names S3 for the code and Auto Scaling)',
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4 } }),
+    warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*S3 \(the instances' code: a gateway endpoint\).*Auto Scaling \(an elastic node completes its lifecycle hooks: without it every node is abandoned\)/,
+  },
+  {
+    name: 'fleet: isolated subnets by default (warning)',
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack) }),
+    warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*package repositories.*CloudFormation.*EC2.*CloudWatch.*SSM/,
+  },
+  {
+    name: 'fleet: isolated subnets chosen in a mixed VPC (warning)',
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: mixedVpc(stack), fileSystem: importedFs(stack), vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }),
+    warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets/,
+  },
+  {
+    name: 'fleet: isolated subnets behind an NLB, metrics off (warning)',
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack, 1), fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, metrics: false }),
+    warning: /^vpcSubnets: (?!.*EC2 \(attaching)(?!.*CloudWatch).*endpoints for the package repositories .*CloudFormation.*SSM, ssmmessages/,
+  },
+  {
+    name: 'fleet: a node type of unknown memory (warning)',
+    build: fleet({ instanceType: new ec2.InstanceType('x2gd.4xlarge') }),
+    warning: /^instanceType: the memory of x2gd.4xlarge is not known here, so workingSetSize cannot be checked against its memory/,
+  },
+  {
+    name: 'fleet: a burstable node type (warning)',
+    build: fleet({ instanceType: new ec2.InstanceType('t4g.large'), workingSetSize: Size.gibibytes(100) }),
+    warning: /^instanceType: the memory of t4g.large is not known here, so workingSetSize cannot be checked/,
+  },
+  {
+    name: 'fleet: a Xen node type whose memory ratio differs (warning)',
+    build: fleet({ instanceType: new ec2.InstanceType('c4.8xlarge') }),
+    warning: /^instanceType: the memory of c4.8xlarge is not known here/,
+  },
+  {
+    name: 'fleet: a bare-metal node type (warning)',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gn.metal') }),
+    warning: /^instanceType: the vCPUs and memory of c7gn.metal are not known here, so each node runs 64 nfsd threads by default \(set nfsdThreads to size them\), and workingSetSize cannot be checked/,
+  },
+  {
+    name: 'fleet: a node type name that does not parse (warning)',
+    build: fleet({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86 }),
+    warning: /^instanceType: the vCPUs and memory of u-6tb1.112xlarge are not known here, so each node runs 64 nfsd threads/,
+  },
+  {
+    name: 'fleet: unknown vCPUs with nfsdThreads given (warning)',
+    build: fleet({ instanceType: new ec2.InstanceType('m7i.metal-48xl'), nfsdThreads: 192 }),
+    warning: /^instanceType: the vCPUs and memory of m7i.metal-48xl are not known here, so workingSetSize cannot be checked/,
+  },
+  {
+    name: 'fleet: the default type where it is not offered (warning)',
+    region: 'ap-south-1',
+    build: fleet({}),
+    warning: /^instanceType: the default c7gn.16xlarge is not offered in ap-south-1 \(per cfn-lint [0-9.]+ .*\), so instances would fail to launch there. Pass instanceType, for example c8gn.16xlarge or c6gn.16xlarge, offered in ap-south-1/,
+  },
+  {
+    name: 'fleet: the default type where the next alternative is x86_64 (warning)',
+    region: 'me-central-1',
+    build: fleet({ nodeCount: 1 }),
+    warning: /^instanceType: the default c7gn.16xlarge is not offered in me-central-1 .*for example c8gn.16xlarge or c6in.16xlarge \(x86_64\)/,
+  },
+  {
+    name: 'fleet: the default type in a GovCloud region (warning)',
+    region: 'us-gov-west-1',
+    build: fleet({ workingSetSize: Size.gibibytes(64) }),
+    warning: /^instanceType: the default c7gn.16xlarge is not offered in us-gov-west-1/,
+  },
+  {
+    name: 'fleet: a working set larger than the node type\'s memory (warning)',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gn.4xlarge'), workingSetSize: Size.gibibytes(100) }),
+    warning: /^workingSetSize: 100 GiB does not fit .* \(32 GiB\)/,
+  },
+  // FanOut (mode-specific options of the fleet)
+  {
+    name: 'fan-out: a record name under NLB',
+    build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, recordName: 'x' }),
+    error: /^Invalid recordName: applies only with fanOut: FanOutMode.ROUTE53/,
+  },
+  {
+    name: 'fan-out: a record TTL under NLB',
+    build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, recordTtl: Duration.seconds(5) }),
+    error: /^Invalid recordTtl: applies only with fanOut: FanOutMode.ROUTE53/,
+  },
+  {
+    name: 'fan-out: an NLB idle timeout under Route 53',
+    build: fleet({ loadBalancerIdleTimeout: Duration.minutes(10) }),
+    error: /^Invalid loadBalancerIdleTimeout: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/,
+  },
+  {
+    name: 'fan-out: NLB access logs under Route 53',
+    build: (stack: Stack, vpc: ec2.Vpc) => fleet({ loadBalancerAccessLogs: s3.Bucket.fromBucketName(stack, 'Logs', 'logs') })(stack, vpc),
+    error: /^Invalid loadBalancerAccessLogs: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/,
+  },
+  {
+    name: 'fan-out: an access-log prefix without a bucket',
+    build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerAccessLogsPrefix: 'x' }),
+    error: /^Invalid loadBalancerAccessLogsPrefix: is the prefix of the access logs, but loadBalancerAccessLogs gives no bucket/,
+  },
+  {
+    name: 'fan-out: an access-log prefix ELB refuses',
+    build: (stack: Stack, vpc: ec2.Vpc) => fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerAccessLogs: s3.Bucket.fromBucketName(stack, 'Logs', 'logs'), loadBalancerAccessLogsPrefix: 'logs/AWSLogs' })(stack, vpc),
+    error: /^Invalid loadBalancerAccessLogsPrefix: 'logs\/AWSLogs' cannot start or end with \/ nor contain AWSLogs/,
+  },
+  {
+    name: 'fan-out: cross-zone under Route 53',
+    build: fleet({ crossZone: true }),
+    error: /^Invalid crossZone: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/,
+  },
+  {
+    name: 'fan-out: an NLB idle timeout out of range',
+    build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerIdleTimeout: Duration.seconds(10) }),
+    error: /^Invalid loadBalancerIdleTimeout: must be between 60 and 6000/,
+  },
+  {
+    name: 'fan-out: a bad zone name',
+    build: fleet({ zoneName: 'Not A Zone' }),
+    error: /^Invalid zoneName/,
+  },
+  {
+    name: 'fan-out: a record name with a space',
+    build: fleet({ recordName: 'my cache' }),
+    error: /^Invalid recordName: 'my cache' is not a valid DNS name/,
+  },
+  {
+    name: 'fan-out: a record TTL over a day',
+    build: fleet({ recordTtl: Duration.days(2) }),
+    error: /^Invalid recordTtl: must be between 0 seconds and 1 day/,
+  },
+  // Messages: instance type names aws-cdk-lib cannot read, and tokens where a value is needed at synth
+  {
+    name: 'fleet: an instance type name without its dot',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gn16xlarge') }),
+    error: /^Invalid instanceType: 'c7gn16xlarge' is not an EC2 instance type name: a name reads <family><generation><attributes>\.<size> in lower case, for example c7gn\.16xlarge/,
+  },
+  {
+    name: 'fleet: a Windows image',
+    build: fleet({ instanceType: new ec2.InstanceType('c6in.xlarge'), machineImage: ec2.MachineImage.latestWindows(ec2.WindowsVersion.WINDOWS_SERVER_2022_ENGLISH_FULL_BASE) }),
+    error: /^Invalid machineImage: is a Windows image: the instances run bash scripts as Linux user data\. Use Amazon Linux 2023/,
+  },
+  {
+    name: 'fleet: Amazon Linux 2',
+    build: fleet({ instanceType: new ec2.InstanceType('c6in.xlarge'), machineImage: ec2.MachineImage.latestAmazonLinux2() }),
+    error: /^Invalid machineImage: is Amazon Linux 2 or older \('\/aws\/service\/ami-amazon-linux-latest\/amzn2-ami-kernel-5\.10-hvm-x86_64-gp2'\): the scripts install packages with dnf/,
+  },
+  {
+    name: 'fleet: a type whose architecture CDK cannot read, with the default image',
+    build: fleet({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge') }),
+    error: /^Invalid instanceType: the architecture of u-6tb1\.112xlarge cannot be read from its name .*give a machineImage/,
+  },
+  {
+    name: 'fleet: a node count as a token',
+    build: (stack, vpc) => fleet({ nodeCount: new CfnParameter(stack, 'Nodes', { type: 'Number' }).valueAsNumber })(stack, vpc),
+    error: /^Invalid nodeCount: must be known at synth .*got parameter Nodes \(a token, known at deploy time\)/,
+  },
+  // Route 53 names that two fleets would both claim (Route 53 refuses the second at deploy)
+  {
+    name: 'fleets: two with the default zone on one VPC',
+    build: twoFleets({}),
+    error: /^Invalid zoneName: a private hosted zone named 'efs-cache.internal' on this VPC already belongs to the fleet TestStack\/Fleet: .*another zoneName/,
+  },
+  {
+    name: 'fleets: two cached file systems with fleets in one stack',
+    build: (stack, vpc) => [1, 2].map((i) => new CachedFileSystem(stack, `Data${i}`, { vpc, cacheFleet: {} })),
+    error: /^Invalid zoneName: .*already belongs to the fleet TestStack\/Data1\/CacheFleet/,
+  },
+  {
+    name: 'fleets: one zone name with a trailing dot',
+    build: twoFleets({ zoneName: 'data.example.internal.' }, { zoneName: 'data.example.internal' }),
+    error: /^Invalid zoneName: a private hosted zone named 'data.example.internal.' on this VPC/,
+  },
+  {
+    name: 'fleets: the same zone name in two stacks on one imported VPC',
+    build: (stack) => ['Other', 'Mine'].map((id) => {
+      const s = id === 'Mine' ? stack : new Stack(stack.node.root as App, id);
+      const vpc = ec2.Vpc.fromVpcAttributes(s, 'Shared', { vpcId: 'vpc-0123456789abcdef0', vpcCidrBlock: '10.0.0.0/16', availabilityZones: ['us-east-1a'], privateSubnetIds: ['subnet-0123456789abcdef0'] });
+      return new CacheFleet(s, 'Fleet', { vpc, fileSystem: importedFs(s) });
+    }),
+    error: /^Invalid zoneName: .*already belongs to the fleet Other\/Fleet/,
+  },
+  {
+    name: 'fleets: a shared hosted zone with the default record name',
+    build: twoFleets((first) => ({ hostedZone: first.fanOut.hostedZone })),
+    error: /^Invalid recordName: the record 'cache' in this hosted zone already belongs to the fleet TestStack\/Fleet: .*its own recordName/,
+  },
+  {
+    name: 'fleets: a record name that is another fleet\'s node name',
+    build: twoFleets((first) => ({ hostedZone: first.fanOut.hostedZone, recordName: 'node2.cache' })),
+    error: /^Invalid recordName: the record 'node2.cache' in this hosted zone already belongs to the fleet TestStack\/Fleet/,
+  },
+  {
+    name: 'efs-utils: a fleet on a custom image (warning)',
+    build: fleet({ machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/canonical/ubuntu/server/24.04/stable/current/arm64/hvm/ebs-gp3/ami-id') }),
+    warning: /^machineImage: with MountHelper.EFS_UTILS/,
+  },
+  // Sizes, images, zones and paths the library can check: mirrors larger than the node type's RAM or half its
+  // instance store, images of the other architecture, a zone of the user's with the fleet's zone name, system directories
+  {
+    name: 'mirrors: in memory, as large as the node type\'s RAM',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gn.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(4) }),
+    error: /^Invalid mirrorSize: 4 GiB in memory \(MirrorStorage.MEMORY\) is not less than the 4 GiB of RAM of c7gn.large: .*Choose at most 2 GiB/,
+  },
+  {
+    name: 'mirrors: in memory, more than the default type\'s RAM',
+    build: fleet({ mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(200) }),
+    error: /^Invalid mirrorSize: 200 GiB in memory \(MirrorStorage.MEMORY\) is not less than the 128 GiB of RAM of c7gn.16xlarge/,
+  },
+  {
+    name: 'mirrors: in memory, more than half the RAM (warning)',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gn.xlarge'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(5) }),
+    warning: /^mirrorSize: 5 GiB in memory is more than half of the 8 GiB of RAM of c7gn.xlarge/,
+  },
+  {
+    name: 'mirrors: on the instance store, more than half of it',
+    build: fleet({ instanceType: new ec2.InstanceType('c6gd.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(60) }),
+    error: /^Invalid mirrorSize: 60 GiB on the instance store \(MirrorStorage.INSTANCE_STORE\) is more than half of the 118 GB of c6gd.large: every node would refuse to serve at boot.*Choose at most 53 GiB/,
+  },
+  {
+    name: 'mirrors: on an i4i\'s instance store, more than half of it',
+    build: fleet({ instanceType: new ec2.InstanceType('i4i.2xlarge'), mirrorPaths: ['/efs/app'], mirrorStorage: MirrorStorage.INSTANCE_STORE, mirrorSize: Size.tebibytes(1) }),
+    error: /^Invalid mirrorSize: 1024 GiB on the instance store .* half of the 1875 GB of i4i.2xlarge/,
+  },
+  {
+    name: 'mirrors: on the instance store, within ext4\'s overhead of half of it (warning)',
+    build: fleet({ instanceType: new ec2.InstanceType('c6gd.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(54) }),
+    warning: /^mirrorSize: 54 GiB is within 3% of half of the 118 GB instance store of c6gd.large.*Choose at most 53 GiB/,
+  },
+  {
+    name: 'images: an x86_64 Amazon Linux 2023 on the default arm64 node type',
+    build: fleet({ machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.X86_64 }) }),
+    error: /^Invalid machineImage: the image is for x86_64 \(SSM parameter '\/aws\/service\/ami-amazon-linux-latest\/al2023-ami-kernel-[0-9.]+-x86_64'\), but c7gn.16xlarge is arm64: .*AmazonLinuxCpuType.ARM_64/,
+  },
+  {
+    name: 'images: an arm64 Amazon Linux 2 on an x86_64 node type',
+    build: fleet({ instanceType: new ec2.InstanceType('c6in.16xlarge'), machineImage: ec2.MachineImage.latestAmazonLinux2({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }) }),
+    error: /^Invalid machineImage: the image is for arm64 .*but c6in.16xlarge is x86_64/,
+  },
+  {
+    name: 'zones: a private zone of the user\'s with the fleet\'s zone name on its VPC',
+    build: (stack, vpc) => {
+      new route53.PrivateHostedZone(stack, 'Mine', { zoneName: 'EFS-Cache.Internal.', vpc });
+      return fleet({})(stack, vpc);
+    },
+    error: /^Invalid zoneName: the private hosted zone TestStack\/Mine is also named 'efs-cache.internal' and is associated with this VPC: Route 53 refuses/,
+  },
+  {
+    name: 'zones: a CfnHostedZone in another stack with a fleet\'s zone name on one imported VPC',
+    build: (stack) => {
+      const attrs = { vpcId: 'vpc-0123456789abcdef0', vpcCidrBlock: '10.0.0.0/16', availabilityZones: ['us-east-1a'], privateSubnetIds: ['subnet-0123456789abcdef0'] };
+      const other = new Stack(stack.node.root as App, 'Other');
+      new route53.CfnHostedZone(other, 'Zone', { name: 'data.example.internal', vpcs: [{ vpcId: attrs.vpcId, vpcRegion: 'us-east-1' }] });
+      const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Shared', attrs);
+      return new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), zoneName: 'data.example.internal' });
+    },
+    error: /^Invalid zoneName: the private hosted zone Other\/Zone is also named 'data.example.internal'/,
+  },
+  {
+    name: 'paths: /var as export path',
+    build: fleet({ exportPath: '/var' }),
+    error: /^Invalid exportPath: '\/var' is the system directory \/var: the nodes' mount of the origin would hide or break/,
+  },
+  {
+    name: 'paths: /etc as export path',
+    build: fleet({ exportPath: '/etc' }),
+    error: /^Invalid exportPath: '\/etc' is the system directory \/etc/,
+  },
+  {
+    name: 'paths: /usr as export path',
+    build: fleet({ exportPath: '/usr' }),
+    error: /^Invalid exportPath: '\/usr' is the system directory \/usr/,
+  },
+  {
+    name: 'paths: an export path inside /proc',
+    build: fleet({ exportPath: '/proc/efs' }),
+    error: /^Invalid exportPath: '\/proc\/efs' is inside \/proc/,
+  },
+  {
+    name: 'paths: an export path inside /run',
+    build: fleet({ exportPath: '/run/efs' }),
+    error: /^Invalid exportPath: '\/run\/efs' is inside \/run/,
+  },
+  {
+    name: 'paths: /mirror as export path of a fleet with mirrors',
+    build: fleet({ exportPath: '/mirror', mirrorPaths: ['/mirror/app'] }),
+    error: /^Invalid exportPath: '\/mirror' is \/mirror, where each node mounts the root of the mirrors/,
+  },
+  {
+    name: 'paths: an export path inside the nodes\' disk cache',
+    build: fleet({ instanceType: new ec2.InstanceType('c6gd.16xlarge'), exportPath: '/var/cache/fscache/efs' }),
+    error: /^Invalid exportPath: '\/var\/cache\/fscache\/efs' is inside \/var\/cache\/fscache, where each node mounts the disk cache/,
+  },
+  // The origin of a fleet (CacheOrigin): one of origin and the deprecated fileSystem; an NFS server that can be reached
+  {
+    name: 'fleet: origin and fileSystem together',
+    build: (stack, vpc) => {
+    const fileSystem = importedFs(stack);
+    return new CacheFleet(stack, 'Fleet', { vpc, fileSystem, origin: CacheOrigin.efs(fileSystem) });
+  },
+    error: /^Invalid fileSystem: is replaced by origin and cannot be combined with it: .*CacheOrigin\.efs\(fileSystem\)/,
+  },
+  {
+    name: 'fleet: neither origin nor fileSystem',
+    build: (stack, vpc) => new CacheFleet(stack, 'Fleet', { vpc }),
+    error: /^Invalid origin: is required: CacheOrigin\.efs\(fileSystem\) .*CacheOrigin\.nfsServer/,
+  },
+  {
+    name: 'nfs origin: the node itself (127.0.0.1)',
+    build: nfsFleet({ host: '127.0.0.1', peer: ec2.Peer.ipv4('127.0.0.0/8') }),
+    error: /^Invalid origin\.host: must name the NFS server as the nodes reach it, got '127\.0\.0\.1': .*loopback/,
+  },
+  {
+    name: 'nfs origin: localhost',
+    build: nfsFleet({ host: 'localhost' }),
+    error: /^Invalid origin\.host: .*got 'localhost'/,
+  },
+  {
+    name: 'nfs origin: the metadata service',
+    build: nfsFleet({ host: '169.254.169.254', peer: ec2.Peer.ipv4('169.254.0.0/16') }),
+    error: /^Invalid origin\.host: .*got '169\.254\.169\.254': .*metadata service/,
+  },
+  {
+    name: 'nfs origin: no export path',
+    build: nfsFleet({ exportPath: '' }),
+    error: /^Invalid origin\.exportPath: must be the absolute path the server exports .*got ''/,
+  },
+  {
+    name: 'nfs origin: a relative export path',
+    build: nfsFleet({ exportPath: 'srv/data' }),
+    error: /^Invalid origin\.exportPath: .*got 'srv\/data'/,
+  },
+  {
+    name: 'nfs origin: an export path with ..',
+    build: nfsFleet({ exportPath: '/srv/../etc' }),
+    error: /^Invalid origin\.exportPath: .*got '\/srv\/\.\.\/etc'/,
+  },
+  {
+    name: 'nfs origin: an export path with a trailing /',
+    build: nfsFleet({ exportPath: '/srv/data/' }),
+    error: /^Invalid origin\.exportPath: .*no trailing \/.*got '\/srv\/data\/'/,
+  },
+  {
+    name: 'nfs origin: an export path with a space',
+    build: nfsFleet({ exportPath: '/srv/my data' }),
+    error: /^Invalid origin\.exportPath: /,
+  },
+  {
+    name: 'nfs origin: an export path as a token',
+    build: nfsFleet((s) => ({ exportPath: new CfnParameter(s, 'Export').valueAsString })),
+    error: /^Invalid origin\.exportPath: must be known at synth \(the fleet's fsid is derived from it\), got parameter Export/,
+  },
+  {
+    name: 'nfs origin: no host',
+    build: nfsFleet({ host: '' }),
+    error: /^Invalid origin\.host: must be the server's DNS name .* or IPv4 address .*got ''/,
+  },
+  {
+    name: 'nfs origin: a host with a space',
+    build: nfsFleet({ host: 'nas example' }),
+    error: /^Invalid origin\.host: .*got 'nas example'/,
+  },
+  {
+    name: 'nfs origin: host and path in one',
+    build: nfsFleet({ host: 'nas.example.internal:/srv' }),
+    error: /^Invalid origin\.host: .*got 'nas\.example\.internal:\/srv'/,
+  },
+  {
+    name: 'nfs origin: an IPv6 host',
+    build: nfsFleet({ host: 'fd00::5', peer: ec2.Peer.ipv6('fd00::/64') }),
+    error: /^Invalid origin\.host: .*an IPv6 address needs a DNS name.*got 'fd00::5'/,
+  },
+  {
+    name: 'nfs origin: a host address out of range',
+    build: nfsFleet({ host: '10.20.0.256' }),
+    error: /^Invalid origin\.host: .*got '10\.20\.0\.256'/,
+  },
+  {
+    name: 'nfs origin: nfsd on port 0',
+    build: nfsFleet({ ports: { nfs: 0 } }),
+    error: /^Invalid origin\.ports\.nfs: must be a TCP port, a whole number from 1 to 65535, got 0\./,
+  },
+  {
+    name: 'nfs origin: mountd on port 65536',
+    build: nfsFleet({ ports: { mountd: 65536 } }),
+    error: /^Invalid origin\.ports\.mountd: must be a TCP port, .*got 65536\./,
+  },
+  {
+    name: 'nfs origin: lockd on port 4045.5',
+    build: nfsFleet({ ports: { lockd: 4045.5 } }),
+    error: /^Invalid origin\.ports\.lockd: must be a TCP port, .*got 4045\.5\./,
+  },
+  {
+    name: 'nfs origin: a port as a token',
+    build: nfsFleet((s) => ({ ports: { mountd: new CfnParameter(s, 'Mountd', { type: 'Number' }).valueAsNumber } })),
+    error: /^Invalid origin\.ports\.mountd: must be known at synth \(it is a security group rule and a mount option\)/,
+  },
+  {
+    name: 'nfs origin: mountd with NFSv4.1',
+    build: nfsFleet({ version: NfsVersion.NFS_V4_1, ports: { mountd: 20048 } }),
+    error: /^Invalid origin\.ports\.mountd: applies to NfsVersion\.NFS_V3 only: NFSv4\.1 needs nfsd's port alone/,
+  },
+  {
+    name: 'nfs origin: lockd with NFSv4.2',
+    build: nfsFleet({ version: NfsVersion.NFS_V4_2, ports: { lockd: 4045 } }),
+    error: /^Invalid origin\.ports\.lockd: applies to NfsVersion\.NFS_V3 only/,
+  },
+  {
+    name: 'nfs origin: rpcbind with NFSv4.1',
+    build: nfsFleet({ version: NfsVersion.NFS_V4_1, ports: { rpcbind: true } }),
+    error: /^Invalid origin\.ports\.rpcbind: applies to NfsVersion\.NFS_V3 only/,
+  },
+  {
+    name: 'nfs origin: lockd without rpcbind',
+    build: nfsFleet({ ports: { lockd: 4045, rpcbind: false } }),
+    error: /^Invalid origin\.ports\.rpcbind: cannot be false with lockd: .*finds the server's lockd through rpcbind/,
+  },
+  {
+    name: 'nfs origin: mountd on nfsd\'s port',
+    build: nfsFleet({ ports: { mountd: 2049 } }),
+    error: /^Invalid origin\.ports: names port 2049 twice/,
+  },
+  {
+    name: 'nfs origin: lockd on rpcbind\'s port',
+    build: nfsFleet({ ports: { lockd: 111 } }),
+    error: /^Invalid origin\.ports: names port 111 twice/,
+  },
+  {
+    name: 'nfs origin: every IPv4 address as the peer',
+    build: nfsFleet({ peer: ec2.Peer.anyIpv4() }),
+    error: /^Invalid origin\.peer: 0\.0\.0\.0\/0 would open the origin's ports to every address/,
+  },
+  {
+    name: 'nfs origin: every IPv6 address as the peer',
+    build: nfsFleet({ host: 'nas.example.internal', peer: ec2.Peer.anyIpv6() }),
+    error: /^Invalid origin\.peer: ::\/0 would open the origin's ports to every address/,
+  },
+  {
+    name: 'nfs origin: a peer with host bits set',
+    build: nfsFleet({ peer: ec2.Peer.ipv4('10.20.0.5/16') }),
+    error: /^Invalid origin\.peer: '10\.20\.0\.5\/16' has host bits set: the network is 10\.20\.0\.0\/16/,
+  },
+  {
+    name: 'nfs origin: a peer that does not hold the host',
+    build: nfsFleet({ peer: ec2.Peer.ipv4('10.30.0.0/16') }),
+    error: /^Invalid origin\.peer: 10\.30\.0\.0\/16 does not hold the host 10\.20\.0\.5/,
+  },
+  {
+    name: 'nfs origin: originMountHelper',
+    build: nfsFleet({}, { originMountHelper: MountHelper.NFS }),
+    error: /^Invalid originMountHelper: applies to an EFS origin only: .*mount -t nfs\)/,
+  },
+  // NFSv3 to the origin works with every fan-out (test/cache-fleet/nfs-origin.test.ts); NFSv3 to the clients needs Route 53 whatever the origin.
+  {
+    name: 'nfs origin: NFSv3 clients behind an NLB',
+    build: nfsFleet({}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientProtocol: ClientProtocol.NFS_V3 }),
+    error: /^Invalid clientProtocol: ClientProtocol\.NFS_V3 needs fanOut: FanOutMode\.ROUTE53/,
+  },
+  // Fleets of another stack or app (CacheFleet.fromCacheFleetAttributes): the rules of a CacheFleet's own values
+  {
+    name: 'imported fleet: an endpoint with a space',
+    build: (stack) => importedFleet(stack, { endpoint: 'cache efs' }),
+    error: /^Invalid endpoint: must be the fleet's endpoint, a DNS name .* or an IPv4 address, got 'cache efs'\./,
+  },
+  {
+    name: 'imported fleet: an endpoint as a URL',
+    build: (stack) => importedFleet(stack, { endpoint: 'nfs://cache.efs-cache.internal' }),
+    error: /^Invalid endpoint: must be the fleet's endpoint/,
+  },
+  {
+    name: 'imported fleet: an endpoint of an address out of range',
+    build: (stack) => importedFleet(stack, { endpoint: '10.0.0.256' }),
+    error: /^Invalid endpoint: .*got '10\.0\.0\.256'/,
+  },
+  {
+    name: 'imported fleet: an IPv6 endpoint',
+    build: (stack) => importedFleet(stack, { endpoint: 'fd00::1' }),
+    error: /^Invalid endpoint: .*got 'fd00::1'/,
+  },
+  {
+    name: 'imported fleet: an endpoint label over 63 characters',
+    build: (stack) => importedFleet(stack, { endpoint: `${'a'.repeat(64)}.internal` }),
+    error: /^Invalid endpoint: /,
+  },
+  {
+    name: 'imported fleet: a relative export path',
+    build: (stack) => importedFleet(stack, { exportPath: 'efs' }),
+    error: /^Invalid exportPath: must be an absolute path other than \/ .*got 'efs'/,
+  },
+  {
+    name: 'imported fleet: / as the export path',
+    build: (stack) => importedFleet(stack, { exportPath: '/' }),
+    error: /^Invalid exportPath: must be an absolute path other than \//,
+  },
+  {
+    name: 'imported fleet: an export path with ..',
+    build: (stack) => importedFleet(stack, { exportPath: '/efs/../etc' }),
+    error: /^Invalid exportPath: .*got '\/efs\/\.\.\/etc'/,
+  },
+  {
+    name: 'imported fleet: an attribute cache timeout over an hour',
+    build: (stack) => importedFleet(stack, { attributeCacheTimeout: Duration.hours(2) }),
+    error: /^Invalid attributeCacheTimeout: must be between 0 and 60 minutes/,
+  },
+  {
+    name: 'imported fleet: a relative mirror path',
+    build: importedMirrors(['app', '/mirror/app']),
+    error: /^Invalid mirrors: mirrors\[0\]\.path 'app' is not an absolute path.*e\.g\. '\/efs\/app'/,
+  },
+  {
+    name: 'imported fleet: a mirror path with ..',
+    build: importedMirrors(['/efs/../etc', '/mirror/../etc']),
+    error: /^Invalid mirrors: mirrors\[0\]\.path '\/efs\/\.\.\/etc' is not an absolute path/,
+  },
+  {
+    name: 'imported fleet: a mirror path with //',
+    build: importedMirrors(['/efs//app', '/mirror//app']),
+    error: /^Invalid mirrors: mirrors\[0\]\.path '\/efs\/\/app' is not an absolute path/,
+  },
+  {
+    name: 'imported fleet: a mirror path outside the export',
+    build: importedMirrors(['/data/app', '/mirror/app']),
+    error: /^Invalid mirrors: mirrors\[0\]\.path '\/data\/app' is not under the fleet's exportPath '\/efs'/,
+  },
+  {
+    name: 'imported fleet: a mirror export path outside /mirror',
+    build: importedMirrors(['/efs/app', '/efs/app']),
+    error: /^Invalid mirrors: mirrors\[0\]\.exportPath '\/efs\/app' is not a path under \/mirror/,
+  },
+  {
+    name: 'imported fleet: a mirror export path with ..',
+    build: importedMirrors(['/efs/app', '/mirror/../../etc']),
+    error: /^Invalid mirrors: mirrors\[0\]\.exportPath '\/mirror\/\.\.\/\.\.\/etc' is not a path under \/mirror/,
+  },
+  {
+    name: 'imported fleet: a mirror export path of another tree',
+    build: importedMirrors(['/efs/app', '/mirror/lib']),
+    error: /^Invalid mirrors: mirrors\[0\]\.exportPath '\/mirror\/lib' is not where the fleet exports '\/efs\/app': .*'\/mirror\/app'/,
+  },
+  {
+    name: 'imported fleet: a mirror fsid that is not a UUID',
+    build: importedMirrors(['/efs/app', '/mirror/app', 'f']),
+    error: /^Invalid mirrors: mirrors\[0\]\.fsid 'f' is not a UUID/,
+  },
+  {
+    name: 'imported fleet: a mirror twice',
+    build: importedMirrors(['/efs/app', '/mirror/app'], ['/efs/app', '/mirror/app']),
+    error: /^Invalid mirrors: mirrors\[0\] and mirrors\[1\] have the same path '\/efs\/app'/,
+  },
+  {
+    name: 'imported fleet: a mirror inside another',
+    build: importedMirrors(['/efs/app', '/mirror/app'], ['/efs/app/lib', '/mirror/app/lib']),
+    error: /^Invalid mirrors: the path '\/efs\/app\/lib' is inside '\/efs\/app' \(mirrors\[0\] and mirrors\[1\]\)/,
+  },
+  {
+    name: 'imported fleet: two mirrors with one fsid',
+    build: importedMirrors(['/efs/app', '/mirror/app', FSIDS[0]], ['/efs/lib', '/mirror/lib', FSIDS[0]]),
+    error: /^Invalid mirrors: mirrors\[0\] and mirrors\[1\] have the same fsid/,
+  },
+  {
+    name: 'fleet: a mirror path with //',
+    build: fleet({ mirrorPaths: ['/efs/app', '/efs//app'] }),
+    error: /^Invalid mirrorPaths: '\/efs\/\/app' is not an absolute path/,
+  },
+];
+
+refusesBadInput('bad input to CacheFleet and its origin, fan-out and mirrors names the prop', CASES);

@@ -1,0 +1,414 @@
+import { CfnParameter, Duration, Size } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import {
+  CachedFileSystem,
+  CacheFleet,
+  CacheStorage,
+  FsCacheClientLaunchTemplate,
+  MountHelper,
+  MountSource,
+} from '../../lib';
+import { importedFs } from '../util';
+import { BadInput, al2023x86, client, deprecatedClient, isolatedVpc, mirrorClient, ownFleetClient, refusesBadInput } from '../util/bad-input';
+
+/** What the clients (FsCacheClientLaunchTemplate, MountSource) refuses at synth, or warns about, each case naming the prop to change. */
+const CASES: BadInput[] = [
+  {
+    name: 'client: a cache device model with a newline (the fleet refuses it too)',
+    build: client({ cacheDeviceModel: 'Amazon EC2 NVMe\nInstance Storage' }),
+    error: /^Invalid cacheDeviceModel: must be printable ASCII without a trailing space, got 'Amazon EC2 NVMe\\nInstance Storage'\. \(at TestStack\/Client; in Python: cache_device_model\)$/,
+  },
+  {
+    name: 'client: a cache device model with a trailing space',
+    build: client({ cacheDeviceModel: 'Amazon EC2 NVMe Instance Storage ' }),
+    error: /^Invalid cacheDeviceModel: must be printable ASCII without a trailing space/,
+  },
+  {
+    name: 'client: a cache device model from a token',
+    build: (stack, vpc) => client({ cacheDeviceModel: new CfnParameter(stack, 'Model').valueAsString })(stack, vpc),
+    error: /^Invalid cacheDeviceModel: .*token/,
+  },
+  {
+    name: 'client: a mirror without a fleet (deprecated props)',
+    build: deprecatedClient({ mirrorPaths: ['/efs/app'] }),
+    error: /^Invalid mirrorPaths: needs cacheFleet/,
+  },
+  {
+    name: 'client: a mirror the fleet does not have (deprecated props)',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/lib'] }),
+    error: /^Invalid mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/,
+  },
+  {
+    name: 'client: a mirror mount point with nothing to mount (deprecated props)',
+    build: deprecatedClient({ mirrorMountPoint: '/mnt/m' }),
+    error: /^Invalid mirrorMountPoint: needs mirrorPaths/,
+  },
+  // FsCacheClientLaunchTemplate
+  {
+    name: 'client: cull limits out of order',
+    build: client({ cullLimits: { blocksRun: 5, blocksCull: 7, blocksStop: 3 } }),
+    error: /^Invalid cullLimits.blocksCull: needs 0 <= blocksStop < blocksCull < blocksRun < 100/,
+  },
+  {
+    name: 'client: stop equal to cull',
+    build: client({ cullLimits: { filesCull: 3, filesStop: 3 } }),
+    error: /^Invalid cullLimits.filesCull/,
+  },
+  {
+    name: 'client: a limit of 100',
+    build: client({ cullLimits: { blocksRun: 100 } }),
+    error: /^Invalid cullLimits.blocksRun: must be a whole percentage from 0 to 99/,
+  },
+  {
+    name: 'client: a type known to have no instance store',
+    build: client({ instanceType: new ec2.InstanceType('c7gn.large') }),
+    error: /^Invalid instanceType: c7gn.large has no instance store .*CacheStorage.EBS/,
+  },
+  {
+    name: 'client: a relative cache directory',
+    build: client({ cacheDirectory: 'var/cache' }),
+    error: /^Invalid cacheDirectory: must be an absolute path/,
+  },
+  {
+    name: 'client: / as the cache directory',
+    build: client({ cacheDirectory: '/' }),
+    error: /^Invalid cacheDirectory/,
+  },
+  {
+    name: 'client: mount point = cache directory',
+    build: client({ mountPoint: '/var/cache/fscache' }),
+    error: /^Invalid mountPoint: must differ from cacheDirectory/,
+  },
+  {
+    name: 'client: a relative mount point',
+    build: client({ mountPoint: 'mnt' }),
+    error: /^Invalid mountPoint: must be an absolute path/,
+  },
+  {
+    name: 'client: options without fsc',
+    build: client({ mountOptions: ['hard', 'nfsvers=4.1'] }),
+    error: /^Invalid mountOptions: must include fsc/,
+  },
+  {
+    name: 'client: an option with a space',
+    build: client({ mountOptions: ['fsc', 'hard', 'a b'] }),
+    error: /^Invalid mountOptions: 'a b' is not a mount option/,
+  },
+  {
+    name: 'client: an EBS size with instance store',
+    build: client({ cacheVolumeSize: Size.gibibytes(10) }),
+    error: /^Invalid cacheVolumeSize: applies only with cacheStorage: CacheStorage.EBS/,
+  },
+  {
+    name: 'client: an EBS cache of 0 GiB',
+    build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: CacheStorage.EBS, cacheVolumeSize: Size.gibibytes(0) }),
+    error: /^Invalid cacheVolumeSize: must be whole GiB from 1 to 16384, got 0 GiB/,
+  },
+  {
+    name: 'client: initializing an EBS cache volume',
+    build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: CacheStorage.EBS, initializeCacheDevices: true }),
+    error: /^Invalid initializeCacheDevices: applies only with cacheStorage: CacheStorage.INSTANCE_STORE/,
+  },
+  {
+    name: 'client: a root volume smaller than the image',
+    build: client({ rootVolumeSize: Size.gibibytes(2) }),
+    error: /^Invalid rootVolumeSize: must be whole GiB from 8/,
+  },
+  {
+    name: 'client: a TLS port with plain NFS',
+    build: client({ mountHelper: MountHelper.NFS, tlsPort: 20100 }),
+    error: /^Invalid tlsPort: applies only with mountHelper: MountHelper.EFS_UTILS/,
+  },
+  {
+    name: 'client: a TLS port out of range',
+    build: client({ tlsPort: 80 }),
+    error: /^Invalid tlsPort: must be a port from 1024 to 65535/,
+  },
+  {
+    name: 'client: a bad cache tag',
+    build: client({ cacheTag: 'my tag' }),
+    error: /^Invalid cacheTag/,
+  },
+  {
+    name: 'client: no source',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc }),
+    error: /^Invalid source: is required: MountSource.fileSystem\(fileSystem\) mounts EFS directly, MountSource.cacheFleet\(fleet\) mounts the cache tier/,
+  },
+  {
+    name: 'client: source and the deprecated fileSystem',
+    build: (stack, vpc) => { const fileSystem = importedFs(stack); return new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.fileSystem(fileSystem), fileSystem }); },
+    error: /^Invalid fileSystem: is replaced by source and cannot be combined with it: give fileSystem through source alone/,
+  },
+  {
+    name: 'client: source and the deprecated mirrorPaths',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', {
+      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] })), mirrorPaths: ['/efs/app'],
+    }),
+    error: /^Invalid mirrorPaths: is replaced by source .*MountSource.cacheFleet\(fleet, \{ mirrorPaths, mirrorMountPoint \}\)/,
+  },
+  {
+    name: 'client: source with the deprecated cacheFleet and mirrorMountPoint',
+    build: (stack, vpc) => {
+      const fleetOf = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) });
+      return new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.cacheFleet(fleetOf), cacheFleet: fleetOf, mirrorMountPoint: '/mnt/m' });
+    },
+    error: /^Invalid cacheFleet: is replaced by source .*give cacheFleet, mirrorMountPoint through source alone/,
+  },
+  {
+    name: 'client: a source mirror the fleet does not have',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/lib'] }) }),
+    error: /^Invalid source\.mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/,
+  },
+  {
+    name: 'client: a source mirror mount point with nothing to mount',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }), { mirrorMountPoint: '/mnt/m' }) }),
+    error: /^Invalid source\.mirrorMountPoint: needs mirrorPaths/,
+  },
+  {
+    name: 'client: a relative source mirror mount point',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/app'], mirrorMountPoint: 'mnt' }) }),
+    error: /^Invalid source\.mirrorMountPoint: must be an absolute path/,
+  },
+  {
+    name: 'client: a fleet source asked to write',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) })), readOnly: false }),
+    error: /^Invalid readOnly: a cache fleet exports read-only/,
+  },
+  {
+    name: 'client: both file system and fleet',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', {
+      vpc, fileSystem: importedFs(stack), cacheFleet: new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).cacheFleet,
+    }),
+    error: /^Invalid cacheFleet: give exactly one of fileSystem .* and cacheFleet/,
+  },
+  {
+    name: 'client: a fleet client asked to write',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { readOnly: false }),
+    error: /^Invalid readOnly: a cache fleet exports read-only/,
+  },
+  {
+    name: 'client: a fleet client with amazon-efs-utils',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { mountHelper: MountHelper.EFS_UTILS }),
+    error: /^Invalid mountHelper: a cache fleet is mounted over plain NFSv4.1/,
+  },
+  {
+    name: 'client: a fleet client with a TLS port',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { tlsPort: 20100 }),
+    error: /^Invalid tlsPort: applies only when mounting EFS with amazon-efs-utils/,
+  },
+  {
+    name: 'client: a VPC with isolated subnets only (warning)',
+    build: (stack) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc: isolatedVpc(stack, 1), source: MountSource.fileSystem(importedFs(stack)) }),
+    warning: /^vpc: the instances of .*\/Client run in isolated subnets .*package repositories.*CloudWatch.*SSM/,
+  },
+  {
+    name: 'client: an EBS cache on a Xen type (t2)',
+    build: client({ instanceType: new ec2.InstanceType('t2.large'), cacheStorage: CacheStorage.EBS }),
+    error: /^Invalid instanceType: t2.large is Xen-based: its EBS volumes attach as \/dev\/xvd\* block devices with no NVMe model, so the bootstrap can never find the cache volume/,
+  },
+  {
+    name: 'client: an EBS cache on a Xen type (m4)',
+    build: client({ instanceType: new ec2.InstanceType('m4.xlarge'), cacheStorage: CacheStorage.EBS }),
+    error: /^Invalid instanceType: m4.xlarge is Xen-based/,
+  },
+  {
+    name: 'client: an EBS cache on a Xen type with a custom device model',
+    build: client({ instanceType: new ec2.InstanceType('c4.2xlarge'), cacheStorage: CacheStorage.EBS, cacheDeviceModel: 'Xen Virtual Block Device' }),
+    error: /^Invalid instanceType: c4.2xlarge is Xen-based/,
+  },
+  {
+    name: 'client: an EBS cache on a Xen type with NVMe instance store (i3)',
+    build: client({ instanceType: new ec2.InstanceType('i3.large'), cacheStorage: CacheStorage.EBS }),
+    error: /^Invalid instanceType: i3.large is Xen-based/,
+  },
+  {
+    name: 'client: Xen SSD instance store (m3)',
+    build: client({ instanceType: new ec2.InstanceType('m3.xlarge') }),
+    error: /^Invalid instanceType: m3.xlarge is Xen-based and its instance store is not NVMe: the disks attach as \/dev\/xvd\*/,
+  },
+  {
+    name: 'client: Xen SSD instance store (c3)',
+    build: client({ instanceType: new ec2.InstanceType('c3.2xlarge') }),
+    error: /^Invalid instanceType: c3.2xlarge is Xen-based and its instance store is not NVMe/,
+  },
+  {
+    name: 'client: Xen SSD instance store (r3)',
+    build: client({ instanceType: new ec2.InstanceType('r3.large') }),
+    error: /^Invalid instanceType: r3.large is Xen-based and its instance store is not NVMe/,
+  },
+  {
+    name: 'client: Xen SSD instance store (i2)',
+    build: client({ instanceType: new ec2.InstanceType('i2.xlarge') }),
+    error: /^Invalid instanceType: i2.xlarge is Xen-based and its instance store is not NVMe/,
+  },
+  {
+    name: 'client: Xen HDD instance store (d2)',
+    build: client({ instanceType: new ec2.InstanceType('d2.xlarge') }),
+    error: /^Invalid instanceType: d2.xlarge is Xen-based and its instance store is not NVMe/,
+  },
+  {
+    name: 'client: Xen SSD instance store (x1e)',
+    build: client({ instanceType: new ec2.InstanceType('x1e.xlarge') }),
+    error: /^Invalid instanceType: x1e.xlarge is Xen-based and its instance store is not NVMe/,
+  },
+  {
+    name: 'client: a Xen type without instance store (r4)',
+    build: client({ instanceType: new ec2.InstanceType('r4.large') }),
+    error: /^Invalid instanceType: r4.large has no instance store, and as a Xen-based type cannot hold the cache on EBS either/,
+  },
+  {
+    name: 'client: a Xen type without instance store (t2)',
+    build: client({ instanceType: new ec2.InstanceType('t2.medium') }),
+    error: /^Invalid instanceType: t2.medium has no instance store, and as a Xen-based type/,
+  },
+  {
+    name: 'client: a type name that does not parse, instance store (warning)',
+    build: client({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86 }),
+    warning: /^instanceType: whether u-6tb1.112xlarge has NVMe instance store is not known here \(the name does not read as family, generation and size/,
+  },
+  {
+    name: 'client: a type name that does not parse, EBS (warning)',
+    build: client({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86, cacheStorage: CacheStorage.EBS }),
+    warning: /^instanceType: u-6tb1.112xlarge does not read as family, generation and size .*whether it is Nitro-based is not known/,
+  },
+  {
+    name: 'client: an unknown family (warning)',
+    build: client({ instanceType: new ec2.InstanceType('zz9.xlarge') }),
+    warning: /^instanceType: whether zz9.xlarge has NVMe instance store is not known here; if it has none/,
+  },
+  {
+    name: 'client: the default type where it is not offered (warning)',
+    region: 'eu-north-1',
+    build: client({}),
+    warning: /^instanceType: the default m6id.xlarge is not offered in eu-north-1 .*for example m5d.xlarge or i4i.xlarge, offered in eu-north-1/,
+  },
+  {
+    name: 'client: the default type in China (warning)',
+    region: 'cn-north-1',
+    build: client({ cacheStorage: CacheStorage.EBS }),
+    warning: /^instanceType: the default m6id.xlarge is not offered in cn-north-1 .*for example m5d.xlarge or i4i.xlarge/,
+  },
+  {
+    name: 'client: a soft mount (warning)',
+    build: client({ mountOptions: ['fsc', 'soft', 'nfsvers=4.1'] }),
+    warning: /^mountOptions: without hard/,
+  },
+  {
+    name: 'client: an instance type of unknown storage (warning)',
+    build: client({ instanceType: new ec2.InstanceType('p5.48xlarge') }),
+    warning: /^instanceType: whether p5.48xlarge has NVMe instance store is not known/,
+  },
+  {
+    name: 'client: an instance type name in upper case',
+    build: client({ instanceType: new ec2.InstanceType('M6ID.XLARGE') }),
+    error: /^Invalid instanceType: 'M6ID.XLARGE' is not an EC2 instance type name/,
+  },
+  {
+    name: 'client: a Windows image by its id',
+    build: client({ instanceType: new ec2.InstanceType('c6id.xlarge'), machineImage: ec2.MachineImage.genericWindows({ 'us-east-1': 'ami-0123456789abcdef0' }) }),
+    error: /^Invalid machineImage: is a Windows image/,
+  },
+  {
+    name: 'client: Amazon Linux 2 from its public parameter',
+    build: client({ instanceType: new ec2.InstanceType('c6id.xlarge'), machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/ami-amazon-linux-latest/amzn2-ami-hvm-x86_64-gp2') }),
+    error: /^Invalid machineImage: is Amazon Linux 2 or older \('\/aws\/service\/ami-amazon-linux-latest\/amzn2-ami-hvm-x86_64-gp2'\)/,
+  },
+  {
+    name: 'client: a mount timeout as a token in minutes',
+    build: (stack, vpc) => client({ mountTimeout: Duration.minutes(new CfnParameter(stack, 'T', { type: 'Number' }).valueAsNumber) })(stack, vpc),
+    error: /^Invalid mountTimeout: is a token .* given as Duration\.minutes\(\).*give it as Duration\.seconds/,
+  },
+  {
+    name: 'efs-utils: a client on a custom image (warning)',
+    build: client({ machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/debian/release/bookworm/latest/amd64') }),
+    warning: /^machineImage: with MountHelper.EFS_UTILS the image must have amazon-efs-utils.*Debian and Ubuntu package it nowhere/,
+  },
+  {
+    name: 'images: an arm64 Ubuntu parameter on the default x86_64 client type',
+    build: client({ machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/canonical/ubuntu/server/24.04/stable/current/arm64/hvm/ebs-gp3/ami-id') }),
+    error: /^Invalid machineImage: the image is for arm64 \(SSM parameter '\/aws\/service\/canonical\/ubuntu\/server\/24.04\/stable\/current\/arm64\/hvm\/ebs-gp3\/ami-id'\), but m6id.xlarge is x86_64/,
+  },
+  {
+    name: 'images: an amd64 Debian parameter resolved at launch on an arm64 client type',
+    build: client({ instanceType: new ec2.InstanceType('m6gd.xlarge'), machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch('/aws/service/debian/release/bookworm/latest/amd64') }),
+    error: /^Invalid machineImage: the image is for x86_64 .*but m6gd.xlarge is arm64/,
+  },
+  {
+    name: 'paths: /home as client mount point',
+    build: client({ mountPoint: '/home' }),
+    error: /^Invalid mountPoint: '\/home' is the system directory \/home/,
+  },
+  {
+    name: 'paths: a client mount point inside /sys',
+    build: client({ mountPoint: '/sys/efs' }),
+    error: /^Invalid mountPoint: '\/sys\/efs' is inside \/sys/,
+  },
+  {
+    name: 'paths: /var/lib as client cache directory',
+    build: client({ cacheDirectory: '/var/lib' }),
+    error: /^Invalid cacheDirectory: '\/var\/lib' is the system directory \/var\/lib/,
+  },
+  // The directories a client mounts on: none on or inside another
+  {
+    name: 'client: a source mirror twice',
+    build: mirrorClient({ mirrorPaths: ['/efs/app', '/efs/app'] }),
+    error: /^Invalid source\.mirrorPaths: lists '\/efs\/app' twice/,
+  },
+  {
+    name: 'client: a mirror twice (deprecated props)',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/app', '/efs/app'] }),
+    error: /^Invalid mirrorPaths: lists '\/efs\/app' twice/,
+  },
+  {
+    name: 'client: mirrors inside the fsc mount',
+    build: mirrorClient({ mirrorPaths: ['/efs/app'], mirrorMountPoint: '/mnt/efs' }),
+    error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/efs\/app', inside mountPoint '\/mnt\/efs' \(the fsc mount .*\): choose a source\.mirrorMountPoint apart from it, e\.g\. '\/mnt\/mirror', or another mountPoint\./,
+  },
+  {
+    name: 'client: a mirror on the fsc mount\'s directory',
+    build: mirrorClient({ mirrorPaths: ['/efs/app'], mirrorMountPoint: '/mnt' }, { mountPoint: '/mnt/app' }),
+    error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/app', on the very directory of mountPoint '\/mnt\/app'/,
+  },
+  {
+    name: 'client: the fsc mount inside a mirror',
+    build: mirrorClient({ mirrorPaths: ['/efs/www/vendor'] }, { mountPoint: '/mnt/mirror/www/vendor/efs' }),
+    error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/www\/vendor' would be mounted at '\/mnt\/mirror\/www\/vendor', over mountPoint '\/mnt\/mirror\/www\/vendor\/efs'.*e\.g\. '\/srv\/mirror'/,
+  },
+  {
+    name: 'client: a mirror inside the cache directory',
+    build: mirrorClient({ mirrorPaths: ['/efs/app'], mirrorMountPoint: '/var/cache/fscache/mirror' }),
+    error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/var\/cache\/fscache\/mirror\/app', inside cacheDirectory '\/var\/cache\/fscache' \(cachefilesd's cache\): .*or another cacheDirectory\./,
+  },
+  {
+    name: 'client: the cache directory inside a mirror (deprecated props)',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/app'], cacheDirectory: '/mnt/mirror/app/cache' }),
+    error: /^Invalid mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/mirror\/app', over cacheDirectory '\/mnt\/mirror\/app\/cache'/,
+  },
+  {
+    name: 'client: two mirrors of a fleet of its own on one directory',
+    build: ownFleetClient([['/efs/a', '/mirror/app'], ['/efs/b', '/mirror/app']]),
+    error: /^Invalid source\.mirrorPaths: '\/efs\/a' and '\/efs\/b' would both be mounted at '\/mnt\/mirror\/app'/,
+  },
+  {
+    name: 'client: a mirror of a fleet of its own inside another',
+    build: ownFleetClient([['/efs/a', '/mirror/app'], ['/efs/b', '/mirror/app/lib']]),
+    error: /^Invalid source\.mirrorPaths: the mirror '\/efs\/b' would be mounted at '\/mnt\/mirror\/app\/lib', inside the mount of '\/efs\/a'/,
+  },
+  {
+    name: 'client: a mirror of a fleet of its own at a path outside /mirror',
+    build: ownFleetClient([['/efs/a', '/etc']]),
+    error: /^Invalid source\.mirrorPaths: '\/efs\/a' is served by .* at '\/etc', which is not a path under \/mirror/,
+  },
+  {
+    name: 'client: the mount point inside the cache directory',
+    build: client({ mountPoint: '/var/cache/fscache/efs' }),
+    error: /^Invalid mountPoint: '\/var\/cache\/fscache\/efs' is inside cacheDirectory '\/var\/cache\/fscache': .*Choose a mountPoint and a cacheDirectory apart/,
+  },
+  {
+    name: 'client: the cache directory inside the mount point',
+    build: client({ cacheDirectory: '/mnt/efs/cache' }),
+    error: /^Invalid mountPoint: '\/mnt\/efs' contains cacheDirectory '\/mnt\/efs\/cache': the file system would be mounted over the cache file system/,
+  },
+];
+
+refusesBadInput('bad input to FsCacheClientLaunchTemplate names the prop', CASES);

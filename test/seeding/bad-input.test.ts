@@ -1,0 +1,175 @@
+import { CfnParameter, Duration, Size } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { DataSeeder, SeedSource } from '../../lib';
+import { importedFs } from '../util';
+import { BadInput, aFile, isolatedVpc, mixedVpc, refusesBadInput, seeder, seederInRegion } from '../util/bad-input';
+
+/** What the seeder (DataSeeder, SeedSource) refuses at synth, or warns about, each case naming the prop to change. */
+const CASES: BadInput[] = [
+  // DataSeeder
+  {
+    name: 'seeder: no workers',
+    build: seeder({ workers: 0 }),
+    error: /^Invalid workers: must be a whole number from 1 to 512, got 0/,
+  },
+  {
+    name: 'seeder: too many workers',
+    build: seeder({ workers: 513 }),
+    error: /^Invalid workers/,
+  },
+  {
+    name: 'seeder: a fraction of a worker',
+    build: seeder({ workers: 1.5 }),
+    error: /^Invalid workers/,
+  },
+  {
+    name: 'seeder: empty parts',
+    build: seeder({ filesPerPart: 0 }),
+    error: /^Invalid filesPerPart/,
+  },
+  {
+    name: 'seeder: a relative target',
+    build: seeder({ targetPath: 'data' }),
+    error: /^Invalid targetPath: must be an absolute path/,
+  },
+  {
+    name: 'seeder: a target with ..',
+    build: seeder({ targetPath: '/a/../b' }),
+    error: /^Invalid targetPath/,
+  },
+  {
+    name: 'seeder: a version with a space',
+    build: seeder({ version: 'v 2' }),
+    error: /^Invalid version/,
+  },
+  {
+    name: 'seeder: a timeout past CloudFormation\'s 12 hours',
+    build: seeder({ timeout: Duration.hours(13) }),
+    error: /^Invalid timeout: must be whole seconds from 5 minutes to 12 hours/,
+  },
+  {
+    name: 'seeder: a very short timeout',
+    build: seeder({ timeout: Duration.minutes(1) }),
+    error: /^Invalid timeout/,
+  },
+  {
+    name: 'seeder: a short mount timeout',
+    build: seeder({ mountTimeout: Duration.seconds(5) }),
+    error: /^Invalid mountTimeout/,
+  },
+  {
+    name: 'seeder: a fractional progress interval',
+    build: seeder({ progressInterval: Duration.millis(500) }),
+    error: /^Invalid progressInterval/,
+  },
+  {
+    name: 'seeder: a small volume',
+    build: seeder({ volumeSize: Size.gibibytes(4) }),
+    error: /^Invalid volumeSize: must be whole GiB from 8 to 16384, got 4 GiB/,
+  },
+  {
+    name: 'seeder: a prefix with a space',
+    build: seeder({}, (s) => SeedSource.fromBucket(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'my data/')),
+    error: /^Invalid source: the S3 prefix/,
+  },
+  {
+    name: 'seeder: a relative instance directory',
+    build: seeder({}, () => SeedSource.fromInstanceDirectory('data')),
+    error: /^Invalid source: the instance directory must be an absolute path/,
+  },
+  {
+    name: 'seeder: / as instance directory',
+    build: seeder({}, () => SeedSource.fromInstanceDirectory('/')),
+    error: /^Invalid source/,
+  },
+  {
+    name: 'seeder: a missing asset',
+    build: seeder({}, () => SeedSource.fromAsset('/no/such/dir')),
+    error: /^Invalid source: the asset path \/no\/such\/dir does not exist/,
+  },
+  {
+    name: 'seeder: a single file as asset',
+    build: seeder({}, () => SeedSource.fromAsset(aFile())),
+    error: /^Invalid source: .* is a single file/,
+  },
+  {
+    name: 'seeder: an isolated-only VPC (warning, not CDK\'s "no Private subnet groups")',
+    build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/srv/data') }),
+    warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets (?!.*S3 \(the seed)(?!.*SSM).*package repositories.*CloudFormation/,
+  },
+  {
+    name: 'seeder: an S3 source from isolated subnets (warning)',
+    build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: mixedVpc(stack), vpcSubnets: { subnetGroupName: 'iso' }, fileSystem: importedFs(stack), source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'B', 'my-bucket'), 'data/') }),
+    warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets .*S3 \(the instances' code, the seed source/,
+  },
+  {
+    name: 'seeder: the default type where it is not offered (warning)',
+    region: 'eu-south-1',
+    build: seederInRegion({}),
+    warning: /^instanceType: the default m7g.xlarge is not offered in eu-south-1 .*for example m6g.xlarge or m7i.xlarge \(x86_64\), offered in eu-south-1/,
+  },
+  {
+    name: 'seeder: the default type in ca-west-1 (warning)',
+    region: 'ca-west-1',
+    build: seederInRegion({ workers: 8 }),
+    warning: /^instanceType: the default m7g.xlarge is not offered in ca-west-1/,
+  },
+  {
+    name: 'seeder: deleting extraneous files at the root (warning)',
+    build: seeder({ deleteExtraneous: true }),
+    warning: /^deleteExtraneous: with targetPath '\/', every file of the file system/,
+  },
+  {
+    name: 'seeder: an instance type name without a size',
+    build: seeder({ instanceType: new ec2.InstanceType('m7g') }),
+    error: /^Invalid instanceType: 'm7g' is not an EC2 instance type name/,
+  },
+  {
+    name: 'seeder: a Windows image from a parameter',
+    build: seeder({ instanceType: new ec2.InstanceType('c6in.xlarge'), machineImage: ec2.MachineImage.fromSsmParameter('/my/windows', { os: ec2.OperatingSystemType.WINDOWS }) }),
+    error: /^Invalid machineImage: is a Windows image/,
+  },
+  {
+    name: 'seeder: the first Amazon Linux',
+    build: seeder({ instanceType: new ec2.InstanceType('c6in.xlarge'), machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/ami-amazon-linux-latest/amzn-ami-hvm-x86_64-gp2') }),
+    error: /^Invalid machineImage: is Amazon Linux 2 or older/,
+  },
+  {
+    name: 'seeder: a type as a token, with the default image',
+    build: (stack, vpc) => seeder({ instanceType: new ec2.InstanceType(new CfnParameter(stack, 'Type').valueAsString) })(stack, vpc),
+    error: /^Invalid instanceType: is parameter Type \(a token, known at deploy time\), and the default machineImage follows/,
+  },
+  {
+    name: 'seeder: a relative instance directory names the seeder',
+    build: seeder({}, () => SeedSource.fromInstanceDirectory('srv')),
+    error: /^Invalid source: the instance directory must be an absolute path .*got 'srv'\. \(at TestStack\/Seeder\)$/,
+  },
+  {
+    name: 'seeder: a prefix with a .. component',
+    build: seeder({}, (s) => SeedSource.fromBucket(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'data/../other/')),
+    error: /^Invalid source: the S3 prefix 'data\/\.\.\/other\/' .*\(no empty, \. or \.\. component\)/,
+  },
+  {
+    name: 'seeder: a prefix with a . component',
+    build: seeder({}, (s) => SeedSource.fromBucket(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), './data/')),
+    error: /^Invalid source: the S3 prefix '\.\/data\/'/,
+  },
+  {
+    name: 'seeder: a bad S3 prefix names the seeder',
+    build: seeder({}, (s) => SeedSource.fromBucket(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'a//b/')),
+    error: /^Invalid source: the S3 prefix 'a\/\/b\/' .* \(at TestStack\/Seeder\)$/,
+  },
+  {
+    name: 'efs-utils: a seeder on a custom image (warning)',
+    build: seeder({ machineImage: ec2.MachineImage.genericLinux({ 'us-east-1': 'ami-0123456789abcdef0' }) }),
+    warning: /^machineImage: with MountHelper.EFS_UTILS/,
+  },
+  {
+    name: 'images: an x86_64 lookup on the default arm64 seeder type',
+    build: seeder({ machineImage: ec2.MachineImage.lookup({ name: 'my-image-*', filters: { architecture: ['x86_64'] } }) }),
+    error: /^Invalid machineImage: the image is for x86_64 \(lookup filter architecture 'x86_64'\), but m7g.xlarge is arm64/,
+  },
+];
+
+refusesBadInput('bad input to DataSeeder names the prop', CASES);
