@@ -54,6 +54,18 @@ describe('CloudFormation signals of the rendered user data', () => {
     );
   });
 
+  test.each([
+    ['Amazon Linux 2', 'NAME="Amazon Linux"\nID="amzn"\nID_LIKE="centos rhel fedora"\nVERSION_ID="2"\n', /FATAL: unsupported OS: Amazon Linux 2 \(need/],
+    ['Amazon Linux 1', 'NAME="Amazon Linux AMI"\nID="amzn"\nID_LIKE="rhel fedora"\nVERSION_ID="2018.03"\n', /FATAL: unsupported OS: Amazon Linux 2018\.03 /],
+    ['an OS of another family', 'NAME="openSUSE Leap"\nID="opensuse-leap"\nID_LIKE="suse opensuse"\nVERSION_ID="15.6"\n', /FATAL: unsupported OS: opensuse-leap suse opensuse \(need/],
+  ])('a first boot on %s ends with one FATAL line that names it, and signals FAILURE', (_os, osRelease, fatal) => {
+    const run = runScript(ud.cacheNode, [], { tags, osRelease });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(fatal);
+    expect(run.stderr.match(/FATAL:/g)).toHaveLength(1);
+    expect(signals(run)).toEqual(['FAILURE']);
+  });
+
   test('a node that cannot read its tags fails, and has nothing to signal to', () => {
     const run = runScript(ud.cacheNode);
     expect(run.status).toBe(1);

@@ -29,6 +29,8 @@ export interface RunScriptOptions {
    * looks before it fetches. @default - nothing
    */
   readonly keptCode?: string;
+  /** What /etc/os-release says inside the sandbox (bound over the host's). @default - the host's */
+  readonly osRelease?: string;
 }
 
 /**
@@ -84,7 +86,9 @@ export function runScript(script: string, args: string[] = [], options: RunScrip
   // none is left on the host.
   const keep = options.keptCode !== undefined && sha
     ? `mkdir -p ${KEPT_CODE_DIR} && cp '${dir}/kept-code' ${keptCodePath(sha)}; ` : '';
-  const wrapper = `for d in /var/lib /usr/local /run; do /bin/mount -t tmpfs efsc-test "$d"; done; ${keep}exec "$@"`;
+  if (options.osRelease !== undefined) fs.writeFileSync(path.join(dir, 'os-release'), options.osRelease);
+  const osRelease = options.osRelease !== undefined ? `/bin/mount --bind '${dir}/os-release' /etc/os-release; ` : '';
+  const wrapper = `for d in /var/lib /usr/local /run; do /bin/mount -t tmpfs efsc-test "$d"; done; ${osRelease}${keep}exec "$@"`;
   const unshare = process.getuid?.() === 0 ? ['--mount'] : ['--mount', '--map-root-user'];
   const r = spawnSync('unshare', [...unshare, '/bin/bash', '-c', wrapper, 'sandbox', 'bash', file, ...args], {
     cwd: dir,
