@@ -5,7 +5,8 @@
 # the lowest aws-cdk-lib and constructs of the peer ranges in package.json, one with the newest 2.x and 10.x in the
 # registry. In each, test/package/consumer-app.ts (every construct the package exports) is type-checked with
 # --strict against the installed .d.ts (the package's and aws-cdk-lib's, no skipLibCheck), compiled, and run: it
-# synthesizes and asserts on the templates. Prints the versions used, and its runtime last.
+# synthesizes and asserts on the templates. In the newest app, the quick start without alarmTopic runs under cdk-nag's
+# NIST 800-53 R5 and HIPAA packs (test/package/consumer-nag.ts). Prints the versions used, and its runtime last.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -77,6 +78,16 @@ consumer() {
     node "build/readme/$(basename "$example" .ts).js"
   done
   echo "README.md: $(find readme -name 'example-*.ts' | wc -l) complete examples compiled as copied and run"
+  # The quick start without alarmTopic under NIST 800-53 R5 and HIPAA (test/package/consumer-nag.ts), where cdk-nag
+  # installs: the version the project's tests use.
+  if [ "$name" = newest ]; then
+    # shellcheck disable=SC2086 # npm_flags is one flag
+    npm install --no-audit --no-fund --loglevel=error $npm_flags "cdk-nag@$(node -p "require('$root/node_modules/cdk-nag/package.json').version")" >/dev/null
+    cp "$root/test/package/consumer-nag.ts" .
+    "$root/node_modules/.bin/tsc" --strict --noUnusedLocals --esModuleInterop --module commonjs --target es2022 \
+      --lib es2022 --types node --typeRoots "$root/node_modules/@types" --outDir build consumer-nag.ts
+    node build/consumer-nag.js cdk.out.nag
+  fi
 }
 
 # Both apps at once (their installs share npm's cache). The lowest versions are exact: metadata and tarballs
