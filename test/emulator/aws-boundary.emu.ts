@@ -379,10 +379,18 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
       expect(calls.filter((c) => c.action === 'SignalResource').map((c) => `${c.params.Status} ${c.status}`)).toEqual(['FAILURE 200']);
     });
 
-    test('the code cannot be fetched: the loader signals FAILURE and abandons the launch hook, both signed by itself', async () => {
+    // Each way the code cannot run, as the fixed node's tests above have them (the IAM refusal of the object aside: the
+    // elastic role's statements are the fixed role's, and its refusal is proved there).
+    test.each([
+      ['its object is missing (NoSuchKey at each try)', { missingCode: true }, /FATAL: cannot fetch the bootstrap code .*NoSuchKey/],
+      ['there is no route to S3 (the bucket does not resolve)', { noRouteToS3: true }, /FATAL: cannot fetch the bootstrap code .*the subnet a route to S3\): /],
+      ['there is no aws CLI and no package repository', { noCli: true }, /FATAL: cannot install awscli(-2)? to fetch the bootstrap code/],
+      ['its object is another body under the same key', { codeObject: `${renderedCode(ud.elasticNode)}\n# another body\n` }, /FATAL: .* is not the code this user data was rendered with/],
+    ] as const)('the code cannot run because %s: the loader signals FAILURE and abandons the launch hook, both signed by itself', async (_why, options, fatal) => {
       const iid = await launch(ud.elasticNodeTags);
-      const { run, calls } = await boot(iid, ud.elasticNode, { missingCode: true }, inGroup('lab-elastic'), elasticRole);
-      expect(`${run.status} ${run.stderr}`).toMatch(/^1 efs-cache: FATAL: cannot fetch the bootstrap code .*NoSuchKey/);
+      const { run, calls } = await boot(iid, ud.elasticNode, options, inGroup('lab-elastic'), elasticRole);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(fatal);
       expect(actions(calls)).toEqual(['SignalResource 200', 'CompleteLifecycleAction 200']);
       for (const c of calls) expect(c.client).toBe(LOADER_CLIENT);
       expect(calls[0].params).toEqual({ StackName: 'Lab', LogicalResourceId: ud.elasticNodeTags[SIGNAL_TAG], UniqueId: iid, Status: 'FAILURE' });

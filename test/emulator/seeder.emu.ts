@@ -9,7 +9,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { expand } from '../util/user-data';
-import { byCli, Emulator, EMULATOR_VALUES, LOADER_CLIENT, RoleSession, rolePolicies, tearDown } from './emulator';
+import { renderedCode } from '../../lib/bootstrap/render';
+import { byCli, Emulator, EMULATOR_VALUES, LOADER_CLIENT, RoleSession, rolePolicies, RunOptions, tearDown } from './emulator';
 import { SEED_BUCKET as BUCKET, SEED_FILES as FILES, seederUserData } from './seeder-stack';
 
 const MISSING = 'efsc-no-such-bucket';
@@ -50,7 +51,7 @@ describe('the data seeder against the emulator', () => {
   });
   afterAll(() => tearDown(emu, 'seeder-calls.json', disks));
 
-  const boot = async (script: string, session = role, options: { missingCode?: boolean } = {}) => {
+  const boot = async (script: string, session = role, options: Pick<RunOptions, 'missingCode' | 'noRouteToS3' | 'noCli' | 'codeObject'> = {}) => {
     const iid = (await emu.api('ec2', 'run_instances', { ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1 })).Instances[0].InstanceId;
     await emu.boot(iid, {}, session);
     const vm = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-disk-'));
@@ -76,11 +77,16 @@ describe('the data seeder against the emulator', () => {
     expect(calls[calls.length - 1]).toBe(signals[0]);
   });
 
-  test('the code cannot be fetched (its object is missing): the loader signals FAILURE for the seeder\'s instance, before any of the code runs', async () => {
-    // The user data as rendered, loader included: the code's object is deleted before the run.
-    const { iid, run, calls } = await boot(userData, role, { missingCode: true });
+  // The user data as rendered, loader included, each way its code cannot run.
+  test.each([
+    ['its object is missing (NoSuchKey at each try)', { missingCode: true }, /^efs-cache: FATAL: cannot fetch the bootstrap code .*NoSuchKey/],
+    ['there is no route to S3 (the bucket does not resolve)', { noRouteToS3: true }, /FATAL: cannot fetch the bootstrap code .*the subnet a route to S3\): /],
+    ['there is no aws CLI and no package repository', { noCli: true }, /FATAL: cannot install awscli(-2)? to fetch the bootstrap code/],
+    ['its object is another body under the same key', { codeObject: `${renderedCode(userData)}\n# another body\n` }, /FATAL: .* is not the code this user data was rendered with/],
+  ] as const)('the code cannot run because %s: the loader signals FAILURE for the seeder\'s instance, before any of the code runs', async (_why, options, fatal) => {
+    const { iid, run, calls } = await boot(userData, role, options);
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/^efs-cache: FATAL: cannot fetch the bootstrap code .*NoSuchKey/);
+    expect(run.stderr).toMatch(fatal);
     expect(run.stderr).not.toMatch(/seeding/);
     const signals = calls.filter((c) => c.action === 'SignalResource');
     expect(signals.map((c) => [c.client, c.status, c.params])).toEqual([
