@@ -459,12 +459,15 @@ main() {
     --mirror-mountd) mirror_ns rpc.mountd --foreground -N 2 -N 3 ;;
     --drain-watch) drain_watch ;;
     --disk-cache) if disk_cache; then fscache_up; fi ;;
+    --cachefilesd-heap) cachefilesd_heap_check "${2:-}" ;;
     "")
       detect_os
       install_packages
       guard_serving
       tune
       configure_nfsd
+      # Installed first: the cachefilesd unit runs it after each start (lib/fscache.sh).
+      install_self "$SELF"
       if disk_cache; then fscache_up; fi
       install_units
       systemctl start efs-cache-warm.service ||
@@ -494,7 +497,7 @@ EOF
       # Now, not at exit: commands added to the fleet's user data run after this, and never decide the node's result.
       if declare -F signal_cloudformation >/dev/null; then signal_cloudformation SUCCESS; fi
       ;;
-    *) die "unknown argument '$1' (use --warm, --metrics, --mirror, --mirror-serve, --mirror-down, --mirror-mountd, --drain-watch or --disk-cache)" ;;
+    *) die "unknown argument '$1' (use --warm, --metrics, --mirror, --mirror-serve, --mirror-down, --mirror-mountd, --drain-watch, --disk-cache or --cachefilesd-heap PID)" ;;
   esac
 }
 

@@ -139,13 +139,17 @@ main() {
       metrics_collect
       return
       ;;
+    --cachefilesd-heap)
+      cachefilesd_heap_check "${2:-}"
+      return
+      ;;
     --boot) ;;
     "")
       detect_os
       install_packages
       install_boot_unit
       ;;
-    *) die "unknown argument '$1' (use --boot, --status or --metrics)" ;;
+    *) die "unknown argument '$1' (use --boot, --status, --metrics or --cachefilesd-heap PID)" ;;
   esac
   if [ "${1:-}" != --status ]; then fscache_up; fi
   if [ -z "${1:-}" ]; then
