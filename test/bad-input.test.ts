@@ -89,7 +89,9 @@ const CASES: BadInput[] = [
   },
   {
     name: 'tls: a seeder writing to a created origin with plain NFS',
-    build: (stack, vpc) => new DataSeeder(stack, 'S', { vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, mountHelper: MountHelper.NFS, source: SeedSource.fromInstanceDirectory('/srv/data') }),
+    build: (stack, vpc) => new DataSeeder(stack, 'S', {
+      vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, mountHelper: MountHelper.NFS, source: SeedSource.fromInstanceDirectory('/srv/data'),
+    }),
     error: /^Invalid mountHelper: .*denies non-TLS/,
   },
 ];

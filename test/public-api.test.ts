@@ -122,11 +122,16 @@ describe('DiskCacheMetric', () => {
 
 describe('validation errors are bound to their construct', () => {
   test.each([
-    ['a fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 0 }), 'TestStack/Fleet; in Python: node_count', /^Invalid nodeCount: /],
-    ['a fleet inside CachedFileSystem', (stack: Stack, vpc: ec2.IVpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 0 } }), 'TestStack/Data/CacheFleet; in Python: node_count', /^Invalid nodeCount: /],
-    ['a client\'s CIDR check', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), clientCidrs: ['0.0.0.0/0'] }), 'TestStack/Fleet; in Python: client_cidrs', /^Invalid clientCidrs: /],
+    ['a fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 0 }),
+      'TestStack/Fleet; in Python: node_count', /^Invalid nodeCount: /],
+    ['a fleet inside CachedFileSystem', (stack: Stack, vpc: ec2.IVpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 0 } }),
+      'TestStack/Data/CacheFleet; in Python: node_count', /^Invalid nodeCount: /],
+    ['a client\'s CIDR check', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), clientCidrs: ['0.0.0.0/0'] }),
+      'TestStack/Fleet; in Python: client_cidrs', /^Invalid clientCidrs: /],
     ['a client template', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc }), 'TestStack/Clients', /^Invalid source: /],
-    ['a seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), targetPath: 'relative' }), 'TestStack/Seeder; in Python: target_path', /^Invalid targetPath: /],
+    ['a seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', {
+      vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), targetPath: 'relative',
+    }), 'TestStack/Seeder; in Python: target_path', /^Invalid targetPath: /],
   ])('%s: the message ends with the construct path (and the prop\'s Python name), which the error also carries', (_name, build, where, message) => {
     const { stack, vpc } = stackWithVpc();
     let error: Error & { constructPath?: string } = new Error('nothing thrown');

@@ -49,7 +49,9 @@ describe('mirrorSize against the node type', () => {
   });
 
   test('in memory on a type whose memory is not known: not checked (the unknown-size warning stands)', () => {
-    const w = warnings({ ...mirrors, instanceType: new ec2.InstanceType('i4i.large'), mirrorStorage: MirrorStorage.MEMORY, mirrorSize: Size.tebibytes(16), nodeDiskCache: true }, 'unknownInstanceSize');
+    const w = warnings({
+      ...mirrors, instanceType: new ec2.InstanceType('i4i.large'), mirrorStorage: MirrorStorage.MEMORY, mirrorSize: Size.tebibytes(16), nodeDiskCache: true,
+    }, 'unknownInstanceSize');
     expect(w).toHaveLength(1);
   });
 

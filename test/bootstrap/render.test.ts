@@ -89,7 +89,8 @@ describe('the loader: the code runs only if it is the code rendered with the use
     const run = runScript(text);
     expect(run.stderr).toMatch(/^efs-cache: FATAL: EFSC_NFS_SERVER='bad server' is invalid/);
     expect(fetches(run.calls)).toEqual([expect.stringMatching(new RegExp(
-      `^aws s3api get-object --region deploy-time-value --bucket deploy-time-value --key ${rendered.asset.assetHash}\\.sh --cli-connect-timeout 5 /var/lib/efs-cache/code/${rendered.sha256}\\.sh\\.\\w+$`))]);
+      `^aws s3api get-object --region deploy-time-value --bucket deploy-time-value --key ${rendered.asset.assetHash}\\.sh ` +
+      `--cli-connect-timeout 5 /var/lib/efs-cache/code/${rendered.sha256}\\.sh\\.\\w+$`))]);
   });
 
   test('an object that is not the rendered code is refused: nothing of it runs, the user\'s commands do not, nothing is kept', () => {

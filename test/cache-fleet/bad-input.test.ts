@@ -423,7 +423,8 @@ const CASES: BadInput[] = [
   {
     name: 'fleet: an elastic fleet in isolated subnets (warning names S3 for the code and Auto Scaling)',
     build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4 } }),
-    warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*S3 \(the instances' code: a gateway endpoint\).*Auto Scaling \(an elastic node completes its lifecycle hooks: without it every node is abandoned\)/,
+    warning: new RegExp(/^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*S3 \(the instances' code: a gateway endpoint\).*/.source +
+      /Auto Scaling \(an elastic node completes its lifecycle hooks: without it every node is abandoned\)/.source),
   },
   {
     name: 'fleet: isolated subnets by default (warning)',
@@ -458,7 +459,8 @@ const CASES: BadInput[] = [
   {
     name: 'fleet: a bare-metal node type (warning)',
     build: fleet({ instanceType: new ec2.InstanceType('c7gn.metal') }),
-    warning: /^instanceType: the vCPUs and memory of c7gn.metal are not known here, so each node runs 64 nfsd threads by default \(set nfsdThreads to size them\), and workingSetSize cannot be checked/,
+    warning: new RegExp(/^instanceType: the vCPUs and memory of c7gn.metal are not known here, so each node runs 64 nfsd threads by default /.source +
+      /\(set nfsdThreads to size them\), and workingSetSize cannot be checked/.source),
   },
   {
     name: 'fleet: a node type name that does not parse (warning)',
@@ -474,7 +476,8 @@ const CASES: BadInput[] = [
     name: 'fleet: the default type where it is not offered (warning)',
     region: 'ap-south-1',
     build: fleet({}),
-    warning: /^instanceType: the default c7gn.16xlarge is not offered in ap-south-1 \(per cfn-lint [0-9.]+ .*\), so instances would fail to launch there. Pass instanceType, for example c8gn.16xlarge or c6gn.16xlarge, offered in ap-south-1/,
+    warning: new RegExp(/^instanceType: the default c7gn.16xlarge is not offered in ap-south-1 \(per cfn-lint [0-9.]+ .*\), so instances would fail to launch there. /.source +
+      /Pass instanceType, for example c8gn.16xlarge or c6gn.16xlarge, offered in ap-south-1/.source),
   },
   {
     name: 'fleet: the default type where the next alternative is x86_64 (warning)',
@@ -521,7 +524,9 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fan-out: an access-log prefix ELB refuses',
-    build: (stack: Stack, vpc: ec2.Vpc) => fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerAccessLogs: s3.Bucket.fromBucketName(stack, 'Logs', 'logs'), loadBalancerAccessLogsPrefix: 'logs/AWSLogs' })(stack, vpc),
+    build: (stack: Stack, vpc: ec2.Vpc) => fleet({
+      fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerAccessLogs: s3.Bucket.fromBucketName(stack, 'Logs', 'logs'), loadBalancerAccessLogsPrefix: 'logs/AWSLogs',
+    })(stack, vpc),
     error: /^Invalid loadBalancerAccessLogsPrefix: 'logs\/AWSLogs' cannot start or end with \/ nor contain AWSLogs/,
   },
   {
@@ -595,7 +600,9 @@ const CASES: BadInput[] = [
     name: 'fleets: the same zone name in two stacks on one imported VPC',
     build: (stack) => ['Other', 'Mine'].map((id) => {
       const s = id === 'Mine' ? stack : new Stack(stack.node.root as App, id);
-      const vpc = ec2.Vpc.fromVpcAttributes(s, 'Shared', { vpcId: 'vpc-0123456789abcdef0', vpcCidrBlock: '10.0.0.0/16', availabilityZones: ['us-east-1a'], privateSubnetIds: ['subnet-0123456789abcdef0'] });
+      const vpc = ec2.Vpc.fromVpcAttributes(s, 'Shared', {
+        vpcId: 'vpc-0123456789abcdef0', vpcCidrBlock: '10.0.0.0/16', availabilityZones: ['us-east-1a'], privateSubnetIds: ['subnet-0123456789abcdef0'],
+      });
       return new CacheFleet(s, 'Fleet', { vpc, fileSystem: importedFs(s) });
     }),
     error: /^Invalid zoneName: .*already belongs to the fleet Other\/Fleet/,
@@ -635,7 +642,8 @@ const CASES: BadInput[] = [
   {
     name: 'mirrors: on the instance store, more than half of it',
     build: fleet({ instanceType: new ec2.InstanceType('c6gd.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(60) }),
-    error: /^Invalid mirrorSize: 60 GiB on the instance store \(MirrorStorage.INSTANCE_STORE\) is more than half of the 118 GB of c6gd.large: every node would refuse to serve at boot.*Choose at most 53 GiB/,
+    error: new RegExp(/^Invalid mirrorSize: 60 GiB on the instance store \(MirrorStorage.INSTANCE_STORE\) is more than half of the 118 GB of c6gd.large: /.source +
+      /every node would refuse to serve at boot.*Choose at most 53 GiB/.source),
   },
   {
     name: 'mirrors: on an i4i\'s instance store, more than half of it',
@@ -650,7 +658,8 @@ const CASES: BadInput[] = [
   {
     name: 'images: an x86_64 Amazon Linux 2023 on the default arm64 node type',
     build: fleet({ machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.X86_64 }) }),
-    error: /^Invalid machineImage: the image is for x86_64 \(SSM parameter '\/aws\/service\/ami-amazon-linux-latest\/al2023-ami-kernel-[0-9.]+-x86_64'\), but c7gn.16xlarge is arm64: .*AmazonLinuxCpuType.ARM_64/,
+    error: new RegExp(/^Invalid machineImage: the image is for x86_64 \(SSM parameter '\/aws\/service\/ami-amazon-linux-latest\/al2023-ami-kernel-[0-9.]+-x86_64'\), /.source +
+      /but c7gn.16xlarge is arm64: .*AmazonLinuxCpuType.ARM_64/.source),
   },
   {
     name: 'images: an arm64 Amazon Linux 2 on an x86_64 node type',

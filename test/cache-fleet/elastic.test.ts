@@ -150,13 +150,16 @@ describe('bad elastic options are refused', () => {
       /Invalid bootstrapTimeout: must be at most 60 minutes on an elastic fleet, got 1 hour 1 minute: .*3,600 seconds/],
     ['no node', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { minNodes: 0, maxNodes: 4 } }, /Invalid elastic.minNodes: must be a whole number from 1 to 10000, got 0/],
     ['a fraction', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4.5 } }, /Invalid elastic.maxNodes: must be a whole number/],
-    ['a short cooldown', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, scaleInCooldown: Duration.minutes(1) } }, /Invalid elastic.scaleInCooldown: must be from 5 minutes to 1 day/],
+    ['a short cooldown', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, scaleInCooldown: Duration.minutes(1) } },
+      /Invalid elastic.scaleInCooldown: must be from 5 minutes to 1 day/],
     ['a cooldown of seconds', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, scaleInCooldown: Duration.seconds(450) } }, /Invalid elastic.scaleInCooldown: must be whole minutes/],
     ['a long drain', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, drainTimeout: Duration.hours(3) } }, /Invalid elastic.drainTimeout: must be from 30 seconds to 2 hours/],
-    ['a drain of a fraction of a second', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, drainTimeout: Duration.seconds(90.5) } }, /Invalid elastic.drainTimeout: must be whole seconds, got 90.5 seconds/],
+    ['a drain of a fraction of a second', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, drainTimeout: Duration.seconds(90.5) } },
+      /Invalid elastic.drainTimeout: must be whole seconds, got 90.5 seconds/],
     ['a target from a token', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.mebibytes(Token.asNumber({ Ref: 'Target' })) } },
       /Invalid elastic.targetNetworkOutPerNode: must be known at synth/],
-    ['a tiny target', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.kibibytes(1) } }, /Invalid elastic.targetNetworkOutPerNode: must be at least 1 MiB/],
+    ['a tiny target', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.kibibytes(1) } },
+      /Invalid elastic.targetNetworkOutPerNode: must be at least 1 MiB/],
   ];
   test.each(cases)('%s', (_name, options, message) => {
     const { stack, vpc } = stackWithVpc();

@@ -35,7 +35,9 @@ const CASES: BadInput[] = [
   },
   {
     name: 'client: a mirror the fleet does not have (deprecated props)',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/lib'] }),
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
+      vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/lib'],
+    }),
     error: /^Invalid mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/,
   },
   {
@@ -156,22 +158,33 @@ const CASES: BadInput[] = [
   },
   {
     name: 'client: a source mirror the fleet does not have',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/lib'] }) }),
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
+      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/lib'] }),
+    }),
     error: /^Invalid source\.mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/,
   },
   {
     name: 'client: a source mirror mount point with nothing to mount',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }), { mirrorMountPoint: '/mnt/m' }) }),
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
+      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }), { mirrorMountPoint: '/mnt/m' }),
+    }),
     error: /^Invalid source\.mirrorMountPoint: needs mirrorPaths/,
   },
   {
     name: 'client: a relative source mirror mount point',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/app'], mirrorMountPoint: 'mnt' }) }),
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
+      vpc,
+      source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), {
+        mirrorPaths: ['/efs/app'], mirrorMountPoint: 'mnt',
+      }),
+    }),
     error: /^Invalid source\.mirrorMountPoint: must be an absolute path/,
   },
   {
     name: 'client: a fleet source asked to write',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) })), readOnly: false }),
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
+      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) })), readOnly: false,
+    }),
     error: /^Invalid readOnly: a cache fleet exports read-only/,
   },
   {
@@ -326,7 +339,8 @@ const CASES: BadInput[] = [
   {
     name: 'images: an arm64 Ubuntu parameter on the default x86_64 client type',
     build: client({ machineImage: ec2.MachineImage.fromSsmParameter('/aws/service/canonical/ubuntu/server/24.04/stable/current/arm64/hvm/ebs-gp3/ami-id') }),
-    error: /^Invalid machineImage: the image is for arm64 \(SSM parameter '\/aws\/service\/canonical\/ubuntu\/server\/24.04\/stable\/current\/arm64\/hvm\/ebs-gp3\/ami-id'\), but m6id.xlarge is x86_64/,
+    error: new RegExp(/^Invalid machineImage: the image is for arm64 /.source +
+      /\(SSM parameter '\/aws\/service\/canonical\/ubuntu\/server\/24.04\/stable\/current\/arm64\/hvm\/ebs-gp3\/ami-id'\), but m6id.xlarge is x86_64/.source),
   },
   {
     name: 'images: an amd64 Debian parameter resolved at launch on an arm64 client type',
@@ -356,13 +370,16 @@ const CASES: BadInput[] = [
   },
   {
     name: 'client: a mirror twice (deprecated props)',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/app', '/efs/app'] }),
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
+      vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/app', '/efs/app'],
+    }),
     error: /^Invalid mirrorPaths: lists '\/efs\/app' twice/,
   },
   {
     name: 'client: mirrors inside the fsc mount',
     build: mirrorClient({ mirrorPaths: ['/efs/app'], mirrorMountPoint: '/mnt/efs' }),
-    error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/efs\/app', inside mountPoint '\/mnt\/efs' \(the fsc mount .*\): choose a source\.mirrorMountPoint apart from it, e\.g\. '\/mnt\/mirror', or another mountPoint\./,
+    error: new RegExp(/^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/efs\/app', inside mountPoint '\/mnt\/efs' \(the fsc mount .*\): /.source +
+      /choose a source\.mirrorMountPoint apart from it, e\.g\. '\/mnt\/mirror', or another mountPoint\./.source),
   },
   {
     name: 'client: a mirror on the fsc mount\'s directory',
@@ -372,16 +389,23 @@ const CASES: BadInput[] = [
   {
     name: 'client: the fsc mount inside a mirror',
     build: mirrorClient({ mirrorPaths: ['/efs/www/vendor'] }, { mountPoint: '/mnt/mirror/www/vendor/efs' }),
-    error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/www\/vendor' would be mounted at '\/mnt\/mirror\/www\/vendor', over mountPoint '\/mnt\/mirror\/www\/vendor\/efs'.*e\.g\. '\/srv\/mirror'/,
+    error: new RegExp(/^Invalid source\.mirrorMountPoint: the mirror '\/efs\/www\/vendor' would be mounted at '\/mnt\/mirror\/www\/vendor', /.source +
+      /over mountPoint '\/mnt\/mirror\/www\/vendor\/efs'.*e\.g\. '\/srv\/mirror'/.source),
   },
   {
     name: 'client: a mirror inside the cache directory',
     build: mirrorClient({ mirrorPaths: ['/efs/app'], mirrorMountPoint: '/var/cache/fscache/mirror' }),
-    error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/var\/cache\/fscache\/mirror\/app', inside cacheDirectory '\/var\/cache\/fscache' \(cachefilesd's cache\): .*or another cacheDirectory\./,
+    error: new RegExp(/^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/var\/cache\/fscache\/mirror\/app', /.source +
+      /inside cacheDirectory '\/var\/cache\/fscache' \(cachefilesd's cache\): .*or another cacheDirectory\./.source),
   },
   {
     name: 'client: the cache directory inside a mirror (deprecated props)',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/app'], cacheDirectory: '/mnt/mirror/app/cache' }),
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
+      vpc,
+      cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }),
+      mirrorPaths: ['/efs/app'],
+      cacheDirectory: '/mnt/mirror/app/cache',
+    }),
     error: /^Invalid mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/mirror\/app', over cacheDirectory '\/mnt\/mirror\/app\/cache'/,
   },
   {

@@ -48,7 +48,8 @@ const TOLERATED_CFN_LINT_FINDINGS: Array<{ rule: string; message: RegExp; why: s
     // @aws-cdk/aws-ec2:restrictDefaultSecurityGroup flag of cdk.json) gives its Lambda function both a GetAtt of
     // its role and an explicit DependsOn on it. Redundant, harmless, and not ours to change.
     rule: 'W3005',
-    message: /^'Custom[A-Za-z0-9]*CustomResourceProviderRole[0-9A-F]{8}' dependency already enforced by a 'GetAtt' at 'Resources\/Custom[A-Za-z0-9]*CustomResourceProviderHandler[0-9A-F]{8}\/Properties\/Role'$/,
+    message: new RegExp(/^'Custom[A-Za-z0-9]*CustomResourceProviderRole[0-9A-F]{8}' dependency already enforced by a 'GetAtt' /.source +
+      /at 'Resources\/Custom[A-Za-z0-9]*CustomResourceProviderHandler[0-9A-F]{8}\/Properties\/Role'$/.source),
     why: 'aws-cdk-lib custom resource provider: DependsOn plus GetAtt of its own role',
   },
 ];

@@ -41,7 +41,8 @@ check() {
 t="$(now)"; bash test/jsii/setup.sh; phase "venv" "$t"
 
 t="$(now)"
-check "jsii build and the Go, Java and .NET sources (jsii-pacmak --code-only)" bash -c "npx jsii-pacmak --code-only --targets go java dotnet -o '$work/packages' >'$work/pacmak-code.log' 2>&1 || { cat '$work/pacmak-code.log'; exit 1; }"
+check "jsii build and the Go, Java and .NET sources (jsii-pacmak --code-only)" \
+  bash -c "npx jsii-pacmak --code-only --targets go java dotnet -o '$work/packages' >'$work/pacmak-code.log' 2>&1 || { cat '$work/pacmak-code.log'; exit 1; }"
 phase "jsii-pacmak: Go, Java and .NET sources" "$t"
 t="$(now)"
 check "jsii build and Python package (jsii-pacmak)" bash -c "npx jsii-pacmak --targets python >'$work/pacmak.log' 2>&1 || { cat '$work/pacmak.log'; exit 1; }"

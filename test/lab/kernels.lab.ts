@@ -240,7 +240,8 @@ describe('lab: the kernel matrix', () => {
       progress(`kernel ${tag}: client re-read: cache device ${shown(disk)}`);
       // What the dashboard counts as served by FS-Cache: the cache device's reads, the whole file.
       expect(disk.read).toBeGreaterThanOrEqual(4 * MiB);
-      progress(`kernel ${tag}: client re-read of 4 MiB: FS-Cache IO rd +${reads}, node nfsd bytes +${served}\n${await client.execOk('cat /proc/fs/fscache/stats; cat /proc/fs/netfs/stats 2>/dev/null || true')}`);
+      progress(`kernel ${tag}: client re-read of 4 MiB: FS-Cache IO rd +${reads}, node nfsd bytes +${served}\n` +
+        `${await client.execOk('cat /proc/fs/fscache/stats; cat /proc/fs/netfs/stats 2>/dev/null || true')}`);
       expect(reads).toBeGreaterThan(0);
       expect(served).toBeLessThan(1024 * 1024);
     });
@@ -273,7 +274,8 @@ describe('lab: the kernel matrix', () => {
       const o0 = await nfsdOpens(node, IN_MIRROR_NS);
       for (let r = 0; r < 3; r++) await client.execOk(round, { timeoutMs: 5 * MIN });
       const later = (await nfsdOpens(node, IN_MIRROR_NS)) - o0;
-      const q = await client.execOk(`python3 -c "import sqlite3; c = sqlite3.connect('file:/mnt/mirror/app/db.sqlite?mode=ro', uri=True); print(c.execute('select count(*), sum(n) from t').fetchone())" && flock -s /mnt/mirror/app/f1 true && echo locked`);
+      const q = await client.execOk(`python3 -c "import sqlite3; c = sqlite3.connect('file:/mnt/mirror/app/db.sqlite?mode=ro', uri=True); ` +
+        `print(c.execute('select count(*), sum(n) from t').fetchone())" && flock -s /mnt/mirror/app/f1 true && echo locked`);
       progress(`kernel ${tag}: mirror OPENs after the first round ${later}; ${q.trim().replace(/\n/g, ' ; ')}`);
       fig(tag).mirror = { opensAfterFirstRound: later, sqliteAndLock: /\(100, 4950\)[\s\S]*locked/.test(q) };
       expect(later).toBe(0);
@@ -319,7 +321,8 @@ describe('lab: the kernel matrix', () => {
   });
 
   // Every kernel at once (after each kernel's tests above, which mount /mnt/plain).
-  test('the "not serving" rule on each kernel\'s counters: a first read grows the caches (no alarm), a re-read reads the cache device (no alarm), a file written over at the origin is stored again', async () => {
+  test('the "not serving" rule on each kernel\'s counters: a first read grows the caches (no alarm), ' +
+    'a re-read reads the cache device (no alarm), a file written over at the origin is stored again', async () => {
     await Promise.all(KERNELS.map(async (tag) => {
       const v = booted.get(tag);
       if (!v) throw new Error(`kernel ${tag} did not boot`);
@@ -414,7 +417,9 @@ describe('lab: the kernel matrix', () => {
           if (freeAfter >= brun || n > 0) break;
         }
         fig(tag).culling = { bcull, brun, fillFreePercent, freeBefore, freeAfter, culled: n, waitedSeconds: Math.round((Date.now() - t0) / 1000) };
-        progress(`kernel ${tag}: culling: ${JSON.stringify(fig(tag).culling)}\n${await client.execOk(`grep -E '^(NoSpace|IO)' /proc/fs/fscache/stats; systemctl status --no-pager -n 5 efs-cache-cachefilesd.service 2>&1 | tail -n 5 || true`)}`);
+        progress(`kernel ${tag}: culling: ${JSON.stringify(fig(tag).culling)}\n` +
+          `${await client.execOk(`grep -E '^(NoSpace|IO)' /proc/fs/fscache/stats; ` +
+            `systemctl status --no-pager -n 5 efs-cache-cachefilesd.service 2>&1 | tail -n 5 || true`)}`);
         // The probe reached the limit: the cache's writes took the disk below bcull, or cachefilesd culled.
         expect(freeBefore < bcull || n > 0).toBe(true);
       } finally {

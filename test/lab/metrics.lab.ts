@@ -203,7 +203,8 @@ describe('lab metrics: the collector on a cache node and an FS-Cache client', ()
     // inode, same size, a later mtime) and read again: the cache stores it again (recorded for the README). Through a
     // mount of the origin that revalidates attributes at every access (actimeo=0), so that the change is seen at
     // once: the fleet's mounts see it within their attribute timeouts.
-    await client.execOk('mkdir -p /mnt/origin && mount -t nfs4 -o nfsvers=4.1,ro,fsc,actimeo=0,nosharecache 10.77.0.10:/ /mnt/origin && cat /mnt/origin/data/small.bin > /dev/null; sleep 3; sync', { timeoutMs: 10 * MIN });
+    await client.execOk('mkdir -p /mnt/origin && mount -t nfs4 -o nfsvers=4.1,ro,fsc,actimeo=0,nosharecache 10.77.0.10:/ /mnt/origin && ' +
+      'cat /mnt/origin/data/small.bin > /dev/null; sleep 3; sync', { timeoutMs: 10 * MIN });
     await origin.execOk("head -c 16M /dev/urandom | dd of=/srv/efs/data/small.bin conv=notrunc status=none && touch -d '+1 min' /srv/efs/data/small.bin && sync");
     await collect(client);
     const before = await received(client);

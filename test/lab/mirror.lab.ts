@@ -296,7 +296,8 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     const perRound = (o: number[]) => o.slice(1).map((v, i) => v - o[i]);
     progress(`mirror: ${mirror.seconds.toFixed(1)} s for ${ROUNDS} rounds, origin ops ${mirror.originOps}, OPENs per round ${perRound(mirror.opens).join(',')}`);
     progress(`plain origin mount: ${plain.seconds.toFixed(1)} s, origin ops ${plain.originOps}, OPENs per round ${perRound(plain.opens).join(',')}`);
-    progress(`OPENs the server answered in rounds 2-${ROUNDS}: node (mirror) ${mirror.laterOpens}, origin (plain) ${plain.laterOpens}; client mountstats OPEN totals ${mirror.opens[0]}..${mirror.opens[ROUNDS]} / ${plain.opens[0]}..${plain.opens[ROUNDS]}`);
+    progress(`OPENs the server answered in rounds 2-${ROUNDS}: node (mirror) ${mirror.laterOpens}, origin (plain) ${plain.laterOpens}; ` +
+      `client mountstats OPEN totals ${mirror.opens[0]}..${mirror.opens[ROUNDS]} / ${plain.opens[0]}..${plain.opens[ROUNDS]}`);
     progress(`ratio ${(plain.seconds / mirror.seconds).toFixed(1)}x; origin operations avoided ${(100 * (1 - mirror.originOps / plain.originOps)).toFixed(2)} %`);
 
     // The origin: nothing from the mirror's rounds but lease upkeep (a few SEQUENCEs of idle mounts).
@@ -463,7 +464,8 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     try {
       await origin.execOk('head -c 80M /dev/zero > /srv/efs/app/huge.bin && sync', { timeoutMs: 5 * MIN });
       await node.reboot();
-      await node.execOk('for i in $(seq 1 120); do systemctl is-system-running --wait >/dev/null 2>&1; s=$(systemctl show -p ActiveState --value efs-cache-warm.service); [ "$s" = failed ] && break; sleep 1; done');
+      await node.execOk('for i in $(seq 1 120); do systemctl is-system-running --wait >/dev/null 2>&1; ' +
+        's=$(systemctl show -p ActiveState --value efs-cache-warm.service); [ "$s" = failed ] && break; sleep 1; done');
       expect((await node.execOk('systemctl show -p ActiveState --value efs-cache-warm.service')).trim()).toBe('failed');
       const warm = await node.execOk('journalctl -q -b -u efs-cache-warm.service -o cat');
       expect(warm).toMatch(/WARN: mirror \/efs\/app does not fit in \/mirror \(64 MiB\): serving the last copy; raise mirrorSize/);
@@ -518,7 +520,8 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     await node.writeFile('/run/marker.params', `${params.join('\n')}\n`);
     // The timer held, and a sync it started (with the copy as it was) over before the copy is changed.
     // (A oneshot unit is "activating" while it runs, which is-active does not count as active.)
-    await node.execOk('systemctl stop efs-cache-mirror.timer; for i in $(seq 1 300); do [ "$(systemctl show -p ActiveState --value efs-cache-mirror.service)" = activating ] || exit 0; sleep 1; done; exit 1', { timeoutMs: 6 * MIN });
+    await node.execOk('systemctl stop efs-cache-mirror.timer; ' +
+      'for i in $(seq 1 300); do [ "$(systemctl show -p ActiveState --value efs-cache-mirror.service)" = activating ] || exit 0; sleep 1; done; exit 1', { timeoutMs: 6 * MIN });
     await node.execOk(`sed -i "/^EFSC_MIRROR_STORAGE=/r /run/marker.params" ${self} && grep -qx "EFSC_MIRROR_MARKER='.published'" ${self}`);
     const lastLine = async () => (await node.execOk('journalctl -u efs-cache-mirror.service -o cat | grep "efs-cache: mirror /efs/app" | tail -n 1')).trim();
     const sync = () => node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
@@ -526,7 +529,9 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     await origin.execOk('date +%s%N > /srv/efs/app/.published && sync');
     await sync();
     expect(await lastLine()).toMatch(/synced \d+ entries \(\d+ files copied\)/);
-    progress(`after the first sync with the marker: ${(await node.execOk('findmnt -rn -t nfs4 -o TARGET,SOURCE; cat /run/efs-cache/mirror/.walk/app/marker /run/efs-cache/mirror/.walk/app/walked 2>&1; journalctl -u efs-cache-mirror.service -o cat -n 6 | grep -v systemd')).replace(/\n/g, ' | ')}`);
+    progress(`after the first sync with the marker: ${(await node.execOk('findmnt -rn -t nfs4 -o TARGET,SOURCE; ' +
+      'cat /run/efs-cache/mirror/.walk/app/marker /run/efs-cache/mirror/.walk/app/walked 2>&1; ' +
+      'journalctl -u efs-cache-mirror.service -o cat -n 6 | grep -v systemd')).replace(/\n/g, ' | ')}`);
     // Unchanged: no walk, no mount made for it; the marker's own mount asks the origin, and the origin counts it.
     const markerOps = async () => Number((await node.execOk(
       "awk '$1 == \"device\" { on = (index($5, \"/run/efs-cache/mirror-marker/\") == 1) } on && /^[\\t ]+[A-Z_]+: [0-9]/ { n += $2 } END { print n + 0 }' /proc/self/mountstats")).trim());
@@ -536,7 +541,9 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     await sync();
     const requests = (await originRequests(origin)) - r0;
     const own = (await markerOps()) - m0;
-    progress(`after the second: ${(await node.execOk('findmnt -rn -t nfs4 -o TARGET,SOURCE; cat /run/efs-cache/mirror/.walk/app/marker /run/efs-cache/mirror/.walk/app/walked 2>&1; journalctl -u efs-cache-mirror.service -o cat -n 6 | grep -v systemd')).replace(/\n/g, ' | ')}`);
+    progress(`after the second: ${(await node.execOk('findmnt -rn -t nfs4 -o TARGET,SOURCE; ' +
+      'cat /run/efs-cache/mirror/.walk/app/marker /run/efs-cache/mirror/.walk/app/walked 2>&1; ' +
+      'journalctl -u efs-cache-mirror.service -o cat -n 6 | grep -v systemd')).replace(/\n/g, ' | ')}`);
     progress(`an unchanged sync with a change marker: ${own} requests from the marker's mount, ${requests} compounds at the origin (with any lease upkeep of idle mounts); ${await lastLine()}`);
     expect(await lastLine()).toMatch(/marker unchanged, no walk \(last walk \d+s ago\)$/);
     expect(own).toBeGreaterThan(0);
@@ -590,7 +597,8 @@ print(json.dumps({'reads': n, 'errors': errors, 'worstMs': round(worst * 1000, 1
       // Still during the outage: every thread of the node's nfsd hung, no reader of the re-export done.
       const stillHung = await hung();
       const readersDone = await done();
-      progress(`outage: ${READERS} readers of the re-export hung ${stillHung} nfsd threads of the node; meanwhile the mirror answered ${r.reads} reads (${r.errors} errors, slowest ${r.worstMs} ms, ${served} bytes from its own nfsd), ${((Date.now() - t0) / 1000).toFixed(0)} s into the outage`);
+      progress(`outage: ${READERS} readers of the re-export hung ${stillHung} nfsd threads of the node; meanwhile the mirror answered ${r.reads} reads ` +
+        `(${r.errors} errors, slowest ${r.worstMs} ms, ${served} bytes from its own nfsd), ${((Date.now() - t0) / 1000).toFixed(0)} s into the outage`);
       expect(r).toMatchObject({ reads: 100, errors: 0 });
       expect(served).toBeGreaterThanOrEqual(100 * 512);
       expect(stillHung).toBe(16);
@@ -633,7 +641,8 @@ print(json.dumps({'reads': n, 'errors': errors, 'worstMs': round(worst * 1000, 1
       await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
       expect(await node.execOk('journalctl -b -u efs-cache-mirror.service -o cat | grep "to the mirrors\' nfsd" | tail -n 1')).toMatch(/TCP 2050 of eth0 lab1 to the mirrors' nfsd/);
       const sum = (await origin.execOk('md5sum < /srv/efs/app/f7')).trim();
-      const got = await node.execOk(`ip netns exec peer bash -c 'mkdir -p /mnt/p && mount -t nfs4 -o ${MIRROR_OPTIONS} 10.99.0.1:/mirror/app /mnt/p && md5sum < /mnt/p/f7; umount /mnt/p'`, { timeoutMs: 3 * MIN });
+      const got = await node.execOk(`ip netns exec peer bash -c 'mkdir -p /mnt/p && mount -t nfs4 -o ${MIRROR_OPTIONS} 10.99.0.1:/mirror/app /mnt/p && ` +
+        `md5sum < /mnt/p/f7; umount /mnt/p'`, { timeoutMs: 3 * MIN });
       expect(got.trim()).toBe(sum);
     } finally {
       await node.exec('ip netns del peer; ip route del default via 10.99.0.2 dev lab1; ip link del lab1; sysctl -qw net.ipv4.conf.all.rp_filter="$(cat /run/rp_filter.all)"');

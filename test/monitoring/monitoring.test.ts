@@ -85,7 +85,9 @@ describe('CacheDashboard', () => {
     expect(by(/near its permitted throughput/)[0]).toMatchObject({ Threshold: 90, ComparisonOperator: 'GreaterThanThreshold' });
     expect(by(/near its permitted throughput/)[0].Metrics.find((m: any) => m.Expression).Expression).toBe('100 * (m / 60) / p');
     expect(by(/No cache node is healthy/)[0]).toMatchObject({ Threshold: 1, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching' });
-    expect(by(/stayed below its cull limit \(7% free\)/)[0]).toMatchObject({ MetricName: 'CacheDiskFreePercent', Threshold: 7, ComparisonOperator: 'LessThanThreshold', EvaluationPeriods: 3, Period: 300 });
+    expect(by(/stayed below its cull limit \(7% free\)/)[0]).toMatchObject({
+      MetricName: 'CacheDiskFreePercent', Threshold: 7, ComparisonOperator: 'LessThanThreshold', EvaluationPeriods: 3, Period: 300,
+    });
     expect(by(/burst credits/)).toHaveLength(0);
     expect(alarms.every((a) => a.AlarmActions === undefined)).toBe(true);
   });

@@ -100,7 +100,12 @@ const CASES: BadInput[] = [
   },
   {
     name: 'seeder: an S3 source from isolated subnets (warning)',
-    build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: mixedVpc(stack), vpcSubnets: { subnetGroupName: 'iso' }, fileSystem: importedFs(stack), source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'B', 'my-bucket'), 'data/') }),
+    build: (stack) => new DataSeeder(stack, 'Seeder', {
+      vpc: mixedVpc(stack),
+      vpcSubnets: { subnetGroupName: 'iso' },
+      fileSystem: importedFs(stack),
+      source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'B', 'my-bucket'), 'data/'),
+    }),
     warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets .*S3 \(the instances' code, the seed source/,
   },
   {

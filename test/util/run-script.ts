@@ -45,10 +45,10 @@ export const REFUSED = [
 /**
  * Runs a rendered user data with bash on the test host, with an empty environment, HOME in a scratch folder, and a
  * PATH whose first folder holds stubs: `curl` answers the instance metadata service (IMDSv2 token, instance id
- * `i-0123456789abcdef0`, region `us-east-1`, the given instance tags; the first `imdsTimeouts` calls time out), `aws` records its call and succeeds (`s3api get-object` writes the code rendered with the user data, the object its
- * loader fetches), `logger` and `sleep` do nothing, and every
- * command in REFUSED records its call and fails. Only a script's parameter checks and its AWS calls can be proved
- * this way: the rest needs the lab's real kernel.
+ * `i-0123456789abcdef0`, region `us-east-1`, the given instance tags; the first `imdsTimeouts` calls time out), `aws`
+ * records its call and succeeds (`s3api get-object` writes the code rendered with the user data, the object its loader
+ * fetches), `logger` and `sleep` do nothing, and every command in REFUSED records its call and fails. Only a script's
+ * parameter checks and its AWS calls can be proved this way: the rest needs the lab's real kernel.
  */
 export function runScript(script: string, args: string[] = [], options: RunScriptOptions = {}): ScriptRun {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-run-'));

@@ -387,7 +387,8 @@ export class Vm {
    * status.json), `unknown` (it has not started yet).
    */
   private async cloudInitProgress(): Promise<string> {
-    const r = await this.exec('if [ -e /run/cloud-init/disabled ] || [ -e /etc/cloud/cloud-init.disabled ]; then echo disabled; elif [ -s /run/cloud-init/status.json ]; then echo running; else echo unknown; fi',
+    const r = await this.exec('if [ -e /run/cloud-init/disabled ] || [ -e /etc/cloud/cloud-init.disabled ]; then echo disabled; ' +
+      'elif [ -s /run/cloud-init/status.json ]; then echo running; else echo unknown; fi',
       { timeoutMs: 60_000 }).catch(() => undefined);
     return r?.stdout.trim() || 'unknown';
   }

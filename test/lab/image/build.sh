@@ -188,7 +188,8 @@ while read -r tag ksuite; do
   # Newer suites split the kernel into packages of the same version (linux-binary-, linux-modules-, linux-base-).
   mapfile -t pkgs < <(printf '%s\n' "${pkg}"; depends "${pkg}" | awk -v v="-${ver}" 'substr($0, length($0) - length(v) + 1) == v')
   log "kernel ${tag}: ${pkgs[*]} from ${ksuite}"
-  in_root sh -c "rm -rf /tmp/k && mkdir /tmp/k && cd /tmp/k && apt-get download -q $(printf "'%s/${ksuite}' " "${pkgs[@]}") && for d in /tmp/k/*.deb; do dpkg -x \"\$d\" /; done && rm -rf /tmp/k" >> "${work}/kernel-${tag}.log" 2>&1 ||
+  in_root sh -c "rm -rf /tmp/k && mkdir /tmp/k && cd /tmp/k && apt-get download -q $(printf "'%s/${ksuite}' " "${pkgs[@]}") && for d in /tmp/k/*.deb; do dpkg -x \"\$d\" /; done && rm -rf /tmp/k" \
+    >> "${work}/kernel-${tag}.log" 2>&1 ||
     { tail -n 30 "${work}/kernel-${tag}.log" >&2; die "could not unpack ${pkgs[*]}"; }
   # Those put the kernel, its config and System.map in /lib/modules/<version>; their maintainer scripts (not run by
   # dpkg -x) would copy them to /boot, where initramfs-tools looks.
@@ -231,7 +232,8 @@ rm -f "${rootdir}/var/lib/dbus/machine-id"
 in_root systemctl enable lab-net.service serial-getty@ttyS0.service > /dev/null 2>&1
 # A fresh instance does not serve NFS until its user-data says so; housekeeping timers only add noise to timings.
 in_root systemctl disable nfs-server.service > /dev/null 2>&1 || true
-for unit in exim4.service nvmf-autoconnect.service apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer man-db.timer mdcheck_start.timer mdcheck_continue.timer mdmonitor-oneshot.timer; do
+for unit in exim4.service nvmf-autoconnect.service apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer \
+  man-db.timer mdcheck_start.timer mdcheck_continue.timer mdmonitor-oneshot.timer; do
   in_root systemctl disable "${unit}" > /dev/null 2>&1 || true
 done
 # cloud-init's config stage runs no module the lab uses (rootfs/etc/cloud/cloud.cfg.d/90-lab.cfg).
