@@ -12,7 +12,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, CacheFleetProps, MountHelper } from '../../lib';
 import { importedFs, newApp } from '../util';
-import { CfnTemplate, CloudInitResult, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
+import { CfnTemplate, CloudInitResult, ExecResult, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
 const MIN = 60_000;
@@ -79,6 +79,35 @@ async function originRequests(origin: Vm): Promise<number> {
  */
 const IN_MIRROR_NS = 'ip netns exec efs-cache-mirror';
 const MIRROR_NFSD = `${IN_MIRROR_NS} bash -c 'mount -t nfsd nfsd /proc/fs/nfsd && mount --bind /run/efs-cache/mirror-nfsd /var/lib/nfs && exec "$@"' -`;
+/**
+ * The mirror's timer held, and a sync it had started over. A sync started after this lists the origin as it is now:
+ * `systemctl start` of a oneshot unit that is already running joins that run, which may have listed the tree before
+ * the test's change. (A oneshot unit is "activating" while it runs, which is-active does not count as active.)
+ */
+const HOLD_SYNCS = 'systemctl stop efs-cache-mirror.timer; for i in $(seq 1 300); do ' +
+  '[ "$(systemctl show -p ActiveState --value efs-cache-mirror.service)" = activating ] || exit 0; sleep 1; done; ' +
+  'echo "a sync of the mirrors still running after 300 s" >&2; exit 1';
+
+/**
+ * One sync of the mirrors that starts after this call (HOLD_SYNCS), its result; the timer runs again after it if it
+ * ran before.
+ */
+async function syncNow(node: Vm, timeoutMs = 5 * MIN): Promise<ExecResult> {
+  const timerOn = (await node.exec('systemctl is-active -q efs-cache-mirror.timer')).code === 0;
+  await node.execOk(HOLD_SYNCS, { timeoutMs: 6 * MIN });
+  const r = await node.exec('systemctl start efs-cache-mirror.service', { timeoutMs });
+  if (timerOn) await node.execOk('systemctl start efs-cache-mirror.timer');
+  return r;
+}
+
+/**
+ * Waits until the mirrors' nfsd unit has finished starting (active) and says what it saw if it did not: the export
+ * alone shows before rpc.nfsd has started the namespace's threads (mirror_server_up exports first).
+ */
+const MIRROR_NFSD_UP = (seconds: number) => `for i in $(seq 1 ${seconds}); do ` +
+  's=$(systemctl show -p ActiveState --value efs-cache-mirror-nfsd.service); [ "$s" = active ] && exit 0; [ "$s" = failed ] && break; sleep 1; done; ' +
+  'systemctl --no-pager status efs-cache-warm.service nfs-server.service efs-cache-mirror-nfsd.service >&2; exit 1';
+
 /** The client's mount options for the mirror: its own nfsd, on TCP 2050 of the node. */
 const MIRROR_OPTIONS = 'nfsvers=4.1,port=2050,ro,hard,timeo=600,retrans=2,noresvport';
 
@@ -258,7 +287,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
   test('(b) steady state: through the mirror the origin does nothing and the client stops opening (delegations)', async () => {
     // The timer's syncs are the mirror's own cost, measured apart: one sync now, then the timer is held while the
     // rounds run, so what the origin sees during the rounds is the rounds' work only.
-    await node.execOk('systemctl stop efs-cache-mirror.timer');
+    await node.execOk(HOLD_SYNCS, { timeoutMs: 6 * MIN });
     const s0 = await originOps(origin);
     await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
     const syncOps = (await originOps(origin)) - s0;
@@ -351,7 +380,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     await client.execOk('rm -f /tmp/reader.stop; nohup python3 /root/reader.py /mnt/mirror/hot.bin 600 > /tmp/reader.out 2> /tmp/reader.err &');
     for (const v of ['B', 'C', 'D']) {
       await origin.execOk(`head -c 262144 /dev/zero | tr "\\0" ${v} > /srv/efs/app/hot.tmp && mv /srv/efs/app/hot.tmp /srv/efs/app/hot.bin`);
-      await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
+      expect((await syncNow(node)).code).toBe(0);
       await client.execOk('sleep 3');
     }
     await client.execOk('sleep 5; touch /tmp/reader.stop; while pgrep -f "[r]eader.py" >/dev/null; do sleep 1; done', { timeoutMs: 5 * MIN });
@@ -395,7 +424,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
   test('(f) locks: a read-only SQLite query and a shared lock, on the mirror and through the re-export (kernel 6.1)', async () => {
     await origin.execOk(`python3 -c "import sqlite3; c = sqlite3.connect('/srv/efs/app/db.sqlite'); ` +
       `c.execute('create table if not exists t (n)'); c.execute('delete from t'); c.executemany('insert into t values (?)', [(i,) for i in range(100)]); c.commit()"`);
-    await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
+    expect((await syncNow(node)).code).toBe(0);
     const query = (db: string) => `python3 -c "import sqlite3; c = sqlite3.connect('file:${db}?mode=ro', uri=True); print(c.execute('select count(*), sum(n) from t').fetchone())"`;
     const results: Record<string, string> = {};
     for (const [where, db] of [['mirror', `${MIRROR_MNT}/db.sqlite`], ['re-export', `${REEXPORT_MNT}/app/db.sqlite`]]) {
@@ -413,7 +442,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     const expected = (await client.execOk(`md5sum < ${MIRROR_MNT}/f7`)).trim();
     try {
       await origin.execOk('head -c 80M /dev/zero > /srv/efs/app/huge.bin && sync', { timeoutMs: 5 * MIN });
-      const r = await node.exec('systemctl start efs-cache-mirror.service', { timeoutMs: 10 * MIN });
+      const r = await syncNow(node, 10 * MIN);
       expect(r.code).not.toBe(0);
       expect((await node.execOk('cat /run/efs-cache/mirror/full')).trim()).toBe('1');
       expect(await node.execOk('journalctl -q -u efs-cache-mirror.service -o cat -n 20'))
@@ -425,7 +454,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
       expect((await client.execOk(`ls ${MIRROR_MNT} | grep -c '^f[0-9]'`)).trim()).toBe(String(FILES));
       // Removed on the origin, the next sync fits again and clears the flag.
       await origin.execOk('rm /srv/efs/app/huge.bin');
-      await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 10 * MIN });
+      expect((await syncNow(node, 10 * MIN)).code).toBe(0);
       expect((await node.execOk('cat /run/efs-cache/mirror/full')).trim()).toBe('0');
       expect((await node.execOk('test ! -e /mirror/app/huge.bin && echo gone')).trim()).toBe('gone');
     } finally {
@@ -439,7 +468,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     await node.execOk('truncate -s 0 /run/statsd-received; systemctl start efs-cache-metrics.service');
     const before = (await node.execOk('cat /run/efs-cache/mirror/failures 2>/dev/null || echo 0')).trim();
     const expected = (await client.execOk(`md5sum < ${MIRROR_MNT}/f7`)).trim();
-    await node.execOk('systemctl stop efs-cache-mirror.timer');
+    await node.execOk(HOLD_SYNCS, { timeoutMs: 6 * MIN });
     await origin.execOk(`ip route add blackhole ${NODE}/32`);
     const r = await node.exec('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
     expect(r.code).not.toBe(0);
@@ -479,7 +508,8 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
       // Once the tree fits again, starting nfs-server runs the first sync and serves the whole tree.
       await origin.execOk('rm /srv/efs/app/huge.bin');
       await node.execOk('systemctl start nfs-server.service', { timeoutMs: 10 * MIN });
-      await node.execOk(`for i in $(seq 1 60); do ${MIRROR_NFSD} exportfs -v 2>/dev/null | grep -q /mirror/app && exit 0; sleep 1; done; exit 1`, { timeoutMs: 2 * MIN });
+      await node.execOk(MIRROR_NFSD_UP(60), { timeoutMs: 2 * MIN });
+      expect(await node.execOk(`${MIRROR_NFSD} exportfs -v`)).toMatch(/\/mirror\/app/);
       expect((await node.execOk(`${MIRROR_NFSD} cat /proc/fs/nfsd/threads`)).trim()).toBe('16');
       expect((await client.execOk(`ls ${MIRROR_MNT} | grep -c '^f[0-9]'`, { timeoutMs: 5 * MIN })).trim()).toBe(String(FILES));
       expect((await client.execOk(`test ! -e ${MIRROR_MNT}/huge.bin && echo gone`)).trim()).toBe('gone');
@@ -498,7 +528,8 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     const self = '/usr/local/lib/efs-cache/cache-node.sh';
     await node.execOk(`sed -i "s/^EFSC_MIRROR_STORAGE='disk'$/EFSC_MIRROR_STORAGE='memory'/" ${self} && grep -qx "EFSC_MIRROR_STORAGE='memory'" ${self}`);
     await node.reboot();
-    await node.execOk(`for i in $(seq 1 300); do ${MIRROR_NFSD} exportfs -v 2>/dev/null | grep -q /mirror/app && exit 0; sleep 1; done; exit 1`, { timeoutMs: 10 * MIN });
+    await node.execOk(MIRROR_NFSD_UP(300), { timeoutMs: 10 * MIN });
+    expect(await node.execOk(`${MIRROR_NFSD} exportfs -v`)).toMatch(/\/mirror\/app/);
     expect((await node.execOk('findmnt -no FSTYPE,OPTIONS /mirror')).trim()).toMatch(/^tmpfs\s+.*\bsize=65536k\b/);
     expect((await node.execOk('losetup -j /var/cache/fscache/efs-cache-mirror.img')).trim()).toBe('');
     expect((await node.execOk(`${MIRROR_NFSD} cat /proc/fs/nfsd/threads`)).trim()).toBe('16');
@@ -519,9 +550,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     const self = '/usr/local/lib/efs-cache/cache-node.sh';
     await node.writeFile('/run/marker.params', `${params.join('\n')}\n`);
     // The timer held, and a sync it started (with the copy as it was) over before the copy is changed.
-    // (A oneshot unit is "activating" while it runs, which is-active does not count as active.)
-    await node.execOk('systemctl stop efs-cache-mirror.timer; ' +
-      'for i in $(seq 1 300); do [ "$(systemctl show -p ActiveState --value efs-cache-mirror.service)" = activating ] || exit 0; sleep 1; done; exit 1', { timeoutMs: 6 * MIN });
+    await node.execOk(HOLD_SYNCS, { timeoutMs: 6 * MIN });
     await node.execOk(`sed -i "/^EFSC_MIRROR_STORAGE=/r /run/marker.params" ${self} && grep -qx "EFSC_MIRROR_MARKER='.published'" ${self}`);
     const lastLine = async () => (await node.execOk('journalctl -u efs-cache-mirror.service -o cat | grep "efs-cache: mirror /efs/app" | tail -n 1')).trim();
     const sync = () => node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
@@ -566,7 +595,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     await origin.execOk(`mkdir -p /srv/efs/data/outage && for i in $(seq 1 ${READERS}); do head -c 1M /dev/urandom > /srv/efs/data/outage/r$i; done && sync`);
     const sums = (await origin.execOk(`cd /srv/efs/data/outage && for i in $(seq 1 ${READERS}); do md5sum < r$i; done`)).trim().split('\n');
     await client.execOk(`ls -l ${REEXPORT_MNT}/data/outage >/dev/null && rm -rf /tmp/outage && mkdir /tmp/outage`, { timeoutMs: 5 * MIN });
-    await node.execOk('systemctl stop efs-cache-mirror.timer');
+    await node.execOk(HOLD_SYNCS, { timeoutMs: 6 * MIN });
     const hung = async () => Number((await node.execOk("ps -eo stat=,comm= | awk '$2 == \"nfsd\" && $1 ~ /^D/' | wc -l")).trim());
     const done = async () => Number((await client.execOk('ls /tmp/outage | grep -c "\\.md5$" || true')).trim());
     await origin.execOk(`ip route add blackhole ${NODE}/32`);
@@ -638,7 +667,7 @@ print(json.dumps({'reads': n, 'errors': errors, 'worstMs': round(worst * 1000, 1
       const before = await node.exec('ip netns exec peer timeout 10 bash -c "exec 3<>/dev/tcp/10.99.0.1/2050"');
       expect(before.code).not.toBe(0);
       // A sync picks the new interface up; then a mount through it serves the mirror.
-      await node.execOk('systemctl start efs-cache-mirror.service', { timeoutMs: 5 * MIN });
+      expect((await syncNow(node)).code).toBe(0);
       expect(await node.execOk('journalctl -b -u efs-cache-mirror.service -o cat | grep "to the mirrors\' nfsd" | tail -n 1')).toMatch(/TCP 2050 of eth0 lab1 to the mirrors' nfsd/);
       const sum = (await origin.execOk('md5sum < /srv/efs/app/f7')).trim();
       const got = await node.execOk(`ip netns exec peer bash -c 'mkdir -p /mnt/p && mount -t nfs4 -o ${MIRROR_OPTIONS} 10.99.0.1:/mirror/app /mnt/p && ` +
