@@ -14,7 +14,8 @@ set -euo pipefail
 # When the code cannot run (no CLI, no fetch, a tampered object), a first boot that reports to CloudFormation (a
 # fleet's node, the seeder: EFSC_SIGNAL_STACK) signals FAILURE at once, and an elastic node abandons its launch hook
 # (EFSC_LIFECYCLE_LAUNCH_HOOK), so that the deploy fails within minutes instead of waiting out its timeout. Those two
-# calls are signed here with curl and openssl (AWS Signature Version 4), since the aws CLI may be what is missing.
+# calls are signed here with Python's standard library (AWS Signature Version 4), since the aws CLI may be what is
+# missing.
 #   EFSC_SIGNAL_STACK, EFSC_SIGNAL_REGION, EFSC_SIGNAL_RESOURCE (or the instance's cdk-efs-cache:signal-resource tag)
 # shellcheck disable=SC2154 # the EFSC_CODE_* parameters are the user data's header
 
@@ -29,39 +30,38 @@ efs_cache_fail() {
   exit 1
 }
 
-# efs_cache_imds PATH: the metadata service's answer (IMDSv2).
-efs_cache_imds() {
-  local t
-  t=$(curl -fsS -m 5 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60' http://169.254.169.254/latest/api/token) &&
-    curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $t" "http://169.254.169.254/latest/$1"
-}
-
-# efs_cache_h [-mac HMAC -macopt KEY] < DATA: DATA's sha256, or its HMAC-SHA256 with KEY, in hex.
-efs_cache_h() { openssl dgst -sha256 "$@" | sed 's/^.* //'; }
-
-# efs_cache_call SERVICE BODY: POSTs BODY, a form of an AWS Query API, to https://SERVICE.REGION.amazonaws.com/,
+# efs_cache_aws imds PATH: the metadata service's answer (IMDSv2).
+# efs_cache_aws call SERVICE BODY: POSTs BODY, a form of an AWS Query API, to https://SERVICE.REGION.amazonaws.com/,
 # signed (SigV4) with the instance role's session from the metadata service. Succeeds on an HTTP 2xx. BODY is sent as
 # given: its values (names of stacks, resources, groups and hooks, an instance id) need no percent-encoding.
-efs_cache_call() {
-  local s="$1" b="$2" r c a k t d h x A S T g='content-type;host;x-amz-date;x-amz-security-token'
-  r=$(efs_cache_imds meta-data/iam/security-credentials/) && c=$(efs_cache_imds "meta-data/iam/security-credentials/$r" | tr -d '\n') || return 1
-  for x in AccessKeyId SecretAccessKey Token; do
-    [[ "$c" =~ \"$x\"\ *:\ *\"([^\"]*)\" ]] || return 1
-    printf -v "${x:0:1}" %s "${BASH_REMATCH[1]}"
-  done
-  a=$A k=$S t=$T d=$(date -u +%Y%m%dT%H%M%SZ) x=amazonaws.com
-  case "$EFSC_SIGNAL_REGION" in cn-*) x+=.cn ;; esac
-  h="$s.$EFSC_SIGNAL_REGION.$x"
-  c="${d%T*}/$EFSC_SIGNAL_REGION/$s/aws4_request"
-  r=$(printf 'POST\n/\n\ncontent-type:application/x-www-form-urlencoded\nhost:%s\nx-amz-date:%s\nx-amz-security-token:%s\n\n%s\n%s' \
-    "$h" "$d" "$t" "$g" "$(printf %s "$b" | efs_cache_h)" | efs_cache_h)
-  k=$(printf %s "${d%T*}" | efs_cache_h -mac HMAC -macopt "key:AWS4$k")
-  for x in "$EFSC_SIGNAL_REGION" "$s" aws4_request "AWS4-HMAC-SHA256"$'\n'"$d"$'\n'"$c"$'\n'"$r"; do
-    k=$(printf %s "$x" | efs_cache_h -mac HMAC -macopt "hexkey:$k")
-  done
-  curl -fsS -m 20 -o /dev/null -A efs-cache-loader "https://$h/" --data-binary "$b" -H "x-amz-date: $d" \
-    -H 'content-type: application/x-www-form-urlencoded' -H "x-amz-security-token: $t" \
-    -H "authorization: AWS4-HMAC-SHA256 Credential=$a/$c, SignedHeaders=$g, Signature=$k"
+# Python's standard library: every image that runs user data has python3 (cloud-init is Python), while curl and the
+# openssl command are missing from minimal images.
+efs_cache_aws() {
+  python3 - "$@" "${EFSC_SIGNAL_REGION:-}" <<'EOF'
+import hashlib, hmac, json, sys, time, urllib.request as u
+def get(url, headers, method='GET', data=None, timeout=5):
+    return u.urlopen(u.Request(url, data, headers, method=method), timeout=timeout).read().decode()
+def imds(p):
+    t = get('http://169.254.169.254/latest/api/token', {'X-aws-ec2-metadata-token-ttl-seconds': '60'}, 'PUT')
+    return get('http://169.254.169.254/latest/' + p, {'X-aws-ec2-metadata-token': t})
+def call(s, b, r):
+    c = json.loads(imds('meta-data/iam/security-credentials/' + imds('meta-data/iam/security-credentials/').split()[0]))
+    d, sha = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime()), lambda v: hashlib.sha256(v.encode()).hexdigest()
+    host = '%s.%s.amazonaws.com%s' % (s, r, '.cn' if r.startswith('cn-') else '')
+    h = {'content-type': 'application/x-www-form-urlencoded', 'host': host, 'x-amz-date': d, 'x-amz-security-token': c['Token']}
+    names, scope = ';'.join(sorted(h)), '%s/%s/%s/aws4_request' % (d[:8], r, s)
+    req = 'POST\n/\n\n%s\n%s\n%s' % (''.join('%s:%s\n' % (k, h[k]) for k in sorted(h)), names, sha(b))
+    k = ('AWS4' + c['SecretAccessKey']).encode()
+    for v in (d[:8], r, s, 'aws4_request', 'AWS4-HMAC-SHA256\n%s\n%s\n%s' % (d, scope, sha(req))):
+        k = hmac.new(k, v.encode(), hashlib.sha256).digest()
+    h['authorization'] = 'AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, Signature=%s' % (c['AccessKeyId'], scope, names, k.hex())
+    h['user-agent'] = 'efs-cache-loader'
+    get('https://%s/' % host, h, 'POST', b.encode(), 20)
+try:
+    print(imds(sys.argv[2])) if sys.argv[1] == 'imds' else call(*sys.argv[2:5])
+except Exception as e:
+    sys.exit('efs-cache: %s %s: %s' % (sys.argv[1], sys.argv[2], e))
+EOF
 }
 
 # efs_cache_report: FAILURE to CloudFormation for this instance (once: the scripts' marker) and ABANDON of an elastic
@@ -69,23 +69,23 @@ efs_cache_call() {
 efs_cache_report() {
   local i r m=/var/lib/efs-cache/signalled
   [ ! -e "$m" ] || return 0
-  if ! command -v curl >/dev/null || ! command -v openssl >/dev/null || ! i=$(efs_cache_imds meta-data/instance-id); then
-    printf 'efs-cache: WARN: cannot signal FAILURE (no curl, openssl or instance id)\n' >&2
+  if ! command -v python3 >/dev/null || ! i=$(efs_cache_aws imds meta-data/instance-id); then
+    printf 'efs-cache: WARN: cannot signal FAILURE (no python3, or no instance id from the metadata service)\n' >&2
     return 1
   fi
-  r="${EFSC_SIGNAL_RESOURCE:-$(efs_cache_imds meta-data/tags/instance/cdk-efs-cache:signal-resource || true)}"
+  r="${EFSC_SIGNAL_RESOURCE:-$(efs_cache_aws imds meta-data/tags/instance/cdk-efs-cache:signal-resource || true)}"
   if efs_cache_try cloudformation "Action=SignalResource&Version=2010-05-15&StackName=$EFSC_SIGNAL_STACK&LogicalResourceId=$r&UniqueId=$i&Status=FAILURE"; then
     mkdir -p "${m%/*}" && : >"$m"
     printf 'efs-cache: signalled FAILURE to %s/%s\n' "$EFSC_SIGNAL_STACK" "$r" >&2
   fi
-  [ -z "${EFSC_LIFECYCLE_LAUNCH_HOOK:-}" ] || ! r=$(efs_cache_imds meta-data/tags/instance/aws:autoscaling:groupName) ||
+  [ -z "${EFSC_LIFECYCLE_LAUNCH_HOOK:-}" ] || ! r=$(efs_cache_aws imds meta-data/tags/instance/aws:autoscaling:groupName) ||
     ! efs_cache_try autoscaling "Action=CompleteLifecycleAction&Version=2011-01-01&AutoScalingGroupName=$r&LifecycleHookName=$EFSC_LIFECYCLE_LAUNCH_HOOK&InstanceId=$i&LifecycleActionResult=ABANDON" ||
     printf 'efs-cache: abandoned the launch hook\n' >&2
 }
 
-# efs_cache_try SERVICE BODY: efs_cache_call, three tries 5 s apart; a WARN line when all failed.
+# efs_cache_try SERVICE BODY: efs_cache_aws call, three tries 5 s apart; a WARN line when all failed.
 efs_cache_try() {
-  efs_cache_call "$@" || { sleep 5 && efs_cache_call "$@"; } || { sleep 5 && efs_cache_call "$@"; } ||
+  efs_cache_aws call "$@" || { sleep 5 && efs_cache_aws call "$@"; } || { sleep 5 && efs_cache_aws call "$@"; } ||
     { printf 'efs-cache: WARN: %s refused or did not answer: %s\n' "$1" "${2%%&*}" >&2; return 1; }
 }
 

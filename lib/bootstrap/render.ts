@@ -65,7 +65,7 @@ export interface RenderScriptOptions {
  * among them the code's bucket, key, region and sha256, `set +a`, then the loader (assets/lib/loader.sh, compacted),
  * which fetches the object with the instance role, keeps it in /var/lib/efs-cache/code, and leaves it in
  * `BODY_VARIABLE` only when its sha256 is the rendered one, and `eval "$efs_cache_code"`. The user data's size thus
- * grows with the parameters only (about 1.5 KB of them and about 5.3 KB of loader), never with the code: features
+ * grows with the parameters only (about 1.5 KB of them and about 5.5 KB of loader), never with the code: features
  * and the commands users add do not compete for EC2's 16 KB. Evaluated in the user data's own file, the code sees
  * that file as its source, so an installed copy of it (install_self) is complete too, and runs the kept code
  * without S3. The caller lets the instances' role read the object (`grantRead`).

@@ -96,9 +96,14 @@ test('without the aws CLI, no way to install it and no kept code, the loader sto
   expect(run.stderr.split('\n')[0]).toBe('efs-cache: FATAL: cannot install awscli-2 to fetch the bootstrap code');
   expect(run.stderr.match(/FATAL/g)).toHaveLength(1);
   expect(run.calls.filter((c) => /^dnf /.test(c))).toEqual(Array(3).fill('dnf -qy install awscli-2'));
-  // Only the loader's own signal, three tries: each asks the metadata service for the role's session, which this sandbox
-  // does not serve (the signal itself is proved against the emulator: test/emulator/aws-boundary.emu.ts).
-  expect(run.calls.filter((c) => /^curl .*meta-data\/iam\/security-credentials\/$/.test(c))).toHaveLength(3);
+  // Only the loader's own signal (its instance id first), three tries of the signed call, which fail here: this sandbox
+  // serves no role session (the signal itself is proved against the emulator: test/emulator/aws-boundary.emu.ts).
+  expect(run.calls.filter((c) => /^python3 /.test(c))).toEqual([
+    'python3 - imds meta-data/instance-id us-east-1',
+    'python3 - imds meta-data/tags/instance/cdk-efs-cache:signal-resource us-east-1',
+    ...Array(3).fill(`python3 - call cloudformation Action=SignalResource&Version=2010-05-15&StackName=Lab&LogicalResourceId=${ud.nodeTags[0]['cdk-efs-cache:signal-resource']}` +
+      '&UniqueId=i-0123456789abcdef0&Status=FAILURE us-east-1'),
+  ]);
   expect(run.stderr).toMatch(/WARN: cloudformation refused or did not answer: Action=SignalResource/);
-  expect(run.calls.filter((c) => !/^(dnf|logger|curl|sleep) /.test(c))).toEqual([]);
+  expect(run.calls.filter((c) => !/^(dnf|logger|curl|python3|sleep) /.test(c))).toEqual([]);
 });

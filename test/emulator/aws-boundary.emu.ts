@@ -119,8 +119,8 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
   });
 
   /**
-   * The loader's own FAILURE signal when the code cannot run: one SignalResource, signed by the loader (curl and
-   * openssl) with the role's session and checked by the emulator (signature and IAM), for the stack, the resource the
+   * The loader's own FAILURE signal when the code cannot run: one SignalResource, signed by the loader (Python's
+   * standard library) with the role's session and checked by the emulator (signature and IAM), for the stack, the resource the
    * tags name and the instance; the signal marker written, so the code of a later run would not signal again.
    */
   const expectLoaderFailure = (iid: string, calls: ApiCall[], stderr: string, vm?: string) => {
@@ -188,6 +188,15 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     const installs = run.stubbed.filter((l) => /^(apt-get|dnf) .*install/.test(l));
     expect(installs).toHaveLength(3);
     for (const l of installs) expect(l).toMatch(/-o DPkg::Lock::Timeout=300 .*install --no-install-recommends awscli$|^dnf -qy install awscli-2$/);
+    expectLoaderFailure(iid, calls, run.stderr);
+  });
+
+  test('no aws CLI, and curl and openssl refused (a minimal image has neither): the loader signs with Python\'s standard library and signals FAILURE', async () => {
+    const iid = await launch();
+    const { run, calls } = await boot(iid, badParameters, { noCli: true, refuse: ['curl', 'openssl'] });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^efs-cache: FATAL: cannot install awscli(-2)? to fetch the bootstrap code/m);
+    expect(run.stubbed.filter((l) => /^(curl|openssl) /.test(l))).toEqual([]);
     expectLoaderFailure(iid, calls, run.stderr);
   });
   afterAll(() => tearDown(emu, 'calls.json', disks));

@@ -94,6 +94,8 @@ export interface RunOptions {
   readonly noCli?: boolean;
   /** The code's bucket does not resolve (a subnet with no route to S3). @default false */
   readonly noRouteToS3?: boolean;
+  /** More commands that record their call and fail, as the refused ones (a minimal image's missing tools). @default none */
+  readonly refuse?: string[];
 }
 
 export class Emulator {
@@ -234,7 +236,7 @@ export class Emulator {
    * Runs a user data (bash, args) inside the emulator's network namespace and a private mount namespace: tmpfs over
    * /usr/local, /run and /etc/systemd/system (and /var/lib unless `varLib`), /etc/hosts and the CLI's CA bundle
    * bind-mounted, an empty environment but PATH (stubs first: logger, sleep that returns at once, and the refused
-   * commands of test/util/run-script.ts; then the venv's aws and the host's curl), HOME and LANG. The user data's
+   * commands of test/util/run-script.ts; then the venv's aws and the host's tools), HOME and LANG. The user data's
    * code is in S3 first (`putCode`): its loader fetches it with the role's session, as on EC2.
    */
   public async run(script: string, args: string[] = [], options: RunOptions = {}): Promise<EmulatedRun> {
@@ -246,7 +248,7 @@ export class Emulator {
       `#!/bin/bash\na="$*"\nprintf '%s\\n' "${name} \${a//$'\\n'/\\\\n}" >>'${log}'\n${body}\n`, { mode: 0o755 });
     stub('logger', 'exit 0');
     stub('sleep', 'exit 0');
-    for (const name of REFUSED) stub(name, 'exit 97');
+    for (const name of [...REFUSED, ...options.refuse ?? []]) stub(name, 'exit 97');
     if (!options.noCli) fs.symlinkSync(path.join(VENV, 'bin', 'aws'), path.join(bin, 'aws'));
     const codeHosts = await this.putCode(script, options.codeObject);
     if (options.missingCode) {
@@ -265,7 +267,7 @@ export class Emulator {
       varLib,
       `/bin/mount --bind '${hosts}' /etc/hosts`,
       `/bin/mount --bind '${this.bundle}' '${caBundlePath()}'`,
-      // The system's bundle too, which curl reads (the loader's own signed calls), as an instance trusts AWS's.
+      // The system's bundle too, which Python's ssl reads (the loader's own signed calls), as an instance trusts AWS's.
       `/bin/mount --bind '${this.bundle}' '${SYSTEM_CA_BUNDLE}'`,
       'exec "$@"',
     ].join('\n');
@@ -327,7 +329,7 @@ export class Emulator {
 
 let bundlePath: string | undefined;
 /** The CA bundle the venv's aws CLI verifies TLS with (botocore's choice: certifi's, when installed). */
-/** The system's CA bundle on Debian and Ubuntu hosts, which curl reads. */
+/** The system's CA bundle on Debian and Ubuntu hosts, which curl and Python's ssl read. */
 const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
 export function caBundlePath(): string {

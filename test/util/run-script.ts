@@ -45,7 +45,8 @@ export const REFUSED = [
 /**
  * Runs a rendered user data with bash on the test host, with an empty environment, HOME in a scratch folder, and a
  * PATH whose first folder holds stubs: `curl` answers the instance metadata service (IMDSv2 token, instance id
- * `i-0123456789abcdef0`, region `us-east-1`, the given instance tags; the first `imdsTimeouts` calls time out), `aws`
+ * `i-0123456789abcdef0`, region `us-east-1`, the given instance tags; the first `imdsTimeouts` calls time out), and so
+ * does `python3` for the loader's requests (its signed calls fail), `aws`
  * records its call and succeeds (`s3api get-object` writes the code rendered with the user data, the object its loader
  * fetches), `logger` and `sleep` do nothing, and every command in REFUSED records its call and fails. Only a script's
  * parameter checks and its AWS calls can be proved this way: the rest needs the lab's real kernel.
@@ -75,6 +76,15 @@ export function runScript(script: string, args: string[] = [], options: RunScrip
   const sha = codeSha256(script);
   fs.writeFileSync(path.join(dir, 'code-object'), options.codeObject ?? (sha ? renderedCode(script) : ''));
   if (options.keptCode !== undefined) fs.writeFileSync(path.join(dir, 'kept-code'), options.keptCode);
+  // The loader's own calls (efs_cache_aws in assets/lib/loader.sh, `python3 - MODE ARG... REGION` with its program on
+  // stdin): its metadata requests get curl's answers above; its signed calls fail, since this sandbox serves no role
+  // session (the emulator proves them). No run here reaches a real metadata service, whatever host it runs on.
+  stub('python3', [
+    'cat >/dev/null',
+    `[ "$2" != imds ] || exec '${bin}/curl' -fsS "http://169.254.169.254/latest/$3"`,
+    'echo "efs-cache: $2 $3: no role session in this sandbox" >&2',
+    'exit 1',
+  ].join('\n'));
   stub('aws', `if [ "$1 $2" = "s3api get-object" ]; then cp '${dir}/code-object' "\${*: -1}"; fi\nexit 0`);
   stub('logger', 'exit 0');
   stub('sleep', 'exit 0'); // retry loops end at once
