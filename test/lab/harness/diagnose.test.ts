@@ -2,7 +2,8 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { DIAGNOSE_SCRIPT, keepDiagnosis, keptDiagnoses, printKept, summarize } from './diagnose';
+import { DIAGNOSE_SCRIPT, hostSideScript, keepDiagnosis, keptDiagnoses, printKept, summarize } from './diagnose';
+import { bridgeMac } from './lab';
 
 const DIAGNOSIS = [
   '## cloud-init result',
@@ -62,5 +63,43 @@ describe('lab diagnoses', () => {
     for (const part of ['cloud-init result', 'failed units', 'efs-cache FATAL and WARN lines (last 12)', 'network']) {
       expect(r.stdout).toContain(`## ${part}\n`);
     }
+  });
+
+  test('the lab\'s side: one summary line from the bridge, the tap, the neighbour and forwarding tables and the drop counters', () => {
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'hostside-'));
+    try {
+      // `ip`, `bridge` and `nstat` as the lab's namespace would answer them for a VM the namespace cannot reach.
+      fs.writeFileSync(path.join(bin, 'ip'), [
+        '#!/bin/bash',
+        'case "$*" in',
+        '  "netns exec "*) shift 3; exec "$@" ;;',
+        '  *"-br link show br0") echo "br0 UP 02:0a:4d:00:00:01 <BROADCAST,UP>" ;;',
+        '  *"-br link show tap1") echo "tap1 UP <BROADCAST,UP>" ;;',
+        '  *"neigh show 10.77.0.51") echo "10.77.0.51 dev br0 lladdr 52:54:0a:4d:00:33 FAILED" ;;',
+        '  *) echo "ip $*" ;;',
+        'esac',
+      ].join('\n'), { mode: 0o755 });
+      fs.writeFileSync(path.join(bin, 'bridge'), '#!/bin/bash\necho "52:54:0a:4d:00:33 dev tap1 master br0"\n', { mode: 0o755 });
+      fs.writeFileSync(path.join(bin, 'nstat'), '#!/bin/bash\nprintf "#kernel\\nTcpExtListenDrops 3 0.0\\nIpInReceives 50 0.0\\nTcpExtListenOverflows 0 0.0\\n"\n', { mode: 0o755 });
+      fs.writeFileSync(path.join(bin, 'ss'), '#!/bin/bash\necho LISTEN\n', { mode: 0o755 });
+      const r = spawnSync('bash', ['-c', hostSideScript('efsclab-1-aws', 'tap1', '10.77.0.51', '52:54:0a:4d:00:33')], {
+        encoding: 'utf8', timeout: 30_000, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      });
+      expect(r.status).toBe(0);
+      const first = r.stdout.split('\n')[0];
+      expect(first).toBe('lab side: bridge 02:0a:4d:00:00:01; tap1 UP; neighbour 10.77.0.51 FAILED; forwarding entry on tap1; '
+        + 'drops since the lab began: TcpExtListenDrops=3 ');
+      expect(summarize(`aws/elastic-1: boot error\n## the lab's side of the network (host)\n${r.stdout}`)).toContain(
+        `  the lab's side of the network (host): ${first}`);
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
+  test('the lab bridge\'s fixed address: locally administered unicast, from the subnet; a subnet that is not a /24 prefix is refused', () => {
+    expect(bridgeMac('10.77.0')).toBe('02:0a:4d:00:00:01');
+    expect(bridgeMac('192.168.200')).toBe('02:c0:a8:c8:00:01');
+    expect(() => bridgeMac('10.77')).toThrow(/not a \/24 prefix/);
+    expect(() => bridgeMac('10.77.300')).toThrow(/not a \/24 prefix/);
   });
 });

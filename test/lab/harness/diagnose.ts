@@ -46,6 +46,35 @@ true
 `;
 
 /**
+ * The lab's own side of a VM's network, read on the host (one bash command line, in the lab's namespace): the bridge's
+ * address, the VM's tap and its counters, what the namespace's neighbour table and the bridge's forwarding table hold
+ * for the VM, the metadata service's listener, and the namespace's counters of dropped packets and connections since
+ * the lab began (they are cumulative: a drop while the VM booted still shows when it is diagnosed later). Its first
+ * line, `lab side: ...`, is the summary a log's tail gets.
+ */
+export function hostSideScript(netns: string, tap: string, ip: string, mac: string): string {
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return String.raw`
+ns=${q(netns)} tap=${q(tap)} ip=${q(ip)} mac=${q(mac)}
+nsx() { ip netns exec "$ns" "$@"; }
+br=$(ip -n "$ns" -br link show br0 2>/dev/null | awk '{print $3}')
+tapstate=$(ip -n "$ns" -br link show "$tap" 2>/dev/null | awk '{print $2}')
+neigh=$(ip -n "$ns" neigh show "$ip" 2>/dev/null | awk '{print $NF}')
+fdb=$(bridge -n "$ns" fdb show br br0 2>/dev/null | grep -i "^$mac " | awk '{print $3}' | head -n 1)
+drops=$(nsx nstat -asz 2>/dev/null | awk '$1 ~ /^(TcpExtListenOverflows|TcpExtListenDrops|TcpExtTCPReqQFullDrop|IpInDiscards|IpInAddrErrors|IpExtInNoRoutes)$/ && $2 > 0 {printf "%s=%s ", $1, $2}')
+[ -n "$neigh" ] || neigh=none; [ -n "$fdb" ] || fdb=none; [ -n "$drops" ] || drops=none
+printf 'lab side: bridge %s; %s %s; neighbour %s %s; forwarding entry on %s; drops since the lab began: %s\n' \
+  "$br" "$tap" "$tapstate" "$ip" "$neigh" "$fdb" "$drops"
+echo "### $tap"; ip -n "$ns" -s -s link show "$tap" 2>&1
+echo "### neighbours"; ip -n "$ns" neigh show 2>&1
+echo "### forwarding table"; bridge -n "$ns" fdb show br br0 2>&1 | grep -v ' permanent' | head -n 40
+echo "### listeners"; nsx ss -ltn 2>&1 | head -n 20
+echo "### counters (nonzero)"; nsx nstat -asz 2>&1 | awk 'NR > 1 && $2 > 0' | grep -E '^(Ip|Tcp|Udp|Icmp)[A-Z]' | head -n 60
+true
+`;
+}
+
+/**
  * The tests of this file that failed so far, as the lab's jest environment (test/lab/harness/environment.js) records
  * them: a lab destroyed after a failure diagnoses its VMs while they still run.
  */
@@ -108,7 +137,7 @@ export function summarize(diagnosis: string, max = 12): string[] {
       continue;
     }
     if (!l.trim()) continue;
-    if (wanted.has(section) || section.startsWith('the guest agent does not answer') || /Timed out waiting for device|Dependency failed for|NETDEV WATCHDOG|Kernel panic/.test(l)) {
+    if (wanted.has(section) || section.startsWith('the guest agent does not answer') || l.startsWith('lab side: ') || /Timed out waiting for device|Dependency failed for|NETDEV WATCHDOG|Kernel panic/.test(l)) {
       out.push(`  ${section}: ${l.length > 300 ? `${l.slice(0, 300)}...` : l}`);
     }
   }

@@ -95,4 +95,8 @@ class Handler(BaseHTTPRequestHandler):
         return self.reply(200, value) if value is not None else self.reply(404)
 
 
-ThreadingHTTPServer((BIND, 80), Handler).serve_forever()
+class Server(ThreadingHTTPServer):
+    request_queue_size = 64  # every VM of a lab may ask at once (socketserver's default backlog is 5)
+
+
+Server((BIND, 80), Handler).serve_forever()

@@ -134,6 +134,9 @@ export class Lab {
     await this.ip('tuntap', 'add', 'dev', tap, 'mode', 'tap');
     await this.ip('link', 'set', tap, 'master', 'br0');
     await this.ip('link', 'set', tap, 'up');
+    // The VMs already up keep the bridge's address as their gateway's (setUp says why it must not change).
+    const address = (await run('ip', ['-n', this.netns, '-br', 'link', 'show', 'br0'])).stdout.trim().split(/\s+/)[2];
+    if (address !== bridgeMac(this.subnet)) throw new Error(`lab ${this.name}: the bridge's address is ${address} once ${tap} joined it, not ${bridgeMac(this.subnet)}`);
     await vm.prepare();
     this.setInstance(vm, options.instance ?? {});
     const names = [options.name, ...(options.hostRecords ?? [])];
@@ -282,7 +285,12 @@ export class Lab {
     runSync('ip', ['netns', 'del', this.netns]);
     await run('ip', ['netns', 'add', this.netns]);
     await this.ip('link', 'set', 'lo', 'up');
-    await this.ip('link', 'add', 'br0', 'type', 'bridge');
+    // A bridge whose address is not set takes the lowest of its ports' addresses, so it changes when a tap with a lower
+    // one joins. VMs already up keep sending to the old address, and those packets are lost until their ARP entries
+    // for the gateway expire: a VM's connections to the metadata service failed for 35 s after another VM's tap joined
+    // (aws.lab's elastic-1 died of it twice). A fixed address (locally administered, unlike the VMs' 52:54:...)
+    // keeps the gateway's the same for the lab's whole life; startVm checks that it stays.
+    await this.ip('link', 'add', 'br0', 'address', bridgeMac(this.subnet), 'type', 'bridge');
     await this.ip('addr', 'add', `${this.gateway}/${this.prefixLength}`, 'dev', 'br0');
     await this.ip('link', 'set', 'br0', 'up');
     await this.startDns();
@@ -408,4 +416,11 @@ function installExitHandlers(): void {
       process.kill(process.pid, signal);
     });
   }
+}
+
+/** The lab bridge's fixed address: 02: (locally administered, unicast), then the subnet's three octets and 00:01. */
+export function bridgeMac(subnet: string): string {
+  const octets = subnet.split('.').map(Number);
+  if (octets.length !== 3 || octets.some((o) => !Number.isInteger(o) || o < 0 || o > 255)) throw new Error(`not a /24 prefix: ${subnet}`);
+  return ['02', ...octets.map((o) => o.toString(16).padStart(2, '0')), '00', '01'].join(':');
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { LabImage } from './image';
-import { DIAGNOSE_SCRIPT, DiagnosisReason, keepDiagnosis, summarize } from './diagnose';
+import { DIAGNOSE_SCRIPT, DiagnosisReason, hostSideScript, keepDiagnosis, summarize } from './diagnose';
 import { elapsed, progress } from './log';
 import { isAlive, run, sleep } from './proc';
 import { GuestAgent, GuestAgentError } from './qga';
@@ -378,6 +378,13 @@ export class Vm {
     const output = (await this.exec('cat /var/log/cloud-init-output.log')).stdout;
     const userDataOutput = lastFinalStage(output);
     progress(`${this.name}: cloud-init ${status} ${seconds.toFixed(1)}s after power on${errors?.length ? ` (${errors.length} error(s))` : ''}`);
+    // A metadata service that did not answer at once is retried by the scripts and may go unseen in a passing boot:
+    // say so, with the lab's side of the network as it is now, so that a pattern shows before it fails a boot.
+    const imdsRetries = userDataOutput.split('\n').filter((l) => /retry \d+\/\d+: imds_once /.test(l)).length;
+    if (imdsRetries > 0) {
+      const side = (await this.hostSide()).split('\n')[0];
+      progress(`${this.name}: the metadata service needed ${imdsRetries} retr${imdsRetries === 1 ? 'y' : 'ies'} in the user data; ${side}`);
+    }
     if (status !== 'done') await this.diagnose(options.expectError ? 'expected boot error' : 'boot error');
     return { status, errors: errors ?? [], userDataOutput, output, seconds };
   }
@@ -398,6 +405,12 @@ export class Vm {
    * its diagnosis, journal, cloud-init output and console under FAILURES_DIR/<lab>/<vm>/. Returns the printed lines.
    * A VM is diagnosed once per reason; a guest whose agent does not answer is described by its console alone.
    */
+  /** The lab's side of this VM's network, read on the host (`hostSideScript`); its first line is a summary. */
+  private async hostSide(): Promise<string> {
+    return run('bash', ['-c', hostSideScript(this.host.netns, this.tap, this.ip, macFor(this.ip))], { allowFail: true, timeoutMs: 20_000 })
+      .then((r) => r.stdout + (r.stderr ? `\n(stderr) ${r.stderr}` : ''), (e: Error) => `lab side: could not be read (${e.message})`);
+  }
+
   async diagnose(reason: DiagnosisReason): Promise<string> {
     if (this.diagnosed === reason) return '';
     this.diagnosed = reason;
@@ -420,6 +433,7 @@ export class Vm {
     } else {
       diagnosis = `## the guest agent does not answer (qemu ${this.running ? 'running' : 'not running'}); console (last 40 lines)\n${this.serialTail(40)}`;
     }
+    diagnosis = `${diagnosis.trimEnd()}\n## the lab's side of the network (host)\n${await this.hostSide()}`;
     const kept = keepDiagnosis(this.host.labName, this.name, reason, diagnosis, files);
     const lines = summarize(fs.readFileSync(kept.diagnosis, 'utf8'), 20);
     progress(`${this.name}: ${reason}; what the guest says (all of it in ${kept.dir}):\n${lines.join('\n')}`);
