@@ -2,9 +2,13 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, ClientProtocol, NfsVersion } from '../lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import {
+  CacheFleet, CacheOrigin, CacheStorage, ClientProtocol, DataSeeder, DiskCacheMetric, FsCacheClientLaunchTemplate, MirrorMetric,
+  MirrorSource, MountHelper, MountSource, NfsVersion, SeedSource,
+} from '../lib';
 import { importedFs, stackWithVpc } from './util';
-import { launchTemplateUserData, parameters } from './util/user-data';
+import { flatten, launchTemplateUserData, parameters } from './util/user-data';
 
 /**
  * What must not change across versions of the library, pinned as literal values: a deployed fleet that is upgraded
@@ -76,5 +80,86 @@ describe('upgrade contract', () => {
     // node_identity asks the metadata service for cdk-efs-cache:<name> of each name it lists.
     expect(scripts).toContain('meta-data/tags/instance/cdk-efs-cache:');
     for (const name of ['signal-resource', 'stable-eni']) expect(scripts).toMatch(new RegExp(`\\b${name}:EFSC_[A-Z_]+\\b`));
+  });
+
+  test('an S3 mirror\'s fsid and every export path are pinned: clients mount these paths by these handles', () => {
+    const { stack, vpc } = stackWithVpc(undefined, 'Pinned');
+    const fleet = new CacheFleet(stack, 'Fleet', {
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), originPath: '/data', nodeCount: 2,
+      mirrorPaths: ['/efs/app', '/efs/www/static'],
+      mirrorSources: [MirrorSource.s3(s3.Bucket.fromBucketName(stack, 'Site', 'example-site'), 'site/')],
+    });
+    const params = parameters(Object.values(launchTemplateUserData(stack))[0]);
+    expect(fleet.exportPath).toBe('/efs');
+    expect(params.EFSC_EXPORT_PATH).toBe('/efs');
+    expect(fleet.mirrors).toEqual([
+      { path: '/efs/app', exportPath: '/mirror/app', fsid: '4ef15917-cc5e-c97b-c462-beb4a33a03b1' },
+      { path: '/efs/www/static', exportPath: '/mirror/www/static', fsid: 'd07f34a3-d22c-af5e-5414-e52684201e0c' },
+      { path: '/mirror/site', exportPath: '/mirror/site', fsid: '18556618-a54d-fd6b-0271-a626c0e9d60d' },
+    ]);
+    expect(params.EFSC_MIRROR_S3_NAMES).toBe('site');
+    expect(params.EFSC_MIRROR_S3_FSIDS).toBe('18556618-a54d-fd6b-0271-a626c0e9d60d');
+  });
+
+  test('the names clients mount and the metrics dimension are pinned: fstabs and metric history outlive an upgrade', () => {
+    const { params, template } = nodeParameters(ClientProtocol.NFS_V4_1);
+    const names = Object.values(template.findResources('AWS::Route53::RecordSet'))
+      .map((r) => (typeof r.Properties.Name === 'string' ? r.Properties.Name : flatten(r.Properties.Name, (k) => `<${k}>`))).sort();
+    expect(names).toEqual([
+      '<Fn::Select:[0,{"Fn::GetAZs":""}]>.cache.efs-cache.internal.',
+      '<Fn::Select:[1,{"Fn::GetAZs":""}]>.cache.efs-cache.internal.',
+      'cache.efs-cache.internal.',
+      'node1.cache.efs-cache.internal.',
+      'node2.cache.efs-cache.internal.',
+    ]);
+    expect(params.EFSC_METRICS_GROUP).toBe('Pinned/Fleet');
+  });
+
+  test('the spellings the scripts read are pinned: mount types and versions, cache sources, seed source kinds', () => {
+    const { stack, vpc } = stackWithVpc(undefined, 'Pinned');
+    const fileSystem = importedFs(stack);
+    new CacheFleet(stack, 'OverEfs', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1 });
+    new CacheFleet(stack, 'Nfs4', { vpc, fileSystem, originMountHelper: MountHelper.NFS, nodeCount: 1, zoneName: 'nfs4.internal' });
+    new CacheFleet(stack, 'Nas', {
+      vpc, nodeCount: 1, zoneName: 'nas.internal',
+      origin: CacheOrigin.nfsServer({ host: '10.20.0.5', exportPath: '/srv', version: NfsVersion.NFS_V4_2, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
+    });
+    new FsCacheClientLaunchTemplate(stack, 'Store', { vpc, source: MountSource.fileSystem(fileSystem) });
+    new FsCacheClientLaunchTemplate(stack, 'Ebs', {
+      vpc, source: MountSource.fileSystem(fileSystem), instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: CacheStorage.EBS,
+    });
+    const byId = (prefix: string) => {
+      const entry = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith(prefix));
+      expect(entry).toBeDefined();
+      return parameters(entry![1]);
+    };
+    expect(byId('OverEfsLaunchTemplate').EFSC_ORIGIN_MOUNT_TYPE).toBe('efs');
+    expect(byId('Nfs4LaunchTemplate').EFSC_ORIGIN_MOUNT_TYPE).toBe('nfs4');
+    expect(byId('NasLaunchTemplate').EFSC_ORIGIN_MOUNT_TYPE).toBe('nfs4');
+    expect(byId('NasLaunchTemplate').EFSC_ORIGIN_MOUNT_OPTIONS).toMatch(/^nfsvers=4\.2,/);
+    expect(byId('Store').EFSC_CACHE_SOURCE).toBe('instance-store');
+    expect(byId('Ebs').EFSC_CACHE_SOURCE).toBe('ebs');
+
+    const bucket = s3.Bucket.fromBucketName(stack, 'Data', 'example-data');
+    const kinds: Record<string, SeedSource> = {
+      s3: SeedSource.fromBucket(bucket, 'train/'), local: SeedSource.fromInstanceDirectory('/opt/data'),
+    };
+    for (const [kind, source] of Object.entries(kinds)) {
+      const seeder = new DataSeeder(stack, `Seed-${kind}`, { vpc, fileSystem, source });
+      const instance = seeder.node.findAll().find((c) => c instanceof ec2.CfnInstance) as ec2.CfnInstance;
+      expect(parameters(flatten(stack.resolve(instance.userData), (k) => `<${k}>`)).EFSC_SOURCE_KIND).toBe(kind);
+    }
+  });
+
+  test('the metric names nodes and clients publish are pinned: dashboards and alarms outside the stack use them', () => {
+    expect(Object.entries(DiskCacheMetric)).toEqual([
+      ['READ_BYTES', 'CacheDiskReadBytes'], ['WRITE_BYTES', 'CacheDiskWriteBytes'], ['GROWTH_BYTES', 'CacheDiskGrowthBytes'],
+      ['FREE_PERCENT', 'CacheDiskFreePercent'], ['FSCACHE_READS', 'FscacheReads'], ['FSCACHE_WRITES', 'FscacheWrites'],
+      ['FSCACHE_CULLED', 'FscacheCulled'],
+    ]);
+    expect(Object.entries(MirrorMetric)).toEqual([
+      ['SYNC_FAILURES', 'MirrorSyncFailures'], ['AGE_SECONDS', 'MirrorAgeSeconds'], ['SYNC_SECONDS', 'MirrorSyncSeconds'],
+      ['FILES_WALKED', 'MirrorFilesWalked'], ['FULL', 'MirrorFull'], ['BYTES', 'MirrorBytes'], ['ORIGIN_OPS', 'MirrorOriginOps'],
+    ]);
   });
 });
