@@ -3,13 +3,15 @@ import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { ImportedCacheFleet } from './attributes';
-import { CacheNode } from './cache-node';
+import { CacheNode, ICacheNode } from './cache-node';
 import { ElasticNodes, LIFECYCLE_HOOKS, validateElastic } from './elastic';
 import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from './cache-origin';
-import { FanOut, FanOutMode } from './fan-out';
+import { FanOutMode, FanOutResources } from './fan-out';
 import { grantMirrorSources, mirrorExportPath, mirrorFsid, mirrorSourceFsid } from './mirror';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
@@ -18,7 +20,7 @@ import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } fro
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import {
   autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS,
-  NodeGroupMetric, sumOfMetrics,
+  sumOfMetrics,
 } from '../monitoring/metrics';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
 import { propError } from '../private/errors';
@@ -48,7 +50,7 @@ export { fsidFor } from './node-parameters';
  * ## Resources Deployed
  * - One launch template for every node (IMDSv2 required, instance metadata tags on, encrypted gp3 root volume, the
  *   bootstrap as user data, then any commands added to `userData`).
- * - Per node (`CacheNode`): an Auto Scaling group of one that replaces a failed instance and tags it with the node's
+ * - Per node (`nodes`, each an `ICacheNode`): an Auto Scaling group of one that replaces a failed instance and tags it with the node's
  *   identity; in Route 53 mode also a network interface whose address the node keeps across replacements.
  * - Or, for an elastic fleet (`elastic`), one Auto Scaling group of `minNodes` to `maxNodes` nodes with a launch and
  *   a terminate lifecycle hook, a scale-out policy on the nodes' NetworkOut and a scale-in alarm and policy.
@@ -56,7 +58,9 @@ export { fsidFor } from './node-parameters';
  *   HTTPS for packages, SSM and CloudFormation, and NFS to the origin: TCP 2049 into an EFS file system's group, or
  *   exactly the ports an NFS server needs to its peer), and one IAM role (SSM Session Manager, read-only EFS client
  *   access for an EFS origin, attaching the nodes' own interfaces, signalling its own stack).
- * - The fan-out (see `FanOut`).
+ * - The fan-out (`fanOut`): with Route 53, a private hosted zone (or records in `hostedZone`) with a name for every
+ *   node, one per Availability Zone and one per node; with an NLB, an internal Network Load Balancer, its security
+ *   group, and a listener and target group for the re-export (and one for the mirrors).
  *
  * ## Security Considerations
  * The export is read-only, NFSv4.1 only, `root_squash`, limited to `clientCidrs`, with the same `fsid` on every
@@ -108,7 +112,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   /** The nodes' role, to grant them more (`bucket.grantRead(fleet)`). */
   public readonly grantPrincipal: iam.IPrincipal;
   /** The nodes of a fixed fleet; empty for an elastic fleet (`autoScalingGroup`). */
-  public readonly nodes: CacheNode[];
+  public readonly nodes: ICacheNode[];
   /** An elastic fleet's one Auto Scaling group (`elastic`); undefined for a fixed fleet, whose nodes each have one. */
   public readonly autoScalingGroup?: autoscaling.AutoScalingGroup;
   /** An elastic fleet's capacity (`elastic`), as given. */
@@ -128,8 +132,16 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly userDataBytes: number;
   /** Whether the nodes keep a second cache level on their instance store (`nodeDiskCache`). */
   public readonly diskCache: boolean;
-  /** The fan-out in front of the nodes. */
-  public readonly fanOut: FanOut;
+  /** The private hosted zone of the fleet's names (Route 53 fan-out): its own, or the `hostedZone` it was given. */
+  public readonly hostedZone?: route53.IPrivateHostedZone;
+  /** The internal Network Load Balancer in front of the nodes (NLB fan-out). */
+  public readonly loadBalancer?: elbv2.NetworkLoadBalancer;
+  /** The load balancer's target group of the nodes, port 2049 (NLB fan-out). */
+  public readonly targetGroup?: elbv2.NetworkTargetGroup;
+  /** The load balancer's target group of the nodes' mirrors, port 2050 (NLB fan-out, with mirrors). */
+  public readonly mirrorTargetGroup?: elbv2.NetworkTargetGroup;
+  /** The Route 53 records or the load balancer (construct id `FanOut`). */
+  private readonly fanOut: FanOutResources;
   /** The name clients mount: every node (Route 53 round robin) or the load balancer. */
   public readonly endpoint: string;
   /** The path clients mount from the fleet. */
@@ -259,7 +271,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     checkImageOs(this, props.machineImage, this.launchTemplate.osType);
     this.userDataBytes = rendered.estimatedBytes;
 
-    this.nodes = [];
+    const nodes: CacheNode[] = [];
     if (props.elastic) {
       this.autoScalingGroup = new ElasticNodes(this, 'Nodes', {
         vpc: props.vpc,
@@ -272,7 +284,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       }).autoScalingGroup;
     }
     for (let i = 0; i < (props.elastic ? 0 : nodeCount); i++) {
-      this.nodes.push(new CacheNode(this, `Node${i + 1}`, {
+      nodes.push(new CacheNode(this, `Node${i + 1}`, {
         vpc: props.vpc,
         subnet: subnets[i % subnets.length],
         launchTemplate: this.launchTemplate,
@@ -280,21 +292,26 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
         stableAddress: mode === FanOutMode.ROUTE53,
         loadBalancerHealthChecks: mode === FanOutMode.NETWORK_LOAD_BALANCER,
         bootstrapTimeout: props.bootstrapTimeout ?? DEFAULTS.bootstrapTimeout,
-        index: i + 1,
+        nodeNumber: i + 1,
       }));
     }
-    grantNodeRole(this, this.role, this.nodes, metrics);
+    this.nodes = nodes;
+    grantNodeRole(this, this.role, nodes, metrics);
 
-    this.fanOut = new FanOut(this, 'FanOut', {
+    this.fanOut = new FanOutResources(this, 'FanOut', {
       ...props,
       vpc: props.vpc,
-      nodes: this.nodes,
+      nodes,
       ...(this.autoScalingGroup ? { autoScalingGroup: this.autoScalingGroup, subnets } : {}),
       nodeSecurityGroup: this.securityGroup,
       mirrors: this.mirrors.length > 0,
     });
     this.endpoint = this.fanOut.endpoint;
     this.connections = this.fanOut.connections;
+    this.hostedZone = this.fanOut.hostedZone;
+    this.loadBalancer = this.fanOut.loadBalancer;
+    this.targetGroup = this.fanOut.targetGroup;
+    this.mirrorTargetGroup = this.fanOut.mirrorTargetGroup;
 
     if (props.warmPaths?.length) {
       this.warmDocument = new ssm.CfnDocument(this, 'WarmDocument', {
@@ -313,20 +330,18 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     }
   }
 
-  /** Bytes sent by one node (AWS/EC2 NetworkOut of its group, sum per period); nodes count from 0. */
-  public metricNodeNetworkOut(node: number, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.nodeMetric(node, NODE_GROUP_METRICS.networkOut, props);
-  }
-
-  /** CPU utilization of one node (average per period). */
-  public metricNodeCpuUtilization(node: number, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.nodeMetric(node, NODE_GROUP_METRICS.cpuUtilization, props);
+  /**
+   * The name of the nodes in one Availability Zone (Route 53 fan-out), so that clients can stay in their zone; the
+   * fleet-wide name for a zone without nodes, and always behind an NLB (cross-zone off already keeps flows in the zone).
+   */
+  public endpointForAvailabilityZone(availabilityZone: string): string {
+    return this.fanOut.endpointForAvailabilityZone(availabilityZone);
   }
 
   /** Bytes sent by all nodes together (sum per period). */
   public metricNetworkOut(props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
     if (this.autoScalingGroup) return autoScalingGroupMetric(this.autoScalingGroup, NODE_GROUP_METRICS.networkOut, { label: 'Cache tier NetworkOut', ...props });
-    return this.sumOverNodes((i) => this.metricNodeNetworkOut(i), 'Cache tier NetworkOut', props);
+    return sumOfMetrics(this.nodes.map((n) => n.metricNetworkOut()), 'Cache tier NetworkOut', props);
   }
 
   /**
@@ -335,7 +350,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
    */
   public metricNodesInService(props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
     if (this.autoScalingGroup) return autoScalingGroupMetric(this.autoScalingGroup, NODE_GROUP_METRICS.inService, { label: 'Cache nodes in service', ...props });
-    return this.sumOverNodes((i) => this.metricNodeInService(i), 'Cache nodes in service', props);
+    return sumOfMetrics(this.nodes.map((n) => n.metricInService()), 'Cache nodes in service', props);
   }
 
   /** CPU utilization of the nodes (average over the nodes per period): an elastic fleet's group, or every node's. */
@@ -343,16 +358,11 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     if (this.autoScalingGroup) return autoScalingGroupMetric(this.autoScalingGroup, NODE_GROUP_METRICS.cpuUtilization, { label: 'Cache nodes CPU', ...props });
     return new cloudwatch.MathExpression({
       expression: `(${this.nodes.map((_n, i) => `n${i}`).join(' + ')}) / ${this.nodes.length}`,
-      usingMetrics: Object.fromEntries(this.nodes.map((_n, i) => [`n${i}`, this.metricNodeCpuUtilization(i)])),
+      usingMetrics: Object.fromEntries(this.nodes.map((n, i) => [`n${i}`, n.metricCpuUtilization()])),
       label: 'Cache nodes CPU',
       period: Duration.minutes(1),
       ...props,
     });
-  }
-
-  /** Whether one node (0-based) is in service: its group's GroupInServiceInstances, minimum per period. */
-  public metricNodeInService(node: number, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.nodeMetric(node, NODE_GROUP_METRICS.inService, props);
   }
 
   /**
@@ -360,7 +370,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
    * over the nodes: CloudWatch alarms take it for up to 10 nodes; `CacheDashboard` splits larger fleets).
    */
   public metricHealthyNodes(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
-    const tg = this.fanOut.targetGroup;
+    const tg = this.targetGroup;
     return tg ? tg.metrics.healthyHostCount({ statistic: 'Minimum', period: Duration.minutes(1), ...props }) : this.metricNodesInService(props);
   }
 
@@ -406,20 +416,5 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
    */
   public metricMirror(metric: MirrorMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, namedMetric(metric), props);
-  }
-
-  /** A metric of one node's Auto Scaling group (EC2 metrics by group, or the group's own). */
-  private nodeMetric(node: number, metric: NodeGroupMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    const n = this.nodes[node];
-    if (this.autoScalingGroup) {
-      throw new Error(`cdk-efs-cache: ${this.node.path} is an elastic fleet, whose nodes come and go: it has no node ${node}. ` +
-        'Use the metrics of the whole fleet (metricNetworkOut, metricCpuUtilization, metricNodesInService).');
-    }
-    if (!n) throw new Error(`cdk-efs-cache: the fleet has ${this.nodes.length} nodes; there is no node ${node}`);
-    return autoScalingGroupMetric(n.autoScalingGroup, metric, props);
-  }
-
-  private sumOverNodes(metric: (i: number) => cloudwatch.IMetric, label: string, props?: cloudwatch.MathExpressionOptions): cloudwatch.IMetric {
-    return sumOfMetrics(this.nodes.map((_n, i) => metric(i)), label, props);
   }
 }

@@ -1,7 +1,9 @@
 import { Duration, Tags, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
+import { autoScalingGroupMetric, NODE_GROUP_METRICS } from '../monitoring/metrics';
 
 /** The instance tags that tell a node which node it is (read at boot by assets/cache-node/bootstrap.sh node_identity). */
 export const NODE_TAGS = { signalResource: 'cdk-efs-cache:signal-resource', stableEni: 'cdk-efs-cache:stable-eni' } as const;
@@ -56,6 +58,40 @@ export function nodeGroup(scope: Construct, props: NodeGroupProps): autoscaling.
   return group;
 }
 
+/**
+ * One node of a cache fleet of fixed size (`CacheFleet.nodes`): an Auto Scaling group of one instance that replaces a
+ * failed instance as the same node. An elastic fleet has no such nodes: its one group's instances come and go.
+ */
+export interface ICacheNode extends IConstruct {
+  /** The node's number in its fleet, from 1: its construct id is `Node<number>`, and its own Route 53 name `node<number>.`. */
+  readonly nodeNumber: number;
+  /** The node's Auto Scaling group (minimum and maximum 1). */
+  readonly autoScalingGroup: autoscaling.IAutoScalingGroup;
+  /** The subnet, and so the Availability Zone, the node runs in. */
+  readonly subnet: ec2.ISubnet;
+  /**
+   * The node's stable private address, kept across instance replacements.
+   *
+   * @default - none: behind a load balancer the node has no stable address
+   */
+  readonly address?: string;
+  /**
+   * The name that reaches this node alone (`node<number>.<recordName>.<zone>`), for a client that must stay on one node.
+   *
+   * @default - none: behind a load balancer the node has no name of its own
+   */
+  readonly endpoint?: string;
+
+  /** Bytes the node sent (AWS/EC2 NetworkOut of its group, sum per period). */
+  metricNetworkOut(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** The node's CPU utilization (average per period). */
+  metricCpuUtilization(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Whether the node is in service: its group's GroupInServiceInstances (minimum per period), 1 or 0. */
+  metricInService(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+}
+
 /** Properties of `CacheNode`. */
 export interface CacheNodeProps {
   readonly vpc: ec2.IVpc;
@@ -71,8 +107,8 @@ export interface CacheNodeProps {
   readonly loadBalancerHealthChecks: boolean;
   /** How long CloudFormation waits for the node's signal (also the load balancer's grace period). */
   readonly bootstrapTimeout: Duration;
-  /** The node's number in the fleet, from 1, for descriptions. */
-  readonly index: number;
+  /** The node's number in the fleet, from 1. */
+  readonly nodeNumber: number;
 }
 
 /**
@@ -81,7 +117,8 @@ export interface CacheNodeProps {
  * launches with the node's identity (`NODE_TAGS`): the resource to signal (the group itself, which waits for one
  * signal) and the interface to attach. A replaced instance reads the same tags and so becomes the same node.
  */
-export class CacheNode extends Construct {
+export class CacheNode extends Construct implements ICacheNode {
+  public readonly nodeNumber: number;
   /** The node's Auto Scaling group (min = max = 1): a terminated or unhealthy instance is replaced. */
   public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
   /** The launch template of the node: the fleet's one launch template. */
@@ -95,16 +132,19 @@ export class CacheNode extends Construct {
   public readonly networkInterface?: ec2.CfnNetworkInterface;
   /** The node's stable private address (Route 53 mode). */
   public readonly address?: string;
+  /** The node's own name (Route 53 mode), once the fleet's fan-out has made its record (`setEndpoint`). */
+  private nodeEndpoint?: string;
 
   constructor(scope: Construct, id: string, props: CacheNodeProps) {
     super(scope, id);
+    this.nodeNumber = props.nodeNumber;
     this.subnet = props.subnet;
     this.launchTemplate = props.launchTemplate;
     if (props.stableAddress) {
       this.networkInterface = new ec2.CfnNetworkInterface(this, 'StableAddress', {
         subnetId: props.subnet.subnetId,
         groupSet: [props.securityGroup.securityGroupId],
-        description: `EFS cache node ${props.index}: the address clients mount, kept across instance replacements`,
+        description: `EFS cache node ${props.nodeNumber}: the address clients mount, kept across instance replacements`,
       });
       this.address = this.networkInterface.attrPrimaryPrivateIpAddress;
     }
@@ -123,5 +163,26 @@ export class CacheNode extends Construct {
     if (this.networkInterface) {
       Tags.of(this.autoScalingGroup).add(NODE_TAGS.stableEni, this.networkInterface.ref, { applyToLaunchedInstances: true });
     }
+  }
+
+  public get endpoint(): string | undefined {
+    return this.nodeEndpoint;
+  }
+
+  /** Records the node's own name, which the fleet's fan-out makes after the node (Route 53 mode). */
+  public setEndpoint(name: string): void {
+    this.nodeEndpoint = name;
+  }
+
+  public metricNetworkOut(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return autoScalingGroupMetric(this.autoScalingGroup, NODE_GROUP_METRICS.networkOut, props);
+  }
+
+  public metricCpuUtilization(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return autoScalingGroupMetric(this.autoScalingGroup, NODE_GROUP_METRICS.cpuUtilization, props);
+  }
+
+  public metricInService(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return autoScalingGroupMetric(this.autoScalingGroup, NODE_GROUP_METRICS.inService, props);
   }
 }

@@ -100,7 +100,7 @@ export interface FanOutOptions {
   readonly loadBalancerAccessLogsPrefix?: string;
 }
 
-/** Properties of `FanOut`. */
+/** Properties of `FanOutResources` (internal: a fleet makes its own). */
 export interface FanOutProps extends FanOutOptions {
   /** The VPC. */
   readonly vpc: ec2.IVpc;
@@ -161,9 +161,11 @@ function grantNlbAccessLogs(nlb: elbv2.NetworkLoadBalancer, bucket: s3.IBucket, 
 const LABEL_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /**
- * The way clients reach a cache fleet: Route 53 records over the nodes' stable addresses, or an internal NLB.
+ * The way clients reach a cache fleet: Route 53 records over the nodes' stable addresses, or an internal NLB. Internal:
+ * `CacheFleet` makes it (construct id `FanOut`) and shows what users need of it (`hostedZone`, `loadBalancer`,
+ * `targetGroup`, `mirrorTargetGroup`, `endpointForAvailabilityZone`, each node's `endpoint`).
  */
-export class FanOut extends Construct implements ec2.IConnectable {
+export class FanOutResources extends Construct implements ec2.IConnectable {
   /** The mode in use. */
   public readonly mode: FanOutMode;
   /** The name clients mount. */
@@ -178,8 +180,6 @@ export class FanOut extends Construct implements ec2.IConnectable {
   public readonly targetGroup?: elbv2.NetworkTargetGroup;
   /** The target group of the nodes' mirrors, port 2050 (NLB mode, with `mirrors`). */
   public readonly mirrorTargetGroup?: elbv2.NetworkTargetGroup;
-  /** Per-node names (Route 53 mode), in node order. */
-  public readonly nodeEndpoints: string[] = [];
   private readonly zonal: Array<{ az: string; name: string }> = [];
 
   constructor(scope: Construct, id: string, props: FanOutProps) {
@@ -193,7 +193,7 @@ export class FanOut extends Construct implements ec2.IConnectable {
         claimName(this, fleet, `vpc ${idOrPath(props.vpc.vpcId, props.vpc)} zone ${normalName(props.zoneName ?? 'efs-cache.internal')}`,
           'zoneName', `a private hosted zone named '${props.zoneName ?? 'efs-cache.internal'}' on this VPC already belongs to ` +
           'the fleet', 'Route 53 refuses a second private zone of the same name on one VPC. Give this fleet another ' +
-          'zoneName, or put its records in the other fleet\'s zone: hostedZone: other.fanOut.hostedZone with a recordName ' +
+          'zoneName, or put its records in the other fleet\'s zone: hostedZone: other.hostedZone with a recordName ' +
           'of its own.');
         const zoneName = props.zoneName ?? 'efs-cache.internal';
         const userZoneError = () => {
@@ -257,7 +257,7 @@ export class FanOut extends Construct implements ec2.IConnectable {
           ttl,
           comment: `cache node ${i + 1}`,
         });
-        this.nodeEndpoints.push(`node${i + 1}.${recordName}.${zone.zoneName}`);
+        n.setEndpoint(`node${i + 1}.${recordName}.${zone.zoneName}`);
       });
       this.connections = new ec2.Connections({
         securityGroups: [props.nodeSecurityGroup],
@@ -369,7 +369,7 @@ function claimName(scope: Construct, fleet: string, key: string, prop: string, w
  */
 function userZoneOfName(scope: IConstruct, name: string, vpcId: string): string | undefined {
   for (const c of scope.node.root.node.findAll()) {
-    if (!(c instanceof route53.CfnHostedZone) || c.node.scopes.some((s) => s instanceof FanOut)) continue;
+    if (!(c instanceof route53.CfnHostedZone) || c.node.scopes.some((s) => s instanceof FanOutResources)) continue;
     if (typeof c.name !== 'string' || Token.isUnresolved(c.name) || normalName(c.name) !== name) continue;
     // A HostedZone keeps the VPCs it is associated with (addVpc too) in `vpcs`, rendered through a Lazy.
     const owner = c.node.scope;

@@ -169,7 +169,7 @@ export class CacheDashboard extends Construct {
 
     const f = props.cacheFleet;
     if (f) {
-      const perNode = f.nodes.map((_n, i) => f.metricNodeNetworkOut(i, { label: `node ${i + 1}` }));
+      const perNode = f.nodes.map((n) => n.metricNetworkOut({ label: `node ${n.nodeNumber}` }));
       this.dashboard.addWidgets(
         f.autoScalingGroup
           ? new cloudwatch.GraphWidget({ title: 'Cache nodes: NetworkOut in total (bytes per minute) and nodes in service', width: 12,
@@ -177,17 +177,17 @@ export class CacheDashboard extends Construct {
           : new cloudwatch.GraphWidget({ title: 'Cache nodes: NetworkOut per node and total (bytes per minute)', width: 12, left: [...perNode, f.metricNetworkOut({ label: 'total' })] }),
         new cloudwatch.GraphWidget({ title: 'Cache nodes: CPU (%)', width: 12, left: f.autoScalingGroup
           ? [f.metricCpuUtilization({ label: 'average over the nodes' })]
-          : f.nodes.map((_n, i) => f.metricNodeCpuUtilization(i, { label: `node ${i + 1}` })) }),
+          : f.nodes.map((n) => n.metricCpuUtilization({ label: `node ${n.nodeNumber}` })) }),
       );
       this.dashboard.addWidgets(
         new cloudwatch.GraphWidget({ title: 'Cache nodes: NFS operations and queued requests', width: 8, left: [f.metricNfsdOps()], right: [f.metricNfsdRequestsQueued()] }),
         new cloudwatch.GraphWidget({ title: 'Cache nodes: page cache (bytes) and nfsd threads', width: 8, left: [f.metricPageCacheBytes()], right: [f.metricNfsdThreads()] }),
         new cloudwatch.GraphWidget({ title: 'Cache nodes: healthy', width: 8, left: [f.metricHealthyNodes()], leftYAxis: { min: 0 } }),
       );
-      const lb = f.fanOut.loadBalancer;
+      const lb = f.loadBalancer;
       if (lb) {
         this.dashboard.addWidgets(
-          new cloudwatch.GraphWidget({ title: 'NLB: healthy hosts', width: 8, left: [f.fanOut.targetGroup!.metrics.healthyHostCount()] }),
+          new cloudwatch.GraphWidget({ title: 'NLB: healthy hosts', width: 8, left: [f.targetGroup!.metrics.healthyHostCount()] }),
           new cloudwatch.GraphWidget({ title: 'NLB: processed bytes', width: 8, left: [lb.metrics.processedBytes()] }),
           new cloudwatch.GraphWidget({ title: 'NLB: active flows', width: 8, left: [lb.metrics.activeFlowCount()] }),
         );
@@ -206,7 +206,7 @@ export class CacheDashboard extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.BREACHING,
       };
       const description = 'No cache node is healthy: clients of the cache fleet cannot read.';
-      if (f.fanOut.targetGroup || f.nodes.length <= MAX_ALARM_METRICS) {
+      if (f.targetGroup || f.nodes.length <= MAX_ALARM_METRICS) {
         this.alarm('NoHealthyCacheNode', f.metricHealthyNodes(), { ...noHealthy, alarmDescription: description });
       } else {
         // An alarm's math expression takes at most 10 metrics and each node is a group of its own: one alarm per 10
@@ -215,7 +215,7 @@ export class CacheDashboard extends Construct {
         for (let start = 0; start < f.nodes.length; start += MAX_ALARM_METRICS) {
           const nodes = f.nodes.map((_n, i) => i).slice(start, start + MAX_ALARM_METRICS);
           const usingMetrics: Record<string, cloudwatch.IMetric> = {};
-          for (const i of nodes) usingMetrics[`n${i}`] = f.metricNodeInService(i);
+          for (const i of nodes) usingMetrics[`n${i}`] = f.nodes[i].metricInService();
           const part = new cloudwatch.Alarm(this, `NoNodeInService${start / MAX_ALARM_METRICS + 1}`, {
             metric: new cloudwatch.MathExpression({
               expression: Object.keys(usingMetrics).join(' + '), usingMetrics, period: Duration.minutes(1),

@@ -609,12 +609,12 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleets: a shared hosted zone with the default record name',
-    build: twoFleets((first) => ({ hostedZone: first.fanOut.hostedZone })),
+    build: twoFleets((first) => ({ hostedZone: first.hostedZone })),
     error: /^Invalid recordName: the record 'cache' in this hosted zone already belongs to the fleet TestStack\/Fleet: .*its own recordName/,
   },
   {
     name: 'fleets: a record name that is another fleet\'s node name',
-    build: twoFleets((first) => ({ hostedZone: first.fanOut.hostedZone, recordName: 'node2.cache' })),
+    build: twoFleets((first) => ({ hostedZone: first.hostedZone, recordName: 'node2.cache' })),
     error: /^Invalid recordName: the record 'node2.cache' in this hosted zone already belongs to the fleet TestStack\/Fleet/,
   },
   {

@@ -232,7 +232,7 @@ describe('CacheFleet fan-out', () => {
     expect(zonal.map((z) => z.ResourceRecords.length).sort()).toEqual([1, 2]);
     expect(byName(/node[123]\.cache/)).toHaveLength(3);
     expect(f.endpoint).toBe('cache.efs-cache.internal');
-    expect(stack.resolve(f.fanOut.endpointForAvailabilityZone(f.nodes[0].subnet.availabilityZone)))
+    expect(stack.resolve(f.endpointForAvailabilityZone(f.nodes[0].subnet.availabilityZone)))
       .toEqual({ 'Fn::Join': ['', [{ 'Fn::Select': [0, { 'Fn::GetAZs': '' }] }, '.cache.efs-cache.internal']] });
     for (const r of all[0].ResourceRecords) expect(JSON.stringify(r)).toMatch(/StableAddress.*PrimaryPrivateIpAddress/);
     t.resourceCountIs('AWS::ElasticLoadBalancingV2::LoadBalancer', 0);
@@ -251,7 +251,7 @@ describe('CacheFleet fan-out', () => {
     const fileSystem = importedFs(stack);
     const a = new CacheFleet(stack, 'A', { vpc, fileSystem });
     const b = new CacheFleet(stack, 'B', { vpc, fileSystem, zoneName: 'b.efs-cache.internal' });
-    const c = new CacheFleet(stack, 'C', { vpc, fileSystem, hostedZone: a.fanOut.hostedZone, recordName: 'archive' });
+    const c = new CacheFleet(stack, 'C', { vpc, fileSystem, hostedZone: a.hostedZone, recordName: 'archive' });
     const nlb = new CacheFleet(stack, 'D', { vpc, fileSystem, fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
     expect([a, b, c, nlb].map((f) => f.endpoint.toString())).toEqual([
       'cache.efs-cache.internal', 'cache.b.efs-cache.internal', 'archive.efs-cache.internal', expect.anything(),
@@ -296,7 +296,7 @@ describe('CacheFleet fan-out', () => {
       FromPort: 2049, ToPort: 2049,
       SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('LoadBalancerSecurityGroup'), 'GroupId'] },
     });
-    expect(f.fanOut.loadBalancer).toBeDefined();
+    expect(f.loadBalancer).toBeDefined();
   });
 
   test('NLB: cdk-nag AwsSolutions and NIST 800-53 R5 find nothing unacknowledged', () => {
@@ -331,7 +331,7 @@ describe('CacheFleet fan-out', () => {
     const { t, fleet: f } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
     t.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 1);
     t.resourceCountIs('AWS::ElasticLoadBalancingV2::TargetGroup', 1);
-    expect(f.fanOut.mirrorTargetGroup).toBeUndefined();
+    expect(f.mirrorTargetGroup).toBeUndefined();
     expect(JSON.stringify(t.toJSON())).not.toMatch(/"(FromPort|ToPort|Port)":2050\b|"HealthCheckPort":"2050"/);
   });
 
@@ -361,8 +361,8 @@ describe('CacheFleet fan-out', () => {
       { Key: 'stickiness.type', Value: 'source_ip' },
       { Key: 'preserve_client_ip.enabled', Value: 'true' },
     ]));
-    expect(f.fanOut.mirrorTargetGroup).toBeDefined();
-    expect(stack.resolve(f.fanOut.mirrorTargetGroup!.targetGroupArn)).toEqual({ Ref: mirrorId });
+    expect(f.mirrorTargetGroup).toBeDefined();
+    expect(stack.resolve(f.mirrorTargetGroup!.targetGroupArn)).toEqual({ Ref: mirrorId });
     // Every node is a target of both (its group is registered with each).
     for (const g of Object.values(t.findResources('AWS::AutoScaling::AutoScalingGroup'))) {
       expect(g.Properties.TargetGroupARNs.map((a: any) => a.Ref).sort()).toEqual([nfsId, mirrorId].sort());

@@ -61,7 +61,11 @@ describe('one launch template per fleet', () => {
     expect(Buffer.byteLength(json)).toBeLessThan(1024 * 1024);
     // The user data does not grow with the fleet: the same as one node's.
     expect(cfs.cacheFleet!.userDataBytes).toBe(build(1).cfs.cacheFleet!.userDataBytes);
-    expect(stack.resolve(cfs.cacheFleet!.nodes[127].launchTemplate.launchTemplateId))
-      .toEqual(stack.resolve(cfs.cacheFleet!.launchTemplate.launchTemplateId));
+    // Every node's group launches from the fleet's one launch template.
+    const templateId = stack.resolve(cfs.cacheFleet!.launchTemplate.launchTemplateId);
+    const groups = t.findResources('AWS::AutoScaling::AutoScalingGroup');
+    expect(Object.keys(groups)).toHaveLength(128);
+    for (const g of Object.values(groups)) expect(g.Properties.LaunchTemplate.LaunchTemplateId).toEqual(templateId);
+    expect(cfs.cacheFleet!.nodes.map((n) => n.nodeNumber)).toEqual(Array.from({ length: 128 }, (_x, i) => i + 1));
   });
 });

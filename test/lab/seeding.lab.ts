@@ -112,7 +112,7 @@ function synthesize(): { template: CfnTemplate; seeder: string; failing: string;
   const values: Record<string, string> = { ...VALUES };
   // Route 53 mode gives each node a stable address (an ENI the node attaches on AWS); the lab has none: skip it.
   for (const [id, r] of Object.entries(template.Resources ?? {})) if (r.Type === 'AWS::EC2::NetworkInterface') values[`Ref:${id}`] = '';
-  const node = stack.resolve((fleet.nodes[0].launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate).logicalId) as string;
+  const node = stack.resolve((fleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate).logicalId) as string;
   return { template, seeder: logicalId(seeder.instance), failing: logicalId(failing.instance), node, values };
 }
 

@@ -161,9 +161,14 @@ describe('CacheDashboard', () => {
     const f = cfs.cacheFleet!;
     expect(f.metricNfsdBytesRead().metricName).toBe('NfsdBytesRead');
     expect(f.metricNfsdBytesRead().namespace).toBe('CdkEfsCache');
-    expect(f.metricNodeNetworkOut(1).metricName).toBe('NetworkOut');
-    expect(stack.resolve(f.metricNodeNetworkOut(1).dimensions?.AutoScalingGroupName)).toEqual({ Ref: expect.stringMatching(/^DataCacheFleetNode2GroupASG/) });
-    expect(() => f.metricNodeNetworkOut(5)).toThrow(/there is no node 5/);
+    // Nodes are numbered from 1, as their construct ids (Node2) and their Route 53 names (node2.) are.
+    const node2 = f.nodes.find((n) => n.nodeNumber === 2)!;
+    expect(node2.node.id).toBe('Node2');
+    expect(node2.metricNetworkOut().metricName).toBe('NetworkOut');
+    expect(stack.resolve(node2.metricNetworkOut().dimensions?.AutoScalingGroupName)).toEqual({ Ref: expect.stringMatching(/^DataCacheFleetNode2GroupASG/) });
+    expect(node2.metricCpuUtilization().metricName).toBe('CPUUtilization');
+    expect(node2.metricInService().metricName).toBe('GroupInServiceInstances');
+    expect(stack.resolve(node2.endpoint)).toMatch(/^node2\.cache\.efs-cache\.internal$/);
   });
 
   test('cdk-nag AwsSolutions finds nothing unacknowledged', () => {

@@ -9,6 +9,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { CacheFleet, CacheOrigin, ClientProtocol, FanOutMode, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
 import { importedFs, newApp } from '../../util';
+import { CacheNode } from '../../../lib/cache-fleet/cache-node';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveUserData } from '../harness';
 
 export const LAB_SUBNET = '10.77.0.0/24';
@@ -209,7 +210,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     userCommandBytes: Buffer.byteLength(fleet.userData.render()),
     template,
     nodeRoleId: stack.getLogicalId(fleet.role.node.defaultChild as CfnResource),
-    nodeInterfaceIds: fleet.nodes.map((n) => stack.getLogicalId(n.networkInterface!)),
+    nodeInterfaceIds: fleet.nodes.map((n) => stack.getLogicalId((n as CacheNode).networkInterface!)),
     elasticNode: ud(elasticFleet.launchTemplate),
     elasticNodeTags: tagsOf({ autoScalingGroup: elasticFleet.autoScalingGroup! }),
     elasticRoleId: stack.getLogicalId(elasticFleet.role.node.defaultChild as CfnResource),
