@@ -6,7 +6,7 @@ import { CacheFleetOptions } from './cache-fleet/options';
 import { FsCacheClientLaunchTemplate, FsCacheClientOptions } from './client/fs-cache-client';
 import { MountSource } from './client/mount-source';
 import { CacheDashboard, CacheDashboardOptions } from './monitoring/cache-dashboard';
-import { OriginFileSystem, OriginOptions } from './origin/origin-file-system';
+import { checkMountTargetsCover, OriginFileSystem, OriginOptions } from './origin/origin-file-system';
 import { propError } from './private/errors';
 
 /** What FS-Cache clients mount. */
@@ -112,7 +112,7 @@ export class CachedFileSystem extends Construct {
         vpc: props.vpc,
         origin: CacheOrigin.efs(this.origin.fileSystem),
       });
-      this.origin.checkMountTargetsCover(this.cacheFleet.nodes.map((n) => n.subnet), 'cacheFleet.vpcSubnets');
+      checkMountTargetsCover(this.origin, this.cacheFleet.nodes.map((n) => n.subnet), 'cacheFleet.vpcSubnets');
     }
     if (props.dashboard === false && props.monitoring) {
       throw propError(this, 'monitoring', 'configures the dashboard and alarms, but dashboard is false. Remove one of them.');

@@ -268,24 +268,25 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
       ...props,
     });
   }
+}
 
-  /**
-   * Throws when an instance placed in `subnets` would find no mount target in its AZ. Only AZs known at synth time
-   * are compared: an unresolved AZ, or an imported file system, is not judged.
-   */
-  public checkMountTargetsCover(subnets: ec2.ISubnet[], propName: string): void {
-    const covered = this.mountTargetAvailabilityZones;
-    if (!covered) return;
-    for (const subnet of subnets) {
-      const az = subnet.availabilityZone;
-      if (!covered.some((c) => azMayBeSame(this, c, az))) {
-        throw propError(this,
-          propName,
-          `subnet ${Token.isUnresolved(subnet.subnetId) ? subnet.node.path : subnet.subnetId} is in ${describeValue(az, this, false)}, ` +
-            `where the file system has no mount target (mount targets: ${covered.map((c) => describeValue(c, this, false)).join(', ')}). ` +
-            'Add a subnet in that AZ to the origin\'s vpcSubnets, or place the instances in covered AZs.',
-        );
-      }
+/**
+ * Throws when an instance placed in `subnets` would find no mount target of `origin` in its AZ. Only AZs known at synth
+ * time are compared: an unresolved AZ, or an imported file system, is not judged. Internal (a `CachedFileSystem` checks
+ * its fleet's subnets with it).
+ */
+export function checkMountTargetsCover(origin: OriginFileSystem, subnets: ec2.ISubnet[], propName: string): void {
+  const covered = origin.mountTargetAvailabilityZones;
+  if (!covered) return;
+  for (const subnet of subnets) {
+    const az = subnet.availabilityZone;
+    if (!covered.some((c) => azMayBeSame(origin, c, az))) {
+      throw propError(origin,
+        propName,
+        `subnet ${Token.isUnresolved(subnet.subnetId) ? subnet.node.path : subnet.subnetId} is in ${describeValue(az, origin, false)}, ` +
+          `where the file system has no mount target (mount targets: ${covered.map((c) => describeValue(c, origin, false)).join(', ')}). ` +
+          'Add a subnet in that AZ to the origin\'s vpcSubnets, or place the instances in covered AZs.',
+      );
     }
   }
 }

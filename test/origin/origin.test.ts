@@ -4,6 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { OriginFileSystem, OriginFileSystemProps } from '../../lib';
+import { checkMountTargetsCover } from '../../lib/origin/origin-file-system';
 import { nagFindings, stackWithVpc } from '../util';
 
 function origin(props: Partial<OriginFileSystemProps> = {}) {
@@ -164,8 +165,8 @@ describe('OriginFileSystem mount target coverage (the other bad input: test/orig
   test('an instance subnet in an AZ without a mount target', () => {
     const { stack, vpc } = stackWithVpc();
     const o = new OriginFileSystem(stack, 'Origin', { vpc, vpcSubnets: { subnets: [vpc.privateSubnets[0]] } });
-    expect(() => o.checkMountTargetsCover([vpc.privateSubnets[0]], 'clientSubnets')).not.toThrow();
-    expect(() => o.checkMountTargetsCover(vpc.privateSubnets, 'clientSubnets')).toThrow(
+    expect(() => checkMountTargetsCover(o, [vpc.privateSubnets[0]], 'clientSubnets')).not.toThrow();
+    expect(() => checkMountTargetsCover(o, vpc.privateSubnets, 'clientSubnets')).toThrow(
       /Invalid clientSubnets: subnet .* where the file system has no mount target/,
     );
   });
@@ -179,6 +180,6 @@ describe('OriginFileSystem mount target coverage (the other bad input: test/orig
     });
     const o = new OriginFileSystem(stack, 'Origin', { vpc, vpcSubnets: { subnets: [vpc.privateSubnets[0]] } });
     expect(o.mountTargetAvailabilityZones).toEqual(['eu-west-1a']);
-    expect(() => o.checkMountTargetsCover([vpc.privateSubnets[1]], 'vpcSubnets')).toThrow(/eu-west-1b, where the file system has no mount target/);
+    expect(() => checkMountTargetsCover(o, [vpc.privateSubnets[1]], 'vpcSubnets')).toThrow(/eu-west-1b, where the file system has no mount target/);
   });
 });
