@@ -23,6 +23,9 @@ const FILES = 500;
 const ROUNDS = 5;
 const INTERVAL_S = 60;
 const SYNC_TIMEOUT_S = 60;
+/** (j): a first sync whose tree no one try can copy: MiB more of it behind the origin's link, and each try's timeout. */
+const CUT_TREE_MIB = 24;
+const CUT_TIMEOUT_S = 10;
 /** The client's mounts: the mirror through the node, and the origin directly with EFS's recommended options. */
 const MIRROR_MNT = '/mnt/mirror';
 const ORIGIN_MNT = '/mnt/origin';
@@ -523,12 +526,27 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     }
   });
 
-  test('(j) the same node with its mirrors in RAM (EFSC_MIRROR_STORAGE=memory): after a reboot /mirror is a tmpfs that serves the tree', async () => {
+  test('(j) the same node with its mirrors in RAM (EFSC_MIRROR_STORAGE=memory): after a reboot /mirror is a tmpfs that serves the tree, ' +
+    'whose first sync its timeout cut is continued by further tries', async () => {
     // The boot units run the installed copy of the user data: its parameter line is what mirrorStorage MEMORY renders.
     const self = '/usr/local/lib/efs-cache/cache-node.sh';
     await node.execOk(`sed -i "s/^EFSC_MIRROR_STORAGE='disk'$/EFSC_MIRROR_STORAGE='memory'/" ${self} && grep -qx "EFSC_MIRROR_STORAGE='memory'" ${self}`);
-    await node.reboot();
-    await node.execOk(MIRROR_NFSD_UP(300), { timeoutMs: 10 * MIN });
+    // The reboot's first sync copies the whole tree again (a tmpfs starts empty). With CUT_TREE_MIB more of it behind
+    // the origin's 16 Mbit/s and a sync timeout of CUT_TIMEOUT_S, no one try can copy it: each try keeps what it copied
+    // and the next continues from it (mirror_first_sync), until the tree is whole and the node serves it.
+    const timeoutLine = (sec: number) => `EFSC_MIRROR_TIMEOUT_SEC='${sec}'`;
+    await origin.execOk(`mkdir -p /srv/efs/app/big && for i in $(seq 1 ${CUT_TREE_MIB * 8}); do head -c 131072 /dev/urandom > /srv/efs/app/big/b$i; done && sync`);
+    await node.execOk(`sed -i "s/^${timeoutLine(SYNC_TIMEOUT_S)}$/${timeoutLine(CUT_TIMEOUT_S)}/" ${self} && grep -qx "${timeoutLine(CUT_TIMEOUT_S)}" ${self}`);
+    try {
+      await node.reboot();
+      await node.execOk(MIRROR_NFSD_UP(300), { timeoutMs: 10 * MIN });
+    } finally {
+      await node.execOk(`sed -i "s/^${timeoutLine(CUT_TIMEOUT_S)}$/${timeoutLine(SYNC_TIMEOUT_S)}/" ${self} && grep -qx "${timeoutLine(SYNC_TIMEOUT_S)}" ${self}`);
+    }
+    const warm = await node.execOk('journalctl -q -b -u efs-cache-warm.service -o cat');
+    progress(`first sync cut by its timeout (${CUT_TIMEOUT_S} s):\n${warm.split('\n').filter((l) => /mirror \/efs\/app/.test(l)).join('\n')}`);
+    expect(warm).toMatch(/^efs-cache: mirror \/efs\/app: first sync, try 1 ended with [1-9]\d* of \d+ entries copied; the next try continues from them$/m);
+    expect(warm).not.toMatch(/FATAL|giving up/);
     expect(await node.execOk(`${MIRROR_NFSD} exportfs -v`)).toMatch(/\/mirror\/app/);
     expect((await node.execOk('findmnt -no FSTYPE,OPTIONS /mirror')).trim()).toMatch(/^tmpfs\s+.*\bsize=65536k\b/);
     expect((await node.execOk('losetup -j /var/cache/fscache/efs-cache-mirror.img')).trim()).toBe('');
@@ -539,6 +557,13 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     const sum = (await origin.execOk('md5sum < /srv/efs/app/f7')).trim();
     expect((await client.execOk(`md5sum < ${MIRROR_MNT}/f7`, { timeoutMs: 5 * MIN })).trim()).toBe(sum);
     expect((await client.execOk(`ls ${MIRROR_MNT} | grep -c '^f[0-9]'`)).trim()).toBe(String(FILES));
+    // The tree the tries copied between them, byte for byte.
+    const big = 'cd %s/big && ls | sort -V | xargs cat | md5sum';
+    expect((await client.execOk(big.replace('%s', MIRROR_MNT), { timeoutMs: 5 * MIN })).trim()).toBe((await origin.execOk(big.replace('%s', '/srv/efs/app'))).trim());
+    // The part of the tree that only this test needs, gone again from the origin and then from the copy.
+    await origin.execOk('rm -rf /srv/efs/app/big && sync');
+    expect((await syncNow(node)).code).toBe(0);
+    expect((await client.execOk(`test ! -e ${MIRROR_MNT}/big && echo gone`, { timeoutMs: 5 * MIN })).trim()).toBe('gone');
   });
 
   test('(k) with a change marker, an unchanged sync costs the origin at most 5 requests and walks nothing; a change shows once the marker is updated', async () => {
