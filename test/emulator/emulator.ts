@@ -28,6 +28,9 @@ export const AWS_HOSTS = [
   'sts.us-east-1.amazonaws.com', 'sts.amazonaws.com', 's3.amazonaws.com', 's3.us-east-1.amazonaws.com',
 ];
 
+/** An address of the emulator's namespace whose packets are dropped without an answer (RFC 5737's TEST-NET-1). */
+const DROPPED_ADDRESS = '192.0.2.1';
+
 /** The deployment values of the emulator's AWS (moto's default account), for a template's intrinsics. */
 export const EMULATOR_VALUES: IntrinsicValues = PSEUDO_VALUES;
 
@@ -94,6 +97,11 @@ export interface RunOptions {
   readonly noCli?: boolean;
   /** The code's bucket does not resolve (a subnet with no route to S3). @default false */
   readonly noRouteToS3?: boolean;
+  /**
+   * The code's bucket resolves to an address whose packets are dropped without an answer (an isolated subnet without
+   * the S3 gateway endpoint: each connection waits out its timeout). @default false
+   */
+  readonly dropS3?: boolean;
   /** More commands that record their call and fail, as the refused ones (a minimal image's missing tools). @default none */
   readonly refuse?: string[];
 }
@@ -112,7 +120,13 @@ export class Emulator {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-emu-'));
     const certs = spawnSync('bash', [path.join(__dirname, 'certs.sh'), dir], { encoding: 'utf8' });
     if (certs.status !== 0) throw new Error(`certs.sh failed: ${certs.stderr}`);
-    const netns = 'ip link set lo up && ip addr add 169.254.169.254/32 dev lo && exec "$@"';
+    // DROPPED_ADDRESS is routed into a veth pair whose other end takes nothing: a permanent neighbour entry gives it a
+    // MAC no interface has, so every packet is dropped without an answer (no ICMP, no reset), as on a route to nowhere.
+    const netns = ['ip link set lo up && ip addr add 169.254.169.254/32 dev lo',
+      'ip link add efsc-drop type veth peer name efsc-sink && ip link set efsc-drop up && ip link set efsc-sink up',
+      `ip route add ${DROPPED_ADDRESS}/32 dev efsc-drop`,
+      `ip neigh add ${DROPPED_ADDRESS} lladdr 02:00:00:00:00:99 dev efsc-drop nud permanent`,
+      'exec "$@"'].join(' && ');
     const logFd = fs.openSync(path.join(dir, 'server.log'), 'a');
     const server = path.join(__dirname, 'server.py');
     const child = options.netns
@@ -255,9 +269,11 @@ export class Emulator {
       const p = parameters(script);
       await this.api('s3', 'delete_object', { Bucket: p.EFSC_CODE_BUCKET, Key: p.EFSC_CODE_KEY });
     }
-    const reachable = options.noRouteToS3 ? AWS_HOSTS.filter((h) => !/^s3\./.test(h)) : [...AWS_HOSTS, ...codeHosts];
+    const noS3 = options.noRouteToS3 || options.dropS3;
+    const reachable = noS3 ? AWS_HOSTS.filter((h) => !/^s3\./.test(h)) : [...AWS_HOSTS, ...codeHosts];
+    const dropped = options.dropS3 ? `${DROPPED_ADDRESS} ${[...AWS_HOSTS.filter((h) => /^s3\./.test(h)), ...codeHosts].join(' ')}\n` : '';
     const hosts = path.join(dir, 'hosts');
-    fs.writeFileSync(hosts, `127.0.0.1 localhost\n127.0.0.1 ${[...reachable, ...options.extraHosts ?? []].join(' ')}\n`);
+    fs.writeFileSync(hosts, `127.0.0.1 localhost\n127.0.0.1 ${[...reachable, ...options.extraHosts ?? []].join(' ')}\n${dropped}`);
     const file = path.join(dir, 'user-data.sh');
     fs.writeFileSync(file, script, { mode: 0o700 });
     const varLib = options.varLib ? `/bin/mount --bind '${options.varLib}' /var/lib` : '/bin/mount -t tmpfs efsc-test /var/lib';
@@ -276,8 +292,10 @@ export class Emulator {
       '--net', '--', 'unshare', '--mount', '/bin/bash', '-c', wrapper, 'sandbox', 'bash', file, ...args], {
       cwd: dir,
       // Without a route to S3, each of the loader's 12 tries is one attempt of the CLI, not its own three with backoff:
-      // the run stays well inside the 120 s it is given (it took about 97 s with the CLI's retries).
-      env: { PATH: `${bin}:/usr/sbin:/usr/bin:/sbin:/bin`, HOME: dir, LANG: 'C', ...(options.noRouteToS3 ? { AWS_MAX_ATTEMPTS: '1' } : {}) },
+      // the run stays well inside the 120 s it is given (it took about 97 s with the CLI's retries). With dropped
+      // packets, each try waits out the loader's 5 s connect timeout: about 60 s (on an instance, with the CLI's three
+      // attempts and the loader's sleeps, about 4 minutes).
+      env: { PATH: `${bin}:/usr/sbin:/usr/bin:/sbin:/bin`, HOME: dir, LANG: 'C', ...(noS3 ? { AWS_MAX_ATTEMPTS: '1' } : {}) },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
