@@ -58,9 +58,9 @@ export { fsidFor } from './node-parameters';
  *   HTTPS for packages, SSM and CloudFormation, and NFS to the origin: TCP 2049 into an EFS file system's group, or
  *   exactly the ports an NFS server needs to its peer), and one IAM role (SSM Session Manager, read-only EFS client
  *   access for an EFS origin, attaching the nodes' own interfaces, signalling its own stack).
- * - The fan-out (`fanOut`): with Route 53, a private hosted zone (or records in `hostedZone`) with a name for every
- *   node, one per Availability Zone and one per node; with an NLB, an internal Network Load Balancer, its security
- *   group, and a listener and target group for the re-export (and one for the mirrors).
+ * - The fan-out (the `fanOut` prop): with Route 53, a private hosted zone (or records in `hostedZone`) with a name
+ *   for every node, one per Availability Zone and one per node; with an NLB, an internal Network Load Balancer, its
+ *   security group, and a listener and target group for the re-export (and one for the mirrors).
  *
  * ## Security Considerations
  * The export is read-only, NFSv4.1 only, `root_squash`, limited to `clientCidrs`, with the same `fsid` on every

@@ -214,7 +214,7 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
         comment: 'cdk-efs-cache: names of the cache nodes',
       });
       const recordName = props.recordName ?? 'cache';
-      for (const name of [recordName, ...props.nodes.map((_n, i) => `node${i + 1}.${recordName}`)]) {
+      for (const name of [recordName, ...props.nodes.map((n) => `node${n.nodeNumber}.${recordName}`)]) {
         if (Token.isUnresolved(name)) continue;
         claimName(this, fleet, `zone ${idOrPath(zone.hostedZoneId, zone)} record ${normalName(name)}`, 'recordName',
           `the record '${name}' in this hosted zone already belongs to the fleet`, 'two fleets would write the same ' +
@@ -249,16 +249,16 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
         });
         this.zonal.push({ az: g.az, name: `${g.az}.${recordName}.${zone.zoneName}` });
       });
-      props.nodes.forEach((n, i) => {
-        new route53.ARecord(this, `Node${i + 1}`, {
+      for (const n of props.nodes) {
+        new route53.ARecord(this, `Node${n.nodeNumber}`, {
           zone,
-          recordName: `node${i + 1}.${recordName}`,
+          recordName: `node${n.nodeNumber}.${recordName}`,
           target: route53.RecordTarget.fromIpAddresses(n.address!),
           ttl,
-          comment: `cache node ${i + 1}`,
+          comment: `cache node ${n.nodeNumber}`,
         });
-        n.setEndpoint(`node${i + 1}.${recordName}.${zone.zoneName}`);
-      });
+        n.setEndpoint(`node${n.nodeNumber}.${recordName}.${zone.zoneName}`);
+      }
       this.connections = new ec2.Connections({
         securityGroups: [props.nodeSecurityGroup],
         defaultPort: ec2.Port.tcp(NFS_PORT),
