@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import {
   CachedFileSystem,
   CacheFleet,
+  CacheOrigin,
   ClientSource,
   DataSeeder,
   FsCacheClientLaunchTemplate,
@@ -84,7 +85,7 @@ const CASES: BadInput[] = [
   },
   {
     name: 'tls: a fleet over an OriginFileSystem with plain NFS',
-    build: (stack, vpc) => new CacheFleet(stack, 'F', { vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, originMountHelper: MountHelper.NFS }),
+    build: (stack, vpc) => new CacheFleet(stack, 'F', { vpc, origin: CacheOrigin.efs(new OriginFileSystem(stack, 'O', { vpc }).fileSystem), originMountHelper: MountHelper.NFS }),
     error: /^Invalid originMountHelper: .*denies non-TLS/,
   },
   {

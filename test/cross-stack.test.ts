@@ -8,7 +8,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { SampleStack } from '../bin/sample-stack';
 import {
-  CacheDashboard, CacheFleet, CachedFileSystem, ClientProtocol, DataSeeder, FanOutMode, FsCacheClientLaunchTemplate, MountSource,
+  CacheDashboard, CacheFleet, CacheOrigin, CachedFileSystem, ClientProtocol, DataSeeder, FanOutMode, FsCacheClientLaunchTemplate, MountSource,
   OriginFileSystem, SeedSource,
 } from '../lib';
 import { nagFindings, newApp, stackWithVpc } from './util';
@@ -55,7 +55,8 @@ function multiStackApp(layout: Layout, env?: Environment) {
     ['S3BucketLoggingEnabled', 'S3BucketReplicationEnabled', 'S3BucketVersioningEnabled', 'S3DefaultEncryptionKMS'].map((rule) => ({ id: `${pack}-${rule}`, reason }))));
   const fleetStack = new Stack(app, 'Fleet', { env });
   const fleet = new CacheFleet(fleetStack, 'Fleet', {
-    vpc, fileSystem: origin.fileSystem, nodeCount: 2, fanOut: layout.fanOut, clientProtocol: layout.clientProtocol, mirrorPaths: layout.mirrorPaths,
+    vpc, origin: CacheOrigin.efs(origin.fileSystem), nodeCount: 2, fanOut: layout.fanOut, clientProtocol: layout.clientProtocol,
+    mirrorPaths: layout.mirrorPaths,
   });
   const clientStack = new Stack(app, 'Clients', { env });
   new FsCacheClientLaunchTemplate(clientStack, 'ViaFleet', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: layout.mirrorPaths }) });
@@ -169,7 +170,7 @@ describe('a fleet and a file system of another app, imported by their attributes
     });
     new FsCacheClientLaunchTemplate(stack, 'ViaFleet', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: mountMirrors ? ['/efs/app'] : [] }) });
     new FsCacheClientLaunchTemplate(stack, 'Direct', { vpc, source: MountSource.fileSystem(fileSystem) });
-    new CacheFleet(stack, 'LocalFleet', { vpc, fileSystem, nodeCount: 1 });
+    new CacheFleet(stack, 'LocalFleet', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1 });
     return { app, stack };
   }
 
@@ -218,7 +219,7 @@ describe('the sample composition under cdk-nag', () => {
 describe('acknowledgements name the resource as the template does', () => {
   test.each(ENVS)('the nodes\' instance/* and the signal\'s stack/* (%s)', (_name, env) => {
     const { app, stack, vpc } = stackWithVpc(newApp(), 'Named', env);
-    new CacheFleet(stack, 'Fleet', { vpc, fileSystem: new OriginFileSystem(stack, 'Origin', { vpc }).fileSystem, nodeCount: 1 });
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(new OriginFileSystem(stack, 'Origin', { vpc }).fileSystem), nodeCount: 1 });
     app.synth();
     const acks = Object.keys(Object.assign({}, ...stack.node.findAll().flatMap((c) => c.node.metadata)
       .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY).map((m) => m.data)));

@@ -6,7 +6,7 @@ import { Size, Stack, Token } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
-import { CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorStorage, MountSource } from '../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, FsCacheClientLaunchTemplate, MirrorStorage, MountSource } from '../lib';
 import { checkImageArchitecture, imageArchitecture } from '../lib/private/image';
 import { instanceTypeFacts } from '../lib/private/instance-types';
 import { systemDirectoryOf } from '../lib/private/paths';
@@ -14,7 +14,7 @@ import { importedFs, stackWithVpc } from './util';
 
 const fleet = (props: Partial<CacheFleetProps>) => {
   const { app, stack, vpc } = stackWithVpc();
-  const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props });
+  const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), ...props });
   return { app, stack, vpc, fleet: f };
 };
 const warnings = (props: Partial<CacheFleetProps>, id: string) =>
@@ -127,7 +127,7 @@ describe('a zone of the user\'s with the fleet\'s zone name', () => {
     const { app, stack, vpc } = stackWithVpc();
     const other = new ec2.Vpc(stack, 'OtherVpc', { maxAzs: 1, natGateways: 0 });
     const zone = new route53.PrivateHostedZone(stack, 'Mine', { zoneName: 'efs-cache.internal', vpc: other });
-    new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) });
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) });
     zone.addVpc(vpc);
     expect(() => app.synth()).toThrow(/Invalid zoneName: the private hosted zone TestStack\/Mine/);
   });
@@ -140,8 +140,8 @@ describe('a zone of the user\'s with the fleet\'s zone name', () => {
     new route53.PrivateHostedZone(stack, 'Else', { zoneName: 'else.internal', vpc });
     const mine = new route53.PrivateHostedZone(stack, 'Mine', { zoneName: 'data.internal', vpc });
     const fileSystem = importedFs(stack);
-    new CacheFleet(stack, 'Fleet', { vpc, fileSystem });
-    new CacheFleet(stack, 'Fleet2', { vpc, fileSystem, hostedZone: mine });
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem) });
+    new CacheFleet(stack, 'Fleet2', { vpc, origin: CacheOrigin.efs(fileSystem), hostedZone: mine });
     expect(() => app.synth()).not.toThrow();
   });
 });

@@ -156,8 +156,8 @@ const EXTRA: Case[] = [
           peer: ec2.Peer.ipv4('10.20.0.0/24'),
         }),
       });
-      // The fleet's 0.1 way to name its origin, deprecated: the same fleet as `origin: CacheOrigin.efs(...)`.
-      new CacheFleet(stack, 'EfsFleet', { vpc, fileSystem: importedFs(stack), nodeCount: 1, zoneName: 'legacy.internal' });
+      // Given in 0.1 as the `fileSystem` prop, which 0.2 removed (the case keeps its name, the snapshot's key).
+      new CacheFleet(stack, 'EfsFleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, zoneName: 'legacy.internal' });
     },
   },
   {

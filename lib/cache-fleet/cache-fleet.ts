@@ -105,7 +105,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly connections: ec2.Connections;
   /** The nodes' security group. */
   public readonly securityGroup: ec2.SecurityGroup;
-  /** What the nodes cache: `origin`, or the deprecated `fileSystem` as `CacheOrigin.efs(fileSystem)`. */
+  /** What the nodes cache: the `origin` prop. */
   public readonly origin: CacheOrigin;
   /** The nodes' IAM role. */
   public readonly role: iam.Role;

@@ -248,25 +248,21 @@ export function originFsidKey(origin: CacheOrigin, originPath: string): string {
 
 /** The props of a fleet that name its origin. */
 export interface OriginProps {
-  readonly origin?: CacheOrigin;
-  readonly fileSystem?: efs.IFileSystem;
+  readonly origin: CacheOrigin;
   readonly originMountHelper?: MountHelper;
 }
 
 /**
- * The fleet's origin, from `origin` or the deprecated `fileSystem` (exactly one of them), checked: `Invalid origin...`
- * for an NFS server whose host, export path, ports or peer cannot work, `Invalid originMountHelper` with an NFS server.
+ * The fleet's origin, checked: `Invalid origin: is required` when it is missing (from JavaScript, which has no types:
+ * a caller still giving the `fileSystem` of 0.1), `Invalid origin...` for an NFS server whose host, export path,
+ * ports or peer cannot work, `Invalid originMountHelper` with an NFS server.
  */
 export function resolveOrigin(scope: IConstruct, props: OriginProps): CacheOrigin {
-  if (props.origin && props.fileSystem) {
-    throw propError(scope, 'fileSystem', 'is replaced by origin and cannot be combined with it: give the file system as ' +
-      'origin: CacheOrigin.efs(fileSystem).');
-  }
-  if (!props.origin && !props.fileSystem) {
+  const origin = props.origin;
+  if (origin === undefined || origin === null) {
     throw propError(scope, 'origin', 'is required: CacheOrigin.efs(fileSystem) caches an EFS file system, ' +
       'CacheOrigin.nfsServer({ host, exportPath, version, peer }) an NFS server.');
   }
-  const origin = props.origin ?? CacheOrigin.efs(props.fileSystem!);
   if (!origin.efsFileSystem) validateNfsServer(scope, origin, props);
   return origin;
 }

@@ -1,6 +1,5 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
 import { CacheOrigin } from './cache-origin';
 import { FanOutMode, FanOutOptions } from './fan-out';
@@ -357,20 +356,9 @@ export interface CacheFleetProps extends CacheFleetOptions {
 
   /**
    * What the nodes cache: `CacheOrigin.efs(fileSystem)`, an EFS file system created anywhere or imported, or
-   * `CacheOrigin.nfsServer({ host, exportPath, version, peer })`, an NFS server. Required unless the deprecated
-   * `fileSystem` is given; the two together are refused.
-   *
-   * @default - none: required unless `fileSystem` (deprecated) is given
+   * `CacheOrigin.nfsServer({ host, exportPath, version, peer })`, an NFS server.
    */
-  readonly origin?: CacheOrigin;
-
-  /**
-   * The origin, an EFS file system: the same as `origin: CacheOrigin.efs(fileSystem)`, which synthesizes the same
-   * template.
-   *
-   * @deprecated use origin: `CacheOrigin.efs(fileSystem)`
-   */
-  readonly fileSystem?: efs.IFileSystem;
+  readonly origin: CacheOrigin;
 }
 
 /**

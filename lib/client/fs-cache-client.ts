@@ -1,7 +1,6 @@
 import { Annotations, Duration, Lazy, Size, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
@@ -211,55 +210,15 @@ export interface FsCacheClientOptions {
   readonly metrics?: boolean;
 }
 
-/** Properties of `FsCacheClientLaunchTemplate`: give `source`. */
+/** Properties of `FsCacheClientLaunchTemplate`. */
 export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
   /** The VPC of the instances. */
   readonly vpc: ec2.IVpc;
   /**
    * What the instances mount: `MountSource.fileSystem(fs)` (EFS directly) or `MountSource.cacheFleet(fleet)` (the
-   * cache tier, with `{ mirrorPaths }` to mount its mirrors too). Required unless the deprecated `fileSystem` or
-   * `cacheFleet` is given, and not combined with them.
-   *
-   * @default - none: required unless `fileSystem` or `cacheFleet` (deprecated) is given
+   * cache tier, with `{ mirrorPaths }` to mount its mirrors too).
    */
-  readonly source?: MountSource;
-  /**
-   * Mount this EFS file system directly.
-   *
-   * @default - none
-   * @deprecated use source: `MountSource.fileSystem(fileSystem)`
-   */
-  readonly fileSystem?: efs.IFileSystem;
-  /**
-   * Mount this cache fleet: a `CacheFleet`, or one of another stack or app (`CacheFleet.fromCacheFleetAttributes`).
-   *
-   * @default - none
-   * @deprecated use source: `MountSource.cacheFleet(cacheFleet)`
-   */
-  readonly cacheFleet?: ICacheFleet;
-  /**
-   * Mirrors of `cacheFleet` to mount as well (see `FleetSourceOptions.mirrorPaths`).
-   *
-   * @default - no mirror is mounted
-   * @deprecated use source: `MountSource.cacheFleet(cacheFleet, { mirrorPaths })`
-   */
-  readonly mirrorPaths?: string[];
-  /**
-   * Where the mirrors are mounted (see `FleetSourceOptions.mirrorMountPoint`).
-   *
-   * @default '/mnt/mirror'
-   * @deprecated use source: `MountSource.cacheFleet(cacheFleet, { mirrorPaths, mirrorMountPoint })`
-   */
-  readonly mirrorMountPoint?: string;
-}
-
-/** The source a template mounts, from `source` or the deprecated props, with the prop names its mirrors came from. */
-interface ResolvedSource {
   readonly source: MountSource;
-  readonly mirrorPaths: string[];
-  readonly mirrorMountPoint?: string;
-  /** '' for the deprecated props, 'source.' for `source` (`Invalid source.mirrorPaths`). */
-  readonly mirrorPropPrefix: string;
 }
 
 const DEFAULT_INSTANCE_TYPE = 'm6id.xlarge';
@@ -307,8 +266,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
 
   constructor(scope: Construct, id: string, props: FsCacheClientLaunchTemplateProps) {
     super(scope, id);
-    const resolved = resolveSource(this, props);
-    const source = resolved.source;
+    const source = checkSource(this, props);
     checkInstanceTypeName(this, props.instanceType);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
@@ -340,7 +298,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     const v3 = source.fleet?.clientProtocol === ClientProtocol.NFS_V3;
     if (v3) allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_MOUNTD_PORT), 'NFSv3 mountd from FS-Cache clients');
     // The mirrors are served by a second nfsd of each node, on a port of its own: opened only when they are mounted.
-    if (source.fleet && resolved.mirrorPaths.length > 0) {
+    if (source.fleet && source.mirrorPaths.length > 0) {
       allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_MIRROR_PORT), 'NFS to the cache fleet\'s mirrors from FS-Cache clients');
     }
     if (fs && helper === MountHelper.EFS_UTILS) {
@@ -389,7 +347,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         }),
         EFSC_CACHE_SOURCE: storage,
         ...instanceMetrics(this, this.role, props.metrics ?? true),
-        ...clientMirrorParameters(this, resolved, props),
+        ...clientMirrorParameters(this, source, props),
       },
       libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/fscache.sh'],
     });
@@ -536,33 +494,17 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
 }
 
 /**
- * The source of a template: `source`, alone, or (deprecated) exactly one of `fileSystem` and `cacheFleet` with the
- * mirror props, whose checks stay in `clientMirrorParameters` as before.
+ * The source of a template, checked: `Invalid source: is required` when it is missing (from JavaScript, which has no
+ * types: a caller still giving the `fileSystem` or `cacheFleet` of 0.1). Its mirrors are checked in
+ * `clientMirrorParameters`.
  */
-function resolveSource(scope: IConstruct, props: FsCacheClientLaunchTemplateProps): ResolvedSource {
-  const legacy = (['fileSystem', 'cacheFleet', 'mirrorPaths', 'mirrorMountPoint'] as const).filter((p) => props[p] !== undefined);
-  if (props.source !== undefined) {
-    if (legacy.length > 0) {
-      throw propError(scope, legacy[0], `is replaced by source and cannot be combined with it: give ${legacy.join(', ')} through ` +
-        'source alone (MountSource.fileSystem(fileSystem), or MountSource.cacheFleet(fleet, { mirrorPaths, mirrorMountPoint })).');
-    }
-    const s = props.source;
-    return { source: s, mirrorPaths: s.mirrorPaths, mirrorMountPoint: s.mirrorMountPoint, mirrorPropPrefix: 'source.' };
-  }
-  if (!props.fileSystem && !props.cacheFleet) {
+function checkSource(scope: IConstruct, props: FsCacheClientLaunchTemplateProps): MountSource {
+  const source = props.source;
+  if (source === undefined || source === null) {
     throw propError(scope, 'source', 'is required: MountSource.fileSystem(fileSystem) mounts EFS directly, ' +
       'MountSource.cacheFleet(fleet) mounts the cache tier.');
   }
-  if (props.fileSystem && props.cacheFleet) {
-    throw propError(scope, 'cacheFleet', 'give exactly one of fileSystem (mount EFS directly) and cacheFleet (mount the cache tier); ' +
-      'both are deprecated: use source.');
-  }
-  return {
-    source: props.cacheFleet ? MountSource.cacheFleet(props.cacheFleet) : MountSource.fileSystem(props.fileSystem!),
-    mirrorPaths: props.mirrorPaths ?? [],
-    mirrorMountPoint: props.mirrorMountPoint,
-    mirrorPropPrefix: '',
-  };
+  return source;
 }
 
 /** acregmin/acregmax/acdirmin/acdirmax of a client of the fleet: the fleet's own timers. */
@@ -580,15 +522,15 @@ function fleetAttributeCaching(fleet: ICacheFleet): string[] {
  * are known here are checked here: none may be another's directory or lie inside it (the fsc mount, the cache
  * directory, the other mirrors); the instance checks them again at boot, with the tokens resolved.
  */
-function clientMirrorParameters(scope: IConstruct, r: ResolvedSource, o: FsCacheClientOptions): Record<string, string> {
-  const paths = r.mirrorPaths;
-  const root = r.mirrorMountPoint ?? '/mnt/mirror';
-  const pathsProp = `${r.mirrorPropPrefix}mirrorPaths`;
-  const rootProp = `${r.mirrorPropPrefix}mirrorMountPoint`;
-  if (r.mirrorMountPoint !== undefined && paths.length === 0) throw propError(scope, rootProp, 'needs mirrorPaths: there is nothing to mount.');
-  if (paths.length === 0) return { EFSC_MIRROR_MOUNTS: '' };
-  const fleet = r.source.fleet;
-  if (!fleet) throw propError(scope, pathsProp, 'needs cacheFleet: mirrors are served by a cache fleet.');
+function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCacheClientOptions): Record<string, string> {
+  const paths = source.mirrorPaths;
+  const root = source.mirrorMountPoint ?? '/mnt/mirror';
+  const pathsProp = 'source.mirrorPaths';
+  const rootProp = 'source.mirrorMountPoint';
+  if (source.mirrorMountPoint !== undefined && paths.length === 0) throw propError(scope, rootProp, 'needs mirrorPaths: there is nothing to mount.');
+  // Only a fleet has mirrors: MountSource.fileSystem takes none.
+  const fleet = source.fleet;
+  if (paths.length === 0 || !fleet) return { EFSC_MIRROR_MOUNTS: '' };
   if (!DIR_RE.test(root) || DOT_SEGMENT_RE.test(root)) throw propError(scope, rootProp, `must be an absolute path other than /, got ${describeValue(root, scope)}.`);
   const twice = paths.find((p, i) => paths.indexOf(p) !== i);
   if (twice !== undefined) throw propError(scope, pathsProp, `lists '${twice}' twice: each mirror is mounted once.`);

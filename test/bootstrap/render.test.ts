@@ -5,7 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, ClientProtocol, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { CacheFleet, CacheOrigin, ClientProtocol, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/bootstrap/render';
 import { importedFs, newApp, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
@@ -35,7 +35,7 @@ describe('renderScript', () => {
   test('the code asset is deterministic: two apps synthesize the same template (its key is the content\'s hash)', () => {
     const synth = () => {
       const { stack, vpc } = stackWithVpc();
-      new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] });
+      new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'] });
       return JSON.stringify(Template.fromStack(stack).toJSON());
     };
     const [a, b] = [synth(), synth()];
@@ -208,7 +208,7 @@ describe('commands users add to a template\'s userData', () => {
   test('8 KB of them fit on the largest node (NFSv3, disk cache, two mirrors, warming) and on a client of it, and synthesize', () => {
     const { app, stack, vpc } = stackWithVpc();
     const fleet = new CacheFleet(stack, 'Fleet', {
-      vpc, fileSystem: importedFs(stack), instanceType: new ec2.InstanceType('c7gd.16xlarge'), clientProtocol: ClientProtocol.NFS_V3,
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.16xlarge'), clientProtocol: ClientProtocol.NFS_V3,
       mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
     });
     const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }) });
@@ -225,7 +225,7 @@ describe('commands users add to a template\'s userData', () => {
 
   test('count toward the 16 KB limit: synth reports it once, cleanly, with the path (no Resolution error wrapping)', () => {
     for (const [path, build] of [
-      ['TestStack/Fleet', (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }).userData],
+      ['TestStack/Fleet', (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) }).userData],
       ['TestStack/Clients', (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.fileSystem(importedFs(stack)) }).userData],
     ] as const) {
       const { app, stack, vpc } = stackWithVpc();
@@ -247,7 +247,7 @@ describe('commands users add to a template\'s userData', () => {
 
   test('within the limit, the same template synthesizes', () => {
     const { app, stack, vpc } = stackWithVpc();
-    new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }).userData.addCommands(`echo '${'x'.repeat(1000)}'`);
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) }).userData.addCommands(`echo '${'x'.repeat(1000)}'`);
     expect(() => app.synth()).not.toThrow();
   });
 });
@@ -255,7 +255,7 @@ describe('commands users add to a template\'s userData', () => {
 describe('the code\'s asset', () => {
   const fleetIn = (stack: Stack) => {
     const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 0, restrictDefaultSecurityGroup: false });
-    return new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), nodeCount: 1, clientCidrs: ['10.0.0.0/16'] });
+    return new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, clientCidrs: ['10.0.0.0/16'] });
   };
 
   test('a synthesizer whose bucketPrefix the loader would refuse (a space, a +) is refused at synth, naming the key', () => {

@@ -5,6 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
   CachedFileSystem,
   CacheFleet,
+  CacheFleetProps,
   CacheOrigin,
   ClientProtocol,
   FanOutMode,
@@ -422,23 +423,23 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: an elastic fleet in isolated subnets (warning names S3 for the code and Auto Scaling)',
-    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4 } }),
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4 } }),
     warning: new RegExp(/^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*S3 \(the instances' code: a gateway endpoint\).*/.source +
       /Auto Scaling \(an elastic node completes its lifecycle hooks: without it every node is abandoned\)/.source),
   },
   {
     name: 'fleet: isolated subnets by default (warning)',
-    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack) }),
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), origin: CacheOrigin.efs(importedFs(stack)) }),
     warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*package repositories.*CloudFormation.*EC2.*CloudWatch.*SSM/,
   },
   {
     name: 'fleet: isolated subnets chosen in a mixed VPC (warning)',
-    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: mixedVpc(stack), fileSystem: importedFs(stack), vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }),
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: mixedVpc(stack), origin: CacheOrigin.efs(importedFs(stack)), vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }),
     warning: /^vpcSubnets: the instances of .*\/Fleet run in isolated subnets/,
   },
   {
     name: 'fleet: isolated subnets behind an NLB, metrics off (warning)',
-    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack, 1), fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, metrics: false }),
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack, 1), origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, metrics: false }),
     warning: /^vpcSubnets: (?!.*EC2 \(attaching)(?!.*CloudWatch).*endpoints for the package repositories .*CloudFormation.*SSM, ssmmessages/,
   },
   {
@@ -603,7 +604,7 @@ const CASES: BadInput[] = [
       const vpc = ec2.Vpc.fromVpcAttributes(s, 'Shared', {
         vpcId: 'vpc-0123456789abcdef0', vpcCidrBlock: '10.0.0.0/16', availabilityZones: ['us-east-1a'], privateSubnetIds: ['subnet-0123456789abcdef0'],
       });
-      return new CacheFleet(s, 'Fleet', { vpc, fileSystem: importedFs(s) });
+      return new CacheFleet(s, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(s)) });
     }),
     error: /^Invalid zoneName: .*already belongs to the fleet Other\/Fleet/,
   },
@@ -681,7 +682,7 @@ const CASES: BadInput[] = [
       const other = new Stack(stack.node.root as App, 'Other');
       new route53.CfnHostedZone(other, 'Zone', { name: 'data.example.internal', vpcs: [{ vpcId: attrs.vpcId, vpcRegion: 'us-east-1' }] });
       const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Shared', attrs);
-      return new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), zoneName: 'data.example.internal' });
+      return new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), zoneName: 'data.example.internal' });
     },
     error: /^Invalid zoneName: the private hosted zone Other\/Zone is also named 'data.example.internal'/,
   },
@@ -720,18 +721,10 @@ const CASES: BadInput[] = [
     build: fleet({ instanceType: new ec2.InstanceType('c6gd.16xlarge'), exportPath: '/var/cache/fscache/efs' }),
     error: /^Invalid exportPath: '\/var\/cache\/fscache\/efs' is inside \/var\/cache\/fscache, where each node mounts the disk cache/,
   },
-  // The origin of a fleet (CacheOrigin): one of origin and the deprecated fileSystem; an NFS server that can be reached
+  // The origin of a fleet (CacheOrigin): given, and an NFS server that can be reached
   {
-    name: 'fleet: origin and fileSystem together',
-    build: (stack, vpc) => {
-    const fileSystem = importedFs(stack);
-    return new CacheFleet(stack, 'Fleet', { vpc, fileSystem, origin: CacheOrigin.efs(fileSystem) });
-  },
-    error: /^Invalid fileSystem: is replaced by origin and cannot be combined with it: .*CacheOrigin\.efs\(fileSystem\)/,
-  },
-  {
-    name: 'fleet: neither origin nor fileSystem',
-    build: (stack, vpc) => new CacheFleet(stack, 'Fleet', { vpc }),
+    name: 'fleet: no origin (JavaScript, still giving the fileSystem prop of 0.1)',
+    build: (stack, vpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) } as unknown as CacheFleetProps),
     error: /^Invalid origin: is required: CacheOrigin\.efs\(fileSystem\) .*CacheOrigin\.nfsServer/,
   },
   {

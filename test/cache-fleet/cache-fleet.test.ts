@@ -3,14 +3,14 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, FanOutMode, MountHelper } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, FanOutMode, MountHelper } from '../../lib';
 import { fsidFor } from '../../lib/cache-fleet/cache-fleet';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
 
 function fleet(props: Partial<CacheFleetProps> = {}) {
   const { app, stack, vpc } = stackWithVpc();
-  const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props });
+  const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), ...props });
   const userData = launchTemplateUserData(stack);
   return { app, stack, vpc, fleet: f, t: Template.fromStack(stack), userData, params: Object.values(userData).map(parameters) };
 }
@@ -201,7 +201,7 @@ describe('CacheFleet node configuration', () => {
     expect(ingress).toEqual([expect.objectContaining({ GroupId: 'sg-0123456789abcdef0', IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049 })]);
 
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) });
     f.connections.allowDefaultPortFrom(new ec2.SecurityGroup(stack, 'Clients', { vpc }));
     Template.fromStack(stack).hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
       IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049,
@@ -241,7 +241,7 @@ describe('CacheFleet fan-out', () => {
   test('Route 53 with an existing zone and names', () => {
     const { stack, vpc } = stackWithVpc();
     const zone = new route53.PrivateHostedZone(stack, 'Z', { zoneName: 'corp.example', vpc });
-    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), hostedZone: zone, recordName: 'efs' });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), hostedZone: zone, recordName: 'efs' });
     expect(f.endpoint).toBe('efs.corp.example');
     Template.fromStack(stack).resourceCountIs('AWS::Route53::HostedZone', 1);
   });
@@ -249,10 +249,10 @@ describe('CacheFleet fan-out', () => {
   test('several fleets on one VPC: a zone each, or one shared zone with a record name each; no record set twice', () => {
     const { stack, vpc } = stackWithVpc();
     const fileSystem = importedFs(stack);
-    const a = new CacheFleet(stack, 'A', { vpc, fileSystem });
-    const b = new CacheFleet(stack, 'B', { vpc, fileSystem, zoneName: 'b.efs-cache.internal' });
-    const c = new CacheFleet(stack, 'C', { vpc, fileSystem, hostedZone: a.hostedZone, recordName: 'archive' });
-    const nlb = new CacheFleet(stack, 'D', { vpc, fileSystem, fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
+    const a = new CacheFleet(stack, 'A', { vpc, origin: CacheOrigin.efs(fileSystem) });
+    const b = new CacheFleet(stack, 'B', { vpc, origin: CacheOrigin.efs(fileSystem), zoneName: 'b.efs-cache.internal' });
+    const c = new CacheFleet(stack, 'C', { vpc, origin: CacheOrigin.efs(fileSystem), hostedZone: a.hostedZone, recordName: 'archive' });
+    const nlb = new CacheFleet(stack, 'D', { vpc, origin: CacheOrigin.efs(fileSystem), fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
     expect([a, b, c, nlb].map((f) => f.endpoint.toString())).toEqual([
       'cache.efs-cache.internal', 'cache.b.efs-cache.internal', 'archive.efs-cache.internal', expect.anything(),
     ]);
@@ -307,7 +307,7 @@ describe('CacheFleet fan-out', () => {
   test('NLB with loadBalancerAccessLogs: the access_logs attributes point at the bucket and prefix; no ELB2 or ELBLoggingEnabled acknowledgement needed', () => {
     const { app, stack, vpc } = stackWithVpc();
     const logs = new s3.Bucket(stack, 'Logs', { enforceSSL: true, serverAccessLogsPrefix: 'self/', versioned: true });
-    new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerAccessLogs: logs, loadBalancerAccessLogsPrefix: 'efs-cache' });
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerAccessLogs: logs, loadBalancerAccessLogsPrefix: 'efs-cache' });
     const t = Template.fromStack(stack);
     t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
       LoadBalancerAttributes: Match.arrayWith([

@@ -2,7 +2,7 @@ import { Duration, Size, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, CacheFleet, ElasticCapacity, FanOutMode, OriginFileSystem } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheOrigin, ElasticCapacity, FanOutMode, OriginFileSystem } from '../../lib';
 import { nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
 
@@ -57,7 +57,7 @@ describe('an elastic fleet', () => {
     expect(p.EFSC_LIFECYCLE_LAUNCH_HOOK).toBe('efs-cache-serving');
     expect(p.EFSC_LIFECYCLE_DRAIN_HOOK).toBe('efs-cache-drained');
     const fixed = stackWithVpc();
-    new CacheFleet(fixed.stack, 'Fleet', { vpc: fixed.vpc, origin: undefined, fileSystem: new OriginFileSystem(fixed.stack, 'O', { vpc: fixed.vpc }).fileSystem });
+    new CacheFleet(fixed.stack, 'Fleet', { vpc: fixed.vpc, origin: CacheOrigin.efs(new OriginFileSystem(fixed.stack, 'O', { vpc: fixed.vpc }).fileSystem) });
     const q = parameters(Object.values(launchTemplateUserData(fixed.stack))[0]);
     expect(q.EFSC_LIFECYCLE_LAUNCH_HOOK).toBeUndefined();
     expect(q.EFSC_NODE_IDENTITY).toBe('tags');
@@ -164,6 +164,6 @@ describe('bad elastic options are refused', () => {
   test.each(cases)('%s', (_name, options, message) => {
     const { stack, vpc } = stackWithVpc();
     const fileSystem = new OriginFileSystem(stack, 'O', { vpc }).fileSystem;
-    expect(() => new CacheFleet(stack, 'Fleet', { vpc, fileSystem, ...options })).toThrow(message);
+    expect(() => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), ...options })).toThrow(message);
   });
 });

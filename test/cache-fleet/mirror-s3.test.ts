@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheFleetProps, FsCacheClientLaunchTemplate, MirrorSource, MountSource } from '../../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, FsCacheClientLaunchTemplate, MirrorSource, MountSource } from '../../lib';
 import { renderedCode } from '../../lib/bootstrap/render';
 import { mirrorFsid } from '../../lib/cache-fleet/mirror';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
@@ -15,7 +15,7 @@ const site = (stack: Stack, prefix = 'site/', name?: string) =>
 
 function fleet(props: (stack: Stack) => Partial<CacheFleetProps>) {
   const { app, stack, vpc } = stackWithVpc();
-  const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props(stack) });
+  const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), ...props(stack) });
   const userData = Object.values(launchTemplateUserData(stack, (k) => (k.includes('CidrBlock') ? '10.0.0.0/16' : 'lab')))[0];
   return { app, stack, vpc, fleet: f, t: Template.fromStack(stack), userData, params: parameters(userData) };
 }
@@ -105,7 +105,7 @@ describe('S3 mirrors (mirrorSources)', () => {
 
   test('clients mount an S3 mirror by its export path, on the mirrors\' port', () => {
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorSources: [site(stack)] });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorSources: [site(stack)] });
     new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/mirror/site'] }) });
     const all = launchTemplateUserData(stack, (k) => (k.includes('CidrBlock') ? '10.0.0.0/16' : 'lab'));
     const client = Object.values(all).map(parameters).find((p) => p.EFSC_MIRROR_MOUNTS !== undefined)!;

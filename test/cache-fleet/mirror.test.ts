@@ -1,7 +1,7 @@
 import { Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, ClientProtocol, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, ClientProtocol, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource } from '../../lib';
 import { renderedCode } from '../../lib/bootstrap/render';
 import { mirrorFsid } from '../../lib/cache-fleet/mirror';
 import { NFS_MIRROR_PORT } from '../../lib/private/constants';
@@ -11,7 +11,7 @@ import { runScript } from '../util/run-script';
 
 function fleet(props: Partial<CacheFleetProps> = {}, id = 'Fleet') {
   const { stack, vpc } = stackWithVpc();
-  const f = new CacheFleet(stack, id, { vpc, fileSystem: importedFs(stack), ...props });
+  const f = new CacheFleet(stack, id, { vpc, origin: CacheOrigin.efs(importedFs(stack)), ...props });
   const userData = Object.values(launchTemplateUserData(stack, (k) => (k.includes('CidrBlock') ? '10.0.0.0/16' : 'lab')))[0];
   return { fleet: f, t: Template.fromStack(stack), userData, params: parameters(userData) };
 }
@@ -185,7 +185,7 @@ describe('CacheFleet mirrors', () => {
 
   test('a client template mounts the fleet\'s mirrors read-only, without fsc, beside the fsc mount of the re-export', () => {
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
     const c = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/www/vendor'] }) });
     const plain = new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, source: MountSource.cacheFleet(f) });
     const ud = launchTemplateUserData(stack);
@@ -218,11 +218,11 @@ describe('the mirrors\' own port (2050)', () => {
 
   test('Route 53: a fleet with mirrors opens nothing by itself; a client template that mounts them is let in on 2049 and 2050, one that does not on 2049 only', () => {
     const alone = stackWithVpc();
-    new CacheFleet(alone.stack, 'Fleet', { vpc: alone.vpc, fileSystem: importedFs(alone.stack), mirrorPaths: ['/efs/app'] });
+    new CacheFleet(alone.stack, 'Fleet', { vpc: alone.vpc, origin: CacheOrigin.efs(importedFs(alone.stack)), mirrorPaths: ['/efs/app'] });
     expect(portsFrom(alone.stack, /FleetSecurityGroup/)).toEqual([]);
 
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'] });
     new FsCacheClientLaunchTemplate(stack, 'Mirrored', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/app'] }) });
     new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, source: MountSource.cacheFleet(f) });
     expect(portsFrom(stack, /FleetSecurityGroup/, 'Mirrored')).toEqual(['2049-2049', '2050-2050']);
@@ -235,7 +235,7 @@ describe('the mirrors\' own port (2050)', () => {
 
   test('a fleet without mirrors: nothing on 2050, whatever its clients', () => {
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) });
     new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(f) });
     expect(portsFrom(stack, /FleetSecurityGroup/)).toEqual(['2049-2049']);
     expect(JSON.stringify(Template.fromStack(stack).toJSON())).not.toMatch(/"(FromPort|ToPort|Port)":2050\b/);
@@ -243,7 +243,7 @@ describe('the mirrors\' own port (2050)', () => {
 
   test('an NFSv3 fleet\'s mirrors: their clients are let in on 2049, mountd\'s 20048 and 2050', () => {
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'], clientProtocol: ClientProtocol.NFS_V3 });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'], clientProtocol: ClientProtocol.NFS_V3 });
     const c = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/app'] }) });
     expect(portsFrom(stack, /FleetSecurityGroup/)).toEqual(['20048-20048', '2049-2049', '2050-2050']);
     const p = parameters(launchTemplateUserData(stack)[stack.getLogicalId(c.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)]);
@@ -285,12 +285,5 @@ describe('the mirrors\' own port (2050)', () => {
     expect(() => CacheFleet.fromCacheFleetAttributes(stack, 'Bad', {
       endpoint: 'cache.efs-cache.internal', securityGroup: sg, mirrors: [{ path: '/efs/app', exportPath: '/mirror/app', fsid: 'nope' }],
     })).toThrow(/^Invalid mirrors: mirrors\[0\]\.fsid 'nope' is not a UUID/);
-  });
-
-  test('the deprecated mirrorPaths prop opens 2050 too', () => {
-    const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] });
-    new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, cacheFleet: f, mirrorPaths: ['/efs/app'] });
-    expect(portsFrom(stack, /FleetSecurityGroup/)).toEqual(['2049-2049', '2050-2050']);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, ClientProtocol, FanOutMode, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
+import { CacheFleet, CacheOrigin, ClientProtocol, FanOutMode, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { expand, launchTemplateUserData, parameters } from '../util/user-data';
@@ -13,7 +13,7 @@ import { expand, launchTemplateUserData, parameters } from '../util/user-data';
 function build(clientProtocol?: ClientProtocol) {
   const { stack, vpc } = stackWithVpc();
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, fileSystem: importedFs(stack), nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: ['10.0.0.0/16'], clientProtocol,
+    vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: ['10.0.0.0/16'], clientProtocol,
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });
   const ud = launchTemplateUserData(stack, () => 'fs-0123456789abcdef0.efs.us-east-1.amazonaws.com');
@@ -86,7 +86,7 @@ describe('ClientProtocol.NFS_V3', () => {
   test('with mirrors on nodes that keep the disk cache it is accepted: the code of all three is an asset, not user data', () => {
     const { stack, vpc } = stackWithVpc();
     const fleet = new CacheFleet(stack, 'Fleet', {
-      vpc, fileSystem: importedFs(stack), instanceType: new ec2.InstanceType('c7gd.4xlarge'), mirrorPaths: ['/efs/app'], clientProtocol: ClientProtocol.NFS_V3,
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.4xlarge'), mirrorPaths: ['/efs/app'], clientProtocol: ClientProtocol.NFS_V3,
     });
     expect(fleet.diskCache).toBe(true);
     // Refused for size before the code moved out of the user data; now more than half of EC2's 16 KB is left.
@@ -100,7 +100,7 @@ describe('ClientProtocol.NFS_V3', () => {
   test('behind a load balancer it is refused: the NLB has no listener for mountd', () => {
     const { stack, vpc } = stackWithVpc();
     expect(() => new CacheFleet(stack, 'Fleet', {
-      vpc, fileSystem: importedFs(stack), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientProtocol: ClientProtocol.NFS_V3,
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientProtocol: ClientProtocol.NFS_V3,
     })).toThrow(/Invalid clientProtocol: ClientProtocol.NFS_V3 needs fanOut: FanOutMode.ROUTE53/);
   });
 

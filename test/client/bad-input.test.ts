@@ -3,13 +3,15 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import {
   CachedFileSystem,
   CacheFleet,
+  CacheOrigin,
   CacheStorage,
   FsCacheClientLaunchTemplate,
+  FsCacheClientLaunchTemplateProps,
   MountHelper,
   MountSource,
 } from '../../lib';
 import { importedFs } from '../util';
-import { BadInput, al2023x86, client, deprecatedClient, isolatedVpc, mirrorClient, ownFleetClient, refusesBadInput } from '../util/bad-input';
+import { BadInput, al2023x86, client, isolatedVpc, mirrorClient, ownFleetClient, refusesBadInput } from '../util/bad-input';
 
 /** What the clients (FsCacheClientLaunchTemplate, MountSource) refuses at synth, or warns about, each case naming the prop to change. */
 const CASES: BadInput[] = [
@@ -27,23 +29,6 @@ const CASES: BadInput[] = [
     name: 'client: a cache device model from a token',
     build: (stack, vpc) => client({ cacheDeviceModel: new CfnParameter(stack, 'Model').valueAsString })(stack, vpc),
     error: /^Invalid cacheDeviceModel: .*token/,
-  },
-  {
-    name: 'client: a mirror without a fleet (deprecated props)',
-    build: deprecatedClient({ mirrorPaths: ['/efs/app'] }),
-    error: /^Invalid mirrorPaths: needs cacheFleet/,
-  },
-  {
-    name: 'client: a mirror the fleet does not have (deprecated props)',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
-      vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/lib'],
-    }),
-    error: /^Invalid mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/,
-  },
-  {
-    name: 'client: a mirror mount point with nothing to mount (deprecated props)',
-    build: deprecatedClient({ mirrorMountPoint: '/mnt/m' }),
-    error: /^Invalid mirrorMountPoint: needs mirrorPaths/,
   },
   // FsCacheClientLaunchTemplate
   {
@@ -132,41 +117,21 @@ const CASES: BadInput[] = [
     error: /^Invalid cacheTag/,
   },
   {
-    name: 'client: no source',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc }),
+    name: 'client: no source (JavaScript, still giving the fileSystem prop of 0.1)',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, fileSystem: importedFs(stack) } as unknown as FsCacheClientLaunchTemplateProps),
     error: /^Invalid source: is required: MountSource.fileSystem\(fileSystem\) mounts EFS directly, MountSource.cacheFleet\(fleet\) mounts the cache tier/,
-  },
-  {
-    name: 'client: source and the deprecated fileSystem',
-    build: (stack, vpc) => { const fileSystem = importedFs(stack); return new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.fileSystem(fileSystem), fileSystem }); },
-    error: /^Invalid fileSystem: is replaced by source and cannot be combined with it: give fileSystem through source alone/,
-  },
-  {
-    name: 'client: source and the deprecated mirrorPaths',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', {
-      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] })), mirrorPaths: ['/efs/app'],
-    }),
-    error: /^Invalid mirrorPaths: is replaced by source .*MountSource.cacheFleet\(fleet, \{ mirrorPaths, mirrorMountPoint \}\)/,
-  },
-  {
-    name: 'client: source with the deprecated cacheFleet and mirrorMountPoint',
-    build: (stack, vpc) => {
-      const fleetOf = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) });
-      return new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.cacheFleet(fleetOf), cacheFleet: fleetOf, mirrorMountPoint: '/mnt/m' });
-    },
-    error: /^Invalid cacheFleet: is replaced by source .*give cacheFleet, mirrorMountPoint through source alone/,
   },
   {
     name: 'client: a source mirror the fleet does not have',
     build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
-      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/lib'] }),
+      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/lib'] }),
     }),
     error: /^Invalid source\.mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/,
   },
   {
     name: 'client: a source mirror mount point with nothing to mount',
     build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
-      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) }), { mirrorMountPoint: '/mnt/m' }),
+      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) }), { mirrorMountPoint: '/mnt/m' }),
     }),
     error: /^Invalid source\.mirrorMountPoint: needs mirrorPaths/,
   },
@@ -174,7 +139,7 @@ const CASES: BadInput[] = [
     name: 'client: a relative source mirror mount point',
     build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
       vpc,
-      source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), {
+      source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'] }), {
         mirrorPaths: ['/efs/app'], mirrorMountPoint: 'mnt',
       }),
     }),
@@ -183,16 +148,9 @@ const CASES: BadInput[] = [
   {
     name: 'client: a fleet source asked to write',
     build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
-      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) })), readOnly: false,
+      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) })), readOnly: false,
     }),
     error: /^Invalid readOnly: a cache fleet exports read-only/,
-  },
-  {
-    name: 'client: both file system and fleet',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', {
-      vpc, fileSystem: importedFs(stack), cacheFleet: new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).cacheFleet,
-    }),
-    error: /^Invalid cacheFleet: give exactly one of fileSystem .* and cacheFleet/,
   },
   {
     name: 'client: a fleet client asked to write',
@@ -369,13 +327,6 @@ const CASES: BadInput[] = [
     error: /^Invalid source\.mirrorPaths: lists '\/efs\/app' twice/,
   },
   {
-    name: 'client: a mirror twice (deprecated props)',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
-      vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }), mirrorPaths: ['/efs/app', '/efs/app'],
-    }),
-    error: /^Invalid mirrorPaths: lists '\/efs\/app' twice/,
-  },
-  {
     name: 'client: mirrors inside the fsc mount',
     build: mirrorClient({ mirrorPaths: ['/efs/app'], mirrorMountPoint: '/mnt/efs' }),
     error: new RegExp(/^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/efs\/app', inside mountPoint '\/mnt\/efs' \(the fsc mount .*\): /.source +
@@ -399,14 +350,9 @@ const CASES: BadInput[] = [
       /inside cacheDirectory '\/var\/cache\/fscache' \(cachefilesd's cache\): .*or another cacheDirectory\./.source),
   },
   {
-    name: 'client: the cache directory inside a mirror (deprecated props)',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
-      vpc,
-      cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app'] }),
-      mirrorPaths: ['/efs/app'],
-      cacheDirectory: '/mnt/mirror/app/cache',
-    }),
-    error: /^Invalid mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/mirror\/app', over cacheDirectory '\/mnt\/mirror\/app\/cache'/,
+    name: 'client: the cache directory inside a mirror',
+    build: mirrorClient({ mirrorPaths: ['/efs/app'] }, { cacheDirectory: '/mnt/mirror/app/cache' }),
+    error: /^Invalid source\.mirrorMountPoint: the mirror '\/efs\/app' would be mounted at '\/mnt\/mirror\/app', over cacheDirectory '\/mnt\/mirror\/app\/cache'/,
   },
   {
     name: 'client: two mirrors of a fleet of its own on one directory',

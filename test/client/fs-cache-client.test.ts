@@ -3,8 +3,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import {
-  CachedFileSystem, CacheFleet, CacheStorage, ClientSource, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, ICacheFleet,
-  MountHelper, MountSource, OriginFileSystem,
+  CachedFileSystem, CacheFleet, CacheOrigin, CacheStorage, ClientSource, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, ICacheFleet,
+  MountHelper, MountSource,
 } from '../../lib';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { codeParameters, launchTemplateUserData, parameters } from '../util/user-data';
@@ -160,41 +160,24 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
   });
 });
 
-describe('source: one MountSource rather than fileSystem or cacheFleet (deprecated)', () => {
+describe('source: one MountSource', () => {
   interface Given { readonly fs: efs.IFileSystem; readonly fleet: ICacheFleet }
   type Props = (g: Given) => Omit<FsCacheClientLaunchTemplateProps, 'vpc'>;
 
   /**
    * The whole template of a stack with a file system, a fleet with two mirrors and one client template with `props`,
-   * and the client's mount parameters: built anew for each form, so two forms can be compared as JSON.
+   * and the client's mount parameters.
    */
-  function synth(props: Props, origin: 'imported' | 'created' = 'imported') {
+  function synth(props: Props) {
     const { stack, vpc } = stackWithVpc();
-    const fs = origin === 'imported' ? importedFs(stack) : new OriginFileSystem(stack, 'Origin', { vpc }).fileSystem;
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: fs, nodeCount: 2, mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+    const fs = importedFs(stack);
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs), nodeCount: 2, mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
     new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, ...props({ fs, fleet }) });
     const ud = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('Client'))![1];
     return { template: Template.fromStack(stack).toJSON(), params: parameters(ud) };
   }
 
-  test.each<[string, Props, Props, 'imported' | 'created']>([
-    ['an imported origin, defaults', ({ fs }) => ({ fileSystem: fs }), ({ fs }) => ({ source: MountSource.fileSystem(fs) }), 'imported'],
-    ['an imported origin, plain NFS read-only', ({ fs }) => ({ fileSystem: fs, mountHelper: MountHelper.NFS, readOnly: true }),
-      ({ fs }) => ({ source: MountSource.fileSystem(fs), mountHelper: MountHelper.NFS, readOnly: true }), 'imported'],
-    ['an OriginFileSystem (TLS-only policy, IAM grant)', ({ fs }) => ({ fileSystem: fs }), ({ fs }) => ({ source: MountSource.fileSystem(fs) }), 'created'],
-    ['a fleet', ({ fleet }) => ({ cacheFleet: fleet }), ({ fleet }) => ({ source: MountSource.cacheFleet(fleet) }), 'imported'],
-    ['a fleet with both mirrors at their own mount point',
-      ({ fleet }) => ({ cacheFleet: fleet, mirrorPaths: ['/efs/www/vendor', '/efs/app'], mirrorMountPoint: '/srv/mirror' }),
-      ({ fleet }) => ({ source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/www/vendor', '/efs/app'], mirrorMountPoint: '/srv/mirror' }) }),
-      'imported'],
-  ])('%s: the same template as the deprecated props', (_name, deprecated, withSource, origin) => {
-    const before = synth(deprecated, origin);
-    const after = synth(withSource, origin);
-    expect(after.template).toEqual(before.template);
-    expect(after.params).toEqual(before.params);
-  });
-
-  test('the compared templates do mount what was asked: the fleet with its mirrors, or EFS over TLS', () => {
+  test('a template mounts what was asked: the fleet with its mirrors, or EFS over TLS', () => {
     const viaFleet = synth(({ fleet }) => ({ source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'], mirrorMountPoint: '/srv/mirror' }) }));
     expect(viaFleet.params).toMatchObject({
       EFSC_NFS_SERVER: 'cache.efs-cache.internal', EFSC_NFS_PATH: '/efs', EFSC_MOUNT_TYPE: 'nfs4', EFSC_MIRROR_MOUNTS: '/mirror/app', EFSC_MIRROR_MOUNT_POINT: '/srv/mirror',
@@ -207,7 +190,7 @@ describe('source: one MountSource rather than fileSystem or cacheFleet (deprecat
   test('a MountSource says what the client mounts: server, path, connections, helper, mirrors', () => {
     const { stack, vpc } = stackWithVpc();
     const fs = importedFs(stack);
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: fs, nodeCount: 1, exportPath: '/data', mirrorPaths: ['/data/app'] });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs), nodeCount: 1, exportPath: '/data', mirrorPaths: ['/data/app'] });
     const direct = MountSource.fileSystem(fs);
     expect([direct.remotePath, direct.mountHelper, direct.mirrorPaths, direct.efsFileSystem, direct.fleet]).toEqual(['/', undefined, [], fs, undefined]);
     expect(direct.connections).toBe(fs.connections);
@@ -221,7 +204,7 @@ describe('source: one MountSource rather than fileSystem or cacheFleet (deprecat
   });
 
   test('CachedFileSystem passes its clients a source: addClientLaunchTemplate gives the launch template of MountSource.cacheFleet', () => {
-    // The deprecated props give the same template (the test.each above); the sample's snapshot holds this too.
+    // The sample's snapshot holds this too.
     const viaSource = () => {
       const { stack, vpc } = stackWithVpc();
       const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } });

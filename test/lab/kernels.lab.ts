@@ -10,7 +10,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
+import { CacheFleet, CacheOrigin, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
 import { NOT_SERVING, notServing } from '../../lib/monitoring/metrics';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
@@ -46,7 +46,7 @@ function kernelUserData(tag: string): KernelUserData {
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
-    fileSystem: importedFs(stack),
+    origin: CacheOrigin.efs(importedFs(stack)),
     nodeCount: 1,
     originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],

@@ -10,7 +10,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheFleetProps, MountHelper } from '../../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, MountHelper } from '../../lib';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, ExecResult, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
@@ -39,7 +39,7 @@ function mirrorNodeUserData(extra: Partial<CacheFleetProps> = {}): { userData: s
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
-    fileSystem: importedFs(stack),
+    origin: CacheOrigin.efs(importedFs(stack)),
     nodeCount: 1,
     originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],

@@ -18,7 +18,7 @@ import * as path from 'path';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, DataSeeder, MountHelper, SeedSource } from '../../lib';
+import { CacheFleet, CacheOrigin, DataSeeder, MountHelper, SeedSource } from '../../lib';
 import { importedFs } from '../util';
 import { KEPT_CODE_DIR } from '../../lib/bootstrap/render';
 import { CfnTemplate, keptCode, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
@@ -100,7 +100,7 @@ function synthesize(): { template: CfnTemplate; seeder: string; failing: string;
   });
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
-    fileSystem,
+    origin: CacheOrigin.efs(fileSystem),
     nodeCount: 1,
     instanceType: new ec2.InstanceType('c6i.large'),
     originMountHelper: MountHelper.NFS,

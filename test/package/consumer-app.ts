@@ -21,6 +21,7 @@ import {
   CachedFileSystem,
   CacheDashboard,
   CacheFleet,
+  CacheOrigin,
   CacheStorage,
   ClientSource,
   DataSeeder,
@@ -91,7 +92,7 @@ const imported = new OriginFileSystem(tiers, 'Imported', {
 });
 const fleet = new CacheFleet(tiers, 'Fleet', {
   vpc: vpc2,
-  fileSystem: imported.fileSystem,
+  origin: CacheOrigin.efs(imported.fileSystem),
   fanOut: FanOutMode.NETWORK_LOAD_BALANCER,
   nodeCount: 2,
   instanceType: new ec2.InstanceType('c6in.8xlarge'),

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { Annotations as CoreAnnotations, CfnParameter, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { AmazonLinux2023KernelLine, CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { AmazonLinux2023KernelLine, CachedFileSystem, CacheFleet, CacheOrigin, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
 import { DEFAULT_KERNEL_LINE, PROVED_KERNEL_LINES } from '../../lib/private/kernel';
 import { importedFs, stackWithVpc } from '../util';
 
@@ -13,7 +13,7 @@ import { importedFs, stackWithVpc } from '../util';
  */
 type Build = (stack: Stack, vpc: ec2.Vpc, p: object) => unknown;
 const TIERS: Array<[string, Build, { arm64: string; x86_64: string }]> = [
-  ['CacheFleet', (stack, vpc, p) => new CacheFleet(stack, 'Tier', { vpc, fileSystem: importedFs(stack), nodeCount: 1, ...p }),
+  ['CacheFleet', (stack, vpc, p) => new CacheFleet(stack, 'Tier', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, ...p }),
     { arm64: 'c7gn.16xlarge', x86_64: 'c6in.2xlarge' }],
   ['FsCacheClientLaunchTemplate', (stack, vpc, p) => new FsCacheClientLaunchTemplate(stack, 'Tier', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...p }),
     { arm64: 'm6gd.xlarge', x86_64: 'm6id.xlarge' }],
@@ -124,7 +124,7 @@ describe('keeping 0.1\'s image, and acknowledging the warning', () => {
   test('the README\'s acknowledgement silences the warning on that construct only', () => {
     const { stack, vpc } = stackWithVpc();
     const fileSystem = importedFs(stack);
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, fileSystem, kernel: AmazonLinux2023KernelLine.KERNEL_6_18 });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), kernel: AmazonLinux2023KernelLine.KERNEL_6_18 });
     CoreAnnotations.of(fleet).acknowledgeWarning('cdk-efs-cache:kernelNotProved', 'Tested on 6.18; no locks needed through the nodes');
     new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet), kernel: AmazonLinux2023KernelLine.KERNEL_6_18 });
     const warned = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp(NOT_PROVED)).map((w) => w.id);

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { CfnParameter, Duration, Size, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheOrigin, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
 import { describeValue, pythonPropName } from '../../lib/private/errors';
 import { importedFs, stackWithVpc } from '../util';
 
@@ -11,7 +11,7 @@ import { importedFs, stackWithVpc } from '../util';
  * refers to and that it is known only at deploy time, never as `${Token[TOKEN.12]}` or a number such as -1.888e+289;
  * and the Python name of a prop whose name differs there.
  */
-const F = (stack: Stack, vpc: ec2.Vpc, p: object) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/a'], warmPaths: ['/efs/a'], ...p });
+const F = (stack: Stack, vpc: ec2.Vpc, p: object) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/a'], warmPaths: ['/efs/a'], ...p });
 const C = (stack: Stack, vpc: ec2.Vpc, p: object) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...p });
 const S = (stack: Stack, vpc: ec2.Vpc, p: object, source?: SeedSource) =>
   new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source ?? SeedSource.fromInstanceDirectory('/srv/data'), ...p });

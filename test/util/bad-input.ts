@@ -45,12 +45,9 @@ export interface BadInput {
 export const origin = (props: (s: Stack) => Partial<OriginFileSystemProps>) =>
   (stack: Stack, vpc: ec2.Vpc) => new OriginFileSystem(stack, 'Origin', { vpc, ...props(stack) });
 export const fleet = (props: Partial<CacheFleetProps>) =>
-  (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), ...props });
+  (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), ...props });
 export const client = (props: Partial<FsCacheClientLaunchTemplateProps>) =>
   (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...props });
-/** A client of an imported file system through the deprecated `fileSystem` prop, with more of the deprecated props. */
-export const deprecatedClient = (props: Partial<FsCacheClientLaunchTemplateProps>) =>
-  (stack: Stack, vpc: ec2.Vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, fileSystem: importedFs(stack), ...props });
 export const seeder = (props: Partial<DataSeederProps>, source: (s: Stack) => SeedSource = () => SeedSource.fromInstanceDirectory('/srv/data')) =>
   (stack: Stack, vpc: ec2.Vpc) => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source(stack), ...props });
 /**
@@ -76,8 +73,8 @@ export const twoFleets = (
 ) =>
   (stack: Stack, vpc: ec2.Vpc) => {
     const fileSystem = importedFs(stack);
-    const a = new CacheFleet(stack, 'Fleet', { vpc, fileSystem, ...first });
-    return new CacheFleet(stack, 'Fleet2', { vpc, fileSystem, ...(typeof second === 'function' ? second(a) : second) });
+    const a = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), ...first });
+    return new CacheFleet(stack, 'Fleet2', { vpc, origin: CacheOrigin.efs(fileSystem), ...(typeof second === 'function' ? second(a) : second) });
   };
 /**
  * A seeder whose instance type CDK's own template validation (cdk.json `@aws-cdk/core:validateAgainstDefaultRules`,
@@ -103,7 +100,7 @@ export const importedMirrors = (...mirrors: [string, string, string?][]) => (sta
   importedFleet(stack, { mirrors: mirrors.map(([path, exportPath, fsid], i) => ({ path, exportPath, fsid: fsid ?? FSIDS[i] })) });
 /** Clients of a fleet with mirrors /efs/app and /efs/www/vendor, mounting `mirrorPaths` with the given client props. */
 export const mirrorClient = (options: FleetSourceOptions, props: Partial<FsCacheClientLaunchTemplateProps> = {}) => (stack: Stack, vpc: ec2.Vpc) => {
-  const f = new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+  const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
   return new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(f, options), ...props });
 };
 /** Clients of a fleet of the user's own making (an ICacheFleet), whose mirrors no CacheFleet would have. */

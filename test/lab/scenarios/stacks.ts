@@ -110,7 +110,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
   const fleet = new CacheFleet(stack, 'Fleet', {
     ...s3Mirror,
     vpc,
-    fileSystem,
+    origin: CacheOrigin.efs(fileSystem),
     nodeCount: 2,
     originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],
@@ -123,7 +123,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
   const impatient = new CacheFleet(stack, 'ImpatientFleet', {
     ...s3Mirror, // the same code as the fleet's (aws.lab.ts runs it with the fleet's role, which may fetch only that)
     vpc,
-    fileSystem,
+    origin: CacheOrigin.efs(fileSystem),
     nodeCount: 1,
     originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],
@@ -133,7 +133,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
   });
   const v3Fleet = new CacheFleet(stack, 'V3Fleet', {
     vpc,
-    fileSystem,
+    origin: CacheOrigin.efs(fileSystem),
     nodeCount: 1,
     originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],
@@ -158,7 +158,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
   // An elastic fleet (issue 32): one group of 1 to 4 nodes behind the load balancer (played in aws.lab.ts by IPVS).
   const elasticFleet = new CacheFleet(stack, 'ElasticFleet', {
     vpc,
-    fileSystem,
+    origin: CacheOrigin.efs(fileSystem),
     fanOut: FanOutMode.NETWORK_LOAD_BALANCER,
     elastic: { minNodes: 1, maxNodes: 4 },
     originMountHelper: MountHelper.NFS,
