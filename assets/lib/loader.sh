@@ -90,16 +90,21 @@ efs_cache_try() {
 }
 
 # efs_cache_install PACKAGE: the aws CLI's package, with the scripts' own patience: three tries 10 s apart, apt waiting
-# up to 5 minutes for another apt's lock (cloud-init's or unattended-upgrades' on a first boot).
+# up to 5 minutes for another apt's lock (cloud-init's or unattended-upgrades' on a first boot), all of it within 10
+# minutes: each command gets what is left of them, so a repository whose packets go nowhere cannot hold the boot past
+# the signal timeout (20 minutes by default) before the loader signals FAILURE.
 efs_cache_install() {
-  local i o='-qy -o DPkg::Lock::Timeout=300'
+  local i o='-qy -o DPkg::Lock::Timeout=300' end=$((SECONDS + 600))
   for i in 1 2 3; do
     [ "$i" = 1 ] || sleep 10
+    ((end - SECONDS > 10)) || return 1
     if command -v dnf >/dev/null; then
-      dnf -qy install "$1" >&2 && return 0
+      timeout -k 10 $((end - SECONDS)) dnf -qy install "$1" >&2 && return 0
     else
       # shellcheck disable=SC2086 # $o holds several options
-      { apt-get $o update && DEBIAN_FRONTEND=noninteractive apt-get $o install --no-install-recommends "$1"; } >&2 && return 0
+      { timeout -k 10 $((end - SECONDS)) apt-get $o update &&
+        DEBIAN_FRONTEND=noninteractive timeout -k 10 $((end - SECONDS)) apt-get $o install --no-install-recommends "$1"; } >&2 &&
+        return 0
     fi
   done
   return 1

@@ -107,3 +107,15 @@ test('without the aws CLI, no way to install it and no kept code, the loader sto
   expect(run.stderr).toMatch(/WARN: cloudformation refused or did not answer: Action=SignalResource/);
   expect(run.calls.filter((c) => !/^(dnf|logger|curl|python3|sleep) /.test(c))).toEqual([]);
 });
+
+test('without the aws CLI, each try of its install runs under a deadline: all of them within 10 minutes', () => {
+  // `timeout` recorded, then ending its command as at the deadline (exit 124): a package manager whose repository does
+  // not answer cannot hold the boot past the signal timeout. The sandbox's time does not pass (sleep is stubbed), so
+  // each of the three tries gets the whole budget.
+  const ud = labUserData();
+  const noAws = ud.cacheNode.replace('#!/bin/bash\n', '#!/bin/bash\naws() { return 127; }\ncommand() { [ "$2" = aws ] && return 1; builtin command "$@"; }\n');
+  const run = runScript(noAws, [], { tags: ud.nodeTags[0], stubs: { timeout: 'exit 124' } });
+  expect(run.status).toBe(1);
+  expect(run.stderr.split('\n')[0]).toBe('efs-cache: FATAL: cannot install awscli-2 to fetch the bootstrap code');
+  expect(run.calls.filter((c) => /^(timeout|dnf) /.test(c))).toEqual(Array(3).fill('timeout -k 10 600 dnf -qy install awscli-2'));
+});

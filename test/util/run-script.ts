@@ -31,6 +31,8 @@ export interface RunScriptOptions {
   readonly keptCode?: string;
   /** What /etc/os-release says inside the sandbox (bound over the host's). @default - the host's */
   readonly osRelease?: string;
+  /** More stubs, name to bash body, run after the call is recorded (`"$@"` is the call's arguments). @default none */
+  readonly stubs?: Record<string, string>;
 }
 
 /**
@@ -89,6 +91,7 @@ export function runScript(script: string, args: string[] = [], options: RunScrip
   stub('logger', 'exit 0');
   stub('sleep', 'exit 0'); // retry loops end at once
   for (const name of REFUSED) stub(name, 'exit 97');
+  for (const [name, body] of Object.entries(options.stubs ?? {})) stub(name, body);
   const file = path.join(dir, 'user-data.sh');
   fs.writeFileSync(file, script, { mode: 0o700 });
   // A private mount namespace with empty tmpfs over the folders a script keeps its state in (the signal marker in
