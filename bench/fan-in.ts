@@ -36,8 +36,8 @@ function nodeUserData(): { userData: string; tags: Record<string, string> } {
   const stack = new Stack(app, 'FanInBench');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [LAB_SUBNET],
-    originMountTimeout: Duration.seconds(150), nfsdThreads: 16, metrics: false,
+    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: [LAB_SUBNET],
+    mountTimeout: Duration.seconds(150), nfsdThreads: 16, metrics: false,
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const values = PSEUDO_VALUES;

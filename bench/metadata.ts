@@ -81,8 +81,8 @@ function fleetUserData(s: MetadataSettings): {
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fileSystem = importedFs(stack);
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [LAB_SUBNET],
-    originMountTimeout: Duration.seconds(150), nfsdThreads: 16,
+    vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: [LAB_SUBNET],
+    mountTimeout: Duration.seconds(150), nfsdThreads: 16,
     mirrorPaths: ['/efs/app'],
     // The bench holds the timer and starts each sync itself: the passes' counters are the passes' own.
     mirrorInterval: Duration.minutes(10),

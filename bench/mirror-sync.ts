@@ -58,8 +58,8 @@ function nodeUserData(s: MirrorSyncSettings): { userData: string; tags: Record<s
   const fileSystem = importedFs(stack);
   const values = PSEUDO_VALUES;
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [LAB_SUBNET],
-    originMountTimeout: Duration.seconds(150), metrics: false,
+    vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: [LAB_SUBNET],
+    mountTimeout: Duration.seconds(150), metrics: false,
     mirrorPaths: ['/efs/app'],
     // The bench holds the timer and starts each sync itself, but for the staleness measurement.
     mirrorInterval: Duration.seconds(s.intervalSeconds),

@@ -60,8 +60,8 @@ function userData(): { node: string; nodeTags: Record<string, string>; clientOpt
   const stack = new Stack(app, 'ProtocolBench');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [LAB_SUBNET],
-    originMountTimeout: Duration.seconds(150), nfsdThreads: 16, metrics: false,
+    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: [LAB_SUBNET],
+    mountTimeout: Duration.seconds(150), nfsdThreads: 16, metrics: false,
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;

@@ -3,13 +3,14 @@
 export { OriginFileSystem, OriginFileSystemProps, OriginOptions } from './origin/origin-file-system';
 export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions, ClientSource } from './cached-file-system';
 export { CacheFleet } from './cache-fleet/cache-fleet';
-export { CacheOrigin, NfsServerOriginProps, NfsServerPorts, NfsVersion } from './cache-fleet/cache-origin';
+export { CacheOrigin, EfsOriginOptions, NfsServerOriginProps, NfsServerPorts, NfsVersion } from './cache-fleet/cache-origin';
 export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ClientProtocol, ElasticCapacity, ICacheFleet } from './cache-fleet/options';
 export { DiskCacheMetric, MirrorMetric } from './monitoring/metrics';
 export { FanOutMode, FanOutOptions } from './cache-fleet/fan-out';
 export { ICacheNode } from './cache-fleet/cache-node';
 export { MirrorOptions, MirrorSource, MirrorStorage, S3MirrorOptions } from './cache-fleet/mirror';
 export { AmazonLinux2023KernelLine } from './kernel-line';
+export { CommonInstanceOptions } from './instance-options';
 export { MountHelper } from './mount-helper';
 export { CacheStorage, CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, FsCacheClientOptions } from './client/fs-cache-client';
 export { FleetSourceOptions, MountSource } from './client/mount-source';

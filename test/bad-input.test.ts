@@ -78,15 +78,13 @@ const CASES: BadInput[] = [
     build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, source: MountSource.fileSystem(new OriginFileSystem(stack, 'O', { vpc }).fileSystem), mountHelper: MountHelper.NFS }),
     error: /^Invalid mountHelper: .*denies non-TLS/,
   },
-  {
-    name: 'tls: a fleet mounting a created origin with plain NFS',
-    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { originMountHelper: MountHelper.NFS } }),
-    error: /^Invalid originMountHelper: .*denies non-TLS/,
-  },
+  // A CachedFileSystem's fleet always mounts its TLS-only origin with amazon-efs-utils (its options have no mount helper).
   {
     name: 'tls: a fleet over an OriginFileSystem with plain NFS',
-    build: (stack, vpc) => new CacheFleet(stack, 'F', { vpc, origin: CacheOrigin.efs(new OriginFileSystem(stack, 'O', { vpc }).fileSystem), originMountHelper: MountHelper.NFS }),
-    error: /^Invalid originMountHelper: .*denies non-TLS/,
+    build: (stack, vpc) => new CacheFleet(stack, 'F', {
+      vpc, origin: CacheOrigin.efs(new OriginFileSystem(stack, 'O', { vpc }).fileSystem, { mountHelper: MountHelper.NFS }),
+    }),
+    error: /^Invalid origin\.mountHelper: .*denies non-TLS/,
   },
   {
     name: 'tls: a seeder writing to a created origin with plain NFS',

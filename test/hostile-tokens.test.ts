@@ -48,7 +48,7 @@ function parameterizedStack() {
     securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
   });
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: [cidr.valueAsString],
+    vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: [cidr.valueAsString],
   });
   // A fleet over an NFS server whose host is a deploy-time value (CacheOrigin.nfsServer), NFSv3 with mirrors: the
   // host reaches EFSC_ORIGIN_SERVER, which the mount unit and the mirrors' mounts name.

@@ -29,7 +29,7 @@ describe('exports', () => {
 describe('CacheFleet.fromCacheFleetAttributes', () => {
   function fleetAndClients(attrs: Partial<lib.CacheFleetAttributes> = {}) {
     const { app, stack: fleetStack, vpc } = stackWithVpc();
-    const fleet = new CacheFleet(fleetStack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(fleetStack)), nodeCount: 1, originMountHelper: MountHelper.NFS });
+    const fleet = new CacheFleet(fleetStack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(fleetStack), { mountHelper: MountHelper.NFS }), nodeCount: 1 });
     const clientStack = new Stack(app, 'ClientStack');
     const clientVpc = new ec2.Vpc(clientStack, 'Vpc', { maxAzs: 1 });
     const imported = CacheFleet.fromCacheFleetAttributes(clientStack, 'Fleet', {
@@ -76,7 +76,7 @@ describe('CacheFleet.fromCacheFleetAttributes', () => {
 
 describe('grants to the instances\' roles (IGrantable)', () => {
   test.each([
-    ['fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, originMountHelper: MountHelper.NFS }), /^FleetRole/],
+    ['fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1 }), /^FleetRole/],
     ['clients', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.fileSystem(importedFs(stack)) }), /^ClientsRole/],
     ['seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', {
       vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), mountHelper: MountHelper.NFS,
@@ -101,7 +101,7 @@ describe('MirrorMetric', () => {
     [MirrorMetric.AGE_SECONDS, 'Maximum'], [MirrorMetric.FULL, 'Maximum'], [MirrorMetric.BYTES, 'Maximum'],
   ])('%s: %s over the nodes', (metric, statistic) => {
     const { stack, vpc } = stackWithVpc();
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, originMountHelper: MountHelper.NFS });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1 });
     const m = fleet.metricMirror(metric);
     expect(m.metricName).toBe(metric);
     expect(m.statistic).toBe(statistic);
@@ -112,7 +112,7 @@ describe('MirrorMetric', () => {
 describe('DiskCacheMetric', () => {
   test.each(Object.values(DiskCacheMetric).map((m) => [m, m === DiskCacheMetric.FREE_PERCENT ? 'Minimum' : 'Sum']))('%s: %s over the instances, on clients and on nodes', (metric, statistic) => {
     const { stack, vpc } = stackWithVpc();
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, originMountHelper: MountHelper.NFS });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1 });
     const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet) });
     for (const [m, group] of [[fleet.metricNodeDiskCache(metric as DiskCacheMetric), 'TestStack/Fleet'], [clients.metricDiskCache(metric as DiskCacheMetric), 'TestStack/Clients']] as const) {
       expect([m.metricName, m.statistic, m.namespace, m.dimensions?.Group]).toEqual([metric, statistic, CacheFleet.METRIC_NAMESPACE, group]);

@@ -119,7 +119,7 @@ describe('upgrade contract', () => {
     const { stack, vpc } = stackWithVpc(undefined, 'Pinned');
     const fileSystem = importedFs(stack);
     new CacheFleet(stack, 'OverEfs', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1 });
-    new CacheFleet(stack, 'Nfs4', { vpc, origin: CacheOrigin.efs(fileSystem), originMountHelper: MountHelper.NFS, nodeCount: 1, zoneName: 'nfs4.internal' });
+    new CacheFleet(stack, 'Nfs4', { vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, zoneName: 'nfs4.internal' });
     new CacheFleet(stack, 'Nas', {
       vpc, nodeCount: 1, zoneName: 'nas.internal',
       origin: CacheOrigin.nfsServer({ host: '10.20.0.5', exportPath: '/srv', version: NfsVersion.NFS_V4_2, peer: ec2.Peer.ipv4('10.20.0.0/16') }),

@@ -60,12 +60,12 @@ const EXTRA: Case[] = [
     build: (app) => {
       const { stack, vpc } = stackWithVpc(app, 'Tuned');
       new CacheFleet(stack, 'Fleet', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 2, originPath: '/data', exportPath: '/cache',
-        clientCidrs: ['10.50.0.0/16'], originMountHelper: MountHelper.NFS,
+        vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 2, originPath: '/data', exportPath: '/cache',
+        clientCidrs: ['10.50.0.0/16'],
         attributeCacheTimeout: Duration.seconds(30), directoryCacheTimeout: Duration.seconds(20), closeToOpenConsistency: true,
         nfsdThreads: 128, readAhead: Size.mebibytes(4), sunrpcSlotTableEntries: 256, vfsCachePressure: 50,
         warmPaths: ['/cache/models'], warmWorkers: 8, rewarmInterval: Duration.hours(6), workingSetSize: Size.gibibytes(40),
-        originMountTimeout: Duration.minutes(3), bootstrapTimeout: Duration.minutes(30), rootVolumeSize: Size.gibibytes(40),
+        mountTimeout: Duration.minutes(3), signalTimeout: Duration.minutes(30), rootVolumeSize: Size.gibibytes(40),
         metrics: false,
       });
     },
@@ -141,7 +141,7 @@ const EXTRA: Case[] = [
           minNodes: 2, maxNodes: 12, targetNetworkOutPerNode: Size.gibibytes(2), scaleInCooldown: Duration.minutes(20),
           drainTimeout: Duration.minutes(3),
         },
-        bootstrapTimeout: Duration.minutes(25),
+        signalTimeout: Duration.minutes(25),
       });
     },
   },
@@ -211,8 +211,8 @@ const EXTRA: Case[] = [
       new DataSeeder(stack, 'FromBucket', {
         vpc, fileSystem, source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Data', 'example-data'), 'train/'),
         targetPath: '/train', workers: 16, filesPerPart: 500, deleteExtraneous: true, version: '2',
-        mountHelper: MountHelper.NFS, mountTimeout: Duration.minutes(4), timeout: Duration.hours(3),
-        progressInterval: Duration.minutes(2), volumeSize: Size.gibibytes(50),
+        mountHelper: MountHelper.NFS, mountTimeout: Duration.minutes(4), signalTimeout: Duration.hours(3),
+        progressInterval: Duration.minutes(2), rootVolumeSize: Size.gibibytes(50),
       });
       new DataSeeder(stack, 'FromAsset', { vpc, fileSystem, source: SeedSource.fromAsset(assetDir), targetPath: '/asset' });
       new DataSeeder(stack, 'FromDirectory', { vpc, fileSystem, source: SeedSource.fromInstanceDirectory('/opt/data'), targetPath: '/local' });

@@ -28,7 +28,7 @@ import { encryptedRootVolume } from '../private/instance';
 import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
 import { instanceImage } from '../private/kernel';
 import { checkImageOs } from '../private/image';
-import { checkEfsMount } from '../private/mount';
+import { checkEfsMount, MountHelper } from '../private/mount';
 import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 
 // The fleet's parts, each in a module of its own, assembled by `CacheFleet` below: its options and how clients see
@@ -202,7 +202,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     ];
     const mode = props.fanOut ?? DEFAULTS.fanOut;
     validateElastic(this, props.elastic, {
-      nodeCount: props.nodeCount, nlb: mode === FanOutMode.NETWORK_LOAD_BALANCER, bootstrapTimeout: props.bootstrapTimeout,
+      nodeCount: props.nodeCount, nlb: mode === FanOutMode.NETWORK_LOAD_BALANCER, signalTimeout: props.signalTimeout,
     });
     this.elastic = props.elastic;
 
@@ -227,9 +227,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       ...(props.elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
       ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const machineImage = instanceImage(this, props, this.instanceType);
-    const mountHelper = props.originMountHelper ?? DEFAULTS.originMountHelper;
+    // An NFS server's helper is unused: its mount type and options follow its version.
+    const mountHelper = this.origin.mountHelper ?? MountHelper.EFS_UTILS;
     if (this.origin.efsFileSystem) {
-      checkEfsMount(this, this.origin.efsFileSystem, { helperProp: 'originMountHelper', helper: mountHelper }, !!props.machineImage);
+      checkEfsMount(this, this.origin.efsFileSystem, { helperProp: 'origin.mountHelper', helper: mountHelper }, !!props.machineImage);
     }
 
     const rendered = renderScript({
@@ -278,7 +279,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
         subnets,
         launchTemplate: this.launchTemplate,
         capacity: props.elastic,
-        bootstrapTimeout: props.bootstrapTimeout ?? DEFAULTS.bootstrapTimeout,
+        signalTimeout: props.signalTimeout ?? DEFAULTS.signalTimeout,
         fleet: this,
         role: this.role,
       }).autoScalingGroup;
@@ -291,7 +292,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
         securityGroup: this.securityGroup,
         stableAddress: mode === FanOutMode.ROUTE53,
         loadBalancerHealthChecks: mode === FanOutMode.NETWORK_LOAD_BALANCER,
-        bootstrapTimeout: props.bootstrapTimeout ?? DEFAULTS.bootstrapTimeout,
+        signalTimeout: props.signalTimeout ?? DEFAULTS.signalTimeout,
         nodeNumber: i + 1,
       }));
     }

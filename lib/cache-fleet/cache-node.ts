@@ -16,10 +16,10 @@ export interface NodeGroupProps {
   readonly launchTemplate: ec2.LaunchTemplate;
   readonly minCapacity: number;
   readonly maxCapacity: number;
-  /** Health checks of the group: EC2, or EC2 and the load balancer's (with `bootstrapTimeout` as the grace period). */
+  /** Health checks of the group: EC2, or EC2 and the load balancer's (with `signalTimeout` as the grace period). */
   readonly loadBalancerHealthChecks: boolean;
   /** How long CloudFormation waits for the nodes' signals. */
-  readonly bootstrapTimeout: Duration;
+  readonly signalTimeout: Duration;
   /** Nodes kept in service while a rolling update replaces them one at a time. */
   readonly minInstancesInService: number;
   /** Why the group has no scaling notification topic (cdk-nag AwsSolutions-AS3). */
@@ -43,10 +43,10 @@ export function nodeGroup(scope: Construct, props: NodeGroupProps): autoscaling.
     healthChecks: props.loadBalancerHealthChecks
       ? autoscaling.HealthChecks.withAdditionalChecks({
         additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
-        gracePeriod: props.bootstrapTimeout,
+        gracePeriod: props.signalTimeout,
       })
       : autoscaling.HealthChecks.ec2(),
-    signals: autoscaling.Signals.waitForMinCapacity({ timeout: props.bootstrapTimeout }),
+    signals: autoscaling.Signals.waitForMinCapacity({ timeout: props.signalTimeout }),
     updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: props.minInstancesInService }),
     terminationPolicies: props.terminationPolicies,
     defaultInstanceWarmup: props.defaultInstanceWarmup,
@@ -106,7 +106,7 @@ export interface CacheNodeProps {
   /** Health checks of the group: EC2, or EC2 and the load balancer's. */
   readonly loadBalancerHealthChecks: boolean;
   /** How long CloudFormation waits for the node's signal (also the load balancer's grace period). */
-  readonly bootstrapTimeout: Duration;
+  readonly signalTimeout: Duration;
   /** The node's number in the fleet, from 1. */
   readonly nodeNumber: number;
 }
@@ -155,7 +155,7 @@ export class CacheNode extends Construct implements ICacheNode {
       minCapacity: 1,
       maxCapacity: 1,
       loadBalancerHealthChecks: props.loadBalancerHealthChecks,
-      bootstrapTimeout: props.bootstrapTimeout,
+      signalTimeout: props.signalTimeout,
       minInstancesInService: 0,
       noNotificationReason: 'A cache node group always holds one instance; replacements are reported by the fleet dashboard and ' +
         'CloudFormation events, so no scaling notification topic is created.',

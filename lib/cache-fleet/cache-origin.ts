@@ -68,6 +68,18 @@ export interface NfsServerPorts {
   readonly lockd?: number;
 }
 
+/** Options of an EFS file system as the origin of a cache fleet (`CacheOrigin.efs`). */
+export interface EfsOriginOptions {
+  /**
+   * How the nodes mount the file system. `MountHelper.NFS` (plain NFSv4.1, no TLS) only where the file system allows
+   * non-TLS access: one created by this library (`OriginFileSystem`, `CachedFileSystem`) denies it, and is refused
+   * with it at synth.
+   *
+   * @default MountHelper.EFS_UTILS (TLS, IAM), which a file system created by this library requires
+   */
+  readonly mountHelper?: MountHelper;
+}
+
 /** An NFS server as the origin of a cache fleet (`CacheOrigin.nfsServer`). */
 export interface NfsServerOriginProps {
   /**
@@ -109,12 +121,13 @@ export interface NfsServerOriginProps {
  */
 export class CacheOrigin implements ec2.IConnectable {
   /**
-   * An EFS file system, created anywhere or imported: the nodes mount it over NFSv4.1 with `originMountHelper`
+   * An EFS file system, created anywhere or imported: the nodes mount it over NFSv4.1 with `options.mountHelper`
    * (amazon-efs-utils, TLS and IAM, by default), their role is granted read-only EFS client access, and the file
    * system's security group lets them in on TCP 2049.
    */
-  public static efs(fileSystem: efs.IFileSystem): CacheOrigin {
-    return new CacheOrigin(efsDnsName(fileSystem), '/', NfsVersion.NFS_V4_1, fileSystem.connections, fileSystem, undefined, undefined);
+  public static efs(fileSystem: efs.IFileSystem, options: EfsOriginOptions = {}): CacheOrigin {
+    return new CacheOrigin(efsDnsName(fileSystem), '/', NfsVersion.NFS_V4_1, fileSystem.connections, fileSystem, undefined, undefined,
+      options.mountHelper ?? MountHelper.EFS_UTILS);
   }
 
   /**
@@ -125,7 +138,8 @@ export class CacheOrigin implements ec2.IConnectable {
    * storage permission.
    */
   public static nfsServer(props: NfsServerOriginProps): CacheOrigin {
-    return new CacheOrigin(props.host, props.exportPath, props.version, props.peer.connections, undefined, props.peer, { ...props.ports });
+    return new CacheOrigin(props.host, props.exportPath, props.version, props.peer.connections, undefined, props.peer, { ...props.ports },
+      undefined);
   }
 
   /** The server the nodes mount: the file system's DNS name, or the NFS server's host. */
@@ -146,9 +160,16 @@ export class CacheOrigin implements ec2.IConnectable {
    * @default - the defaults of `NfsServerPorts`
    */
   public readonly ports?: NfsServerPorts;
+  /**
+   * How the nodes mount an EFS origin (`EfsOriginOptions.mountHelper`, applied with its default).
+   *
+   * @default - none: an NFS server origin, which the nodes mount with plain NFS of its version
+   */
+  public readonly mountHelper?: MountHelper;
 
   private constructor(server: string, exportPath: string, version: NfsVersion, connections: ec2.Connections,
-    fileSystem: efs.IFileSystem | undefined, peer: ec2.IPeer | undefined, ports: NfsServerPorts | undefined) {
+    fileSystem: efs.IFileSystem | undefined, peer: ec2.IPeer | undefined, ports: NfsServerPorts | undefined,
+    mountHelper: MountHelper | undefined) {
     this.server = server;
     this.exportPath = exportPath;
     this.version = version;
@@ -156,6 +177,7 @@ export class CacheOrigin implements ec2.IConnectable {
     this.efsFileSystem = fileSystem;
     this.peer = peer;
     this.ports = ports;
+    this.mountHelper = mountHelper;
   }
 }
 
@@ -246,32 +268,22 @@ export function originFsidKey(origin: CacheOrigin, originPath: string): string {
   return origin.efsFileSystem ? originPath : `nfs:${originServerPath(origin, originPath)}`;
 }
 
-/** The props of a fleet that name its origin. */
-export interface OriginProps {
-  readonly origin: CacheOrigin;
-  readonly originMountHelper?: MountHelper;
-}
-
 /**
  * The fleet's origin, checked: `Invalid origin: is required` when it is missing (from JavaScript, which has no types:
  * a caller still giving the `fileSystem` of 0.1), `Invalid origin...` for an NFS server whose host, export path,
- * ports or peer cannot work, `Invalid originMountHelper` with an NFS server.
+ * ports or peer cannot work.
  */
-export function resolveOrigin(scope: IConstruct, props: OriginProps): CacheOrigin {
+export function resolveOrigin(scope: IConstruct, props: { readonly origin: CacheOrigin }): CacheOrigin {
   const origin = props.origin;
   if (origin === undefined || origin === null) {
     throw propError(scope, 'origin', 'is required: CacheOrigin.efs(fileSystem) caches an EFS file system, ' +
       'CacheOrigin.nfsServer({ host, exportPath, version, peer }) an NFS server.');
   }
-  if (!origin.efsFileSystem) validateNfsServer(scope, origin, props);
+  if (!origin.efsFileSystem) validateNfsServer(scope, origin);
   return origin;
 }
 
-function validateNfsServer(scope: IConstruct, origin: CacheOrigin, props: OriginProps): void {
-  if (props.originMountHelper !== undefined) {
-    throw propError(scope, 'originMountHelper', 'applies to an EFS origin only: the nodes mount an NFS server with plain NFS ' +
-      `(mount -t ${originMountType(origin, MountHelper.NFS)}), as its version says.`);
-  }
+function validateNfsServer(scope: IConstruct, origin: CacheOrigin): void {
   if (!Object.values(NfsVersion).includes(origin.version)) {
     throw propError(scope, 'origin.version', `must be NfsVersion.NFS_V3, NFS_V4_1 or NFS_V4_2, got '${origin.version}'.`);
   }

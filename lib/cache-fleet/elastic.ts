@@ -25,7 +25,7 @@ const ELASTIC_DEFAULTS = {
 
 /** Checks `elastic` against the rest of the fleet's options; throws `Invalid elastic.<prop>:` (or `Invalid elastic:`). */
 export function validateElastic(
-  scope: IConstruct, e: ElasticCapacity | undefined, o: { nodeCount?: number; nlb: boolean; bootstrapTimeout?: Duration },
+  scope: IConstruct, e: ElasticCapacity | undefined, o: { nodeCount?: number; nlb: boolean; signalTimeout?: Duration },
 ): void {
   if (!e) return;
   if (o.nodeCount !== undefined) {
@@ -49,9 +49,9 @@ export function validateElastic(
       'scale (AWS refuses target tracking on it); use nodeCount for a fleet of a fixed size.');
   }
   // The group's DefaultInstanceWarmup (AWS: at most 3,600 s) and the launch hook's heartbeat are this timeout.
-  const boot = o.bootstrapTimeout;
+  const boot = o.signalTimeout;
   if (boot !== undefined && !boot.isUnresolved() && boot.toSeconds() > 3600) {
-    throw propError(scope, 'bootstrapTimeout', `must be at most 60 minutes on an elastic fleet, got ${boot.toHumanString()}: it is ` +
+    throw propError(scope, 'signalTimeout', `must be at most 60 minutes on an elastic fleet, got ${boot.toHumanString()}: it is ` +
       'also the group\'s instance warm-up, which AWS caps at 3,600 seconds. Shorten it, or use nodeCount for a fixed fleet.');
   }
   const range = (k: 'scaleInCooldown' | 'drainTimeout', d: Duration | undefined, lo: Duration, hi: Duration) => {
@@ -84,7 +84,7 @@ export interface ElasticNodesProps {
   readonly launchTemplate: ec2.LaunchTemplate;
   readonly capacity: ElasticCapacity;
   /** How long a node may take to serve: the launch hook's timeout, the creation signals' and the health check grace. */
-  readonly bootstrapTimeout: Duration;
+  readonly signalTimeout: Duration;
   /** The fleet, whose construct address tags the group (the IAM condition of the node's lifecycle calls). */
   readonly fleet: IConstruct;
   /** The nodes' role: granted the lifecycle calls on groups tagged with this fleet. */
@@ -114,12 +114,12 @@ export class ElasticNodes extends Construct {
       minCapacity: min,
       maxCapacity: c.maxNodes,
       loadBalancerHealthChecks: true,
-      bootstrapTimeout: props.bootstrapTimeout,
+      signalTimeout: props.signalTimeout,
       // One node at a time, the others serving: a rolling update replaces warm caches one by one.
       minInstancesInService: min - 1,
       // The newest node has served for the shortest time, so its page cache (and disk cache) holds the least.
       terminationPolicies: [autoscaling.TerminationPolicy.NEWEST_INSTANCE],
-      defaultInstanceWarmup: props.bootstrapTimeout,
+      defaultInstanceWarmup: props.signalTimeout,
       noNotificationReason: 'Nodes come and go by design in an elastic fleet; the fleet dashboard shows the nodes in service and ' +
         'CloudFormation and Auto Scaling keep each scaling activity, so no notification topic is created.',
     });
@@ -130,7 +130,7 @@ export class ElasticNodes extends Construct {
       {
         lifecycleHookName: LIFECYCLE_HOOKS.launch,
         lifecycleTransition: autoscaling.LifecycleTransition.INSTANCE_LAUNCHING,
-        heartbeatTimeout: props.bootstrapTimeout.toSeconds(),
+        heartbeatTimeout: props.signalTimeout.toSeconds(),
         // A node that never said it serves is terminated and replaced, never put in service.
         defaultResult: autoscaling.DefaultResult.ABANDON,
       },

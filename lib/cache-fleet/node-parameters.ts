@@ -49,7 +49,7 @@ export interface NodeValues {
   readonly nfsdThreads: number;
   readonly diskCache: boolean;
   readonly clientProtocol: ClientProtocol;
-  /** How the nodes mount an EFS origin (`originMountHelper`); unused for an NFS server. */
+  /** How the nodes mount an EFS origin (`CacheOrigin.efs(fs, { mountHelper })`); unused for an NFS server. */
   readonly mountHelper: MountHelper;
 }
 
@@ -67,7 +67,7 @@ export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFl
     EFSC_ORIGIN_PATH: originServerPath(v.origin, props.originPath ?? DEFAULTS.originPath),
     EFSC_ORIGIN_MOUNT_TYPE: originMountType(v.origin, v.mountHelper),
     EFSC_ORIGIN_MOUNT_OPTIONS: originMountOptions(props, v.origin, v.mountHelper, v.diskCache).join(','),
-    EFSC_MOUNT_TIMEOUT_SEC: seconds(props.originMountTimeout ?? DEFAULTS.originMountTimeout),
+    EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? DEFAULTS.mountTimeout),
     EFSC_EXPORT_PATH: v.exportPath,
     EFSC_EXPORT_FSID: v.fsid,
     EFSC_EXPORT_CLIENTS: exportClients(clientCidrs),

@@ -4,8 +4,7 @@ import { IConstruct } from 'constructs';
 import { CacheOrigin } from './cache-origin';
 import { FanOutMode, FanOutOptions } from './fan-out';
 import { MirrorOptions } from './mirror';
-import { AmazonLinux2023KernelLine } from '../kernel-line';
-import { MountHelper } from '../mount-helper';
+import { CommonInstanceOptions } from '../instance-options';
 
 /*
  * The options of a cache fleet and how clients see one (its own or one of another stack): the types a fleet, its
@@ -80,7 +79,7 @@ export interface ElasticCapacity {
 /**
  * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
  */
-export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
+export interface CacheFleetOptions extends CommonInstanceOptions, FanOutOptions, MirrorOptions {
   /**
    * Number of cache nodes, 1 to 128. Each node is its own Auto Scaling group of one, spread round robin over the
    * subnets, launched from the fleet's one launch template; 128 nodes with the dashboard make 440 of
@@ -101,39 +100,6 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
    * @default - a fixed fleet of `nodeCount` nodes
    */
   readonly elastic?: ElasticCapacity;
-
-  /**
-   * Instance type of the nodes. Memory is the cache; network bandwidth is the throughput. arm64 or x86_64 follows
-   * the type.
-   *
-   * @default c7gn.16xlarge (Graviton3, 64 vCPU, 128 GiB, 200 Gbps), which some regions do not offer (README lists
-   * them; a stack in such a region gets a synth warning naming an alternative)
-   */
-  readonly instanceType?: ec2.InstanceType;
-
-  /**
-   * The nodes' image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu; Windows and Amazon Linux 2 images
-   * are refused at synth where the image shows them, and any other OS at boot. Where the image's architecture
-   * shows at synth, it must match `instanceType`'s (EC2 refuses to launch the instances otherwise): in the name of
-   * the SSM parameter that holds its id (`MachineImage.latestAmazonLinux2023({ cpuType })` and the other Amazon Linux
-   * helpers, `fromSsmParameter`, `resolveSsmParameterAtLaunch`: `arm64`/`aarch64` or `x86_64`/`amd64`), or in the
-   * `architecture` filter of `MachineImage.lookup`. Other images (an AMI map, a parameter name that is a token) are
-   * not checked.
-   *
-   * @default - Amazon Linux 2023 of the kernel line `kernel` (6.12 unless given), for the instance type's architecture,
-   * via its SSM parameter
-   */
-  readonly machineImage?: ec2.IMachineImage;
-
-  /**
-   * The kernel line of the default image, Amazon Linux 2023 (each line is a public SSM parameter of its own per
-   * architecture). A line the lab has not proved (README, "Why the default image does not float"), and
-   * `AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT`, which floats, warn at synth (`cdk-efs-cache:kernelNotProved`).
-   * Refused with `machineImage`, which chooses the image, kernel included.
-   *
-   * @default AmazonLinux2023KernelLine.KERNEL_6_12, a line the lab proved
-   */
-  readonly kernel?: AmazonLinux2023KernelLine;
 
   /**
    * Subnets of the nodes (round robin). Every AZ needs a mount target of an EFS origin. In isolated subnets the nodes
@@ -172,14 +138,6 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
    * @default - the VPC's CIDR block
    */
   readonly clientCidrs?: string[];
-
-  /**
-   * How nodes mount an EFS origin. Refused with an NFS server origin (`CacheOrigin.nfsServer`), which the nodes mount
-   * with plain NFS of its version.
-   *
-   * @default MountHelper.EFS_UTILS (TLS, IAM), which a file system created by this library requires
-   */
-  readonly originMountHelper?: MountHelper;
 
   /**
    * How long nodes cache file attributes of the origin (acregmin = acregmax). Long timers suit read-mostly data:
@@ -299,25 +257,20 @@ export interface CacheFleetOptions extends FanOutOptions, MirrorOptions {
   readonly workingSetSize?: Size;
 
   /**
-   * Longest time the first mount of the origin may take before the node gives up (and does not serve).
+   * Longest time the first mount of the origin may take before the node gives up (and does not serve), from 10
+   * seconds to 60 minutes.
    *
    * @default Duration.minutes(3)
    */
-  readonly originMountTimeout?: Duration;
+  readonly mountTimeout?: Duration;
 
   /**
-   * How long CloudFormation waits for each node to report that it serves.
+   * How long CloudFormation waits for each node's signal that it serves, from 5 minutes to 12 hours. On an elastic
+   * fleet it is also the nodes' warm-up and launch lifecycle hook timeout, and at most 60 minutes.
    *
    * @default Duration.minutes(20)
    */
-  readonly bootstrapTimeout?: Duration;
-
-  /**
-   * Root volume size of the nodes (encrypted gp3).
-   *
-   * @default Size.gibibytes(16)
-   */
-  readonly rootVolumeSize?: Size;
+  readonly signalTimeout?: Duration;
 
   /**
    * Publish the nodes' nfsd and page cache metrics (namespace CdkEfsCache, dimension Group) through the CloudWatch
@@ -442,7 +395,6 @@ export const CACHE_FLEET_DEFAULTS = {
   fanOut: FanOutMode.ROUTE53,
   originPath: '/',
   exportPath: '/efs',
-  originMountHelper: MountHelper.EFS_UTILS,
   attributeCacheTimeout: Duration.minutes(10),
   directoryCacheTimeout: Duration.minutes(10),
   clientProtocol: ClientProtocol.NFS_V4_1,
@@ -451,8 +403,8 @@ export const CACHE_FLEET_DEFAULTS = {
   vfsCachePressure: 1,
   warmWorkers: 16,
   rewarmInterval: Duration.hours(6),
-  originMountTimeout: Duration.minutes(3),
-  bootstrapTimeout: Duration.minutes(20),
+  mountTimeout: Duration.minutes(3),
+  signalTimeout: Duration.minutes(20),
   rootVolumeSize: Size.gibibytes(16),
   metrics: true,
 } as const;

@@ -89,15 +89,15 @@ export function validateCacheFleetOptions(
     knownAtSynth(scope, name, d);
     if (d && (d.toSeconds() < 0 || d.toSeconds() > 3600)) throw propError(scope, name, `must be between 0 and 60 minutes, got ${d.toHumanString()}.`);
   }
-  knownAtSynth(scope, 'originMountTimeout', o.originMountTimeout);
-  if (o.originMountTimeout && (o.originMountTimeout.toSeconds() < 10 || o.originMountTimeout.toSeconds() > 3600)) {
-    throw propError(scope, 'originMountTimeout', `must be between 10 seconds and 60 minutes, got ${o.originMountTimeout.toHumanString()}.`);
+  knownAtSynth(scope, 'mountTimeout', o.mountTimeout);
+  if (o.mountTimeout && (o.mountTimeout.toSeconds() < 10 || o.mountTimeout.toSeconds() > 3600)) {
+    throw propError(scope, 'mountTimeout', `must be between 10 seconds and 60 minutes, got ${o.mountTimeout.toHumanString()}.`);
   }
   if (o.clientCidrs && o.clientCidrs.length === 0) throw propError(scope, 'clientCidrs', 'is empty: no client could mount the export.');
   checkClientCidrs(scope, 'clientCidrs', o.clientCidrs ?? []);
   wholeGib(scope, 'rootVolumeSize', o.rootVolumeSize, 8, 16384);
   // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.
-  wholeSeconds(scope, 'bootstrapTimeout', o.bootstrapTimeout, 300, 43200, '5 minutes to 12 hours');
+  wholeSeconds(scope, 'signalTimeout', o.signalTimeout, 300, 43200, '5 minutes to 12 hours');
   if (o.readAhead) {
     knownAtSynth(scope, 'readAhead', o.readAhead);
     const kib = o.readAhead.toKibibytes({ rounding: SizeRoundingBehavior.NONE });

@@ -7,7 +7,7 @@ import { renderScript, validateUserCommands, withUserCommands } from '../bootstr
 import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
 import { ClientProtocol, ICacheFleet } from '../cache-fleet/options';
 import { MountSource } from './mount-source';
-import { AmazonLinux2023KernelLine } from '../kernel-line';
+import { CommonInstanceOptions } from '../instance-options';
 import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
@@ -49,36 +49,7 @@ export interface CullLimits {
 }
 
 /** Options of an FS-Cache client launch template, shared with `CachedFileSystem.addClientLaunchTemplate`. */
-export interface FsCacheClientOptions {
-  /**
-   * Instance type. Its instance store holds the cache (or the EBS volume, with `cacheStorage: EBS`). The bootstrap
-   * finds cache disks by their NVMe model, so Xen-based types (previous generations) are refused, except i3 and f1
-   * with their NVMe instance store.
-   *
-   * @default m6id.xlarge (4 vCPU, 16 GiB, one 237 GB NVMe instance-store volume), which some regions do not offer (README lists
-   * them; a stack in such a region gets a synth warning naming an alternative)
-   */
-  readonly instanceType?: ec2.InstanceType;
-
-  /**
-   * Image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu (Windows and Amazon Linux 2 are refused).
-   * An image whose architecture shows at synth (see `CacheFleetOptions.machineImage`) must match `instanceType`'s.
-   *
-   * @default - Amazon Linux 2023 of the kernel line `kernel` (6.12 unless given), for the instance type's architecture,
-   * via its SSM parameter
-   */
-  readonly machineImage?: ec2.IMachineImage;
-
-  /**
-   * The kernel line of the default image, Amazon Linux 2023 (each line is a public SSM parameter of its own per
-   * architecture). A line the lab has not proved (README, "Why the default image does not float"), and
-   * `AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT`, which floats, warn at synth (`cdk-efs-cache:kernelNotProved`).
-   * Refused with `machineImage`, which chooses the image, kernel included.
-   *
-   * @default AmazonLinux2023KernelLine.KERNEL_6_12, a line the lab proved
-   */
-  readonly kernel?: AmazonLinux2023KernelLine;
-
+export interface FsCacheClientOptions extends CommonInstanceOptions {
   /**
    * Where the disk cache lives.
    *
@@ -192,13 +163,6 @@ export interface FsCacheClientOptions {
    * @default - a new role with SSM Session Manager access
    */
   readonly role?: iam.IRole;
-
-  /**
-   * Root volume size (encrypted gp3).
-   *
-   * @default Size.gibibytes(16)
-   */
-  readonly rootVolumeSize?: Size;
 
   /**
    * Publish the instances' FS-Cache and cache disk metrics (namespace CdkEfsCache, dimension Group) through the

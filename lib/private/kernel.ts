@@ -4,6 +4,7 @@ import { IConstruct } from 'constructs';
 import { propError } from './errors';
 import { defaultImageArchitecture } from './instance-types';
 import { AmazonLinux2023KernelLine } from '../kernel-line';
+import { CommonInstanceOptions } from '../instance-options';
 
 /**
  * The Amazon Linux 2023 kernel lines the lab (test/lab/) proved, and the line the library's instances boot when
@@ -16,10 +17,7 @@ export const PROVED_KERNEL_LINES: readonly string[] = ['6.1', '6.12'];
 export const DEFAULT_KERNEL_LINE = '6.12';
 
 /** The props that choose the image of a construct's instances. */
-export interface ImageChoice {
-  readonly machineImage?: ec2.IMachineImage;
-  readonly kernel?: AmazonLinux2023KernelLine;
-}
+export type ImageChoice = Pick<CommonInstanceOptions, 'machineImage' | 'kernel'>;
 
 /** The proved lines in words: `6.1 and 6.12`. */
 function provedInWords(): string {

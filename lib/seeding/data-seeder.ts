@@ -7,7 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct, IConstruct } from 'constructs';
-import { AmazonLinux2023KernelLine } from '../kernel-line';
+import { CommonInstanceOptions } from '../instance-options';
 import { renderScript } from '../bootstrap/render';
 import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
 import { allowFromConsumerSide } from '../private/connections';
@@ -142,7 +142,7 @@ class InstanceDirectorySource extends SeedSource {
 }
 
 /** Properties of `DataSeeder`. */
-export interface DataSeederProps {
+export interface DataSeederProps extends CommonInstanceOptions {
   /** The VPC of the seeding instance. */
   readonly vpc: ec2.IVpc;
 
@@ -205,11 +205,12 @@ export interface DataSeederProps {
   readonly mountTimeout?: Duration;
 
   /**
-   * How long `cdk deploy` waits for the data to be there; the deployment fails (and rolls back) after it.
+   * How long CloudFormation waits for the instance's signal that the data is there (5 minutes to 12 hours): `cdk
+   * deploy` fails (and rolls back) after it.
    *
    * @default Duration.hours(2)
    */
-  readonly timeout?: Duration;
+  readonly signalTimeout?: Duration;
 
   /**
    * Time between progress lines in the instance's log (files and bytes copied so far).
@@ -219,33 +220,6 @@ export interface DataSeederProps {
   readonly progressInterval?: Duration;
 
   /**
-   * Instance type of the seeding instance. Network bandwidth and enough CPU for the rsync jobs matter.
-   *
-   * @default m7g.xlarge (Graviton3, 4 vCPU, 16 GiB, up to 12.5 Gbps), which some regions do not offer (README lists
-   * them; a stack in such a region gets a synth warning naming an alternative)
-   */
-  readonly instanceType?: ec2.InstanceType;
-
-  /**
-   * Image of the seeding instance (Amazon Linux 2023, Debian or Ubuntu; Windows and Amazon Linux 2 are refused). An image whose architecture shows at synth
-   * (see `CacheFleetOptions.machineImage`) must match `instanceType`'s.
-   *
-   * @default - Amazon Linux 2023 of the kernel line `kernel` (6.12 unless given), for the instance type's architecture,
-   * via its SSM parameter
-   */
-  readonly machineImage?: ec2.IMachineImage;
-
-  /**
-   * The kernel line of the default image, Amazon Linux 2023 (each line is a public SSM parameter of its own per
-   * architecture). A line the lab has not proved (README, "Why the default image does not float"), and
-   * `AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT`, which floats, warn at synth (`cdk-efs-cache:kernelNotProved`).
-   * Refused with `machineImage`, which chooses the image, kernel included.
-   *
-   * @default AmazonLinux2023KernelLine.KERNEL_6_12, a line the lab proved
-   */
-  readonly kernel?: AmazonLinux2023KernelLine;
-
-  /**
    * Subnet of the seeding instance (the first one selected). Its AZ needs a mount target of the file system, and
    * the instance needs HTTPS to S3, CloudFormation and the package repositories (in isolated subnets: VPC
    * endpoints, which a synth warning names).
@@ -253,14 +227,6 @@ export interface DataSeederProps {
    * @default - the VPC's private subnets with egress (or isolated, if it has none)
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
-
-  /**
-   * Root volume (encrypted gp3). S3 and asset sources are staged on it, so it must hold the data set (an asset
-   * needs room for its zip and the unpacked files while unpacking).
-   *
-   * @default Size.gibibytes(64)
-   */
-  readonly volumeSize?: Size;
 }
 
 const DEFAULT_INSTANCE_TYPE = 'm7g.xlarge';
@@ -359,7 +325,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
       detailedMonitoring: true,
       instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
       propagateTagsToVolumeOnCreation: true,
-      blockDevices: [encryptedRootVolume(props.volumeSize ?? Size.gibibytes(64))],
+      blockDevices: [encryptedRootVolume(props.rootVolumeSize ?? Size.gibibytes(64))],
     });
     checkImageOs(this, props.machineImage, this.instance.osType);
     this.instance.node.addDependency(props.fileSystem.mountTargetsAvailable);
@@ -377,7 +343,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     });
     const cfnInstance = this.instance.node.defaultChild as ec2.CfnInstance;
     cfnInstance.cfnOptions.creationPolicy = {
-      resourceSignal: { count: 1, timeout: (props.timeout ?? Duration.hours(2)).toIsoString() },
+      resourceSignal: { count: 1, timeout: (props.signalTimeout ?? Duration.hours(2)).toIsoString() },
     };
     replaceOnChange(cfnInstance);
 
@@ -462,8 +428,8 @@ export function validateDataSeederProps(scope: IConstruct, p: DataSeederProps): 
     }
   };
   // CloudFormation waits at most 12 hours for a signal.
-  range('timeout', p.timeout, Duration.minutes(5), Duration.hours(12));
+  range('signalTimeout', p.signalTimeout, Duration.minutes(5), Duration.hours(12));
   range('mountTimeout', p.mountTimeout, Duration.seconds(10), Duration.hours(1));
   range('progressInterval', p.progressInterval, Duration.seconds(1), Duration.hours(1));
-  wholeGib(scope, 'volumeSize', p.volumeSize, 8, 16384);
+  wholeGib(scope, 'rootVolumeSize', p.rootVolumeSize, 8, 16384);
 }

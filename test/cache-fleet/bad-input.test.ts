@@ -10,7 +10,6 @@ import {
   ClientProtocol,
   FanOutMode,
   MirrorStorage,
-  MountHelper,
   NfsVersion,
 } from '../../lib';
 import { importedFs } from '../util';
@@ -397,14 +396,14 @@ const CASES: BadInput[] = [
     error: /^Invalid attributeCacheTimeout: must be between 0 and 60 minutes/,
   },
   {
-    name: 'fleet: a bootstrap timeout past CloudFormation\'s 12 hours',
-    build: fleet({ bootstrapTimeout: Duration.hours(13) }),
-    error: /^Invalid bootstrapTimeout: must be whole seconds from 5 minutes to 12 hours, got 13 hours/,
+    name: 'fleet: a signal timeout past CloudFormation\'s 12 hours',
+    build: fleet({ signalTimeout: Duration.hours(13) }),
+    error: /^Invalid signalTimeout: must be whole seconds from 5 minutes to 12 hours, got 13 hours/,
   },
   {
-    name: 'fleet: a bootstrap timeout too short to boot',
-    build: fleet({ bootstrapTimeout: Duration.seconds(30) }),
-    error: /^Invalid bootstrapTimeout/,
+    name: 'fleet: a signal timeout too short to boot',
+    build: fleet({ signalTimeout: Duration.seconds(30) }),
+    error: /^Invalid signalTimeout/,
   },
   {
     name: 'fleet: a root volume smaller than the image',
@@ -866,11 +865,6 @@ const CASES: BadInput[] = [
     name: 'nfs origin: a peer that does not hold the host',
     build: nfsFleet({ peer: ec2.Peer.ipv4('10.30.0.0/16') }),
     error: /^Invalid origin\.peer: 10\.30\.0\.0\/16 does not hold the host 10\.20\.0\.5/,
-  },
-  {
-    name: 'nfs origin: originMountHelper',
-    build: nfsFleet({}, { originMountHelper: MountHelper.NFS }),
-    error: /^Invalid originMountHelper: applies to an EFS origin only: .*mount -t nfs\)/,
   },
   // NFSv3 to the origin works with every fan-out (test/cache-fleet/nfs-origin.test.ts); NFSv3 to the clients needs Route 53 whatever the origin.
   {

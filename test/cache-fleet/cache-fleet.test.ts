@@ -3,14 +3,14 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, FanOutMode, MountHelper } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, EfsOriginOptions, FanOutMode, MountHelper } from '../../lib';
 import { fsidFor } from '../../lib/cache-fleet/cache-fleet';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
 
-function fleet(props: Partial<CacheFleetProps> = {}) {
+function fleet(props: Partial<CacheFleetProps> = {}, originOptions: EfsOriginOptions = {}) {
   const { app, stack, vpc } = stackWithVpc();
-  const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), ...props });
+  const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), originOptions), ...props });
   const userData = launchTemplateUserData(stack);
   return { app, stack, vpc, fleet: f, t: Template.fromStack(stack), userData, params: Object.values(userData).map(parameters) };
 }
@@ -100,15 +100,14 @@ describe('CacheFleet node configuration', () => {
       readAhead: Size.mebibytes(16),
       sunrpcSlotTableEntries: 64,
       vfsCachePressure: 50,
-      originMountHelper: MountHelper.NFS,
       exportPath: '/cache',
       originPath: '/datasets',
       warmPaths: ['/cache/a', '/cache/b'],
       warmWorkers: 4,
       rewarmInterval: Duration.minutes(90),
       clientCidrs: ['10.1.0.0/16', '10.2.0.0/16'],
-      originMountTimeout: Duration.seconds(30),
-    });
+      mountTimeout: Duration.seconds(30),
+    }, { mountHelper: MountHelper.NFS });
     expect(params[0]).toMatchObject({
       EFSC_NFSD_THREADS: '256',
       EFSC_READ_AHEAD_KB: '16384',
@@ -431,7 +430,7 @@ describe('the nodes\' second cache level (nodeDiskCache)', () => {
 
   test('can be turned off on a type with instance store, and given another device model', () => {
     expect(fleet({ instanceType: new ec2.InstanceType('i4i.4xlarge'), nodeDiskCache: false }).params[0].EFSC_NODE_DISK_CACHE).toBe('false');
-    const p = fleet({ instanceType: new ec2.InstanceType('c6gd.4xlarge'), originMountHelper: MountHelper.NFS, nodeDiskCacheDeviceModel: 'QEMU NVMe Ctrl' }).params[0];
+    const p = fleet({ instanceType: new ec2.InstanceType('c6gd.4xlarge'), nodeDiskCacheDeviceModel: 'QEMU NVMe Ctrl' }, { mountHelper: MountHelper.NFS }).params[0];
     expect(p.EFSC_DEVICE_MODEL).toBe('QEMU NVMe Ctrl');
     expect(p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).toContain('fsc');
     expect(p.EFSC_ORIGIN_MOUNT_OPTIONS).not.toMatch(/tlsport/);

@@ -1,7 +1,7 @@
 import { Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, ClientProtocol, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, ClientProtocol, EfsOriginOptions, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource } from '../../lib';
 import { renderedCode } from '../../lib/bootstrap/render';
 import { mirrorFsid } from '../../lib/cache-fleet/mirror';
 import { NFS_MIRROR_PORT } from '../../lib/private/constants';
@@ -9,9 +9,9 @@ import { importedFs, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
 import { runScript } from '../util/run-script';
 
-function fleet(props: Partial<CacheFleetProps> = {}, id = 'Fleet') {
+function fleet(props: Partial<CacheFleetProps> = {}, id = 'Fleet', originOptions: EfsOriginOptions = {}) {
   const { stack, vpc } = stackWithVpc();
-  const f = new CacheFleet(stack, id, { vpc, origin: CacheOrigin.efs(importedFs(stack)), ...props });
+  const f = new CacheFleet(stack, id, { vpc, origin: CacheOrigin.efs(importedFs(stack), originOptions), ...props });
   const userData = Object.values(launchTemplateUserData(stack, (k) => (k.includes('CidrBlock') ? '10.0.0.0/16' : 'lab')))[0];
   return { fleet: f, t: Template.fromStack(stack), userData, params: parameters(userData) };
 }
@@ -79,7 +79,7 @@ describe('CacheFleet mirrors', () => {
       'tls', 'iam', 'nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport',
       'ro', 'nosharecache', 'actimeo=0',
     ]);
-    const plain = fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published', originMountHelper: MountHelper.NFS }).params;
+    const plain = fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published' }, 'Fleet', { mountHelper: MountHelper.NFS }).params;
     expect(plain).toMatchObject({ EFSC_MIRROR_MARKER: '.published', EFSC_MIRROR_FULL_SEC: '3600' });
     expect(plain.EFSC_MIRROR_MARKER_OPTIONS).toBe('nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro,nosharecache,actimeo=0');
     for (const without of [fleet({ mirrorPaths: ['/efs/app'] }).params, fleet().params]) {
@@ -112,7 +112,7 @@ describe('CacheFleet mirrors', () => {
   });
 
   test('defaults: one minute, 1 GiB, 10 minutes, 8 sync jobs; plain NFS without tls and iam', () => {
-    const { params } = fleet({ mirrorPaths: ['/efs/app'], originMountHelper: MountHelper.NFS });
+    const { params } = fleet({ mirrorPaths: ['/efs/app'] }, 'Fleet', { mountHelper: MountHelper.NFS });
     expect(params).toMatchObject({ EFSC_MIRROR_INTERVAL: '60s', EFSC_MIRROR_SIZE_MB: '1024', EFSC_MIRROR_TIMEOUT_SEC: '600', EFSC_MIRROR_WORKERS: '8' });
     expect(params.EFSC_MIRROR_SOURCE_OPTIONS).toMatch(/^nfsvers=4\.1,/);
   });

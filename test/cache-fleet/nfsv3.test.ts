@@ -13,7 +13,7 @@ import { expand, launchTemplateUserData, parameters } from '../util/user-data';
 function build(clientProtocol?: ClientProtocol) {
   const { stack, vpc } = stackWithVpc();
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, originMountHelper: MountHelper.NFS, clientCidrs: ['10.0.0.0/16'], clientProtocol,
+    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: ['10.0.0.0/16'], clientProtocol,
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });
   const ud = launchTemplateUserData(stack, () => 'fs-0123456789abcdef0.efs.us-east-1.amazonaws.com');

@@ -12,8 +12,8 @@ import { launchTemplateUserData, parameters } from '../util/user-data';
 function nodeUserData(extra: Partial<CacheFleetProps> = {}): string {
   const { stack, vpc } = stackWithVpc();
   new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, instanceType: new ec2.InstanceType('c7gd.4xlarge'),
-    originMountHelper: MountHelper.NFS, clientCidrs: ['10.0.0.0/16'], ...extra,
+    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1, instanceType: new ec2.InstanceType('c7gd.4xlarge'),
+    clientCidrs: ['10.0.0.0/16'], ...extra,
   });
   // The lab's values for what resolves at deploy time.
   return Object.values(launchTemplateUserData(stack, () => 'fs-0123456789abcdef0.efs.us-east-1.amazonaws.com'))[0];

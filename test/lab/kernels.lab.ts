@@ -46,11 +46,10 @@ function kernelUserData(tag: string): KernelUserData {
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
-    origin: CacheOrigin.efs(importedFs(stack)),
+    origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }),
     nodeCount: 1,
-    originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],
-    originMountTimeout: Duration.seconds(150),
+    mountTimeout: Duration.seconds(150),
     nfsdThreads: 16,
     clientProtocol: ClientProtocol.NFS_V3,
     mirrorPaths: ['/efs/app'],

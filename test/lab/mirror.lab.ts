@@ -39,12 +39,11 @@ function mirrorNodeUserData(extra: Partial<CacheFleetProps> = {}): { userData: s
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
-    origin: CacheOrigin.efs(importedFs(stack)),
+    origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }),
     nodeCount: 1,
-    originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],
     // (h) waits this long for a mount of an origin that does not answer.
-    originMountTimeout: Duration.seconds(60),
+    mountTimeout: Duration.seconds(60),
     nfsdThreads: 16,
     mirrorPaths: ['/efs/app'],
     mirrorInterval: Duration.seconds(INTERVAL_S),

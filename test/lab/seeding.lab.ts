@@ -100,10 +100,9 @@ function synthesize(): { template: CfnTemplate; seeder: string; failing: string;
   });
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
-    origin: CacheOrigin.efs(fileSystem),
+    origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
     nodeCount: 1,
     instanceType: new ec2.InstanceType('c6i.large'),
-    originMountHelper: MountHelper.NFS,
     clientCidrs: [`${SUBNET}.0/24`],
     warmPaths: ['/efs/warm'],
   });

@@ -12,7 +12,7 @@ import { launchTemplateUserData, parameters, expand } from '../util/user-data';
 function setUp(metrics?: boolean) {
   const { app, stack, vpc } = stackWithVpc();
   const fileSystem = importedFs(stack);
-  const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1, originMountHelper: MountHelper.NFS, metrics });
+  const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, metrics });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet), metrics });
   const ud = launchTemplateUserData(stack);
   const of = (prefix: string) => Object.entries(ud).find(([id]) => id.startsWith(prefix))![1];

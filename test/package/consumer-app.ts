@@ -92,11 +92,10 @@ const imported = new OriginFileSystem(tiers, 'Imported', {
 });
 const fleet = new CacheFleet(tiers, 'Fleet', {
   vpc: vpc2,
-  origin: CacheOrigin.efs(imported.fileSystem),
+  origin: CacheOrigin.efs(imported.fileSystem, { mountHelper: MountHelper.EFS_UTILS }),
   fanOut: FanOutMode.NETWORK_LOAD_BALANCER,
   nodeCount: 2,
   instanceType: new ec2.InstanceType('c6in.8xlarge'),
-  originMountHelper: MountHelper.EFS_UTILS,
 });
 const fleetReaders = new FsCacheClientLaunchTemplate(tiers, 'FleetReaders', { vpc: vpc2, source: MountSource.cacheFleet(fleet) });
 const dashboard = new CacheDashboard(tiers, 'Dashboard', { origin: imported, cacheFleet: fleet });

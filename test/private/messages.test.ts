@@ -54,7 +54,7 @@ describe('values in messages', () => {
       /^Invalid cacheVolumeSize: must be known at synth/],
     ['client mountTimeout in minutes', (st, v, n) => C(st, v, { mountTimeout: Duration.minutes(n) }),
       /^Invalid mountTimeout: is a token \(known at deploy time\) given as Duration\.minutes\(\), which cannot be converted at synth: give it as Duration\.seconds\(\.\.\.\)/],
-    ['seeder timeout', (st, v, n) => S(st, v, { timeout: Duration.hours(n) }), /^Invalid timeout: must be known at synth/],
+    ['seeder signalTimeout', (st, v, n) => S(st, v, { signalTimeout: Duration.hours(n) }), /^Invalid signalTimeout: must be known at synth/],
     ['seeder instance directory', (st, v, _n, s) => S(st, v, {}, SeedSource.fromInstanceDirectory(s)), /^Invalid source: must be known at synth .*got parameter S .*\(at TestStack\/Seeder\)$/],
     ['dashboard threshold', (st, vpc, n) => new CachedFileSystem(st, 'Data', { vpc, monitoring: { percentIoLimitThreshold: n } }),
       /^Invalid percentIoLimitThreshold: must be known at synth, got parameter N/],

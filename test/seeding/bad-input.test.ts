@@ -44,14 +44,14 @@ const CASES: BadInput[] = [
     error: /^Invalid version/,
   },
   {
-    name: 'seeder: a timeout past CloudFormation\'s 12 hours',
-    build: seeder({ timeout: Duration.hours(13) }),
-    error: /^Invalid timeout: must be whole seconds from 5 minutes to 12 hours/,
+    name: 'seeder: a signal timeout past CloudFormation\'s 12 hours',
+    build: seeder({ signalTimeout: Duration.hours(13) }),
+    error: /^Invalid signalTimeout: must be whole seconds from 5 minutes to 12 hours/,
   },
   {
-    name: 'seeder: a very short timeout',
-    build: seeder({ timeout: Duration.minutes(1) }),
-    error: /^Invalid timeout/,
+    name: 'seeder: a very short signal timeout',
+    build: seeder({ signalTimeout: Duration.minutes(1) }),
+    error: /^Invalid signalTimeout/,
   },
   {
     name: 'seeder: a short mount timeout',
@@ -64,9 +64,9 @@ const CASES: BadInput[] = [
     error: /^Invalid progressInterval/,
   },
   {
-    name: 'seeder: a small volume',
-    build: seeder({ volumeSize: Size.gibibytes(4) }),
-    error: /^Invalid volumeSize: must be whole GiB from 8 to 16384, got 4 GiB/,
+    name: 'seeder: a small root volume',
+    build: seeder({ rootVolumeSize: Size.gibibytes(4) }),
+    error: /^Invalid rootVolumeSize: must be whole GiB from 8 to 16384, got 4 GiB/,
   },
   {
     name: 'seeder: a prefix with a space',

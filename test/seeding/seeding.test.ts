@@ -108,7 +108,7 @@ describe('DataSeeder user data', () => {
 
 describe('DataSeeder instance', () => {
   test('one instance: IMDSv2 only, encrypted gp3 root, terminates on shutdown, no SSH key, deploy waits for it', () => {
-    const { t, instance } = seeder(fromInstance, { volumeSize: Size.gibibytes(200), timeout: Duration.hours(6) });
+    const { t, instance } = seeder(fromInstance, { rootVolumeSize: Size.gibibytes(200), signalTimeout: Duration.hours(6) });
     t.resourceCountIs('AWS::EC2::Instance', 1);
     t.resourceCountIs('AWS::AutoScaling::AutoScalingGroup', 0);
     expect(instance.Properties).toMatchObject({

@@ -110,32 +110,29 @@ export function labUserData(options: LabOptions = {}): LabUserData {
   const fleet = new CacheFleet(stack, 'Fleet', {
     ...s3Mirror,
     vpc,
-    origin: CacheOrigin.efs(fileSystem),
+    origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
     nodeCount: 2,
-    originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],
     warmPaths: ['/efs/warm'],
     warmWorkers: 4,
-    originMountTimeout: Duration.seconds(150),
+    mountTimeout: Duration.seconds(150),
     nfsdThreads: 16,
   });
   // The same fleet settings with a short origin timeout: the scenario that blackholes the origin waits for this one.
   const impatient = new CacheFleet(stack, 'ImpatientFleet', {
     ...s3Mirror, // the same code as the fleet's (aws.lab.ts runs it with the fleet's role, which may fetch only that)
     vpc,
-    origin: CacheOrigin.efs(fileSystem),
+    origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
     nodeCount: 1,
-    originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],
-    originMountTimeout: Duration.seconds(30),
+    mountTimeout: Duration.seconds(30),
     nfsdThreads: 16,
     zoneName: 'impatient.efs-cache.internal', // a fleet of its own on the same VPC needs a zone of its own
   });
   const v3Fleet = new CacheFleet(stack, 'V3Fleet', {
     vpc,
-    origin: CacheOrigin.efs(fileSystem),
+    origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
     nodeCount: 1,
-    originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],
     nfsdThreads: 16,
     clientProtocol: ClientProtocol.NFS_V3,
@@ -152,19 +149,18 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     clientCidrs: [LAB_SUBNET],
     nfsdThreads: 16,
     clientProtocol: ClientProtocol.NFS_V3,
-    originMountTimeout: Duration.seconds(150),
+    mountTimeout: Duration.seconds(150),
     zoneName: 'nfs3.efs-cache.internal',
   });
   // An elastic fleet (issue 32): one group of 1 to 4 nodes behind the load balancer (played in aws.lab.ts by IPVS).
   const elasticFleet = new CacheFleet(stack, 'ElasticFleet', {
     vpc,
-    origin: CacheOrigin.efs(fileSystem),
+    origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
     fanOut: FanOutMode.NETWORK_LOAD_BALANCER,
     elastic: { minNodes: 1, maxNodes: 4 },
-    originMountHelper: MountHelper.NFS,
     clientCidrs: [LAB_SUBNET],
     nfsdThreads: 16,
-    originMountTimeout: Duration.seconds(150),
+    mountTimeout: Duration.seconds(150),
   });
   const v3Client = new FsCacheClientLaunchTemplate(stack, 'V3Client', {
     vpc, source: MountSource.cacheFleet(v3Fleet), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
