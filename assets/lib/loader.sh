@@ -17,7 +17,9 @@ set -euo pipefail
 # calls are signed here with Python's standard library (AWS Signature Version 4), since the aws CLI may be what is
 # missing.
 #   EFSC_SIGNAL_STACK, EFSC_SIGNAL_REGION, EFSC_SIGNAL_RESOURCE (or the instance's cdk-efs-cache:signal-resource tag)
-# shellcheck disable=SC2154 # the EFSC_CODE_* parameters are the user data's header
+# The EFSC_CODE_* parameters are the user data's header. (The reasons of this file's shellcheck directives are on the
+# line above each: the directives are kept in the user data, where every byte counts, and their reasons are not.)
+# shellcheck disable=SC2154
 
 # The user data's own argument: none on the first boot, a mode (--warm, --boot...) for the installed copy's runs.
 efs_cache_mode="${1:-}"
@@ -35,32 +37,32 @@ efs_cache_fail() {
 # signed (SigV4) with the instance role's session from the metadata service. Succeeds on an HTTP 2xx. BODY is sent as
 # given: its values (names of stacks, resources, groups and hooks, an instance id) need no percent-encoding.
 # Python's standard library: every image that runs user data has python3 (cloud-init is Python), while curl and the
-# openssl command are missing from minimal images.
+# openssl command are missing from minimal images. Its program is indented by two spaces: the user data keeps it whole.
 efs_cache_aws() {
   python3 - "$@" "${EFSC_SIGNAL_REGION:-}" <<'EOF'
 import hashlib, hmac, json, sys, time, urllib.request as u
 def get(url, headers, method='GET', data=None, timeout=5):
-    return u.urlopen(u.Request(url, data, headers, method=method), timeout=timeout).read().decode()
+  return u.urlopen(u.Request(url, data, headers, method=method), timeout=timeout).read().decode()
 def imds(p):
-    t = get('http://169.254.169.254/latest/api/token', {'X-aws-ec2-metadata-token-ttl-seconds': '60'}, 'PUT')
-    return get('http://169.254.169.254/latest/' + p, {'X-aws-ec2-metadata-token': t})
+  t = get('http://169.254.169.254/latest/api/token', {'X-aws-ec2-metadata-token-ttl-seconds': '60'}, 'PUT')
+  return get('http://169.254.169.254/latest/' + p, {'X-aws-ec2-metadata-token': t})
 def call(s, b, r):
-    c = json.loads(imds('meta-data/iam/security-credentials/' + imds('meta-data/iam/security-credentials/').split()[0]))
-    d, sha = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime()), lambda v: hashlib.sha256(v.encode()).hexdigest()
-    host = '%s.%s.amazonaws.com%s' % (s, r, '.cn' if r.startswith('cn-') else '')
-    h = {'content-type': 'application/x-www-form-urlencoded', 'host': host, 'x-amz-date': d, 'x-amz-security-token': c['Token']}
-    names, scope = ';'.join(sorted(h)), '%s/%s/%s/aws4_request' % (d[:8], r, s)
-    req = 'POST\n/\n\n%s\n%s\n%s' % (''.join('%s:%s\n' % (k, h[k]) for k in sorted(h)), names, sha(b))
-    k = ('AWS4' + c['SecretAccessKey']).encode()
-    for v in (d[:8], r, s, 'aws4_request', 'AWS4-HMAC-SHA256\n%s\n%s\n%s' % (d, scope, sha(req))):
-        k = hmac.new(k, v.encode(), hashlib.sha256).digest()
-    h['authorization'] = 'AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, Signature=%s' % (c['AccessKeyId'], scope, names, k.hex())
-    h['user-agent'] = 'efs-cache-loader'
-    get('https://%s/' % host, h, 'POST', b.encode(), 20)
+  c = json.loads(imds('meta-data/iam/security-credentials/' + imds('meta-data/iam/security-credentials/').split()[0]))
+  d, sha = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime()), lambda v: hashlib.sha256(v.encode()).hexdigest()
+  host = '%s.%s.amazonaws.com%s' % (s, r, '.cn' if r.startswith('cn-') else '')
+  h = {'content-type': 'application/x-www-form-urlencoded', 'host': host, 'x-amz-date': d, 'x-amz-security-token': c['Token']}
+  names, scope = ';'.join(sorted(h)), '%s/%s/%s/aws4_request' % (d[:8], r, s)
+  req = 'POST\n/\n\n%s\n%s\n%s' % (''.join('%s:%s\n' % (k, h[k]) for k in sorted(h)), names, sha(b))
+  k = ('AWS4' + c['SecretAccessKey']).encode()
+  for v in (d[:8], r, s, 'aws4_request', 'AWS4-HMAC-SHA256\n%s\n%s\n%s' % (d, scope, sha(req))):
+    k = hmac.new(k, v.encode(), hashlib.sha256).digest()
+  h['authorization'] = 'AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, Signature=%s' % (c['AccessKeyId'], scope, names, k.hex())
+  h['user-agent'] = 'efs-cache-loader'
+  get('https://%s/' % host, h, 'POST', b.encode(), 20)
 try:
-    print(imds(sys.argv[2])) if sys.argv[1] == 'imds' else call(*sys.argv[2:5])
+  print(imds(sys.argv[2])) if sys.argv[1] == 'imds' else call(*sys.argv[2:5])
 except Exception as e:
-    sys.exit('efs-cache: %s %s: %s' % (sys.argv[1], sys.argv[2], e))
+  sys.exit('efs-cache: %s %s: %s' % (sys.argv[1], sys.argv[2], e))
 EOF
 }
 
@@ -94,16 +96,17 @@ efs_cache_try() {
 # minutes: each command gets what is left of them, so a repository whose packets go nowhere cannot hold the boot past
 # the signal timeout (20 minutes by default) before the loader signals FAILURE.
 efs_cache_install() {
-  local i o='-qy -o DPkg::Lock::Timeout=300' end=$((SECONDS + 600))
+  local i o='-qy -o DPkg::Lock::Timeout=300' end=$((SECONDS+600))
   for i in 1 2 3; do
     [ "$i" = 1 ] || sleep 10
-    ((end - SECONDS > 10)) || return 1
+    ((end-SECONDS>10)) || return 1
     if command -v dnf >/dev/null; then
-      timeout -k 10 $((end - SECONDS)) dnf -qy install "$1" >&2 && return 0
+      timeout -k 10 $((end-SECONDS)) dnf -qy install "$1" >&2 && return 0
     else
-      # shellcheck disable=SC2086 # $o holds several options
-      { timeout -k 10 $((end - SECONDS)) apt-get $o update &&
-        DEBIAN_FRONTEND=noninteractive timeout -k 10 $((end - SECONDS)) apt-get $o install --no-install-recommends "$1"; } >&2 &&
+      # $o holds several options.
+      # shellcheck disable=SC2086
+      { timeout -k 10 $((end-SECONDS)) apt-get $o update &&
+        DEBIAN_FRONTEND=noninteractive timeout -k 10 $((end-SECONDS)) apt-get $o install --no-install-recommends "$1"; } >&2 &&
         return 0
     fi
   done
@@ -150,7 +153,8 @@ efs_cache_load() {
     fi
     mv -f "$tmp" "$file"
   fi
-  # shellcheck disable=SC2034 # the user data evaluates it after this file
+  # The user data evaluates it after this file.
+  # shellcheck disable=SC2034
   efs_cache_code=$(cat "$file") || efs_cache_fail "cannot read $file"
 }
 efs_cache_load
