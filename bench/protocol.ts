@@ -1,8 +1,8 @@
 /**
  * Item 9: the protocol between clients and a cache node (issue 16), on the lab's VMs, in one run. Through a re-export
  * every NFSv4 open still reaches the origin as an OPEN (a re-export grants no delegations); NFSv3 has no OPEN. This
- * part measured one against the other before the library offered NFSv3 (ClientProtocol.NFS_V3 now turns on the same
- * nfsd versions, with mountd on a fixed port and a numeric fsid): an origin that behaves like EFS (kernel nfsd,
+ * part measured one against the other before the library offered NFSv3 (`clientNfsVersion: NfsVersion.NFS_V3` now
+ * turns on the same nfsd versions, with mountd on a fixed port and a numeric fsid): an origin that behaves like EFS (kernel nfsd,
  * NFSv4.1 only, no delegations, shaped link), one cache node running the library's node user data of a fleet without
  * that option, NFSv3 turned on by hand (nfsconf vers3=y), and one client that runs the include/stat storm
  * (bench/workload.py) warm (its caches dropped before each pass) and steady (nothing dropped) through:
@@ -109,7 +109,7 @@ export async function runProtocol(s: ProtocolSettings, log: (m: string) => void)
     const client = await lab.startVm({ name: 'client', ip: `${SUBNET}.21`, userData: '#!/bin/bash\ntrue\n', cpus: 1, memoryMiB: 1024 });
     expectDone('node', await node.waitForCloudInit({ timeoutMs: 30 * MIN }));
     expectDone('client', await client.waitForCloudInit({ timeoutMs: 20 * MIN }));
-    // NFSv3 on the node, by hand, as recorded in bench/figures.json (ClientProtocol.NFS_V3 came after this part).
+    // NFSv3 on the node, by hand, as recorded in bench/figures.json (clientNfsVersion: NfsVersion.NFS_V3 came after this part).
     await node.execOk('nfsconf --set nfsd vers3 y && systemctl start rpcbind && systemctl restart nfs-server && grep -q "+3" /proc/fs/nfsd/versions', { timeoutMs: 5 * MIN });
     // The large file, read once through the node before the link is shaped: warm in its page cache.
     const v41 = `${ud.clientOptions}`;

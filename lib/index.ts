@@ -3,8 +3,8 @@
 export { OriginFileSystem, OriginFileSystemProps, OriginOptions } from './origin/origin-file-system';
 export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions, ClientSource } from './cached-file-system';
 export { CacheFleet } from './cache-fleet/cache-fleet';
-export { CacheOrigin, EfsOriginOptions, NfsServerOriginProps, NfsServerPorts, NfsVersion } from './cache-fleet/cache-origin';
-export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ClientProtocol, ElasticCapacity, ICacheFleet } from './cache-fleet/options';
+export { CacheOrigin, EfsOriginOptions, NfsServerOptions, NfsServerPorts } from './cache-fleet/cache-origin';
+export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ElasticCapacity, ICacheFleet } from './cache-fleet/options';
 export { DiskCacheMetric, MirrorMetric } from './monitoring/metrics';
 export { FanOutMode, FanOutOptions } from './cache-fleet/fan-out';
 export { ICacheNode } from './cache-fleet/cache-node';
@@ -12,6 +12,7 @@ export { MirrorOptions, MirrorSource, MirrorStorage, S3MirrorOptions } from './c
 export { AmazonLinux2023KernelLine } from './kernel-line';
 export { CommonInstanceOptions } from './instance-options';
 export { MountHelper } from './mount-helper';
+export { NfsVersion } from './nfs-version';
 export { CacheStorage, CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, FsCacheClientOptions } from './client/fs-cache-client';
 export { FleetSourceOptions, MountSource } from './client/mount-source';
 export { CacheDashboard, CacheDashboardOptions, CacheDashboardProps } from './monitoring/cache-dashboard';

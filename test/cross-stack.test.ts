@@ -8,8 +8,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { SampleStack } from '../bin/sample-stack';
 import {
-  CacheDashboard, CacheFleet, CacheOrigin, CachedFileSystem, ClientProtocol, DataSeeder, FanOutMode, FsCacheClientLaunchTemplate, MountSource,
-  OriginFileSystem, SeedSource,
+  CacheDashboard, CacheFleet, CacheOrigin, CachedFileSystem, DataSeeder, FanOutMode, FsCacheClientLaunchTemplate, MountSource,
+  NfsVersion, OriginFileSystem, SeedSource,
 } from '../lib';
 import { nagFindings, newApp, stackWithVpc } from './util';
 
@@ -30,14 +30,14 @@ const ENVS: Array<[string, Environment | undefined]> = [
 interface Layout {
   readonly name: string;
   readonly fanOut: FanOutMode;
-  readonly clientProtocol: ClientProtocol;
+  readonly clientNfsVersion: NfsVersion;
   readonly mirrorPaths?: string[];
 }
 
 const LAYOUTS: Layout[] = [
-  { name: 'Route 53, NFSv4.1', fanOut: FanOutMode.ROUTE53, clientProtocol: ClientProtocol.NFS_V4_1 },
-  { name: 'Route 53, NFSv3 (mountd)', fanOut: FanOutMode.ROUTE53, clientProtocol: ClientProtocol.NFS_V3 },
-  { name: 'NLB, mirrors', fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientProtocol: ClientProtocol.NFS_V4_1, mirrorPaths: ['/efs/app'] },
+  { name: 'Route 53, NFSv4.1', fanOut: FanOutMode.ROUTE53, clientNfsVersion: NfsVersion.NFS_V4_1 },
+  { name: 'Route 53, NFSv3 (mountd)', fanOut: FanOutMode.ROUTE53, clientNfsVersion: NfsVersion.NFS_V3 },
+  { name: 'NLB, mirrors', fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientNfsVersion: NfsVersion.NFS_V4_1, mirrorPaths: ['/efs/app'] },
 ];
 
 /** The network, the origin, the fleet, three kinds of clients, a seeder and a dashboard, each tier in its own stack. */
@@ -55,7 +55,7 @@ function multiStackApp(layout: Layout, env?: Environment) {
     ['S3BucketLoggingEnabled', 'S3BucketReplicationEnabled', 'S3BucketVersioningEnabled', 'S3DefaultEncryptionKMS'].map((rule) => ({ id: `${pack}-${rule}`, reason }))));
   const fleetStack = new Stack(app, 'Fleet', { env });
   const fleet = new CacheFleet(fleetStack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(origin.fileSystem), nodeCount: 2, fanOut: layout.fanOut, clientProtocol: layout.clientProtocol,
+    vpc, origin: CacheOrigin.efs(origin.fileSystem), nodeCount: 2, fanOut: layout.fanOut, clientNfsVersion: layout.clientNfsVersion,
     mirrorPaths: layout.mirrorPaths,
   });
   const clientStack = new Stack(app, 'Clients', { env });
@@ -65,7 +65,7 @@ function multiStackApp(layout: Layout, env?: Environment) {
   const importedStack = new Stack(app, 'ImportedFleetClients', { env });
   const imported = CacheFleet.fromCacheFleetAttributes(importedStack, 'Fleet', {
     endpoint: fleet.endpoint, securityGroup: fleet.connections.securityGroups[0], exportPath: fleet.exportPath,
-    clientProtocol: fleet.clientProtocol, mirrors: fleet.mirrors,
+    clientNfsVersion: fleet.clientNfsVersion, mirrors: fleet.mirrors,
   });
   new FsCacheClientLaunchTemplate(importedStack, 'ViaImported', { vpc, source: MountSource.cacheFleet(imported, { mirrorPaths: layout.mirrorPaths }) });
   const seederStack = new Stack(app, 'Seeder', { env });
@@ -113,7 +113,7 @@ describe('tiers in stacks of their own, in one app', () => {
 
   test.each(LAYOUTS)('$name: every rule between tiers lives in the consumer\'s stack', (layout) => {
     const s = multiStackApp(layout);
-    const v3 = layout.clientProtocol === ClientProtocol.NFS_V3;
+    const v3 = layout.clientNfsVersion === NfsVersion.NFS_V3;
     // Clients of the fleet (its own or imported) that mount its mirrors open the mirrors' port too, the same way.
     const ports = [2049, ...(v3 ? [20048] : []), ...(layout.mirrorPaths ? [2050] : [])];
     // The origin's stack holds no rule at all: its group is opened by the fleet's, the clients' and the seeder's stacks.
@@ -156,12 +156,12 @@ describe('a fleet and a file system of another app, imported by their attributes
   // The other app's fleet mirrors /efs/app (its fsid is the other app's; any UUID will do here).
   const MIRRORS = [{ path: '/efs/app', exportPath: '/mirror/app', fsid: '4ef15917-cc5e-c97b-c462-beb4a33a03b1' }];
 
-  function importingApp(clientProtocol: ClientProtocol, mountMirrors: boolean) {
+  function importingApp(clientNfsVersion: NfsVersion, mountMirrors: boolean) {
     const { app, stack, vpc } = stackWithVpc(newApp(), 'Consumer', { region: REGION });
     const fleet = CacheFleet.fromCacheFleetAttributes(stack, 'Fleet', {
       endpoint: 'cache.efs-cache.internal',
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', FLEET_SG),
-      clientProtocol,
+      clientNfsVersion,
       mirrors: MIRRORS,
     });
     const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
@@ -175,17 +175,17 @@ describe('a fleet and a file system of another app, imported by their attributes
   }
 
   test.each([
-    [ClientProtocol.NFS_V4_1, false],
-    [ClientProtocol.NFS_V3, false],
-    [ClientProtocol.NFS_V4_1, true],
-    [ClientProtocol.NFS_V3, true],
+    [NfsVersion.NFS_V4_1, false],
+    [NfsVersion.NFS_V3, false],
+    [NfsVersion.NFS_V4_1, true],
+    [NfsVersion.NFS_V3, true],
   ])('clients and a fleet of the importing stack open the imported groups from there (%s, mirrors mounted: %s)', (protocol, mountMirrors) => {
     const { app, stack } = importingApp(protocol, mountMirrors);
     expect(() => app.synth()).not.toThrow();
     const rules = resources(stack, 'AWS::EC2::SecurityGroupIngress').map((p) => ({
       into: p.GroupId, fromLocalGroup: localGroup(p.SourceSecurityGroupId), port: p.FromPort,
     }));
-    const fleetPorts = [2049, ...(protocol === ClientProtocol.NFS_V3 ? [20048] : []), ...(mountMirrors ? [2050] : [])];
+    const fleetPorts = [2049, ...(protocol === NfsVersion.NFS_V3 ? [20048] : []), ...(mountMirrors ? [2050] : [])];
     expect(rules.filter((r) => r.into === FLEET_SG)).toEqual(fleetPorts.map((port) => ({ into: FLEET_SG, fromLocalGroup: true, port })));
     // The direct clients and the local fleet, each from its own group.
     expect(rules.filter((r) => r.into === EFS_SG)).toEqual([

@@ -54,7 +54,7 @@ function parameterizedStack() {
   // host reaches EFSC_ORIGIN_SERVER, which the mount unit and the mirrors' mounts name.
   const nfsFleet = new CacheFleet(stack, 'NfsFleet', {
     vpc, nodeCount: 1, clientCidrs: [cidr.valueAsString], zoneName: 'nfs-cache.internal', mirrorPaths: ['/efs/app'],
-    origin: CacheOrigin.nfsServer({ host: nfsHost.valueAsString, exportPath: '/srv/data', version: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
+    origin: CacheOrigin.nfsServer({ host: nfsHost.valueAsString, exportPath: '/srv/data', nfsVersion: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS });
   new DataSeeder(stack, 'Seeder', {

@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
-  CacheFleet, CacheOrigin, CacheStorage, ClientProtocol, DataSeeder, DiskCacheMetric, FsCacheClientLaunchTemplate, MirrorMetric,
+  CacheFleet, CacheOrigin, CacheStorage, DataSeeder, DiskCacheMetric, FsCacheClientLaunchTemplate, MirrorMetric,
   MirrorSource, MountHelper, MountSource, NfsVersion, SeedSource,
 } from '../lib';
 import { importedFs, stackWithVpc } from './util';
@@ -15,14 +15,14 @@ import { flatten, launchTemplateUserData, parameters } from './util/user-data';
  * keeps them, or every client's file handles go stale (fsids) and nodes stop finding their identity (tag names).
  * The values were computed by the derivation that ships; a change to it fails here, whatever else still passes.
  */
-function nodeParameters(protocol: ClientProtocol): { params: Record<string, string>; template: Template } {
+function nodeParameters(protocol: NfsVersion): { params: Record<string, string>; template: Template } {
   const { stack, vpc } = stackWithVpc(undefined, 'Pinned');
   new CacheFleet(stack, 'Fleet', {
     vpc,
     origin: CacheOrigin.efs(importedFs(stack)),
     originPath: '/data',
     mirrorPaths: ['/efs/app', '/efs/www/static'],
-    clientProtocol: protocol,
+    clientNfsVersion: protocol,
   });
   const userData = Object.values(launchTemplateUserData(stack));
   expect(userData).toHaveLength(1);
@@ -31,28 +31,28 @@ function nodeParameters(protocol: ClientProtocol): { params: Record<string, stri
 
 describe('upgrade contract', () => {
   test.each([
-    [ClientProtocol.NFS_V4_1, 'b37e23b0-6404-adad-319e-369fa3d5d47f'],
-    [ClientProtocol.NFS_V3, '863904690'],
+    [NfsVersion.NFS_V4_1, 'b37e23b0-6404-adad-319e-369fa3d5d47f'],
+    [NfsVersion.NFS_V3, '863904690'],
   ])('the export fsid of fleet Pinned/Fleet over /data (%s) is pinned', (protocol, fsid) => {
     expect(nodeParameters(protocol).params.EFSC_EXPORT_FSID).toBe(fsid);
   });
 
   test.each([
-    [ClientProtocol.NFS_V4_1, 'dbe662d3-8a1c-3e17-d322-8282a8544d2b'],
-    [ClientProtocol.NFS_V3, '1541825237'],
+    [NfsVersion.NFS_V4_1, 'dbe662d3-8a1c-3e17-d322-8282a8544d2b'],
+    [NfsVersion.NFS_V3, '1541825237'],
   ])('the export fsid of fleet Pinned/Fleet over an NFS server\'s /srv, at /data (%s), is pinned: host and version are no part of it', (protocol, fsid) => {
     for (const [host, version] of [['nas.example.internal', NfsVersion.NFS_V3], ['10.20.0.5', NfsVersion.NFS_V4_2]] as const) {
       const { stack, vpc } = stackWithVpc(undefined, 'Pinned');
       const fleet = new CacheFleet(stack, 'Fleet', {
-        vpc, originPath: '/data', clientProtocol: protocol,
-        origin: CacheOrigin.nfsServer({ host, exportPath: '/srv', version, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
+        vpc, originPath: '/data', clientNfsVersion: protocol,
+        origin: CacheOrigin.nfsServer({ host, exportPath: '/srv', nfsVersion: version, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
       });
       expect(fleet.fsid).toBe(fsid);
     }
   });
 
   test('mirror fsids are pinned, in the order of mirrorPaths, and do not depend on the client protocol', () => {
-    for (const protocol of [ClientProtocol.NFS_V4_1, ClientProtocol.NFS_V3]) {
+    for (const protocol of [NfsVersion.NFS_V4_1, NfsVersion.NFS_V3]) {
       const { params } = nodeParameters(protocol);
       expect(params.EFSC_MIRROR_PATHS).toBe('/efs/app /efs/www/static');
       expect(params.EFSC_MIRROR_FSIDS).toBe('4ef15917-cc5e-c97b-c462-beb4a33a03b1 d07f34a3-d22c-af5e-5414-e52684201e0c');
@@ -60,14 +60,14 @@ describe('upgrade contract', () => {
   });
 
   test('the mirrors\' port is pinned: deployed clients mount the mirrors with port=2050 in their fstab', () => {
-    for (const protocol of [ClientProtocol.NFS_V4_1, ClientProtocol.NFS_V3]) {
+    for (const protocol of [NfsVersion.NFS_V4_1, NfsVersion.NFS_V3]) {
       expect(nodeParameters(protocol).params.EFSC_MIRROR_PORT).toBe('2050');
     }
     expect(CacheFleet.MIRROR_PORT).toBe(2050);
   });
 
   test('the tag names nodes read at boot are pinned, on the groups and in the scripts that read them', () => {
-    const { template } = nodeParameters(ClientProtocol.NFS_V4_1);
+    const { template } = nodeParameters(NfsVersion.NFS_V4_1);
     const groups = Object.values(template.findResources('AWS::AutoScaling::AutoScalingGroup'));
     expect(groups.length).toBeGreaterThan(0);
     for (const g of groups) {
@@ -102,7 +102,7 @@ describe('upgrade contract', () => {
   });
 
   test('the names clients mount and the metrics dimension are pinned: fstabs and metric history outlive an upgrade', () => {
-    const { params, template } = nodeParameters(ClientProtocol.NFS_V4_1);
+    const { params, template } = nodeParameters(NfsVersion.NFS_V4_1);
     const names = Object.values(template.findResources('AWS::Route53::RecordSet'))
       .map((r) => (typeof r.Properties.Name === 'string' ? r.Properties.Name : flatten(r.Properties.Name, (k) => `<${k}>`))).sort();
     expect(names).toEqual([
@@ -122,7 +122,7 @@ describe('upgrade contract', () => {
     new CacheFleet(stack, 'Nfs4', { vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, zoneName: 'nfs4.internal' });
     new CacheFleet(stack, 'Nas', {
       vpc, nodeCount: 1, zoneName: 'nas.internal',
-      origin: CacheOrigin.nfsServer({ host: '10.20.0.5', exportPath: '/srv', version: NfsVersion.NFS_V4_2, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
+      origin: CacheOrigin.nfsServer({ host: '10.20.0.5', exportPath: '/srv', nfsVersion: NfsVersion.NFS_V4_2, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
     });
     new FsCacheClientLaunchTemplate(stack, 'Store', { vpc, source: MountSource.fileSystem(fileSystem) });
     new FsCacheClientLaunchTemplate(stack, 'Ebs', {

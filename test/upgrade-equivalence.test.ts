@@ -14,7 +14,6 @@ import {
   CacheFleet,
   CacheOrigin,
   CacheStorage,
-  ClientProtocol,
   ClientSource,
   DataSeeder,
   FanOutMode,
@@ -150,9 +149,9 @@ const EXTRA: Case[] = [
     build: (app) => {
       const { stack, vpc } = stackWithVpc(app, 'Legacy');
       new CacheFleet(stack, 'Nfs', {
-        vpc, nodeCount: 2, clientProtocol: ClientProtocol.NFS_V3,
+        vpc, nodeCount: 2, clientNfsVersion: NfsVersion.NFS_V3,
         origin: CacheOrigin.nfsServer({
-          host: '10.20.0.5', exportPath: '/srv', version: NfsVersion.NFS_V3, ports: { lockd: 4045, mountd: 20048 },
+          host: '10.20.0.5', exportPath: '/srv', nfsVersion: NfsVersion.NFS_V3, ports: { lockd: 4045, mountd: 20048 },
           peer: ec2.Peer.ipv4('10.20.0.0/24'),
         }),
       });
@@ -165,7 +164,7 @@ const EXTRA: Case[] = [
     build: (app) => {
       const { stack, vpc } = stackWithVpc(app, 'Fleet');
       const fleet = new CacheFleet(stack, 'Fleet', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 2, mirrorPaths: ['/efs/app'], clientProtocol: ClientProtocol.NFS_V3,
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 2, mirrorPaths: ['/efs/app'], clientNfsVersion: NfsVersion.NFS_V3,
       });
       const clients = new Stack(app, 'Clients');
       const clientVpc = ec2.Vpc.fromVpcAttributes(clients, 'Vpc', {
@@ -175,7 +174,7 @@ const EXTRA: Case[] = [
       const imported = CacheFleet.fromCacheFleetAttributes(clients, 'Imported', {
         endpoint: 'cache.efs-cache.internal',
         securityGroup: ec2.SecurityGroup.fromSecurityGroupId(clients, 'FleetSg', 'sg-0123456789abcdef1'),
-        exportPath: fleet.exportPath, clientProtocol: ClientProtocol.NFS_V3,
+        exportPath: fleet.exportPath, clientNfsVersion: NfsVersion.NFS_V3,
         mirrors: fleet.mirrors.map((m) => ({ path: m.path, exportPath: m.exportPath })),
       });
       new FsCacheClientLaunchTemplate(clients, 'Readers', {

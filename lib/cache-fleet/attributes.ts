@@ -5,9 +5,10 @@ import { NFS_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 import { isEndpoint } from '../private/endpoint';
 import { DOT_SEGMENT_RE } from '../private/paths';
-import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, CacheFleetMirror, ClientProtocol, ICacheFleet } from './options';
+import { NfsVersion } from '../nfs-version';
+import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, CacheFleetMirror, ICacheFleet } from './options';
 import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, MIRROR_ROOT, mirrorExportPath, mirrorFsid } from './mirror';
-import { checkExportPath } from './validation';
+import { checkClientNfsVersion, checkExportPath } from './validation';
 
 /**
  * A fleet defined elsewhere, known by its attributes (`CacheFleet.fromCacheFleetAttributes`): checked with a
@@ -19,7 +20,7 @@ export class ImportedCacheFleet extends Construct implements ICacheFleet {
   public readonly attributeCacheTimeout: Duration;
   public readonly directoryCacheTimeout: Duration;
   public readonly mirrors: CacheFleetMirror[];
-  public readonly clientProtocol: ClientProtocol;
+  public readonly clientNfsVersion: NfsVersion;
   public readonly connections: ec2.Connections;
 
   constructor(scope: Construct, id: string, attrs: CacheFleetAttributes) {
@@ -30,7 +31,7 @@ export class ImportedCacheFleet extends Construct implements ICacheFleet {
     this.attributeCacheTimeout = attrs.attributeCacheTimeout ?? CACHE_FLEET_DEFAULTS.attributeCacheTimeout;
     this.directoryCacheTimeout = attrs.directoryCacheTimeout ?? CACHE_FLEET_DEFAULTS.directoryCacheTimeout;
     this.mirrors = attrs.mirrors ?? [];
-    this.clientProtocol = attrs.clientProtocol ?? CACHE_FLEET_DEFAULTS.clientProtocol;
+    this.clientNfsVersion = attrs.clientNfsVersion ?? CACHE_FLEET_DEFAULTS.clientNfsVersion;
     this.connections = new ec2.Connections({ securityGroups: [attrs.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
   }
 }
@@ -53,6 +54,7 @@ export function validateCacheFleetAttributes(scope: IConstruct, attrs: CacheFlee
       throw propError(scope, name, `must be between 0 and 60 minutes, as the fleet's own, got ${d.toHumanString()}.`);
     }
   }
+  checkClientNfsVersion(scope, attrs.clientNfsVersion);
   validateImportedMirrors(scope, attrs, exportPath);
 }
 

@@ -15,9 +15,10 @@ import { FanOutMode, FanOutResources } from './fan-out';
 import { grantMirrorSources, mirrorExportPath, mirrorFsid, mirrorSourceFsid } from './mirror';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
-import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirror, CacheFleetProps, ClientProtocol, ElasticCapacity, ICacheFleet } from './options';
+import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirror, CacheFleetProps, ElasticCapacity, ICacheFleet } from './options';
 import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
+import { NfsVersion } from '../nfs-version';
 import {
   autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS,
   sumOfMetrics,
@@ -37,14 +38,14 @@ import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../priva
 // the fan-out (fan-out.ts), the mirrors (mirror.ts), and the metric names and statistics (../monitoring/metrics.ts).
 // The public types stay importable from here, as before.
 export {
-  CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ClientProtocol, ElasticCapacity, ICacheFleet,
+  CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ElasticCapacity, ICacheFleet,
 } from './options';
 export { MirrorMetric } from '../monitoring/metrics';
 export { fsidFor } from './node-parameters';
 
 /**
  * A RAM cache tier: EC2 nodes that mount the origin (an EFS file system, or an NFS server: `CacheOrigin`) and
- * re-export it read-only over NFSv4.1 (and NFSv3 with `ClientProtocol.NFS_V3`), so their page cache serves hot reads,
+ * re-export it read-only over NFSv4.1 (and NFSv3 with `clientNfsVersion: NfsVersion.NFS_V3`), so their page cache serves hot reads,
  * reached through Route 53 names or an internal Network Load Balancer.
  *
  * ## Resources Deployed
@@ -74,7 +75,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public static readonly METRIC_NAMESPACE: string = METRIC_NAMESPACE;
 
   /**
-   * The TCP port of the nodes' rpc.mountd when the fleet serves NFSv3 (`ClientProtocol.NFS_V3`): clients other than
+   * The TCP port of the nodes' rpc.mountd when the fleet serves NFSv3 (`clientNfsVersion: NfsVersion.NFS_V3`): clients other than
    * `FsCacheClientLaunchTemplate`s need it as well as 2049 (`peer.connections.allowTo(fleet, ec2.Port.tcp(CacheFleet.MOUNTD_PORT))`,
    * made from the peer's side so that a peer in a later stack than the fleet makes no dependency cycle).
    */
@@ -163,8 +164,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly metricsGroup: string;
   /** The subtrees served from a local copy on every node (`mirrorPaths`), with the paths clients mount. */
   public readonly mirrors: CacheFleetMirror[];
-  /** The NFS version clients mount the fleet with (`clientProtocol`). */
-  public readonly clientProtocol: ClientProtocol;
+  /** The NFS version clients mount the fleet with (`clientNfsVersion`): `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3`. */
+  public readonly clientNfsVersion: NfsVersion;
   /**
    * With `warmPaths`: an SSM Command document that warms the nodes on demand (it runs the nodes'
    * `/usr/local/sbin/efs-cache-warm`, the same warming as at boot and on the re-warm timer), for example after new
@@ -189,8 +190,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.exportPath = props.exportPath ?? DEFAULTS.exportPath;
     this.nfsdThreads = props.nfsdThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
     warnUnknownNodeSize(this, this.instanceType, facts, props.nfsdThreads === undefined ? this.nfsdThreads : undefined);
-    this.clientProtocol = props.clientProtocol ?? DEFAULTS.clientProtocol;
-    const v3 = this.clientProtocol === ClientProtocol.NFS_V3;
+    this.clientNfsVersion = props.clientNfsVersion ?? DEFAULTS.clientNfsVersion;
+    const v3 = this.clientNfsVersion === NfsVersion.NFS_V3;
     // NFSv3: a number (4 bytes in every file handle) rather than a UUID (16), room for a longer origin handle in 64.
     this.fsid = fsidFor(this.node.path, originFsidKey(this.origin, props.originPath ?? DEFAULTS.originPath), v3);
     this.diskCache = nodeDiskCacheOn(props, facts);
@@ -229,8 +230,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     const machineImage = instanceImage(this, props, this.instanceType);
     // An NFS server's helper is unused: its mount type and options follow its version.
     const mountHelper = this.origin.mountHelper ?? MountHelper.EFS_UTILS;
-    if (this.origin.efsFileSystem) {
-      checkEfsMount(this, this.origin.efsFileSystem, { helperProp: 'origin.mountHelper', helper: mountHelper }, !!props.machineImage);
+    if (this.origin.fileSystem) {
+      checkEfsMount(this, this.origin.fileSystem, { helperProp: 'origin.mountHelper', helper: mountHelper }, !!props.machineImage);
     }
 
     const rendered = renderScript({
@@ -247,7 +248,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       parameters: {
         ...nodeParameters(this, this.role, props, {
           origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache: this.diskCache,
-          clientProtocol: this.clientProtocol, mountHelper,
+          clientNfsVersion: this.clientNfsVersion, mountHelper,
         }),
         // An elastic fleet's node completes the group's launch hook once it serves, and drains at its terminate hook.
         ...(props.elastic ? { EFSC_LIFECYCLE_LAUNCH_HOOK: LIFECYCLE_HOOKS.launch, EFSC_LIFECYCLE_DRAIN_HOOK: LIFECYCLE_HOOKS.drain } : {}),

@@ -8,26 +8,11 @@ import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { isEndpoint } from '../private/endpoint';
 import { knownAtSynth, propError } from '../private/errors';
 import { efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS } from '../private/mount';
+import { NfsVersion } from '../nfs-version';
 import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 
 /**
- * The NFS version the cache nodes mount an NFS server origin with (`CacheOrigin.nfsServer`). NFSv4.0 is not offered:
- * the kernel cannot re-export an NFSv4.0 mount (Documentation/filesystems/nfs/reexport.rst).
- */
-export enum NfsVersion {
-  /**
-   * NFSv3 (`mount -t nfs -o nfsvers=3`), over TCP, to the server's nfsd and rpc.mountd at the ports `ports` names
-   * (`port=`, `mountport=`), so the mount asks the server's rpcbind nothing; `nolock` unless `ports.lockd` is given.
-   */
-  NFS_V3 = '3',
-  /** NFSv4.1 (`mount -t nfs4 -o nfsvers=4.1`): nfsd's port alone. */
-  NFS_V4_1 = '4.1',
-  /** NFSv4.2 (`mount -t nfs4 -o nfsvers=4.2`): nfsd's port alone. */
-  NFS_V4_2 = '4.2',
-}
-
-/**
- * The TCP ports of an NFS server origin that the nodes reach (`NfsServerOriginProps.ports`): the nodes' security group
+ * The TCP ports of an NFS server origin that the nodes reach (`NfsServerOptions.ports`): the nodes' security group
  * opens exactly these to the origin's `peer`, and the nodes name them in their mount options. NFSv4 uses `nfs` alone;
  * the others are for NFSv3 only.
  */
@@ -81,7 +66,7 @@ export interface EfsOriginOptions {
 }
 
 /** An NFS server as the origin of a cache fleet (`CacheOrigin.nfsServer`). */
-export interface NfsServerOriginProps {
+export interface NfsServerOptions {
   /**
    * The server's DNS name or IPv4 address, as the nodes mount it (`<host>:<exportPath>`). A token (an instance's
    * private address, an import) is checked by the nodes at boot. Not `localhost`, loopback or link-local: on a node
@@ -90,13 +75,13 @@ export interface NfsServerOriginProps {
   readonly host: string;
 
   /**
-   * The path the server exports, as its clients mount it with `version` (an NFSv4 server with a pseudo-root shows
+   * The path the server exports, as its clients mount it with `nfsVersion` (an NFSv4 server with a pseudo-root shows
    * its exports below it): absolute, `/` allowed. The fleet's `originPath` is a path below it.
    */
   readonly exportPath: string;
 
   /** The NFS version the nodes mount the server with. */
-  readonly version: NfsVersion;
+  readonly nfsVersion: NfsVersion;
 
   /**
    * The server's ports the nodes reach (TCP only).
@@ -132,14 +117,14 @@ export class CacheOrigin implements ec2.IConnectable {
 
   /**
    * An NFS server (a Linux nfsd, FSx for NetApp ONTAP or OpenZFS, a NAS on premises): the nodes mount
-   * `<host>:<exportPath>` with plain NFS of `version` (no amazon-efs-utils, no TLS), read-only, hard, with the fleet's
+   * `<host>:<exportPath>` with plain NFS of `nfsVersion` (no amazon-efs-utils, no TLS), read-only, hard, with the fleet's
    * attribute caching, and re-export it as they do EFS. The security groups open exactly the ports it needs to `peer`
    * (NFSv4: nfsd's; NFSv3: nfsd's and mountd's, and rpcbind's and lockd's when asked). The nodes' role gets no
    * storage permission.
    */
-  public static nfsServer(props: NfsServerOriginProps): CacheOrigin {
-    return new CacheOrigin(props.host, props.exportPath, props.version, props.peer.connections, undefined, props.peer, { ...props.ports },
-      undefined);
+  public static nfsServer(options: NfsServerOptions): CacheOrigin {
+    return new CacheOrigin(options.host, options.exportPath, options.nfsVersion, options.peer.connections, undefined, options.peer,
+      { ...options.ports }, undefined);
   }
 
   /** The server the nodes mount: the file system's DNS name, or the NFS server's host. */
@@ -147,11 +132,11 @@ export class CacheOrigin implements ec2.IConnectable {
   /** The path the server exports: `/` for EFS. */
   public readonly exportPath: string;
   /** The NFS version the nodes mount the origin with: NFSv4.1 for EFS. */
-  public readonly version: NfsVersion;
+  public readonly nfsVersion: NfsVersion;
   /** What the nodes are let into: the file system's connections, or the peer's. */
   public readonly connections: ec2.Connections;
   /** The file system, for an EFS origin. */
-  public readonly efsFileSystem?: efs.IFileSystem;
+  public readonly fileSystem?: efs.IFileSystem;
   /** Where the NFS server is, for the security groups (an NFS server origin). */
   public readonly peer?: ec2.IPeer;
   /**
@@ -167,14 +152,14 @@ export class CacheOrigin implements ec2.IConnectable {
    */
   public readonly mountHelper?: MountHelper;
 
-  private constructor(server: string, exportPath: string, version: NfsVersion, connections: ec2.Connections,
+  private constructor(server: string, exportPath: string, nfsVersion: NfsVersion, connections: ec2.Connections,
     fileSystem: efs.IFileSystem | undefined, peer: ec2.IPeer | undefined, ports: NfsServerPorts | undefined,
     mountHelper: MountHelper | undefined) {
     this.server = server;
     this.exportPath = exportPath;
-    this.version = version;
+    this.nfsVersion = nfsVersion;
     this.connections = connections;
-    this.efsFileSystem = fileSystem;
+    this.fileSystem = fileSystem;
     this.peer = peer;
     this.ports = ports;
     this.mountHelper = mountHelper;
@@ -193,7 +178,7 @@ export interface OriginPort {
 /** The ports of an NFS server origin, its defaults applied, in the order their rules are made. */
 export function nfsServerPorts(origin: CacheOrigin): OriginPort[] {
   const p = origin.ports ?? {};
-  if (origin.version !== NfsVersion.NFS_V3) return [{ port: p.nfs ?? NFS_PORT, description: 'NFS from the cache nodes' }];
+  if (origin.nfsVersion !== NfsVersion.NFS_V3) return [{ port: p.nfs ?? NFS_PORT, description: 'NFS from the cache nodes' }];
   return [
     { port: p.nfs ?? NFS_PORT, description: 'NFS from the cache nodes' },
     { port: p.mountd ?? NFS_MOUNTD_PORT, description: 'NFSv3 mountd from the cache nodes' },
@@ -212,8 +197,8 @@ function rpcbindOn(p: NfsServerPorts): boolean {
  * side, a network through the nodes' egress alone.
  */
 export function allowNodesToOrigin(nodes: ec2.SecurityGroup, origin: CacheOrigin): void {
-  if (origin.efsFileSystem) {
-    allowFromConsumerSide(nodes, origin.efsFileSystem, ec2.Port.tcp(NFS_PORT), 'NFS from the EFS cache nodes');
+  if (origin.fileSystem) {
+    allowFromConsumerSide(nodes, origin.fileSystem, ec2.Port.tcp(NFS_PORT), 'NFS from the EFS cache nodes');
     return;
   }
   const peer = origin.peer!;
@@ -233,12 +218,12 @@ export function allowNodesToOrigin(nodes: ec2.SecurityGroup, origin: CacheOrigin
  * requests from reserved ports only) and without TLS.
  */
 export function originBaseOptions(origin: CacheOrigin, helper: MountHelper, tlsPort?: number): string[] {
-  if (origin.efsFileSystem) return [...helperOptions(helper, tlsPort), ...RECOMMENDED_NFS_OPTIONS];
+  if (origin.fileSystem) return [...helperOptions(helper, tlsPort), ...RECOMMENDED_NFS_OPTIONS];
   const p = origin.ports ?? {};
   const nfs = p.nfs ?? NFS_PORT;
   const transfer = ['rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2'];
-  if (origin.version !== NfsVersion.NFS_V3) {
-    return [`nfsvers=${origin.version}`, ...(nfs !== NFS_PORT ? [`port=${nfs}`] : []), ...transfer];
+  if (origin.nfsVersion !== NfsVersion.NFS_V3) {
+    return [`nfsvers=${origin.nfsVersion}`, ...(nfs !== NFS_PORT ? [`port=${nfs}`] : []), ...transfer];
   }
   return [
     'nfsvers=3', 'proto=tcp', `port=${nfs}`, 'mountproto=tcp', `mountport=${p.mountd ?? NFS_MOUNTD_PORT}`, 'mountvers=3',
@@ -248,13 +233,13 @@ export function originBaseOptions(origin: CacheOrigin, helper: MountHelper, tlsP
 
 /** The mount type of the nodes' origin mounts: the helper's for EFS, `nfs` (NFSv3) or `nfs4` for an NFS server. */
 export function originMountType(origin: CacheOrigin, helper: MountHelper): string {
-  if (origin.efsFileSystem) return helper;
-  return origin.version === NfsVersion.NFS_V3 ? 'nfs' : 'nfs4';
+  if (origin.fileSystem) return helper;
+  return origin.nfsVersion === NfsVersion.NFS_V3 ? 'nfs' : 'nfs4';
 }
 
 /** The path the nodes mount on the server: `originPath` in EFS, or below an NFS server's export path. */
 export function originServerPath(origin: CacheOrigin, originPath: string): string {
-  if (origin.efsFileSystem) return originPath;
+  if (origin.fileSystem) return originPath;
   if (originPath === '/') return origin.exportPath;
   return `${origin.exportPath === '/' ? '' : origin.exportPath}${originPath}`;
 }
@@ -265,7 +250,7 @@ export function originServerPath(origin: CacheOrigin, originPath: string): strin
  * shares an fsid with one of the other at the same construct path (the host is left out: it may be a token).
  */
 export function originFsidKey(origin: CacheOrigin, originPath: string): string {
-  return origin.efsFileSystem ? originPath : `nfs:${originServerPath(origin, originPath)}`;
+  return origin.fileSystem ? originPath : `nfs:${originServerPath(origin, originPath)}`;
 }
 
 /**
@@ -277,15 +262,20 @@ export function resolveOrigin(scope: IConstruct, props: { readonly origin: Cache
   const origin = props.origin;
   if (origin === undefined || origin === null) {
     throw propError(scope, 'origin', 'is required: CacheOrigin.efs(fileSystem) caches an EFS file system, ' +
-      'CacheOrigin.nfsServer({ host, exportPath, version, peer }) an NFS server.');
+      'CacheOrigin.nfsServer({ host, exportPath, nfsVersion, peer }) an NFS server.');
   }
-  if (!origin.efsFileSystem) validateNfsServer(scope, origin);
+  if (!origin.fileSystem) validateNfsServer(scope, origin);
   return origin;
 }
 
 function validateNfsServer(scope: IConstruct, origin: CacheOrigin): void {
-  if (!Object.values(NfsVersion).includes(origin.version)) {
-    throw propError(scope, 'origin.version', `must be NfsVersion.NFS_V3, NFS_V4_1 or NFS_V4_2, got '${origin.version}'.`);
+  if (origin.nfsVersion === undefined || origin.nfsVersion === null) {
+    // From JavaScript, which has no types: a caller still giving the `version` of 0.1.
+    throw propError(scope, 'origin.nfsVersion', 'is required: the NFS version the nodes mount the server with, ' +
+      'NfsVersion.NFS_V3, NFS_V4_1 or NFS_V4_2.');
+  }
+  if (!Object.values(NfsVersion).includes(origin.nfsVersion)) {
+    throw propError(scope, 'origin.nfsVersion', `must be NfsVersion.NFS_V3, NFS_V4_1 or NFS_V4_2, got '${origin.nfsVersion}'.`);
   }
   if (!Token.isUnresolved(origin.server) && !isEndpoint(origin.server)) {
     throw propError(scope, 'origin.host', 'must be the server\'s DNS name (such as \'nas.example.internal\') or IPv4 address ' +
@@ -310,10 +300,10 @@ function validateNfsServer(scope: IConstruct, origin: CacheOrigin): void {
       throw propError(scope, `origin.ports.${name}`, `must be a TCP port, a whole number from 1 to 65535, got ${v}.`);
     }
   }
-  if (origin.version !== NfsVersion.NFS_V3) {
+  if (origin.nfsVersion !== NfsVersion.NFS_V3) {
     const v3only = (['mountd', 'rpcbind', 'lockd'] as const).find((n) => ports[n] !== undefined);
     if (v3only) {
-      throw propError(scope, `origin.ports.${v3only}`, `applies to NfsVersion.NFS_V3 only: NFSv${origin.version} needs nfsd's ` +
+      throw propError(scope, `origin.ports.${v3only}`, `applies to NfsVersion.NFS_V3 only: NFSv${origin.nfsVersion} needs nfsd's ` +
         'port alone (ports.nfs).');
     }
   }

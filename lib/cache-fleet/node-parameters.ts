@@ -4,9 +4,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { CacheOrigin, originBaseOptions, originMountType, originServerPath } from './cache-origin';
 import { mirrorParameters } from './mirror';
-import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetOptions, CacheFleetProps, ClientProtocol } from './options';
+import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetOptions, CacheFleetProps } from './options';
 import { NODE_CACHE_DIR } from './validation';
 import { instanceMetrics } from '../monitoring/metrics';
+import { NfsVersion } from '../nfs-version';
 import { exportClients } from '../private/cidr';
 import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { EFS_UTILS_TLS_PORT, MountHelper, seconds, systemdTimeSpan } from '../private/mount';
@@ -48,7 +49,7 @@ export interface NodeValues {
   readonly fsid: string;
   readonly nfsdThreads: number;
   readonly diskCache: boolean;
-  readonly clientProtocol: ClientProtocol;
+  readonly clientNfsVersion: NfsVersion;
   /** How the nodes mount an EFS origin (`CacheOrigin.efs(fs, { mountHelper })`); unused for an NFS server. */
   readonly mountHelper: MountHelper;
 }
@@ -81,7 +82,7 @@ export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFl
     ...instanceMetrics(fleet, role, props.metrics ?? DEFAULTS.metrics),
     ...mirrorParameters(fleet.node.path, props, originBaseOptions(v.origin, v.mountHelper), v.diskCache),
     EFSC_NODE_DISK_CACHE: String(v.diskCache),
-    ...(v.clientProtocol === ClientProtocol.NFS_V3 ? { EFSC_NFS_V3: 'true' } : {}),
+    ...(v.clientNfsVersion === NfsVersion.NFS_V3 ? { EFSC_NFS_V3: 'true' } : {}),
     ...(v.diskCache ? diskCacheParameters({
       dir: NODE_CACHE_DIR, label: 'efs-node-cache', tag: 'efsnode',
       deviceModel: props.nodeDiskCacheDeviceModel ?? INSTANCE_STORE_MODEL, initializeDevices: false, cull: DEFAULT_CULL,

@@ -19,7 +19,7 @@ export const FLEET_TAG = 'cdk-efs-cache:fleet';
  * file). An NFS server origin asks IAM nothing.
  */
 export function nodeRole(fleet: Construct, origin: CacheOrigin): iam.Role {
-  const fileSystem = origin.efsFileSystem;
+  const fileSystem = origin.fileSystem;
   if (!fileSystem) return instanceRole(fleet, 'NFS cache nodes: SSM Session Manager, own interface and stack signal');
   const role = instanceRole(fleet, 'EFS cache nodes: SSM Session Manager, read-only EFS client, own interface and stack signal');
   fileSystem.grant(role, 'elasticfilesystem:ClientMount', 'elasticfilesystem:ClientRootAccess');

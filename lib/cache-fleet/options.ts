@@ -5,34 +5,12 @@ import { CacheOrigin } from './cache-origin';
 import { FanOutMode, FanOutOptions } from './fan-out';
 import { MirrorOptions } from './mirror';
 import { CommonInstanceOptions } from '../instance-options';
+import { NfsVersion } from '../nfs-version';
 
 /*
  * The options of a cache fleet and how clients see one (its own or one of another stack): the types a fleet, its
  * validation, its import and its clients share, and the defaults they apply, each written once.
  */
-
-/**
- * The NFS version clients mount a cache fleet with (`clientProtocol`). Either way the nodes mount the origin with its
- * own version (EFS: NFSv4.1, the only one it serves; an NFS server: its `NfsVersion`) and serve the mirrors over
- * NFSv4.1 (their delegations).
- */
-export enum ClientProtocol {
-  /**
-   * NFSv4.1 only. Every open of a file a client re-opens reaches the node as an OPEN, and through the re-export the
-   * origin: the node spares the origin the reads, not the opens (docs/benchmarks.md, item 9).
-   */
-  NFS_V4_1 = 'nfs4.1',
-  /**
-   * NFSv3 (and NFSv4.1 for the mirrors). NFSv3 has no OPEN: a client that holds a file's attributes (the fleet's
-   * timers, `nocto`) re-opens and re-reads it without asking the node, and the node reads it without asking the
-   * origin (docs/benchmarks.md, item 9). An NFSv3 file handle holds at most 64 bytes and a re-export's is the origin's
-   * plus about 22, so each node checks before it serves, with an NFSv3 mount of its own export, that the origin's
-   * handles fit, and does not serve (one FATAL line, the node's FAILURE signal) if they do not. Clients mount with
-   * `nolock` (the export is read-only) and fixed ports, NFS on 2049 and mountd on 20048 (`CacheFleet.MOUNTD_PORT`),
-   * so the security groups open those two and nothing needs rpcbind. Route 53 fan-out only.
-   */
-  NFS_V3 = 'nfs3',
-}
 
 /**
  * An elastic fleet (`elastic`): one Auto Scaling group of `minNodes` to `maxNodes` nodes behind the load balancer,
@@ -163,13 +141,15 @@ export interface CacheFleetOptions extends CommonInstanceOptions, FanOutOptions,
   readonly closeToOpenConsistency?: boolean;
 
   /**
-   * The NFS version clients mount the fleet with (see `ClientProtocol`). NFSv3 lets a client re-open what it holds
-   * without asking the node, where NFSv4.1 passes every open through to the origin; each node checks that the
-   * origin's file handles fit NFSv3 before it serves.
+   * The NFS version clients mount the fleet with: `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3` (see `NfsVersion`),
+   * the two the nodes serve to clients. NFSv3 lets a client re-open what it holds without asking the node, where
+   * NFSv4.1 passes every open through to the origin; each node checks that the origin's file handles fit NFSv3 before
+   * it serves. Either way the nodes mount the origin with its own version (EFS: NFSv4.1, the only one it serves; an NFS
+   * server: its `nfsVersion`) and serve the mirrors over NFSv4.1 (their delegations).
    *
-   * @default ClientProtocol.NFS_V4_1
+   * @default NfsVersion.NFS_V4_1
    */
-  readonly clientProtocol?: ClientProtocol;
+  readonly clientNfsVersion?: NfsVersion;
 
   /**
    * nfsd threads per node.
@@ -330,8 +310,8 @@ export interface ICacheFleet extends IConstruct, ec2.IConnectable {
   readonly directoryCacheTimeout: Duration;
   /** The subtrees served from a local copy on every node (`mirrorPaths`), with the paths clients mount. */
   readonly mirrors: CacheFleetMirror[];
-  /** The NFS version clients mount the fleet with. */
-  readonly clientProtocol: ClientProtocol;
+  /** The NFS version clients mount the fleet with: `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3`. */
+  readonly clientNfsVersion: NfsVersion;
 }
 
 /**
@@ -376,12 +356,12 @@ export interface CacheFleetAttributes {
    */
   readonly mirrors?: CacheFleetMirror[];
   /**
-   * The fleet's `clientProtocol`. With `ClientProtocol.NFS_V3` clients are let into `securityGroup` on TCP 2049 and
-   * on `CacheFleet.MOUNTD_PORT`.
+   * The fleet's `clientNfsVersion`: `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3`. With `NfsVersion.NFS_V3` clients
+   * are let into `securityGroup` on TCP 2049 and on `CacheFleet.MOUNTD_PORT`.
    *
-   * @default ClientProtocol.NFS_V4_1
+   * @default NfsVersion.NFS_V4_1
    */
-  readonly clientProtocol?: ClientProtocol;
+  readonly clientNfsVersion?: NfsVersion;
 }
 
 /**
@@ -397,7 +377,7 @@ export const CACHE_FLEET_DEFAULTS = {
   exportPath: '/efs',
   attributeCacheTimeout: Duration.minutes(10),
   directoryCacheTimeout: Duration.minutes(10),
-  clientProtocol: ClientProtocol.NFS_V4_1,
+  clientNfsVersion: NfsVersion.NFS_V4_1,
   readAhead: Size.mebibytes(8),
   sunrpcSlotTableEntries: 128,
   vfsCachePressure: 1,

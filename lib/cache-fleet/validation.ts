@@ -8,8 +8,9 @@ import { checkDeviceModel } from '../private/fscache';
 import { checkImageArchitecture } from '../private/image';
 import { checkKernel } from '../private/kernel';
 import { instanceTypeFacts } from '../private/instance-types';
+import { NfsVersion } from '../nfs-version';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
-import { CACHE_FLEET_DEFAULTS, CacheFleetOptions, ClientProtocol } from './options';
+import { CACHE_FLEET_DEFAULTS, CacheFleetOptions } from './options';
 import { FanOutMode } from './fan-out';
 import { checkMirrorSizeFits, hasMirrors, MIRROR_ROOT, validateMirrorOptions } from './mirror';
 
@@ -56,8 +57,9 @@ export function validateCacheFleetOptions(
   if (o.originPath !== undefined && (!PATH_RE.test(o.originPath) || DOT_SEGMENT_RE.test(o.originPath))) {
     throw propError(scope, 'originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
-  if (o.clientProtocol === ClientProtocol.NFS_V3 && o.fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
-    throw propError(scope, 'clientProtocol', 'ClientProtocol.NFS_V3 needs fanOut: FanOutMode.ROUTE53: an NFSv3 client asks ' +
+  checkClientNfsVersion(scope, o.clientNfsVersion);
+  if (o.clientNfsVersion === NfsVersion.NFS_V3 && o.fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
+    throw propError(scope, 'clientNfsVersion', 'NfsVersion.NFS_V3 needs fanOut: FanOutMode.ROUTE53: an NFSv3 client asks ' +
       `mountd (TCP ${NFS_MOUNTD_PORT}) for the export before NFS (TCP ${NFS_PORT}), and the load balancer has no listener for mountd.`);
   }
   const diskCache = nodeDiskCacheOn(o, facts);
@@ -144,6 +146,19 @@ export function checkExportPath(scope: Construct, exportPath: string): void {
     throw propError(scope, 'exportPath', `must be an absolute path other than / (letters, digits, . _ - /), got '${exportPath}'.`);
   }
   checkNotSystemDirectory(scope, 'exportPath', exportPath, 'the nodes\' mount of the origin');
+}
+
+/**
+ * Throws `Invalid clientNfsVersion` unless it is NFSv4.1 or NFSv3, the versions the nodes serve to clients (NFSv4.2 is
+ * a version the nodes may mount an NFS server origin with, not one they serve): the rule of a fleet's own
+ * `clientNfsVersion`, and of an imported fleet's.
+ */
+export function checkClientNfsVersion(scope: Construct, v: NfsVersion | undefined): void {
+  if (v === undefined || v === NfsVersion.NFS_V4_1 || v === NfsVersion.NFS_V3) return;
+  const member = Object.entries(NfsVersion).find(([, value]) => value === v)?.[0];
+  throw propError(scope, 'clientNfsVersion', 'must be NfsVersion.NFS_V4_1 or NfsVersion.NFS_V3: the nodes serve NFSv3 and NFSv4.1 ' +
+    `to clients, got ${member ? `NfsVersion.${member}` : `'${v}'`}${member ? ' (NFSv4.2 is for an NFS server origin, ' +
+    'CacheOrigin.nfsServer({ nfsVersion }), which the nodes re-export in the client version)' : ''}.`);
 }
 
 /** Whether the nodes keep the second cache level: `nodeDiskCache`, by default on for node types with NVMe instance store. */

@@ -5,9 +5,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
-import { ClientProtocol, ICacheFleet } from '../cache-fleet/options';
+import { ICacheFleet } from '../cache-fleet/options';
 import { MountSource } from './mount-source';
 import { CommonInstanceOptions } from '../instance-options';
+import { NfsVersion } from '../nfs-version';
 import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
@@ -115,7 +116,7 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
    * @default - fsc,nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport (plus tls,iam,tlsport
    * for amazon-efs-utils; for a cache fleet plus ro,nocto and the fleet's attribute and directory cache timers as
    * acregmin/acregmax/acdirmin/acdirmax, so a change on EFS shows after at most twice those timers; for a fleet that
-   * serves `ClientProtocol.NFS_V3` nfsvers=3 instead of 4.1, plus nolock,proto=tcp,port=2049,mountproto=tcp,mountport=20048,mountvers=3)
+   * serves NFSv3 (`clientNfsVersion: NfsVersion.NFS_V3`) nfsvers=3 instead of 4.1, plus nolock,proto=tcp,port=2049,mountproto=tcp,mountport=20048,mountvers=3)
    */
   readonly mountOptions?: string[];
 
@@ -259,7 +260,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     // The rules (into the file system's or fleet's group) are made from the clients' side: in the clients' stack when
     // the source is of another, which then depends on the source's stack and never the other way round.
     allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_PORT), 'NFS from FS-Cache clients');
-    const v3 = source.fleet?.clientProtocol === ClientProtocol.NFS_V3;
+    const v3 = source.fleet?.clientNfsVersion === NfsVersion.NFS_V3;
     if (v3) allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_MOUNTD_PORT), 'NFSv3 mountd from FS-Cache clients');
     // The mirrors are served by a second nfsd of each node, on a port of its own: opened only when they are mounted.
     if (source.fleet && source.mirrorPaths.length > 0) {

@@ -5,7 +5,7 @@
 export const NFS_PORT = 2049;
 
 /**
- * rpc.mountd of a fleet that serves NFSv3 (`ClientProtocol.NFS_V3`): a fixed port (IANA's for mountd), which clients
+ * rpc.mountd of a fleet that serves NFSv3 (`clientNfsVersion: NfsVersion.NFS_V3`): a fixed port (IANA's for mountd), which clients
  * name in `mountport=` so that neither they nor the security groups need rpcbind (port 111).
  */
 export const NFS_MOUNTD_PORT = 20048;

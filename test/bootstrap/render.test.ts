@@ -5,7 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, ClientProtocol, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { CacheFleet, CacheOrigin, DataSeeder, FsCacheClientLaunchTemplate, MountSource, NfsVersion, SeedSource } from '../../lib';
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/bootstrap/render';
 import { importedFs, newApp, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
@@ -208,7 +208,7 @@ describe('commands users add to a template\'s userData', () => {
   test('8 KB of them fit on the largest node (NFSv3, disk cache, two mirrors, warming) and on a client of it, and synthesize', () => {
     const { app, stack, vpc } = stackWithVpc();
     const fleet = new CacheFleet(stack, 'Fleet', {
-      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.16xlarge'), clientProtocol: ClientProtocol.NFS_V3,
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.16xlarge'), clientNfsVersion: NfsVersion.NFS_V3,
       mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
     });
     const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }) });

@@ -7,9 +7,9 @@ import {
   CacheFleet,
   CacheFleetProps,
   CacheOrigin,
-  ClientProtocol,
   FanOutMode,
   MirrorStorage,
+  NfsServerOptions,
   NfsVersion,
 } from '../../lib';
 import { importedFs } from '../util';
@@ -818,17 +818,17 @@ const CASES: BadInput[] = [
   },
   {
     name: 'nfs origin: mountd with NFSv4.1',
-    build: nfsFleet({ version: NfsVersion.NFS_V4_1, ports: { mountd: 20048 } }),
+    build: nfsFleet({ nfsVersion: NfsVersion.NFS_V4_1, ports: { mountd: 20048 } }),
     error: /^Invalid origin\.ports\.mountd: applies to NfsVersion\.NFS_V3 only: NFSv4\.1 needs nfsd's port alone/,
   },
   {
     name: 'nfs origin: lockd with NFSv4.2',
-    build: nfsFleet({ version: NfsVersion.NFS_V4_2, ports: { lockd: 4045 } }),
+    build: nfsFleet({ nfsVersion: NfsVersion.NFS_V4_2, ports: { lockd: 4045 } }),
     error: /^Invalid origin\.ports\.lockd: applies to NfsVersion\.NFS_V3 only/,
   },
   {
     name: 'nfs origin: rpcbind with NFSv4.1',
-    build: nfsFleet({ version: NfsVersion.NFS_V4_1, ports: { rpcbind: true } }),
+    build: nfsFleet({ nfsVersion: NfsVersion.NFS_V4_1, ports: { rpcbind: true } }),
     error: /^Invalid origin\.ports\.rpcbind: applies to NfsVersion\.NFS_V3 only/,
   },
   {
@@ -869,10 +869,41 @@ const CASES: BadInput[] = [
   // NFSv3 to the origin works with every fan-out (test/cache-fleet/nfs-origin.test.ts); NFSv3 to the clients needs Route 53 whatever the origin.
   {
     name: 'nfs origin: NFSv3 clients behind an NLB',
-    build: nfsFleet({}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientProtocol: ClientProtocol.NFS_V3 }),
-    error: /^Invalid clientProtocol: ClientProtocol\.NFS_V3 needs fanOut: FanOutMode\.ROUTE53/,
+    build: nfsFleet({}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientNfsVersion: NfsVersion.NFS_V3 }),
+    error: /^Invalid clientNfsVersion: NfsVersion\.NFS_V3 needs fanOut: FanOutMode\.ROUTE53/,
+  },
+  // One NfsVersion for both ends: the nodes mount an NFS server with any of its versions, but serve clients NFSv3 and NFSv4.1 only.
+  {
+    name: 'clients over NFSv4.2',
+    build: fleet({ clientNfsVersion: NfsVersion.NFS_V4_2 }),
+    error: /^Invalid clientNfsVersion: must be NfsVersion\.NFS_V4_1 or NfsVersion\.NFS_V3: the nodes serve NFSv3 and NFSv4\.1 to clients, got NfsVersion\.NFS_V4_2 /,
+  },
+  {
+    name: 'clients over NFSv4.2 of an NFSv4.2 server',
+    build: nfsFleet({ nfsVersion: NfsVersion.NFS_V4_2 }, { clientNfsVersion: NfsVersion.NFS_V4_2 }),
+    error: /^Invalid clientNfsVersion: must be NfsVersion\.NFS_V4_1 or NfsVersion\.NFS_V3: .*got NfsVersion\.NFS_V4_2/,
+  },
+  {
+    name: 'clients over a version that is not an NfsVersion (the NFSv3 value of 0.1, from JavaScript)',
+    build: fleet({ clientNfsVersion: 'nfs3' as NfsVersion }),
+    error: /^Invalid clientNfsVersion: must be NfsVersion\.NFS_V4_1 or NfsVersion\.NFS_V3: .*got 'nfs3'\./,
+  },
+  {
+    name: 'nfs origin: a version that is not an NfsVersion',
+    build: nfsFleet({ nfsVersion: '4.0' as NfsVersion }),
+    error: /^Invalid origin\.nfsVersion: must be NfsVersion\.NFS_V3, NFS_V4_1 or NFS_V4_2, got '4\.0'\./,
+  },
+  {
+    name: 'nfs origin: no version (the version of 0.1, from JavaScript)',
+    build: nfsFleet({ nfsVersion: undefined, version: NfsVersion.NFS_V3 } as Partial<NfsServerOptions>),
+    error: /^Invalid origin\.nfsVersion: is required: the NFS version the nodes mount the server with/,
   },
   // Fleets of another stack or app (CacheFleet.fromCacheFleetAttributes): the rules of a CacheFleet's own values
+  {
+    name: 'imported fleet: clients over NFSv4.2',
+    build: (stack) => importedFleet(stack, { clientNfsVersion: NfsVersion.NFS_V4_2 }),
+    error: /^Invalid clientNfsVersion: must be NfsVersion\.NFS_V4_1 or NfsVersion\.NFS_V3: the nodes serve NFSv3 and NFSv4\.1 to clients/,
+  },
   {
     name: 'imported fleet: an endpoint with a space',
     build: (stack) => importedFleet(stack, { endpoint: 'cache efs' }),

@@ -1,7 +1,7 @@
 import { Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, ClientProtocol, EfsOriginOptions, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, EfsOriginOptions, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource, NfsVersion } from '../../lib';
 import { renderedCode } from '../../lib/bootstrap/render';
 import { mirrorFsid } from '../../lib/cache-fleet/mirror';
 import { NFS_MIRROR_PORT } from '../../lib/private/constants';
@@ -243,7 +243,7 @@ describe('the mirrors\' own port (2050)', () => {
 
   test('an NFSv3 fleet\'s mirrors: their clients are let in on 2049, mountd\'s 20048 and 2050', () => {
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'], clientProtocol: ClientProtocol.NFS_V3 });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'], clientNfsVersion: NfsVersion.NFS_V3 });
     const c = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/app'] }) });
     expect(portsFrom(stack, /FleetSecurityGroup/)).toEqual(['20048-20048', '2049-2049', '2050-2050']);
     const p = parameters(launchTemplateUserData(stack)[stack.getLogicalId(c.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)]);

@@ -10,8 +10,8 @@ import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import {
-  CacheFleet, CacheFleetProps, CacheOrigin, ClientProtocol, FanOutMode, FsCacheClientLaunchTemplate, MountSource,
-  NfsServerOriginProps, NfsVersion,
+  CacheFleet, CacheFleetProps, CacheOrigin, FanOutMode, FsCacheClientLaunchTemplate, MountSource,
+  NfsServerOptions, NfsVersion,
 } from '../../lib';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
@@ -21,12 +21,12 @@ import { expand, launchTemplateUserData, parameters } from '../util/user-data';
 const SERVER = { host: '10.20.0.5', exportPath: '/srv/data', peer: ec2.Peer.ipv4('10.20.0.0/16') };
 
 /** A fleet over an NFS server of `version`, one node, literal client CIDRs (so its user data runs in the sandbox). */
-function nfsFleet(version: NfsVersion, origin: Partial<NfsServerOriginProps> | ((s: Stack, vpc: ec2.Vpc) => Partial<NfsServerOriginProps>) = {},
+function nfsFleet(version: NfsVersion, origin: Partial<NfsServerOptions> | ((s: Stack, vpc: ec2.Vpc) => Partial<NfsServerOptions>) = {},
   props: Partial<CacheFleetProps> = {}) {
   const { app, stack, vpc } = stackWithVpc();
   const o = typeof origin === 'function' ? origin(stack, vpc) : origin;
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, nodeCount: 1, clientCidrs: ['10.0.0.0/16'], ...props, origin: CacheOrigin.nfsServer({ ...SERVER, version, ...o }),
+    vpc, nodeCount: 1, clientCidrs: ['10.0.0.0/16'], ...props, origin: CacheOrigin.nfsServer({ ...SERVER, nfsVersion: version, ...o }),
   });
   const ud = Object.values(launchTemplateUserData(stack, () => 'tok'))[0];
   return { app, stack, vpc, fleet, ud, p: parameters(ud), t: Template.fromStack(stack) };
@@ -51,9 +51,9 @@ describe('CacheOrigin.efs', () => {
     const { stack, vpc } = stackWithVpc();
     const fs = importedFs(stack);
     const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs) });
-    expect(f.origin.efsFileSystem).toBe(fs);
+    expect(f.origin.fileSystem).toBe(fs);
     expect(f.origin.exportPath).toBe('/');
-    expect(f.origin.version).toBe(NfsVersion.NFS_V4_1);
+    expect(f.origin.nfsVersion).toBe(NfsVersion.NFS_V4_1);
     expect(f.origin.connections).toBe(fs.connections);
   });
 });
@@ -116,13 +116,13 @@ describe('CacheOrigin.nfsServer: what the nodes are told', () => {
     expect(nfs).not.toBe(nfsFleet(NfsVersion.NFS_V4_1, { exportPath: '/srv/other' }).fleet.fsid);
     const { stack, vpc } = stackWithVpc();
     expect(new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) }).fsid).not.toBe(nfs);
-    expect(nfsFleet(NfsVersion.NFS_V3, {}, { clientProtocol: ClientProtocol.NFS_V3 }).fleet.fsid).toMatch(/^[1-9][0-9]{0,9}$/);
+    expect(nfsFleet(NfsVersion.NFS_V3, {}, { clientNfsVersion: NfsVersion.NFS_V3 }).fleet.fsid).toMatch(/^[1-9][0-9]{0,9}$/);
   });
 
   test('a host given as a token reaches the nodes as a deploy-time value (checked there)', () => {
     const { stack, vpc } = stackWithVpc();
     const host = new ec2.CfnNetworkInterface(stack, 'NasEni', { subnetId: vpc.privateSubnets[0].subnetId }).attrPrimaryPrivateIpAddress;
-    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.nfsServer({ ...SERVER, host, peer: ec2.Peer.ipv4(vpc.vpcCidrBlock), version: NfsVersion.NFS_V4_1 }) });
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.nfsServer({ ...SERVER, host, peer: ec2.Peer.ipv4(vpc.vpcCidrBlock), nfsVersion: NfsVersion.NFS_V4_1 }) });
     const p = parameters(Object.values(launchTemplateUserData(stack))[0]);
     expect(p.EFSC_ORIGIN_SERVER).toBe('<Fn::GetAtt:NasEni.PrimaryPrivateIpAddress>');
   });
@@ -196,7 +196,7 @@ describe('CacheOrigin.nfsServer: security groups and IAM', () => {
     const nasSg = new ec2.SecurityGroup(nasStack, 'NasSg', { vpc });
     const fleetStack = new Stack(app, 'FleetStack');
     new CacheFleet(fleetStack, 'Fleet', {
-      vpc, nodeCount: 1, origin: CacheOrigin.nfsServer({ host: 'nas.example.internal', exportPath: '/srv', version: NfsVersion.NFS_V4_1, peer: nasSg }),
+      vpc, nodeCount: 1, origin: CacheOrigin.nfsServer({ host: 'nas.example.internal', exportPath: '/srv', nfsVersion: NfsVersion.NFS_V4_1, peer: nasSg }),
     });
     expect(Template.fromStack(nasStack).findResources('AWS::EC2::SecurityGroupIngress')).toEqual({});
     Template.fromStack(fleetStack).hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 2049, ToPort: 2049 });
@@ -221,19 +221,19 @@ describe('CacheOrigin.nfsServer: security groups and IAM', () => {
 describe('CacheOrigin.nfsServer with the fan-out and the clients', () => {
   test('an NFSv3 origin behind an NLB is accepted: the load balancer stands between clients and nodes, which reach the origin themselves', () => {
     const { t, fleet } = nfsFleet(NfsVersion.NFS_V3, {}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
-    expect(fleet.clientProtocol).toBe(ClientProtocol.NFS_V4_1);
+    expect(fleet.clientNfsVersion).toBe(NfsVersion.NFS_V4_1);
     t.resourceCountIs('AWS::ElasticLoadBalancingV2::LoadBalancer', 1);
     t.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 2049 });
   });
 
   test('NFSv3 clients stay refused behind an NLB, whatever the origin (no listener for mountd)', () => {
-    expect(() => nfsFleet(NfsVersion.NFS_V3, {}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientProtocol: ClientProtocol.NFS_V3 }))
-      .toThrow(/^Invalid clientProtocol: ClientProtocol.NFS_V3 needs fanOut: FanOutMode.ROUTE53/);
+    expect(() => nfsFleet(NfsVersion.NFS_V3, {}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientNfsVersion: NfsVersion.NFS_V3 }))
+      .toThrow(/^Invalid clientNfsVersion: NfsVersion.NFS_V3 needs fanOut: FanOutMode.ROUTE53/);
   });
 
   test('clients mount the fleet as they do over EFS: the origin is none of their business', () => {
     const { stack, vpc } = stackWithVpc();
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, clientProtocol: ClientProtocol.NFS_V3, origin: CacheOrigin.nfsServer({ ...SERVER, version: NfsVersion.NFS_V3 }) });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, clientNfsVersion: NfsVersion.NFS_V3, origin: CacheOrigin.nfsServer({ ...SERVER, nfsVersion: NfsVersion.NFS_V3 }) });
     const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });
     const ud = launchTemplateUserData(stack)[stack.getLogicalId(client.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)];
     expect(parameters(ud).EFSC_MOUNT_OPTIONS.split(',')).toEqual(expect.arrayContaining(['nfsvers=3', 'mountport=20048']));

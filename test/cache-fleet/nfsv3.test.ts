@@ -1,19 +1,19 @@
 /**
- * ClientProtocol.NFS_V3 as synthesized: what the nodes are told, what the clients mount with, what the security
+ * NfsVersion.NFS_V3 as synthesized: what the nodes are told, what the clients mount with, what the security
  * groups open, and what is refused. That a node serves NFSv3 and refuses an origin whose handles do not fit is the
  * lab's to prove (test/lab/scenarios.lab.ts, on a real kernel).
  */
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, ClientProtocol, FanOutMode, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
+import { CacheFleet, CacheOrigin, FanOutMode, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { expand, launchTemplateUserData, parameters } from '../util/user-data';
 
-function build(clientProtocol?: ClientProtocol) {
+function build(clientNfsVersion?: NfsVersion) {
   const { stack, vpc } = stackWithVpc();
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: ['10.0.0.0/16'], clientProtocol,
+    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: ['10.0.0.0/16'], clientNfsVersion,
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });
   const ud = launchTemplateUserData(stack, () => 'fs-0123456789abcdef0.efs.us-east-1.amazonaws.com');
@@ -21,12 +21,12 @@ function build(clientProtocol?: ClientProtocol) {
   return { stack, fleet, client, node: of(fleet.launchTemplate), clientUd: of(client.launchTemplate) };
 }
 
-describe('ClientProtocol.NFS_V3', () => {
-  const v3 = build(ClientProtocol.NFS_V3);
+describe('NfsVersion.NFS_V3', () => {
+  const v3 = build(NfsVersion.NFS_V3);
   const v4 = build();
 
   test('NFSv4.1 stays the default, and its nodes carry none of the NFSv3 code', () => {
-    expect(v4.fleet.clientProtocol).toBe(ClientProtocol.NFS_V4_1);
+    expect(v4.fleet.clientNfsVersion).toBe(NfsVersion.NFS_V4_1);
     expect(parameters(v4.node).EFSC_NFS_V3).toBeUndefined();
     expect(expand(v4.node)).not.toMatch(/v3_check\(\) \{|MOUNTD_PORT=/);
     expect(parameters(v4.clientUd).EFSC_MOUNT_OPTIONS.split(',')).toEqual(expect.arrayContaining(['nfsvers=4.1']));
@@ -73,20 +73,20 @@ describe('ClientProtocol.NFS_V3', () => {
     const { stack, vpc } = stackWithVpc();
     const sg = new ec2.SecurityGroup(stack, 'Sg', { vpc });
     const fleet = CacheFleet.fromCacheFleetAttributes(stack, 'Imported', {
-      endpoint: 'cache.example.internal', securityGroup: sg, clientProtocol: ClientProtocol.NFS_V3,
+      endpoint: 'cache.example.internal', securityGroup: sg, clientNfsVersion: NfsVersion.NFS_V3,
     });
     const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });
     const ud = launchTemplateUserData(stack)[stack.getLogicalId(client.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)];
     expect(parameters(ud).EFSC_MOUNT_OPTIONS.split(',')).toContain('mountport=20048');
     Template.fromStack(stack).hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 20048, ToPort: 20048 });
     const plain = CacheFleet.fromCacheFleetAttributes(stack, 'Plain', { endpoint: 'x.example.internal', securityGroup: sg });
-    expect(plain.clientProtocol).toBe(ClientProtocol.NFS_V4_1);
+    expect(plain.clientNfsVersion).toBe(NfsVersion.NFS_V4_1);
   });
 
   test('with mirrors on nodes that keep the disk cache it is accepted: the code of all three is an asset, not user data', () => {
     const { stack, vpc } = stackWithVpc();
     const fleet = new CacheFleet(stack, 'Fleet', {
-      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.4xlarge'), mirrorPaths: ['/efs/app'], clientProtocol: ClientProtocol.NFS_V3,
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.4xlarge'), mirrorPaths: ['/efs/app'], clientNfsVersion: NfsVersion.NFS_V3,
     });
     expect(fleet.diskCache).toBe(true);
     // Refused for size before the code moved out of the user data; now more than half of EC2's 16 KB is left.
@@ -100,8 +100,8 @@ describe('ClientProtocol.NFS_V3', () => {
   test('behind a load balancer it is refused: the NLB has no listener for mountd', () => {
     const { stack, vpc } = stackWithVpc();
     expect(() => new CacheFleet(stack, 'Fleet', {
-      vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientProtocol: ClientProtocol.NFS_V3,
-    })).toThrow(/Invalid clientProtocol: ClientProtocol.NFS_V3 needs fanOut: FanOutMode.ROUTE53/);
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientNfsVersion: NfsVersion.NFS_V3,
+    })).toThrow(/Invalid clientNfsVersion: NfsVersion.NFS_V3 needs fanOut: FanOutMode.ROUTE53/);
   });
 
   test('a numeric fsid above an int is refused before installing anything: exportfs would show it negative', () => {

@@ -11,7 +11,6 @@ import {
   CacheOrigin,
   CacheStorage,
   ClientLaunchTemplateOptions,
-  ClientProtocol,
   ClientSource,
   DataSeeder,
   FanOutMode,
@@ -100,11 +99,11 @@ function nfsServerFleet(name: string, peer: 'cidr' | 'group'): GateConfig {
       const { vpc } = sampleNetwork(stack);
       const origin = peer === 'cidr'
         ? CacheOrigin.nfsServer({
-          host: '192.168.10.5', exportPath: '/export/projects', version: NfsVersion.NFS_V3, ports: { lockd: 4045 },
+          host: '192.168.10.5', exportPath: '/export/projects', nfsVersion: NfsVersion.NFS_V3, ports: { lockd: 4045 },
           peer: ec2.Peer.ipv4('192.168.10.0/24'),
         })
         : CacheOrigin.nfsServer({
-          host: 'nas.example.internal', exportPath: '/', version: NfsVersion.NFS_V4_2,
+          host: 'nas.example.internal', exportPath: '/', nfsVersion: NfsVersion.NFS_V4_2,
           peer: new ec2.SecurityGroup(stack, 'NasSecurityGroup', { vpc, description: 'The NFS server in the VPC', allowAllOutbound: false }),
         });
       const fleet = new CacheFleet(stack, 'Fleet', {
@@ -178,12 +177,12 @@ export const MATRIX: GateConfig[] = [
   variant('DiskCacheNfsV3MirrorWarm', {
     fleet: {
       nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
-      clientProtocol: ClientProtocol.NFS_V3,
+      clientNfsVersion: NfsVersion.NFS_V3,
     },
     clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
   }),
   variant('NfsV3MirrorWarm', {
-    fleet: { nodeCount: 2, mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'], clientProtocol: ClientProtocol.NFS_V3 },
+    fleet: { nodeCount: 2, mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'], clientNfsVersion: NfsVersion.NFS_V3 },
     clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
   }),
   nfsServerFleet('NfsServerOutsideVpc', 'cidr'),

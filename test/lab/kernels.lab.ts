@@ -10,7 +10,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, ClientProtocol, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
+import { CacheFleet, CacheOrigin, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
 import { NOT_SERVING, notServing } from '../../lib/monitoring/metrics';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
@@ -51,7 +51,7 @@ function kernelUserData(tag: string): KernelUserData {
     clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(150),
     nfsdThreads: 16,
-    clientProtocol: ClientProtocol.NFS_V3,
+    clientNfsVersion: NfsVersion.NFS_V3,
     mirrorPaths: ['/efs/app'],
     mirrorSize: Size.mebibytes(64),
     instanceType: new ec2.InstanceType('c6id.xlarge'),

@@ -314,7 +314,7 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
 
   // Booted together, as the lab's two cores allow: the nodes of section 7, the impatient node of section 5, and the
   // node of section 8 and its replacement.
-  describe('7. NFSv3 between clients and a node (ClientProtocol.NFS_V3), 5. a node whose origin is unreachable, 8. an NFSv3-only server as the origin', () => {
+  describe('7. NFSv3 between clients and a node (clientNfsVersion: NfsVersion.NFS_V3), 5. a node whose origin is unreachable, 8. an NFSv3-only server as the origin', () => {
     let node3: Vm; // a node of its own fleet whose origin is blackholed at boot
     let r3: CloudInitResult;
     let node4: Vm; // the NFSv3 fleet's node
@@ -430,6 +430,7 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
 
     test('a node whose origin\'s handles do not fit NFSv3 does not serve, and says why', async () => {
       expect(r5.status).not.toBe('done');
+      // The node's script still names 0.1's ClientProtocol: rewording it would change every NFSv3 fleet's user data.
       expect(r5.output).toMatch(/efs-cache: FATAL: NFSv3 cannot serve the origin: .*exceed NFSv3's 64 bytes, use ClientProtocol.NFS_V4_1/);
       expect((await node5.exec('exportfs -v')).stdout.trim()).toBe('');
       expect((await node5.exec("ss -Hltn 'sport = :2049'")).stdout.trim()).toBe('');

@@ -17,7 +17,7 @@ import {
   FsCacheClientLaunchTemplateProps,
   ICacheFleet,
   MountSource,
-  NfsServerOriginProps,
+  NfsServerOptions,
   NfsVersion,
   OriginFileSystem,
   OriginFileSystemProps,
@@ -55,14 +55,14 @@ export const seeder = (props: Partial<DataSeederProps>, source: (s: Stack) => Se
  * that makes it) says otherwise, with more fleet props.
  */
 export const nfsFleet = (
-  origin: Partial<NfsServerOriginProps> | ((s: Stack) => Partial<NfsServerOriginProps>),
+  origin: Partial<NfsServerOptions> | ((s: Stack) => Partial<NfsServerOptions>),
   props: Partial<CacheFleetProps> = {},
 ) =>
   (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', {
     vpc,
     ...props,
     origin: CacheOrigin.nfsServer({
-      host: '10.20.0.5', exportPath: '/srv/data', version: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4('10.20.0.0/16'),
+      host: '10.20.0.5', exportPath: '/srv/data', nfsVersion: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4('10.20.0.0/16'),
       ...(typeof origin === 'function' ? origin(stack) : origin),
     }),
   });

@@ -7,7 +7,7 @@ import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheOrigin, ClientProtocol, FanOutMode, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
+import { CacheFleet, CacheOrigin, FanOutMode, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
 import { importedFs, newApp } from '../../util';
 import { CacheNode } from '../../../lib/cache-fleet/cache-node';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveUserData } from '../harness';
@@ -48,7 +48,7 @@ export interface LabUserData {
   readonly originClient: string;
   /** An FS-Cache client that mounts the cache fleet. */
   readonly fleetClient: string;
-  /** The cache node of a one-node fleet that serves its clients NFSv3 (ClientProtocol.NFS_V3). */
+  /** The cache node of a one-node fleet that serves its clients NFSv3 (clientNfsVersion: NfsVersion.NFS_V3). */
   readonly v3Node: string;
   /** Its instance tags. */
   readonly v3NodeTags: Record<string, string>;
@@ -135,7 +135,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     nodeCount: 1,
     clientCidrs: [LAB_SUBNET],
     nfsdThreads: 16,
-    clientProtocol: ClientProtocol.NFS_V3,
+    clientNfsVersion: NfsVersion.NFS_V3,
     zoneName: 'v3.efs-cache.internal',
   });
   // An NFS server as the origin (issue 31): NFSv3 only, its mountd at the library's default port; clients over
@@ -143,12 +143,12 @@ export function labUserData(options: LabOptions = {}): LabUserData {
   const nfs3OriginFleet = new CacheFleet(stack, 'Nfs3OriginFleet', {
     vpc,
     origin: CacheOrigin.nfsServer({
-      host: NFS3_ORIGIN_IP, exportPath: NFS3_ORIGIN_EXPORT, version: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4(`${NFS3_ORIGIN_IP}/32`),
+      host: NFS3_ORIGIN_IP, exportPath: NFS3_ORIGIN_EXPORT, nfsVersion: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4(`${NFS3_ORIGIN_IP}/32`),
     }),
     nodeCount: 1,
     clientCidrs: [LAB_SUBNET],
     nfsdThreads: 16,
-    clientProtocol: ClientProtocol.NFS_V3,
+    clientNfsVersion: NfsVersion.NFS_V3,
     mountTimeout: Duration.seconds(150),
     zoneName: 'nfs3.efs-cache.internal',
   });
