@@ -9,6 +9,7 @@ import { NfsVersion } from '../nfs-version';
 import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, CacheFleetMirror, ICacheFleet } from './options';
 import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, MIRROR_ROOT, mirrorExportPath, mirrorFsid } from './mirror';
 import { checkClientNfsVersion, checkExportPath } from './validation';
+import { REMOVED_FLEET_ATTRIBUTES, refuseRemovedProps } from '../private/removed-props';
 
 /**
  * A fleet defined elsewhere, known by its attributes (`CacheFleet.fromCacheFleetAttributes`): checked with a
@@ -25,6 +26,7 @@ export class ImportedCacheFleet extends Construct implements ICacheFleet {
 
   constructor(scope: Construct, id: string, attrs: CacheFleetAttributes) {
     super(scope, id);
+    refuseRemovedProps(this, attrs, REMOVED_FLEET_ATTRIBUTES);
     validateCacheFleetAttributes(this, attrs);
     this.endpoint = attrs.endpoint;
     this.exportPath = attrs.exportPath ?? CACHE_FLEET_DEFAULTS.exportPath;

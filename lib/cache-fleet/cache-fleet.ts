@@ -31,6 +31,7 @@ import { instanceImage } from '../private/kernel';
 import { checkImageOs } from '../private/image';
 import { checkEfsMount, MountHelper } from '../private/mount';
 import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
+import { REMOVED_FLEET_PROPS, refuseRemovedProps } from '../private/removed-props';
 
 // The fleet's parts, each in a module of its own, assembled by `CacheFleet` below: its options and how clients see
 // a fleet (options.ts), a fleet of another stack (attributes.ts), the checks of the options (validation.ts), the
@@ -176,6 +177,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
 
   constructor(scope: Construct, id: string, props: CacheFleetProps) {
     super(scope, id);
+    refuseRemovedProps(this, props, REMOVED_FLEET_PROPS);
     checkInstanceTypeName(this, props.instanceType);
     this.instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);

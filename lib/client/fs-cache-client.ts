@@ -21,6 +21,7 @@ import { checkKernel, instanceImage } from '../private/kernel';
 import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
 import { isMirrorExportPath, MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
+import { REMOVED_CLIENT_PROPS, refuseRemovedProps } from '../private/removed-props';
 
 /** Where the FS-Cache disk cache lives. */
 export enum CacheStorage {
@@ -231,6 +232,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
 
   constructor(scope: Construct, id: string, props: FsCacheClientLaunchTemplateProps) {
     super(scope, id);
+    refuseRemovedProps(this, props, REMOVED_CLIENT_PROPS);
     const source = checkSource(this, props);
     checkInstanceTypeName(this, props.instanceType);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);

@@ -20,6 +20,7 @@ import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../private/i
 import { checkImageArchitecture, checkImageOs } from '../private/image';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
+import { REMOVED_SEEDER_PROPS, refuseRemovedProps } from '../private/removed-props';
 
 /** Where a seeding run takes its data from. */
 export enum SeedSourceKind {
@@ -272,6 +273,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
 
   constructor(scope: Construct, id: string, props: DataSeederProps) {
     super(scope, id);
+    refuseRemovedProps(this, props, REMOVED_SEEDER_PROPS);
     validateDataSeederProps(this, props);
     if (props.deleteExtraneous && (props.targetPath ?? '/') === '/') {
       Annotations.of(this).addWarningV2('cdk-efs-cache:deleteWholeFileSystem',

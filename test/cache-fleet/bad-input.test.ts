@@ -722,9 +722,46 @@ const CASES: BadInput[] = [
   },
   // The origin of a fleet (CacheOrigin): given, and an NFS server that can be reached
   {
-    name: 'fleet: no origin (JavaScript, still giving the fileSystem prop of 0.1)',
-    build: (stack, vpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) } as unknown as CacheFleetProps),
+    name: 'fleet: no origin (JavaScript, which has no types)',
+    build: (stack, vpc) => new CacheFleet(stack, 'Fleet', { vpc } as unknown as CacheFleetProps),
     error: /^Invalid origin: is required: CacheOrigin\.efs\(fileSystem\) .*CacheOrigin\.nfsServer/,
+  },
+  // The props of 0.1 that 0.2 renamed or removed, still given from JavaScript (which has no types): refused, never
+  // ignored (an ignored clientProtocol would turn an NFSv3 fleet into an NFSv4.1 one under another fsid).
+  {
+    name: 'fleet: the fileSystem prop of 0.1 (JavaScript)',
+    build: (stack, vpc) => new CacheFleet(stack, 'Fleet', { vpc, fileSystem: importedFs(stack) } as unknown as CacheFleetProps),
+    error: /^Invalid fileSystem: was removed in 0\.2: give origin: CacheOrigin\.efs\(fileSystem\)\./,
+  },
+  {
+    name: 'fleet: the originMountHelper prop of 0.1 (JavaScript)',
+    build: fleet({ originMountHelper: 'nfs' } as Partial<CacheFleetProps>),
+    error: /^Invalid originMountHelper: was removed in 0\.2: give origin: CacheOrigin\.efs\(fileSystem, \{ mountHelper \}\)\./,
+  },
+  {
+    name: 'fleet: the originMountTimeout prop of 0.1 (JavaScript)',
+    build: fleet({ originMountTimeout: Duration.minutes(5) } as Partial<CacheFleetProps>),
+    error: /^Invalid originMountTimeout: was renamed mountTimeout in 0\.2\./,
+  },
+  {
+    name: 'fleet: the bootstrapTimeout prop of 0.1 (JavaScript)',
+    build: fleet({ bootstrapTimeout: Duration.minutes(30) } as Partial<CacheFleetProps>),
+    error: /^Invalid bootstrapTimeout: was renamed signalTimeout in 0\.2\./,
+  },
+  {
+    name: 'fleet: the clientProtocol prop of 0.1 (JavaScript)',
+    build: fleet({ clientProtocol: 'nfs3' } as Partial<CacheFleetProps>),
+    error: /^Invalid clientProtocol: was renamed clientNfsVersion in 0\.2: ClientProtocol\.NFS_V3 is NfsVersion\.NFS_V3/,
+  },
+  {
+    name: 'fleet in a CachedFileSystem: a renamed prop of 0.1 (JavaScript)',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Cached', { vpc, cacheFleet: { bootstrapTimeout: Duration.minutes(30) } as object }),
+    error: /^Invalid bootstrapTimeout: was renamed signalTimeout in 0\.2\./,
+  },
+  {
+    name: 'imported fleet: the clientProtocol attribute of 0.1 (JavaScript)',
+    build: (stack) => importedFleet(stack, { clientProtocol: 'nfs3' } as object),
+    error: /^Invalid clientProtocol: was renamed clientNfsVersion in 0\.2/,
   },
   {
     name: 'nfs origin: the node itself (127.0.0.1)',

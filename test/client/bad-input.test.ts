@@ -117,9 +117,32 @@ const CASES: BadInput[] = [
     error: /^Invalid cacheTag/,
   },
   {
-    name: 'client: no source (JavaScript, still giving the fileSystem prop of 0.1)',
-    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, fileSystem: importedFs(stack) } as unknown as FsCacheClientLaunchTemplateProps),
+    name: 'client: no source (JavaScript, which has no types)',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc } as unknown as FsCacheClientLaunchTemplateProps),
     error: /^Invalid source: is required: MountSource.fileSystem\(fileSystem\) mounts EFS directly, MountSource.cacheFleet\(fleet\) mounts the cache tier/,
+  },
+  // The props of 0.1 that 0.2 removed, still given from JavaScript (which has no types): refused, never ignored.
+  {
+    name: 'client: the fileSystem prop of 0.1 (JavaScript)',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', { vpc, fileSystem: importedFs(stack) } as unknown as FsCacheClientLaunchTemplateProps),
+    error: /^Invalid fileSystem: was removed in 0\.2: give source: MountSource\.fileSystem\(fileSystem\)\./,
+  },
+  {
+    name: 'client: the cacheFleet prop of 0.1 (JavaScript)',
+    build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'C', {
+      vpc, cacheFleet: new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) }),
+    } as unknown as FsCacheClientLaunchTemplateProps),
+    error: /^Invalid cacheFleet: was removed in 0\.2: give source: MountSource\.cacheFleet\(fleet\)\./,
+  },
+  {
+    name: 'client: the mirrorPaths prop of 0.1, beside a source (JavaScript)',
+    build: client({ mirrorPaths: ['/efs/app'] } as Partial<FsCacheClientLaunchTemplateProps>),
+    error: /^Invalid mirrorPaths: was removed in 0\.2: give source: MountSource\.cacheFleet\(fleet, \{ mirrorPaths \}\)\./,
+  },
+  {
+    name: 'client: the mirrorMountPoint prop of 0.1, beside a source (JavaScript)',
+    build: client({ mirrorMountPoint: '/mnt/m' } as Partial<FsCacheClientLaunchTemplateProps>),
+    error: /^Invalid mirrorMountPoint: was removed in 0\.2: give source: MountSource\.cacheFleet\(fleet, \{ mirrorPaths, mirrorMountPoint \}\)\./,
   },
   {
     name: 'client: a source mirror the fleet does not have',

@@ -8,6 +8,17 @@ import { BadInput, aFile, isolatedVpc, mixedVpc, refusesBadInput, seeder, seeder
 /** What the seeder (DataSeeder, SeedSource) refuses at synth, or warns about, each case naming the prop to change. */
 const CASES: BadInput[] = [
   // DataSeeder
+  // The props of 0.1 that 0.2 renamed, still given from JavaScript (which has no types): refused, never ignored.
+  {
+    name: 'seeder: the timeout prop of 0.1 (JavaScript)',
+    build: seeder({ timeout: Duration.hours(3) } as object),
+    error: /^Invalid timeout: was renamed signalTimeout in 0\.2\./,
+  },
+  {
+    name: 'seeder: the volumeSize prop of 0.1 (JavaScript)',
+    build: seeder({ volumeSize: Size.gibibytes(128) } as object),
+    error: /^Invalid volumeSize: was renamed rootVolumeSize in 0\.2\./,
+  },
   {
     name: 'seeder: no workers',
     build: seeder({ workers: 0 }),

@@ -1,0 +1,45 @@
+import { IConstruct } from 'constructs';
+import { propError } from './errors';
+
+/**
+ * Props of 0.1 that 0.2 renamed or removed, with what to give instead. TypeScript and the other jsii languages refuse
+ * them when the code is compiled; JavaScript, which has no types, would pass them unseen, and the construct would be
+ * built with the new prop's default instead (an NFSv3 fleet would serve NFSv4.1, under another fsid). So synth
+ * refuses each one, naming it.
+ */
+export const REMOVED_FLEET_PROPS: Readonly<Record<string, string>> = {
+  fileSystem: 'was removed in 0.2: give origin: CacheOrigin.efs(fileSystem).',
+  originMountHelper: 'was removed in 0.2: give origin: CacheOrigin.efs(fileSystem, { mountHelper }).',
+  originMountTimeout: 'was renamed mountTimeout in 0.2.',
+  bootstrapTimeout: 'was renamed signalTimeout in 0.2.',
+  clientProtocol: 'was renamed clientNfsVersion in 0.2: ClientProtocol.NFS_V3 is NfsVersion.NFS_V3, ClientProtocol.NFS_V4_1 ' +
+    'is NfsVersion.NFS_V4_1.',
+};
+
+/** The client props of 0.1 that 0.2 removed (see REMOVED_FLEET_PROPS). */
+export const REMOVED_CLIENT_PROPS: Readonly<Record<string, string>> = {
+  fileSystem: 'was removed in 0.2: give source: MountSource.fileSystem(fileSystem).',
+  cacheFleet: 'was removed in 0.2: give source: MountSource.cacheFleet(fleet).',
+  mirrorPaths: 'was removed in 0.2: give source: MountSource.cacheFleet(fleet, { mirrorPaths }).',
+  mirrorMountPoint: 'was removed in 0.2: give source: MountSource.cacheFleet(fleet, { mirrorPaths, mirrorMountPoint }).',
+};
+
+/** The DataSeeder props of 0.1 that 0.2 renamed (see REMOVED_FLEET_PROPS). */
+export const REMOVED_SEEDER_PROPS: Readonly<Record<string, string>> = {
+  timeout: 'was renamed signalTimeout in 0.2.',
+  volumeSize: 'was renamed rootVolumeSize in 0.2.',
+};
+
+/** The fleet attributes of 0.1 that 0.2 renamed (see REMOVED_FLEET_PROPS). */
+export const REMOVED_FLEET_ATTRIBUTES: Readonly<Record<string, string>> = {
+  clientProtocol: REMOVED_FLEET_PROPS.clientProtocol,
+};
+
+/** Throws `Invalid <prop>: was renamed ...` for the first prop of `removed` that `props` still gives. */
+export function refuseRemovedProps(scope: IConstruct, props: object | undefined, removed: Readonly<Record<string, string>>): void {
+  if (props === undefined || props === null) return;
+  const given = props as Record<string, unknown>;
+  for (const [name, why] of Object.entries(removed)) {
+    if (Object.prototype.hasOwnProperty.call(given, name) && given[name] !== undefined) throw propError(scope, name, why);
+  }
+}
