@@ -62,14 +62,30 @@ count_jest "$results/unit.json"
 cycles() { bash test/cycles.sh | tee "$results/cycles.log"; }
 step "lib/ without import cycles" cycles
 count_line "$results/cycles.log"
-# The Python venvs of the jsii step and of the gates and emulator (pip from PyPI, about 1.5 and 1 minutes on a clean
-# clone, mostly downloads) are installed in the background while the packed library's fresh apps install from npm,
-# which has no timed step; each later step's own setup call then finds its venv up to date (or, had this failed,
-# installs it itself).
-bash -c 'bash test/jsii/setup.sh && bash test/gates/setup.sh' >"$results/venvs.log" 2>&1 &
+# The packed library's step uses about one core (its fresh apps' installs from npm, then one tsc and one synth at a
+# time), so the independent gates run beside it, on the other core, from their own venv (pip from PyPI, about 1
+# minute on a clean clone, mostly downloads), as does the install of the jsii step's venv (about 1.5 minutes); their
+# logs are printed once the packed library's step is done, as if they had run after it. Each later step's own setup
+# call then finds its venv up to date (or, had this failed, installs it itself).
+bash test/jsii/setup.sh >"$results/venvs.log" 2>&1 &
 venvs_pid=$!
+gates() { bash test/gates/run.sh >"$results/gates.log" 2>&1; }
+gates_started=$SECONDS
+gates_status=0
+(gates; echo "$((SECONDS - gates_started))" >"$results/gates.seconds") &
+gates_pid=$!
 step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/package/pack-and-synth.sh
-wait "$venvs_pid" || { echo "the venvs' background install failed; each step installs its own:"; tail -n 5 "$results/venvs.log"; }
+wait "$venvs_pid" || { echo "the jsii venv's background install failed; the jsii step installs it:"; tail -n 5 "$results/venvs.log"; }
+wait "$gates_pid" || gates_status=$?
+echo "=== independent gates (cfn-lint, shellcheck, cdk-nag, user data room), beside the packed library"
+cat "$results/gates.log"
+if [ "$gates_status" -eq 0 ]; then
+  echo "=== independent gates: ok ($(cat "$results/gates.seconds") s, beside the packed library)"
+else
+  echo "=== independent gates: FAILED (exit $gates_status)"
+  failed=$((failed + 1))
+fi
+count_line "$results/gates.log"
 # The jsii build, the Python package generated from it and the Go, Java and .NET sources, API.md against the code,
 # the README's examples compiled in TypeScript and run in Python and Go, the sample stack written in Python and in Go
 # synthesized and compared with the TypeScript one, and whether Maven Central serves an aws-cdk-lib for the Java
@@ -78,9 +94,6 @@ wait "$venvs_pid" || { echo "the venvs' background install failed; each step ins
 jsii() { bash test/jsii/run.sh | tee "$results/jsii.log"; }
 step "jsii: Python and Go packages and sample apps, Java and .NET sources, API.md" jsii
 count_line "$results/jsii.log"
-gates() { bash test/gates/run.sh | tee "$results/gates.log"; }
-step "independent gates (cfn-lint, shellcheck, cdk-nag, user data room)" gates
-count_line "$results/gates.log"
 # The scripts' AWS calls with the real aws CLI against an AWS API emulator (moto behind TLS, CloudFormation signals
 # recorded, the lab's metadata service, only the permissions the template grants each role: test/emulator/authz.py)
 # in a network namespace of its own: signals, the stable interface (test/emulator/;
