@@ -17,17 +17,17 @@ export enum NfsVersion {
    * with `nolock` (the export is read-only) and fixed ports, NFS on 2049 and mountd on 20048 (`CacheFleet.MOUNTD_PORT`),
    * so the security groups open those two and nothing needs rpcbind. Route 53 fan-out only.
    */
-  NFS_V3 = '3',
+  NFS_V3 = 'NFS_V3',
   /**
    * NFSv4.1. To an NFS server origin: `mount -t nfs4 -o nfsvers=4.1`, nfsd's port alone.
    *
    * For clients of a fleet (the default): every open of a file a client re-opens reaches the node as an OPEN, and
    * through the re-export the origin: the node spares the origin the reads, not the opens (docs/benchmarks.md, item 9).
    */
-  NFS_V4_1 = '4.1',
+  NFS_V4_1 = 'NFS_V4_1',
   /**
    * NFSv4.2, to an NFS server origin only (`mount -t nfs4 -o nfsvers=4.2`, nfsd's port alone). The nodes serve NFSv3
    * and NFSv4.1 to clients, so a fleet's `clientNfsVersion` cannot be NFSv4.2.
    */
-  NFS_V4_2 = '4.2',
+  NFS_V4_2 = 'NFS_V4_2',
 }

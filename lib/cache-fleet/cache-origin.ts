@@ -7,6 +7,7 @@ import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { isEndpoint } from '../private/endpoint';
 import { knownAtSynth, propError } from '../private/errors';
+import { MOUNT_HELPER_TYPE, NFS_VERSION_NUMBER } from '../private/enum-values';
 import { efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS } from '../private/mount';
 import { NfsVersion } from '../nfs-version';
 import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
@@ -223,7 +224,7 @@ export function originBaseOptions(origin: CacheOrigin, helper: MountHelper, tlsP
   const nfs = p.nfs ?? NFS_PORT;
   const transfer = ['rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2'];
   if (origin.nfsVersion !== NfsVersion.NFS_V3) {
-    return [`nfsvers=${origin.nfsVersion}`, ...(nfs !== NFS_PORT ? [`port=${nfs}`] : []), ...transfer];
+    return [`nfsvers=${NFS_VERSION_NUMBER[origin.nfsVersion]}`, ...(nfs !== NFS_PORT ? [`port=${nfs}`] : []), ...transfer];
   }
   return [
     'nfsvers=3', 'proto=tcp', `port=${nfs}`, 'mountproto=tcp', `mountport=${p.mountd ?? NFS_MOUNTD_PORT}`, 'mountvers=3',
@@ -233,7 +234,7 @@ export function originBaseOptions(origin: CacheOrigin, helper: MountHelper, tlsP
 
 /** The mount type of the nodes' origin mounts: the helper's for EFS, `nfs` (NFSv3) or `nfs4` for an NFS server. */
 export function originMountType(origin: CacheOrigin, helper: MountHelper): string {
-  if (origin.fileSystem) return helper;
+  if (origin.fileSystem) return MOUNT_HELPER_TYPE[helper];
   return origin.nfsVersion === NfsVersion.NFS_V3 ? 'nfs' : 'nfs4';
 }
 
@@ -303,7 +304,7 @@ function validateNfsServer(scope: IConstruct, origin: CacheOrigin): void {
   if (origin.nfsVersion !== NfsVersion.NFS_V3) {
     const v3only = (['mountd', 'rpcbind', 'lockd'] as const).find((n) => ports[n] !== undefined);
     if (v3only) {
-      throw propError(scope, `origin.ports.${v3only}`, `applies to NfsVersion.NFS_V3 only: NFSv${origin.nfsVersion} needs nfsd's ` +
+      throw propError(scope, `origin.ports.${v3only}`, `applies to NfsVersion.NFS_V3 only: NFSv${NFS_VERSION_NUMBER[origin.nfsVersion]} needs nfsd's ` +
         'port alone (ports.nfs).');
     }
   }

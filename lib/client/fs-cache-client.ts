@@ -13,6 +13,7 @@ import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetr
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
+import { MOUNT_HELPER_TYPE } from '../private/enum-values';
 import { checkDeviceModel, CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture, checkImageOs } from '../private/image';
@@ -305,7 +306,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         EFSC_NFS_SERVER: this.server,
         EFSC_NFS_PATH: remotePath,
         EFSC_MOUNT_POINT: props.mountPoint ?? '/mnt/efs',
-        EFSC_MOUNT_TYPE: v3 ? 'nfs' : helper,
+        EFSC_MOUNT_TYPE: v3 ? 'nfs' : MOUNT_HELPER_TYPE[helper],
         EFSC_MOUNT_OPTIONS: options.join(','),
         EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? Duration.minutes(3)),
         ...diskCacheParameters({

@@ -1,7 +1,7 @@
 import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { Construct } from 'constructs';
-import { propError } from './errors';
+import { describeValue, propError } from './errors';
 import { MountHelper } from '../mount-helper';
 
 export { MountHelper };
@@ -65,6 +65,9 @@ export interface TlsMountProps {
  * amazon-efs-utils unless it is Amazon Linux 2023 (Debian and Ubuntu package it nowhere).
  */
 export function checkEfsMount(scope: Construct, fileSystem: efs.IFileSystem, p: TlsMountProps, customImage: boolean): void {
+  if (!Object.values(MountHelper).includes(p.helper)) {
+    throw propError(scope, p.helperProp, `must be MountHelper.EFS_UTILS or MountHelper.NFS, got ${describeValue(p.helper)}.`);
+  }
   if (TLS_ONLY.has(fileSystem)) {
     if (p.helper !== MountHelper.EFS_UTILS) {
       throw propError(scope, p.helperProp, 'the file system was created by this library with a policy that denies non-TLS ' +

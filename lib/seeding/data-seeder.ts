@@ -13,6 +13,7 @@ import { encryptedRootVolume, grantSignal, instanceRole } from '../private/insta
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
+import { MOUNT_HELPER_TYPE } from '../private/enum-values';
 import { grantReadPrefix } from '../private/s3-grant';
 import { checkKernel, instanceImage } from '../private/kernel';
 import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
@@ -359,7 +360,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
         EFSC_SOURCE_URI: this.source.uri,
         EFSC_SOURCE_REGION: this.source.region ?? '',
         EFSC_EFS_SERVER: efsDnsName(props.fileSystem),
-        EFSC_MOUNT_TYPE: mountHelper,
+        EFSC_MOUNT_TYPE: MOUNT_HELPER_TYPE[mountHelper],
         EFSC_MOUNT_OPTIONS: [...helperOptions(mountHelper), ...RECOMMENDED_NFS_OPTIONS].join(','),
         EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? Duration.minutes(5)),
         EFSC_TARGET_PATH: props.targetPath ?? '/',

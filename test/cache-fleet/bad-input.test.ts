@@ -9,6 +9,7 @@ import {
   CacheOrigin,
   FanOutMode,
   MirrorStorage,
+  MountHelper,
   NfsServerOptions,
   NfsVersion,
 } from '../../lib';
@@ -929,6 +930,16 @@ const CASES: BadInput[] = [
     name: 'nfs origin: a version that is not an NfsVersion',
     build: nfsFleet({ nfsVersion: '4.0' as NfsVersion }),
     error: /^Invalid origin\.nfsVersion: must be NfsVersion\.NFS_V3, NFS_V4_1 or NFS_V4_2, got '4\.0'\./,
+  },
+  {
+    name: 'nfs origin: the NFSv4.1 value of 0.1 (JavaScript): the values are the member names since 0.2',
+    build: nfsFleet({ nfsVersion: '4.1' as NfsVersion }),
+    error: /^Invalid origin\.nfsVersion: must be NfsVersion\.NFS_V3, NFS_V4_1 or NFS_V4_2, got '4\.1'\./,
+  },
+  {
+    name: 'efs origin: the EFS_UTILS value of 0.1 (JavaScript), never rendered as a mount type',
+    build: (stack, vpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: 'efs' as MountHelper }) }),
+    error: /^Invalid origin\.mountHelper: must be MountHelper\.EFS_UTILS or MountHelper\.NFS, got 'efs'\./,
   },
   {
     name: 'nfs origin: no version (the version of 0.1, from JavaScript)',

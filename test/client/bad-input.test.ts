@@ -102,6 +102,11 @@ const CASES: BadInput[] = [
     error: /^Invalid rootVolumeSize: must be whole GiB from 8/,
   },
   {
+    name: 'client: the NFS value of 0.1 (JavaScript), never rendered as a mount type',
+    build: client({ mountHelper: 'nfs4' as MountHelper }),
+    error: /^Invalid mountHelper: must be MountHelper\.EFS_UTILS or MountHelper\.NFS, got 'nfs4'\./,
+  },
+  {
     name: 'client: a TLS port with plain NFS',
     build: client({ mountHelper: MountHelper.NFS, tlsPort: 20100 }),
     error: /^Invalid tlsPort: applies only with mountHelper: MountHelper.EFS_UTILS/,

@@ -1,7 +1,7 @@
 import { CfnParameter, Duration, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { DataSeeder, SeedSource } from '../../lib';
+import { DataSeeder, MountHelper, SeedSource } from '../../lib';
 import { importedFs } from '../util';
 import { BadInput, aFile, isolatedVpc, mixedVpc, refusesBadInput, seeder, seederInRegion } from '../util/bad-input';
 
@@ -18,6 +18,11 @@ const CASES: BadInput[] = [
     name: 'seeder: the volumeSize prop of 0.1 (JavaScript)',
     build: seeder({ volumeSize: Size.gibibytes(128) } as object),
     error: /^Invalid volumeSize: was renamed rootVolumeSize in 0\.2\./,
+  },
+  {
+    name: 'seeder: the EFS_UTILS value of 0.1 (JavaScript), never rendered as a mount type',
+    build: seeder({ mountHelper: 'efs' as MountHelper }),
+    error: /^Invalid mountHelper: must be MountHelper\.EFS_UTILS or MountHelper\.NFS, got 'efs'\./,
   },
   {
     name: 'seeder: no workers',
