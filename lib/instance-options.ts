@@ -13,7 +13,7 @@ import { AmazonLinux2023KernelLine } from './kernel-line';
 export interface CommonInstanceOptions {
   /**
    * The instance type, whose architecture (arm64 or x86_64) the default image follows. For a fleet's nodes memory is
-   * the cache and network bandwidth the throughput. For FS-Cache clients its instance store holds the cache (or the EBS volume, with `cacheStorage: EBS`);
+   * the cache and network bandwidth the throughput. For FS-Cache clients its instance store holds the cache (or the EBS volume, with `diskCache: DiskCache.ebs()`);
    * the bootstrap finds cache disks by their NVMe model, so Xen-based types (previous generations) are refused, except
    * i3 and f1 with their NVMe instance store. For a data seeder network bandwidth and enough CPU for the rsync jobs
    * matter.

@@ -15,8 +15,8 @@ describe('exports', () => {
     // undefined (the build, with the whole program, drops it).
     const values = Object.keys(lib).filter((k) => (lib as Record<string, unknown>)[k] !== undefined);
     expect(values.sort()).toEqual([
-      'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheOrigin', 'CacheStorage', 'CachedFileSystem',
-      'ClientSource', 'DataSeeder', 'DiskCacheMetric', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorSource', 'MirrorStorage', 'MountHelper',
+      'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheOrigin', 'CachedFileSystem',
+      'ClientSource', 'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorSource', 'MirrorStorage', 'MountHelper',
       'MountSource', 'NfsVersion', 'OriginFileSystem', 'SeedSource', 'SeedSourceKind',
     ]);
   });

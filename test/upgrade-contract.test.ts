@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
-  CacheFleet, CacheOrigin, CacheStorage, DataSeeder, DiskCacheMetric, FsCacheClientLaunchTemplate, MirrorMetric,
+  CacheFleet, CacheOrigin, DataSeeder, DiskCache, DiskCacheMetric, FsCacheClientLaunchTemplate, MirrorMetric,
   MirrorSource, MountHelper, MountSource, NfsVersion, SeedSource,
 } from '../lib';
 import { importedFs, stackWithVpc } from './util';
@@ -126,7 +126,7 @@ describe('upgrade contract', () => {
     });
     new FsCacheClientLaunchTemplate(stack, 'Store', { vpc, source: MountSource.fileSystem(fileSystem) });
     new FsCacheClientLaunchTemplate(stack, 'Ebs', {
-      vpc, source: MountSource.fileSystem(fileSystem), instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: CacheStorage.EBS,
+      vpc, source: MountSource.fileSystem(fileSystem), instanceType: new ec2.InstanceType('c7g.xlarge'), diskCache: DiskCache.ebs(),
     });
     const byId = (prefix: string) => {
       const entry = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith(prefix));

@@ -13,9 +13,9 @@ import {
   CachedFileSystem,
   CacheFleet,
   CacheOrigin,
-  CacheStorage,
   ClientSource,
   DataSeeder,
+  DiskCache,
   FanOutMode,
   FsCacheClientLaunchTemplate,
   MirrorSource,
@@ -189,14 +189,14 @@ const EXTRA: Case[] = [
       const fileSystem = importedFs(stack);
       new FsCacheClientLaunchTemplate(stack, 'Ebs', {
         vpc, source: MountSource.fileSystem(fileSystem), instanceType: new ec2.InstanceType('c7g.xlarge'),
-        cacheStorage: CacheStorage.EBS, cacheVolumeSize: Size.gibibytes(200), cacheDirectory: '/var/cache/fs', cacheTag: 'models',
+        diskCache: DiskCache.ebs({ volumeSize: Size.gibibytes(200) }), cacheDirectory: '/var/cache/fs', cacheTag: 'models',
         cullLimits: { blocksRun: 12, blocksCull: 8, blocksStop: 4, filesRun: 12, filesCull: 8, filesStop: 4 },
         mountPoint: '/data', mountOptions: ['fsc', 'nconnect=8'], mountHelper: MountHelper.EFS_UTILS, tlsPort: 20449,
         mountTimeout: Duration.minutes(4), readOnly: true, rootVolumeSize: Size.gibibytes(30), metrics: false,
       });
       new FsCacheClientLaunchTemplate(stack, 'InstanceStore', {
         vpc, source: MountSource.fileSystem(fileSystem), instanceType: new ec2.InstanceType('m6id.xlarge'),
-        cacheDeviceModel: 'Amazon EC2 NVMe Instance Storage', initializeCacheDevices: true,
+        diskCache: DiskCache.instanceStore({ deviceModel: 'Amazon EC2 NVMe Instance Storage', initializeDevices: true }),
         securityGroup: new ec2.SecurityGroup(stack, 'ClientSg', { vpc, allowAllOutbound: false }),
         role: new iam.Role(stack, 'ClientRole', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }),
       });

@@ -31,7 +31,7 @@ DEFAULTS = {
     # (arm64 or x86_64: the default image follows the type), then general compute with less bandwidth.
     "CacheFleet": ("c7gn.16xlarge", ["c8gn.16xlarge", "c6gn.16xlarge", "c6in.16xlarge", "c5n.18xlarge",
                                      "c7g.16xlarge", "c6g.16xlarge"]),
-    # Clients: NVMe instance store for the default CacheStorage.INSTANCE_STORE; x86_64 like the default first (the
+    # Clients: NVMe instance store for the default DiskCache.instanceStore(); x86_64 like the default first (the
     # user's software runs on the clients), then arm64.
     "FsCacheClientLaunchTemplate": ("m6id.xlarge", ["m5d.xlarge", "c6id.2xlarge", "i4i.xlarge", "m6gd.xlarge"]),
     # The seeder: any general-purpose type of the same size.

@@ -6,6 +6,7 @@ import { Construct, IConstruct } from 'constructs';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
 import { ICacheFleet } from '../cache-fleet/options';
+import { checkDiskCache, DiskCache } from './disk-cache';
 import { MountSource } from './mount-source';
 import { CommonInstanceOptions } from '../instance-options';
 import { NfsVersion } from '../nfs-version';
@@ -14,7 +15,7 @@ import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { MOUNT_HELPER_TYPE } from '../private/enum-values';
-import { checkDeviceModel, CullPercents, DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
+import { CullPercents, DEFAULT_CULL, diskCacheParameters } from '../private/fscache';
 import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture, checkImageOs } from '../private/image';
 import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
@@ -23,14 +24,6 @@ import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMEN
 import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
 import { isMirrorExportPath, MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
 import { REMOVED_CLIENT_PROPS, refuseRemovedProps } from '../private/removed-props';
-
-/** Where the FS-Cache disk cache lives. */
-export enum CacheStorage {
-  /** RAID 0 of the instance's NVMe instance store (erased on stop; rebuilt at boot). */
-  INSTANCE_STORE = 'instance-store',
-  /** An EBS volume added to the launch template, for instance types without instance store. */
-  EBS = 'ebs',
-}
 
 /**
  * cachefilesd's culling limits, in percent of the cache file system's blocks and files: culling starts below
@@ -54,32 +47,12 @@ export interface CullLimits {
 /** Options of an FS-Cache client launch template, shared with `CachedFileSystem.addClientLaunchTemplate`. */
 export interface FsCacheClientOptions extends CommonInstanceOptions {
   /**
-   * Where the disk cache lives.
+   * Where the disk cache lives: `DiskCache.instanceStore()` (a RAID 0 of the instance's NVMe instance store) or
+   * `DiskCache.ebs({ volumeSize })` (an EBS volume the launch template adds, for types without instance store).
    *
-   * @default CacheStorage.INSTANCE_STORE
+   * @default DiskCache.instanceStore()
    */
-  readonly cacheStorage?: CacheStorage;
-
-  /**
-   * Size of the EBS cache volume (encrypted gp3), with `cacheStorage: EBS` only.
-   *
-   * @default Size.gibibytes(100)
-   */
-  readonly cacheVolumeSize?: Size;
-
-  /**
-   * Model string that identifies cache devices (device names are not stable across boots).
-   *
-   * @default 'Amazon EC2 NVMe Instance Storage', or 'Amazon Elastic Block Store' with `cacheStorage: EBS`
-   */
-  readonly cacheDeviceModel?: string;
-
-  /**
-   * Write every cache device in full once before use (`dd`), for older instance types that need it for full speed.
-   *
-   * @default false
-   */
-  readonly initializeCacheDevices?: boolean;
+  readonly diskCache?: DiskCache;
 
   /**
    * Where the cache file system is mounted (cachefilesd's `dir`). Not mounted `noatime`: culling is by atime. Apart
@@ -189,7 +162,6 @@ export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
 }
 
 const DEFAULT_INSTANCE_TYPE = 'm6id.xlarge';
-const EBS_MODEL = 'Amazon Elastic Block Store';
 
 /**
  * A launch template for FS-Cache clients: instances that keep a disk cache of EFS (or of a cache fleet) on a RAID 0
@@ -197,7 +169,7 @@ const EBS_MODEL = 'Amazon Elastic Block Store';
  *
  * ## Resources Deployed
  * A launch template (IMDSv2 required, encrypted root volume, an encrypted EBS cache volume with
- * `cacheStorage: EBS`), a security group and a role unless given. Its user data builds the RAID 0, mounts it at
+ * `diskCache: DiskCache.ebs()`), a security group and a role unless given. Its user data builds the RAID 0, mounts it at
  * the cache directory, runs cachefilesd, mounts the file system with `fsc`, installs a unit that rebuilds the cache
  * on every boot (the instance store is blank after a stop/start) and a `fscache-status` command.
  *
@@ -238,10 +210,9 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     checkInstanceTypeName(this, props.instanceType);
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
-    validateClientOptions(this, props, instanceType, !!source.fleet);
+    const diskCache = validateClientOptions(this, props, instanceType, !!source.fleet);
     warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, s3Need(), ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []),
       ...(props.role ? [] : [ENDPOINT_NEEDS.ssm])]);
-    const storage = props.cacheStorage ?? CacheStorage.INSTANCE_STORE;
     this.metricsGroup = this.node.path;
     const viaFleet = !!source.fleet;
     const helper = source.mountHelper ?? props.mountHelper ?? MountHelper.EFS_UTILS;
@@ -293,10 +264,9 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       filesRun: cull.filesRun ?? d.filesRun, filesCull: cull.filesCull ?? d.filesCull, filesStop: cull.filesStop ?? d.filesStop,
     };
     this.cullLimits = cullPercents;
-    const model = props.cacheDeviceModel ?? (storage === CacheStorage.EBS ? EBS_MODEL : INSTANCE_STORE_MODEL);
 
     const blockDevices = [encryptedRootVolume(props.rootVolumeSize ?? Size.gibibytes(16))];
-    if (storage === CacheStorage.EBS) blockDevices.push(encryptedVolume('/dev/sdf', props.cacheVolumeSize ?? Size.gibibytes(100)));
+    if (diskCache._volumeSize) blockDevices.push(encryptedVolume('/dev/sdf', diskCache._volumeSize));
 
     const rendered = renderScript({
       script: 'client/bootstrap.sh',
@@ -311,9 +281,9 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? Duration.minutes(3)),
         ...diskCacheParameters({
           dir: props.cacheDirectory ?? '/var/cache/fscache', label: 'fscache', tag: props.cacheTag ?? 'efscache',
-          deviceModel: model, initializeDevices: props.initializeCacheDevices ?? false, cull: cullPercents,
+          deviceModel: diskCache._deviceModel, initializeDevices: diskCache._initializeDevices, cull: cullPercents,
         }),
-        EFSC_CACHE_SOURCE: storage,
+        EFSC_CACHE_SOURCE: diskCache._source,
         ...instanceMetrics(this, this.role, props.metrics ?? true),
         ...clientMirrorParameters(this, source, props),
       },
@@ -371,36 +341,31 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   }
 }
 
-/** Checks client options: throws `Invalid <prop>` for contradictions, warns for risky choices. */
-export function validateClientOptions(scope: Construct, o: FsCacheClientOptions, instanceType: ec2.InstanceType, viaFleet: boolean): void {
-  const storage = o.cacheStorage ?? CacheStorage.INSTANCE_STORE;
+/**
+ * Checks client options: throws `Invalid <prop>` for contradictions, warns for risky choices. Returns the disk cache,
+ * `DiskCache.instanceStore()` when not given.
+ */
+export function validateClientOptions(scope: Construct, o: FsCacheClientOptions, instanceType: ec2.InstanceType, viaFleet: boolean): DiskCache {
+  const diskCache = checkDiskCache(scope, 'diskCache', o.diskCache);
   const facts = instanceTypeFacts(instanceType);
-  checkCacheDevicesFindable(scope, instanceType, facts, storage === CacheStorage.EBS);
-  if (storage === CacheStorage.INSTANCE_STORE) {
+  checkCacheDevicesFindable(scope, instanceType, facts, diskCache._ebs);
+  if (!diskCache._ebs) {
     if (facts.instanceStore === false) {
       throw propError(scope, 'instanceType', `${instanceType} has no instance store to hold the cache; choose a type with ` +
-        'NVMe instance store (for example m6id, c6gd, i4i) or set cacheStorage: CacheStorage.EBS.');
+        'NVMe instance store (for example m6id, c6gd, i4i) or set diskCache: DiskCache.ebs().');
     }
     if (facts.instanceStore === undefined) {
       Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceStore',
         `instanceType: whether ${describeValue(instanceType, scope, false)} has NVMe instance store is not known here` +
         `${facts.parsed ? '' : ' (the name does not read as family, generation and size, e.g. m6id.xlarge)'}; if it ` +
-        'has none, the bootstrap fails. Set cacheStorage: CacheStorage.EBS for Nitro types without it.');
+        'has none, the bootstrap fails. Set diskCache: DiskCache.ebs() for Nitro types without it.');
     }
-    if (o.cacheVolumeSize !== undefined) {
-      throw propError(scope, 'cacheVolumeSize', 'applies only with cacheStorage: CacheStorage.EBS.');
-    }
-  } else if (o.initializeCacheDevices) {
-    throw propError(scope, 'initializeCacheDevices', 'applies only with cacheStorage: CacheStorage.INSTANCE_STORE: a new EBS ' +
-      'volume reads at full speed without being written once first.');
   }
-  wholeGib(scope, 'cacheVolumeSize', o.cacheVolumeSize, 1, 16384);
   wholeGib(scope, 'rootVolumeSize', o.rootVolumeSize, 8, 16384);
   if (o.mountTimeout) inUnitOf(scope, 'mountTimeout', () => o.mountTimeout!.toSeconds());
   knownAtSynth(scope, 'cacheDirectory', o.cacheDirectory, 'it is compared with mountPoint');
   knownAtSynth(scope, 'mountPoint', o.mountPoint, 'it is compared with cacheDirectory');
   knownAtSynth(scope, 'cacheTag', o.cacheTag);
-  checkDeviceModel(scope, 'cacheDeviceModel', o.cacheDeviceModel);
   if (o.cacheDirectory !== undefined && (!DIR_RE.test(o.cacheDirectory) || DOT_SEGMENT_RE.test(o.cacheDirectory))) {
     throw propError(scope, 'cacheDirectory', `must be an absolute path other than /, got '${o.cacheDirectory}'.`);
   }
@@ -459,6 +424,7 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   if (o.tlsPort !== undefined && !Token.isUnresolved(o.tlsPort) && (!Number.isInteger(o.tlsPort) || o.tlsPort < 1024 || o.tlsPort > 65535)) {
     throw propError(scope, 'tlsPort', `must be a port from 1024 to 65535, got ${o.tlsPort}.`);
   }
+  return diskCache;
 }
 
 /**

@@ -19,6 +19,9 @@ export const DEFAULT_CULL: CullPercents = { blocksRun: 10, blocksCull: 7, blocks
 /** The model string of EC2's NVMe instance store devices (`/sys/block/<dev>/device/model`). */
 export const INSTANCE_STORE_MODEL = 'Amazon EC2 NVMe Instance Storage';
 
+/** The model string of EBS volumes on Nitro-based instances. */
+export const EBS_MODEL = 'Amazon Elastic Block Store';
+
 /**
  * Throws `Invalid <prop>` unless `model` can be a device's model as `/sys/block/<device>/device/model` shows it,
  * and as the bootstrap compares it: printable ASCII, not ending in a space (the kernel pads with spaces, which the

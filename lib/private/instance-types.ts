@@ -194,7 +194,7 @@ export function checkCacheDevicesFindable(scope: Construct, instanceType: ec2.In
   const noModel = 'attach as /dev/xvd* block devices with no NVMe model, so the bootstrap can never find';
   if (facts.xen && ebs) {
     throw propError(scope, 'instanceType', `${instanceType} is Xen-based: its EBS volumes ${noModel} the cache volume ` +
-      '(cacheStorage: CacheStorage.EBS). Choose a Nitro-based type (every current generation, e.g. m6i, c7g, r6g).');
+      '(diskCache: DiskCache.ebs()). Choose a Nitro-based type (every current generation, e.g. m6i, c7g, r6g).');
   }
   if (facts.xen && facts.nvmeInstanceStore === false) {
     throw propError(scope, 'instanceType', `${instanceType} is Xen-based and its instance store is not NVMe: the disks ` +
@@ -203,7 +203,7 @@ export function checkCacheDevicesFindable(scope: Construct, instanceType: ec2.In
   if (facts.xen && facts.instanceStore === false) {
     throw propError(scope, 'instanceType', `${instanceType} has no instance store, and as a Xen-based type cannot hold the ` +
       `cache on EBS either (its volumes ${noModel} them). Choose a Nitro-based type: with NVMe instance store (m6id, ` +
-      'c6gd, i4i), or any other with cacheStorage: CacheStorage.EBS.');
+      'c6gd, i4i), or any other with diskCache: DiskCache.ebs().');
   }
   if (!facts.parsed && ebs) {
     Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceType',

@@ -22,6 +22,12 @@ export const REMOVED_CLIENT_PROPS: Readonly<Record<string, string>> = {
   cacheFleet: 'was removed in 0.2: give source: MountSource.cacheFleet(fleet).',
   mirrorPaths: 'was removed in 0.2: give source: MountSource.cacheFleet(fleet, { mirrorPaths }).',
   mirrorMountPoint: 'was removed in 0.2: give source: MountSource.cacheFleet(fleet, { mirrorPaths, mirrorMountPoint }).',
+  cacheStorage: 'was removed in 0.2: give diskCache: DiskCache.instanceStore() (CacheStorage.INSTANCE_STORE) or ' +
+    'diskCache: DiskCache.ebs() (CacheStorage.EBS).',
+  cacheVolumeSize: 'was moved into diskCache in 0.2: give diskCache: DiskCache.ebs({ volumeSize }).',
+  cacheDeviceModel: 'was moved into diskCache in 0.2: give diskCache: DiskCache.instanceStore({ deviceModel }) or ' +
+    'diskCache: DiskCache.ebs({ deviceModel }).',
+  initializeCacheDevices: 'was moved into diskCache in 0.2: give diskCache: DiskCache.instanceStore({ initializeDevices }).',
 };
 
 /** The DataSeeder props of 0.1 that 0.2 renamed (see REMOVED_FLEET_PROPS). */

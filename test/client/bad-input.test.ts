@@ -4,7 +4,7 @@ import {
   CachedFileSystem,
   CacheFleet,
   CacheOrigin,
-  CacheStorage,
+  DiskCache,
   FsCacheClientLaunchTemplate,
   FsCacheClientLaunchTemplateProps,
   MountHelper,
@@ -15,20 +15,58 @@ import { BadInput, al2023x86, client, isolatedVpc, mirrorClient, ownFleetClient,
 
 /** What the clients (FsCacheClientLaunchTemplate, MountSource) refuses at synth, or warns about, each case naming the prop to change. */
 const CASES: BadInput[] = [
+  // DiskCache
   {
     name: 'client: a cache device model with a newline (the fleet refuses it too)',
-    build: client({ cacheDeviceModel: 'Amazon EC2 NVMe\nInstance Storage' }),
-    error: /^Invalid cacheDeviceModel: must be printable ASCII without a trailing space, got 'Amazon EC2 NVMe\\nInstance Storage'\. \(at TestStack\/Client; in Python: cache_device_model\)$/,
+    build: client({ diskCache: DiskCache.instanceStore({ deviceModel: 'Amazon EC2 NVMe\nInstance Storage' }) }),
+    error: /^Invalid diskCache\.deviceModel: must be printable ASCII without a trailing space, got 'Amazon EC2 NVMe\\nInstance Storage'\. \(at TestStack\/Client; in Python: disk_cache\.device_model\)$/,
   },
   {
     name: 'client: a cache device model with a trailing space',
-    build: client({ cacheDeviceModel: 'Amazon EC2 NVMe Instance Storage ' }),
-    error: /^Invalid cacheDeviceModel: must be printable ASCII without a trailing space/,
+    build: client({ diskCache: DiskCache.instanceStore({ deviceModel: 'Amazon EC2 NVMe Instance Storage ' }) }),
+    error: /^Invalid diskCache\.deviceModel: must be printable ASCII without a trailing space/,
   },
   {
     name: 'client: a cache device model from a token',
-    build: (stack, vpc) => client({ cacheDeviceModel: new CfnParameter(stack, 'Model').valueAsString })(stack, vpc),
-    error: /^Invalid cacheDeviceModel: .*token/,
+    build: (stack, vpc) => client({ diskCache: DiskCache.instanceStore({ deviceModel: new CfnParameter(stack, 'Model').valueAsString }) })(stack, vpc),
+    error: /^Invalid diskCache\.deviceModel: .*token/,
+  },
+  {
+    name: 'client: an EBS cache device model that is empty',
+    build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), diskCache: DiskCache.ebs({ deviceModel: '' }) }),
+    error: /^Invalid diskCache\.deviceModel: must be printable ASCII without a trailing space, got ''/,
+  },
+  {
+    name: 'client: an EBS cache of 0 GiB',
+    build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), diskCache: DiskCache.ebs({ volumeSize: Size.gibibytes(0) }) }),
+    error: /^Invalid diskCache\.volumeSize: must be whole GiB from 1 to 16384, got 0 GiB\. \(at TestStack\/Client; in Python: disk_cache\.volume_size\)$/,
+  },
+  {
+    name: 'client: an EBS cache of part of a GiB',
+    build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), diskCache: DiskCache.ebs({ volumeSize: Size.mebibytes(1536) }) }),
+    error: /^Invalid diskCache\.volumeSize: must be whole GiB from 1 to 16384, got 1\.5 GiB/,
+  },
+  {
+    name: 'client: an EBS cache larger than a gp3 volume',
+    build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), diskCache: DiskCache.ebs({ volumeSize: Size.tebibytes(17) }) }),
+    error: /^Invalid diskCache\.volumeSize: must be whole GiB from 1 to 16384/,
+  },
+  {
+    name: 'client in a CachedFileSystem: an EBS cache of 0 GiB',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', {
+      instanceType: new ec2.InstanceType('c7g.xlarge'), diskCache: DiskCache.ebs({ volumeSize: Size.gibibytes(0) }),
+    }),
+    error: /^Invalid diskCache\.volumeSize: must be whole GiB from 1 to 16384, got 0 GiB\. \(at TestStack\/Data\/C; in Python: disk_cache\.volume_size\)$/,
+  },
+  {
+    name: 'client: a disk cache that is not a DiskCache (JavaScript, a string)',
+    build: client({ diskCache: 'ebs' } as unknown as Partial<FsCacheClientLaunchTemplateProps>),
+    error: /^Invalid diskCache: must be DiskCache\.instanceStore\(\) or DiskCache\.ebs\(\{ volumeSize \}\), got 'ebs'\./,
+  },
+  {
+    name: 'client: a disk cache that is not a DiskCache (JavaScript, its options alone)',
+    build: client({ diskCache: { volumeSize: Size.gibibytes(200) } } as unknown as Partial<FsCacheClientLaunchTemplateProps>),
+    error: /^Invalid diskCache: must be DiskCache\.instanceStore\(\) or DiskCache\.ebs\(\{ volumeSize \}\), got an object of another kind\./,
   },
   // FsCacheClientLaunchTemplate
   {
@@ -49,7 +87,7 @@ const CASES: BadInput[] = [
   {
     name: 'client: a type known to have no instance store',
     build: client({ instanceType: new ec2.InstanceType('c7gn.large') }),
-    error: /^Invalid instanceType: c7gn.large has no instance store .*CacheStorage.EBS/,
+    error: /^Invalid instanceType: c7gn.large has no instance store .*set diskCache: DiskCache\.ebs\(\)\./,
   },
   {
     name: 'client: a relative cache directory',
@@ -80,21 +118,6 @@ const CASES: BadInput[] = [
     name: 'client: an option with a space',
     build: client({ mountOptions: ['fsc', 'hard', 'a b'] }),
     error: /^Invalid mountOptions: 'a b' is not a mount option/,
-  },
-  {
-    name: 'client: an EBS size with instance store',
-    build: client({ cacheVolumeSize: Size.gibibytes(10) }),
-    error: /^Invalid cacheVolumeSize: applies only with cacheStorage: CacheStorage.EBS/,
-  },
-  {
-    name: 'client: an EBS cache of 0 GiB',
-    build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: CacheStorage.EBS, cacheVolumeSize: Size.gibibytes(0) }),
-    error: /^Invalid cacheVolumeSize: must be whole GiB from 1 to 16384, got 0 GiB/,
-  },
-  {
-    name: 'client: initializing an EBS cache volume',
-    build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: CacheStorage.EBS, initializeCacheDevices: true }),
-    error: /^Invalid initializeCacheDevices: applies only with cacheStorage: CacheStorage.INSTANCE_STORE/,
   },
   {
     name: 'client: a root volume smaller than the image',
@@ -150,6 +173,31 @@ const CASES: BadInput[] = [
     error: /^Invalid mirrorMountPoint: was removed in 0\.2: give source: MountSource\.cacheFleet\(fleet, \{ mirrorPaths, mirrorMountPoint \}\)\./,
   },
   {
+    name: 'client: the cacheStorage prop of 0.1 (JavaScript)',
+    build: client({ instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: 'ebs' } as Partial<FsCacheClientLaunchTemplateProps>),
+    error: /^Invalid cacheStorage: was removed in 0\.2: give diskCache: DiskCache\.instanceStore\(\) \(CacheStorage\.INSTANCE_STORE\) or diskCache: DiskCache\.ebs\(\) \(CacheStorage\.EBS\)\./,
+  },
+  {
+    name: 'client: the cacheVolumeSize prop of 0.1 (JavaScript)',
+    build: client({ cacheVolumeSize: Size.gibibytes(200) } as Partial<FsCacheClientLaunchTemplateProps>),
+    error: /^Invalid cacheVolumeSize: was moved into diskCache in 0\.2: give diskCache: DiskCache\.ebs\(\{ volumeSize \}\)\./,
+  },
+  {
+    name: 'client: the cacheDeviceModel prop of 0.1 (JavaScript)',
+    build: client({ cacheDeviceModel: 'QEMU NVMe Ctrl' } as Partial<FsCacheClientLaunchTemplateProps>),
+    error: /^Invalid cacheDeviceModel: was moved into diskCache in 0\.2: give diskCache: DiskCache\.instanceStore\(\{ deviceModel \}\) or diskCache: DiskCache\.ebs\(\{ deviceModel \}\)\./,
+  },
+  {
+    name: 'client: the initializeCacheDevices prop of 0.1 (JavaScript)',
+    build: client({ initializeCacheDevices: true } as Partial<FsCacheClientLaunchTemplateProps>),
+    error: /^Invalid initializeCacheDevices: was moved into diskCache in 0\.2: give diskCache: DiskCache\.instanceStore\(\{ initializeDevices \}\)\./,
+  },
+  {
+    name: 'client in a CachedFileSystem: the cacheStorage prop of 0.1 (JavaScript)',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', { cacheStorage: 'ebs' } as object),
+    error: /^Invalid cacheStorage: was removed in 0\.2: give diskCache: .* \(at TestStack\/Data\/C; in Python: cache_storage\)$/,
+  },
+  {
     name: 'client: a source mirror the fleet does not have',
     build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
       vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/lib'] }),
@@ -202,22 +250,22 @@ const CASES: BadInput[] = [
   },
   {
     name: 'client: an EBS cache on a Xen type (t2)',
-    build: client({ instanceType: new ec2.InstanceType('t2.large'), cacheStorage: CacheStorage.EBS }),
+    build: client({ instanceType: new ec2.InstanceType('t2.large'), diskCache: DiskCache.ebs() }),
     error: /^Invalid instanceType: t2.large is Xen-based: its EBS volumes attach as \/dev\/xvd\* block devices with no NVMe model, so the bootstrap can never find the cache volume/,
   },
   {
     name: 'client: an EBS cache on a Xen type (m4)',
-    build: client({ instanceType: new ec2.InstanceType('m4.xlarge'), cacheStorage: CacheStorage.EBS }),
+    build: client({ instanceType: new ec2.InstanceType('m4.xlarge'), diskCache: DiskCache.ebs() }),
     error: /^Invalid instanceType: m4.xlarge is Xen-based/,
   },
   {
     name: 'client: an EBS cache on a Xen type with a custom device model',
-    build: client({ instanceType: new ec2.InstanceType('c4.2xlarge'), cacheStorage: CacheStorage.EBS, cacheDeviceModel: 'Xen Virtual Block Device' }),
+    build: client({ instanceType: new ec2.InstanceType('c4.2xlarge'), diskCache: DiskCache.ebs({ deviceModel: 'Xen Virtual Block Device' }) }),
     error: /^Invalid instanceType: c4.2xlarge is Xen-based/,
   },
   {
     name: 'client: an EBS cache on a Xen type with NVMe instance store (i3)',
-    build: client({ instanceType: new ec2.InstanceType('i3.large'), cacheStorage: CacheStorage.EBS }),
+    build: client({ instanceType: new ec2.InstanceType('i3.large'), diskCache: DiskCache.ebs() }),
     error: /^Invalid instanceType: i3.large is Xen-based/,
   },
   {
@@ -267,7 +315,7 @@ const CASES: BadInput[] = [
   },
   {
     name: 'client: a type name that does not parse, EBS (warning)',
-    build: client({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86, cacheStorage: CacheStorage.EBS }),
+    build: client({ instanceType: new ec2.InstanceType('u-6tb1.112xlarge'), machineImage: al2023x86, diskCache: DiskCache.ebs() }),
     warning: /^instanceType: u-6tb1.112xlarge does not read as family, generation and size .*whether it is Nitro-based is not known/,
   },
   {
@@ -284,7 +332,7 @@ const CASES: BadInput[] = [
   {
     name: 'client: the default type in China (warning)',
     region: 'cn-north-1',
-    build: client({ cacheStorage: CacheStorage.EBS }),
+    build: client({ diskCache: DiskCache.ebs() }),
     warning: /^instanceType: the default m6id.xlarge is not offered in cn-north-1 .*for example m5d.xlarge or i4i.xlarge/,
   },
   {

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import {
-  CachedFileSystem, CacheFleet, CacheOrigin, CacheStorage, ClientSource, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, ICacheFleet,
+  CachedFileSystem, CacheFleet, CacheOrigin, ClientSource, DiskCache, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, ICacheFleet,
   MountHelper, MountSource,
 } from '../../lib';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
@@ -46,15 +46,30 @@ describe('FsCacheClientLaunchTemplate over EFS', () => {
     expect(c.userDataBytes).toBeLessThan(16 * 1024);
   });
 
-  test('initializeCacheDevices reaches the script (instance store)', () => {
-    expect(client({ initializeCacheDevices: true }).params.EFSC_INITIALIZE_DEVICES).toBe('true');
+  test('the instance store\'s initializeDevices and deviceModel reach the script', () => {
+    expect(client({ diskCache: DiskCache.instanceStore({ initializeDevices: true }) }).params.EFSC_INITIALIZE_DEVICES).toBe('true');
+    const { params, t } = client({ diskCache: DiskCache.instanceStore({ deviceModel: 'QEMU NVMe Ctrl' }) });
+    expect(params).toMatchObject({ EFSC_CACHE_SOURCE: 'instance-store', EFSC_DEVICE_MODEL: 'QEMU NVMe Ctrl', EFSC_INITIALIZE_DEVICES: 'false' });
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', { LaunchTemplateData: { BlockDeviceMappings: [Match.objectLike({ DeviceName: '/dev/xvda' })] } });
+  });
+
+  test('an EBS disk cache: 100 GiB by default, its own device model when given', () => {
+    const { params, t } = client({ instanceType: new ec2.InstanceType('c7g.xlarge'), diskCache: DiskCache.ebs({ deviceModel: 'Custom Volume' }) });
+    expect(params).toMatchObject({ EFSC_CACHE_SOURCE: 'ebs', EFSC_DEVICE_MODEL: 'Custom Volume', EFSC_INITIALIZE_DEVICES: 'false' });
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: {
+        BlockDeviceMappings: [
+          Match.objectLike({ DeviceName: '/dev/xvda' }),
+          { DeviceName: '/dev/sdf', Ebs: { Encrypted: true, VolumeSize: 100, VolumeType: 'gp3', DeleteOnTermination: true } },
+        ],
+      },
+    });
   });
 
   test('props reach the script: directory, tag, limits, options, EBS fallback', () => {
     const { params, t } = client({
       instanceType: new ec2.InstanceType('c7g.2xlarge'),
-      cacheStorage: CacheStorage.EBS,
-      cacheVolumeSize: Size.gibibytes(500),
+      diskCache: DiskCache.ebs({ volumeSize: Size.gibibytes(500) }),
       cacheDirectory: '/scratch/fscache',
       cacheTag: 'mycache',
       cullLimits: { blocksRun: 20, blocksCull: 7, blocksStop: 3, filesRun: 30, filesCull: 20, filesStop: 10 },

@@ -9,10 +9,10 @@ import {
   CacheFleet,
   CacheFleetOptions,
   CacheOrigin,
-  CacheStorage,
   ClientLaunchTemplateOptions,
   ClientSource,
   DataSeeder,
+  DiskCache,
   FanOutMode,
   FsCacheClientLaunchTemplate,
   MountSource,
@@ -133,7 +133,7 @@ export const MATRIX: GateConfig[] = [
   variant('OriginSeeded', { seeded: true, clients: [{ instanceType: x86Client }] }),
   variant('OriginClientX86', { clients: [{ instanceType: x86Client }] }),
   variant('OriginClientArmEbs', {
-    clients: [{ instanceType: ebsClient, cacheStorage: CacheStorage.EBS }],
+    clients: [{ instanceType: ebsClient, diskCache: DiskCache.ebs() }],
   }),
   variant('Route53OneNode', { fleet: { nodeCount: 1, fanOut: FanOutMode.ROUTE53 }, clients: [{}] }),
   variant('Route53ThreeNodesX86', {
@@ -165,7 +165,7 @@ export const MATRIX: GateConfig[] = [
   }),
   variant('NlbEbsClient', {
     fleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER },
-    clients: [{ instanceType: ebsClient, cacheStorage: CacheStorage.EBS, source: ClientSource.CACHE_FLEET }],
+    clients: [{ instanceType: ebsClient, diskCache: DiskCache.ebs(), source: ClientSource.CACHE_FLEET }],
   }),
   // The largest node user data: the disk cache (instance store), mirrors and warming together.
   variant('DiskCacheMirrorWarm', {
@@ -193,7 +193,7 @@ export const MATRIX: GateConfig[] = [
     fleet: { nodeCount: 2, fanOut: FanOutMode.ROUTE53, warmPaths: ['/efs/hot'] },
     clients: [
       { instanceType: armClient, source: ClientSource.CACHE_FLEET },
-      { instanceType: ebsClient, cacheStorage: CacheStorage.EBS, source: ClientSource.ORIGIN },
+      { instanceType: ebsClient, diskCache: DiskCache.ebs(), source: ClientSource.ORIGIN },
     ],
   }),
 ];

@@ -10,7 +10,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
+import { CacheFleet, CacheOrigin, DiskCache, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
 import { NOT_SERVING, notServing } from '../../lib/monitoring/metrics';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
@@ -59,7 +59,7 @@ function kernelUserData(tag: string): KernelUserData {
     zoneName: `k${tag.replace(/\W/g, '')}.efs-cache.internal`,
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', {
-    vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }), cacheDeviceModel: LAB_NVME_MODEL,
+    vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }), diskCache: DiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }),
     // The clients boot beside their nodes, whose first boot under software emulation has taken over 6 minutes.
     mountTimeout: Duration.seconds(900),
   });

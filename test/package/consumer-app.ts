@@ -22,9 +22,9 @@ import {
   CacheDashboard,
   CacheFleet,
   CacheOrigin,
-  CacheStorage,
   ClientSource,
   DataSeeder,
+  DiskCache,
   FanOutMode,
   FsCacheClientLaunchTemplate,
   MountHelper,
@@ -50,7 +50,7 @@ const clients = shared.addClientLaunchTemplate('Clients');
 shared.addClientLaunchTemplate('DirectClients', {
   source: ClientSource.ORIGIN,
   instanceType: new ec2.InstanceType('c7g.xlarge'),
-  cacheStorage: CacheStorage.EBS,
+  diskCache: DiskCache.ebs(),
 });
 new autoscaling.AutoScalingGroup(composed, 'ClientGroup', {
   vpc,

@@ -7,7 +7,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, CacheStorage, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { CacheFleet, CacheOrigin, DataSeeder, DiskCache, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
 import { INSTANCE_TYPE_REGIONS } from '../../lib/private/instance-type-regions';
 import { instanceTypeFacts } from '../../lib/private/instance-types';
 import { importedFs, newApp, stackWithVpc } from '../util';
@@ -36,15 +36,18 @@ describe('instance type facts', () => {
 
 describe('client types whose cache devices are found (no error, no warning)', () => {
   test.each([
-    ['i3.xlarge', CacheStorage.INSTANCE_STORE],
-    ['f1.2xlarge', CacheStorage.INSTANCE_STORE],
-    ['i3.metal', CacheStorage.EBS],
-    ['m6id.xlarge', CacheStorage.INSTANCE_STORE],
-    ['c7g.xlarge', CacheStorage.EBS],
-    ['t3.large', CacheStorage.EBS],
-  ])('%s with %s', (type, cacheStorage) => {
+    ['i3.xlarge', 'instance store'],
+    ['f1.2xlarge', 'instance store'],
+    ['i3.metal', 'EBS'],
+    ['m6id.xlarge', 'instance store'],
+    ['c7g.xlarge', 'EBS'],
+    ['t3.large', 'EBS'],
+  ])('%s with %s', (type, storage) => {
     const { stack, vpc } = stackWithVpc();
-    new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), instanceType: new ec2.InstanceType(type), cacheStorage });
+    const diskCache = storage === 'EBS' ? DiskCache.ebs() : DiskCache.instanceStore();
+    new FsCacheClientLaunchTemplate(stack, 'Client', {
+      vpc, source: MountSource.fileSystem(importedFs(stack)), instanceType: new ec2.InstanceType(type), diskCache,
+    });
     Annotations.fromStack(stack).hasNoWarning('/TestStack/Client', Match.anyValue());
   });
 });

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { CfnParameter, Duration, Size, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, CacheOrigin, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheOrigin, DataSeeder, DiskCache, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
 import { describeValue, pythonPropName } from '../../lib/private/errors';
 import { importedFs, stackWithVpc } from '../util';
 
@@ -50,8 +50,8 @@ describe('values in messages', () => {
     ['fleet workingSetSize', (st, v, n) => F(st, v, { workingSetSize: Size.gibibytes(n) }), /^Invalid workingSetSize: must be known at synth/],
     ['client cullLimits', (st, v, n) => C(st, v, { cullLimits: { blocksRun: n } }), /^Invalid cullLimits.blocksRun: must be known at synth .*got parameter N/],
     ['client mountPoint', (st, v, _n, s) => C(st, v, { mountPoint: s }), /^Invalid mountPoint: must be known at synth/],
-    ['client cacheVolumeSize', (st, v, n) => C(st, v, { instanceType: new ec2.InstanceType('c7g.xlarge'), cacheStorage: 'ebs', cacheVolumeSize: Size.gibibytes(n) }),
-      /^Invalid cacheVolumeSize: must be known at synth/],
+    ['client diskCache.volumeSize', (st, v, n) => C(st, v, { instanceType: new ec2.InstanceType('c7g.xlarge'), diskCache: DiskCache.ebs({ volumeSize: Size.gibibytes(n) }) }),
+      /^Invalid diskCache\.volumeSize: must be known at synth, got a token .*\(at TestStack\/Client; in Python: disk_cache\.volume_size\)$/],
     ['client mountTimeout in minutes', (st, v, n) => C(st, v, { mountTimeout: Duration.minutes(n) }),
       /^Invalid mountTimeout: is a token \(known at deploy time\) given as Duration\.minutes\(\), which cannot be converted at synth: give it as Duration\.seconds\(\.\.\.\)/],
     ['seeder signalTimeout', (st, v, n) => S(st, v, { signalTimeout: Duration.hours(n) }), /^Invalid signalTimeout: must be known at synth/],
@@ -107,12 +107,15 @@ describe('prop names in Python', () => {
     })).toThrow(/\(at TestStack\/Data\/Origin; in Python: cache_fleet\.vpc_subnets\)$/);
     const third = stackWithVpc();
     expect(() => S(third.stack, third.vpc, { workers: 0 })).toThrow(/^Invalid workers: .* \(at TestStack\/Seeder\)$/);
+    const fourth = stackWithVpc();
+    expect(() => C(fourth.stack, fourth.vpc, { diskCache: DiskCache.instanceStore({ deviceModel: 'NVMe ' }) }))
+      .toThrow(/^Invalid diskCache\.deviceModel: .* \(at TestStack\/Client; in Python: disk_cache\.device_model\)$/);
   });
 
   test('pythonPropName is jsii\'s snake_case (codemaker) for every prop of the library', () => {
 
     const { toSnakeCase } = require('codemaker') as { toSnakeCase: (s: string) => string };
-    const names = new Set<string>(['readAheadKiB', 'ipv6Cidrs', 's3Prefix', 'cacheFleet.mirrorSize', 'cullLimits.blocksRun']);
+    const names = new Set<string>(['readAheadKiB', 'ipv6Cidrs', 's3Prefix', 'cacheFleet.mirrorSize', 'cullLimits.blocksRun', 'diskCache.volumeSize']);
     const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
       .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
     for (const file of walk(path.join(__dirname, '..', '..', 'lib'))) {

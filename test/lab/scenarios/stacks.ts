@@ -7,7 +7,7 @@ import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheOrigin, FanOutMode, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
+import { CacheFleet, CacheOrigin, DiskCache, FanOutMode, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
 import { importedFs, newApp } from '../../util';
 import { CacheNode } from '../../../lib/cache-fleet/cache-node';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveUserData } from '../harness';
@@ -163,14 +163,16 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     mountTimeout: Duration.seconds(150),
   });
   const v3Client = new FsCacheClientLaunchTemplate(stack, 'V3Client', {
-    vpc, source: MountSource.cacheFleet(v3Fleet), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
-  });
-  const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
-    vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS, cacheDeviceModel: LAB_NVME_MODEL,
+    vpc, source: MountSource.cacheFleet(v3Fleet), diskCache: DiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }),
     mountTimeout: Duration.seconds(180),
   });
+  const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
+    vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS,
+    diskCache: DiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }), mountTimeout: Duration.seconds(180),
+  });
   const fleetClient = new FsCacheClientLaunchTemplate(stack, 'FleetClient', {
-    vpc, source: MountSource.cacheFleet(fleet), cacheDeviceModel: LAB_NVME_MODEL, mountTimeout: Duration.seconds(180),
+    vpc, source: MountSource.cacheFleet(fleet), diskCache: DiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }),
+    mountTimeout: Duration.seconds(180),
   });
   // A step of the user's own on each template: it records when it ran and what the bootstrap had left by then.
   fleet.userData.addCommands(`echo "$(date +%s.%N) exports=$(exportfs | grep -c "^/efs")" > ${USER_STEP_LOG}`, ...longUserStep());
