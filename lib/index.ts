@@ -17,4 +17,4 @@ export { CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplatePro
 export { DiskCache, DiskCacheOptions, EbsDiskCacheOptions, InstanceStoreDiskCacheOptions } from './client/disk-cache';
 export { FleetSourceOptions, MountSource } from './client/mount-source';
 export { CacheDashboard, CacheDashboardOptions, CacheDashboardProps } from './monitoring/cache-dashboard';
-export { DataSeeder, DataSeederProps, SeedSource, SeedSourceConfig, SeedSourceKind } from './seeding/data-seeder';
+export { DataSeeder, DataSeederProps, SeedSource } from './seeding/data-seeder';

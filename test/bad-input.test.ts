@@ -89,7 +89,7 @@ const CASES: BadInput[] = [
   {
     name: 'tls: a seeder writing to a created origin with plain NFS',
     build: (stack, vpc) => new DataSeeder(stack, 'S', {
-      vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, mountHelper: MountHelper.NFS, source: SeedSource.fromInstanceDirectory('/srv/data'),
+      vpc, fileSystem: new OriginFileSystem(stack, 'O', { vpc }).fileSystem, mountHelper: MountHelper.NFS, source: SeedSource.instanceDirectory('/srv/data'),
     }),
     error: /^Invalid mountHelper: .*denies non-TLS/,
   },

@@ -69,7 +69,7 @@ function multiStackApp(layout: Layout, env?: Environment) {
   });
   new FsCacheClientLaunchTemplate(importedStack, 'ViaImported', { vpc, source: MountSource.cacheFleet(imported, { mirrorPaths: layout.mirrorPaths }) });
   const seederStack = new Stack(app, 'Seeder', { env });
-  new DataSeeder(seederStack, 'Seeder', { vpc, fileSystem: origin.fileSystem, source: SeedSource.fromBucket(bucket, 'data/') });
+  new DataSeeder(seederStack, 'Seeder', { vpc, fileSystem: origin.fileSystem, source: SeedSource.s3(bucket, 'data/') });
   const dashboardStack = new Stack(app, 'Monitoring', { env });
   // Alarms with an action, as the README asks of compliance packs: an encrypted, TLS-only topic.
   const key = new kms.Key(dashboardStack, 'Key', { enableKeyRotation: true });

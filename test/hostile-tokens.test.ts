@@ -59,7 +59,7 @@ function parameterizedStack() {
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS });
   new DataSeeder(stack, 'Seeder', {
     vpc, fileSystem, mountHelper: MountHelper.NFS,
-    source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Src', bucket.valueAsString), 'data/'),
+    source: SeedSource.s3(s3.Bucket.fromBucketName(stack, 'Src', bucket.valueAsString), 'data/'),
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   return {

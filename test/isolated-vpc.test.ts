@@ -20,7 +20,7 @@ function isolatedComposition(fanOut: FanOutMode) {
   });
   const data = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 2, fanOut } });
   data.addClientLaunchTemplate('Clients');
-  new DataSeeder(stack, 'Seeder', { vpc, fileSystem: data.origin.fileSystem, source: SeedSource.fromInstanceDirectory('/srv/data') });
+  new DataSeeder(stack, 'Seeder', { vpc, fileSystem: data.origin.fileSystem, source: SeedSource.instanceDirectory('/srv/data') });
   return { stack, vpc, t: Template.fromStack(stack) };
 }
 

@@ -17,7 +17,7 @@ describe('exports', () => {
     expect(values.sort()).toEqual([
       'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheOrigin', 'CachedFileSystem',
       'ClientSource', 'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'FanOutMode', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorSource', 'MirrorStorage', 'MountHelper',
-      'MountSource', 'NfsVersion', 'OriginFileSystem', 'SeedSource', 'SeedSourceKind',
+      'MountSource', 'NfsVersion', 'OriginFileSystem', 'SeedSource',
     ]);
   });
 
@@ -79,7 +79,7 @@ describe('grants to the instances\' roles (IGrantable)', () => {
     ['fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1 }), /^FleetRole/],
     ['clients', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.fileSystem(importedFs(stack)) }), /^ClientsRole/],
     ['seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', {
-      vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), mountHelper: MountHelper.NFS,
+      vpc, fileSystem: importedFs(stack), source: SeedSource.instanceDirectory('/opt/data'), mountHelper: MountHelper.NFS,
     }), /^SeederRole/],
   ])('bucket.grantRead(%s) lands on its role', (_name, build, role) => {
     const { stack, vpc } = stackWithVpc();
@@ -130,7 +130,7 @@ describe('validation errors are bound to their construct', () => {
       'TestStack/Fleet; in Python: client_cidrs', /^Invalid clientCidrs: /],
     ['a client template', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc } as unknown as FsCacheClientLaunchTemplateProps), 'TestStack/Clients', /^Invalid source: /],
     ['a seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', {
-      vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/opt/data'), targetPath: 'relative',
+      vpc, fileSystem: importedFs(stack), source: SeedSource.instanceDirectory('/opt/data'), targetPath: 'relative',
     }), 'TestStack/Seeder; in Python: target_path', /^Invalid targetPath: /],
   ])('%s: the message ends with the construct path (and the prop\'s Python name), which the error also carries', (_name, build, where, message) => {
     const { stack, vpc } = stackWithVpc();
@@ -147,9 +147,18 @@ describe('validation errors are bound to their construct', () => {
   });
 
   test('a SeedSource is checked when a seeder uses it, so its error names the seeder\'s path', () => {
-    const source = SeedSource.fromInstanceDirectory('relative');
+    const source = SeedSource.instanceDirectory('relative');
     const { stack, vpc } = stackWithVpc();
     expect(() => new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source }))
       .toThrow(/^Invalid source: .*got 'relative'\. \(at TestStack\/Seeder\)$/);
+  });
+
+  test('a seeder\'s source is the SeedSource given; its factories are named by the kind, without from', () => {
+    const source = SeedSource.instanceDirectory('/opt/data');
+    const { stack, vpc } = stackWithVpc();
+    expect(new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source }).source).toBe(source);
+    const statics = SeedSource as unknown as Record<string, unknown>;
+    expect(['s3', 'asset', 'instanceDirectory'].map((f) => typeof statics[f])).toEqual(['function', 'function', 'function']);
+    expect(['fromBucket', 'fromAsset', 'fromInstanceDirectory'].map((f) => statics[f])).toEqual([undefined, undefined, undefined]);
   });
 });

@@ -208,13 +208,13 @@ const EXTRA: Case[] = [
       const { stack, vpc } = stackWithVpc(app, 'Seeders');
       const fileSystem = importedFs(stack);
       new DataSeeder(stack, 'FromBucket', {
-        vpc, fileSystem, source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Data', 'example-data'), 'train/'),
+        vpc, fileSystem, source: SeedSource.s3(s3.Bucket.fromBucketName(stack, 'Data', 'example-data'), 'train/'),
         targetPath: '/train', workers: 16, filesPerPart: 500, deleteExtraneous: true, version: '2',
         mountHelper: MountHelper.NFS, mountTimeout: Duration.minutes(4), signalTimeout: Duration.hours(3),
         progressInterval: Duration.minutes(2), rootVolumeSize: Size.gibibytes(50),
       });
-      new DataSeeder(stack, 'FromAsset', { vpc, fileSystem, source: SeedSource.fromAsset(assetDir), targetPath: '/asset' });
-      new DataSeeder(stack, 'FromDirectory', { vpc, fileSystem, source: SeedSource.fromInstanceDirectory('/opt/data'), targetPath: '/local' });
+      new DataSeeder(stack, 'FromAsset', { vpc, fileSystem, source: SeedSource.asset(assetDir), targetPath: '/asset' });
+      new DataSeeder(stack, 'FromDirectory', { vpc, fileSystem, source: SeedSource.instanceDirectory('/opt/data'), targetPath: '/local' });
     },
   },
   {

@@ -23,35 +23,44 @@ import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../privat
 import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 import { REMOVED_SEEDER_PROPS, refuseRemovedProps } from '../private/removed-props';
 
-/** Where a seeding run takes its data from. */
-export enum SeedSourceKind {
-  /** Every object under a prefix of an S3 bucket (`aws s3 sync`). */
-  S3_PREFIX = 's3',
-  /** A CDK asset: a local directory zipped at synth time and uploaded with the stack. */
-  ASSET = 'asset',
-  /** A directory that is already on the seeding instance (for example baked into its machine image). */
-  INSTANCE_DIRECTORY = 'local',
+/** The kinds of seed source. */
+export enum SeedKind {
+  S3 = 'S3',
+  ASSET = 'ASSET',
+  INSTANCE_DIRECTORY = 'INSTANCE_DIRECTORY',
 }
 
+/**
+ * How the seeding script names each kind (`EFSC_SOURCE_KIND`). The user data of a deployed seeder holds these, and a
+ * change of one would replace the seeder, which would seed again.
+ */
+const SEED_KIND_SPELLINGS: Readonly<Record<SeedKind, string>> = {
+  [SeedKind.S3]: 's3',
+  [SeedKind.ASSET]: 'asset',
+  [SeedKind.INSTANCE_DIRECTORY]: 'local',
+};
+
 /** What a bound `SeedSource` tells the seeding instance. */
-export interface SeedSourceConfig {
+export interface SeedSourceBinding {
   /** The kind of source. */
-  readonly kind: SeedSourceKind;
+  readonly kind: SeedKind;
   /** `s3://bucket/prefix/`, `s3://bucket/key.zip`, or an absolute path on the instance. */
   readonly uri: string;
-  /**
-   * Region of the source bucket.
-   *
-   * @default - the AWS CLI's default (the instance's region)
-   */
+  /** Region of the source bucket; undefined for the AWS CLI's default (the instance's region). */
   readonly region?: string;
 }
+
+/** What each factory of `SeedSource` was given. */
+type SeedSpec =
+  | { readonly kind: SeedKind.S3; readonly bucket: s3.IBucket; readonly prefix: string }
+  | { readonly kind: SeedKind.ASSET; readonly path: string; readonly options: s3_assets.AssetOptions }
+  | { readonly kind: SeedKind.INSTANCE_DIRECTORY; readonly path: string };
 
 /**
  * The data set a `DataSeeder` loads into EFS: an S3 prefix, a local directory shipped as a CDK asset, or a directory
  * already on the seeding instance.
  */
-export abstract class SeedSource {
+export class SeedSource {
   /**
    * Every object under `prefix` in `bucket`. The seeding instance may list the bucket under the prefix and read the
    * objects under it, nothing else (and decrypt with the bucket's KMS key, when it has one). A change of the objects
@@ -60,8 +69,8 @@ export abstract class SeedSource {
    * @param prefix key prefix, for example `datasets/images/` (a trailing `/` is added), of letters, digits and
    *   `_=+-/.` without empty, `.` or `..` components; '' for the whole bucket
    */
-  public static fromBucket(bucket: s3.IBucket, prefix = ''): SeedSource {
-    return new BucketSource(bucket, prefix);
+  public static s3(bucket: s3.IBucket, prefix = ''): SeedSource {
+    return new SeedSource({ kind: SeedKind.S3, bucket, prefix });
   }
 
   /**
@@ -70,77 +79,72 @@ export abstract class SeedSource {
    * (rsync --checksum). With a customer-managed key on the CDK assets bucket, grant `kms:Decrypt` on it to the
    * seeder's role.
    */
-  public static fromAsset(path: string, options: s3_assets.AssetOptions = {}): SeedSource {
-    return new AssetSource(path, options);
+  public static asset(path: string, options: s3_assets.AssetOptions = {}): SeedSource {
+    return new SeedSource({ kind: SeedKind.ASSET, path, options });
   }
 
   /**
    * A directory that already exists on the seeding instance, for example baked into a custom `machineImage`.
    * Change `version` to seed again after it changed.
    */
-  public static fromInstanceDirectory(path: string): SeedSource {
-    return new InstanceDirectorySource(path);
+  public static instanceDirectory(path: string): SeedSource {
+    return new SeedSource({ kind: SeedKind.INSTANCE_DIRECTORY, path });
   }
 
-  /** Creates what the source needs (an asset, permissions for `role`) and says where the data is. */
-  public abstract bind(scope: Construct, role: iam.IRole): SeedSourceConfig;
-}
+  private constructor(private readonly spec: SeedSpec) {}
 
-class BucketSource extends SeedSource {
-  private readonly prefix: string;
-
-  constructor(private readonly bucket: s3.IBucket, private readonly givenPrefix: string) {
-    super();
-    this.prefix = normalS3Prefix(givenPrefix);
-  }
-
-  public bind(scope: Construct, role: iam.IRole): SeedSourceConfig {
-    // Checked here rather than in the factory, which has no construct yet: the error names the seeder's path.
-    // As for S3 mirrors: no . or .. component, which IAM's resource patterns and S3 keys take literally while a reader
-    // of the rule would take them as a path.
-    if (!Token.isUnresolved(this.givenPrefix) && (!S3_PREFIX_RE.test(this.prefix) || DOT_SEGMENT_RE.test(this.prefix))) {
-      throw propError(scope, 'source', `the S3 prefix ${describeValue(this.givenPrefix)} may hold only letters, digits and . _ = + - / (no empty, . or .. component).`);
+  /**
+   * Creates what the source needs (an asset, permissions for `role`) and says where the data is. Checked here rather
+   * than in the factories, which have no construct yet: the errors name the seeder's path.
+   *
+   * @internal
+   */
+  public _bind(scope: Construct, role: iam.IRole): SeedSourceBinding {
+    // From JavaScript, a subclass of 0.1's abstract SeedSource reaches here without a spec.
+    if (!this.spec) throw propError(scope, 'source', `must be made by ${FACTORIES}.`);
+    switch (this.spec.kind) {
+      case SeedKind.S3: return bindBucket(scope, role, this.spec.bucket, this.spec.prefix);
+      case SeedKind.ASSET: return bindAsset(scope, role, this.spec.path, this.spec.options);
+      case SeedKind.INSTANCE_DIRECTORY: return bindInstanceDirectory(scope, this.spec.path);
     }
-    grantReadPrefix(role, this.bucket, this.prefix,
-      'The seeder reads every object under the source prefix; their keys are not known at synth time.');
-    return { kind: SeedSourceKind.S3_PREFIX, uri: `s3://${this.bucket.bucketName}/${this.prefix}`, region: this.bucket.env.region };
   }
 }
 
-class AssetSource extends SeedSource {
-  constructor(private readonly path: string, private readonly options: s3_assets.AssetOptions) {
-    super();
-  }
+const FACTORIES = 'SeedSource.s3(bucket, prefix), SeedSource.asset(path) or SeedSource.instanceDirectory(path)';
 
-  public bind(scope: Construct, role: iam.IRole): SeedSourceConfig {
-    if (!fs.existsSync(this.path)) throw propError(scope, 'source', `the asset path ${this.path} does not exist.`);
-    const asset = new s3_assets.Asset(scope, 'Asset', { ...this.options, path: this.path });
-    if (!asset.isZipArchive) {
-      throw propError(scope, 'source', `${this.path} is a single file; SeedSource.fromAsset takes a directory (or a .zip of one).`);
-    }
-    // Exactly the asset's object: the seeder downloads one zip.
-    role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['s3:GetObject'],
-      resources: [`arn:${Aws.PARTITION}:s3:::${asset.s3BucketName}/${asset.s3ObjectKey}`],
-    }));
-    return { kind: SeedSourceKind.ASSET, uri: `s3://${asset.s3BucketName}/${asset.s3ObjectKey}`, region: Stack.of(scope).region };
+function bindBucket(scope: Construct, role: iam.IRole, bucket: s3.IBucket, givenPrefix: string): SeedSourceBinding {
+  const prefix = normalS3Prefix(givenPrefix);
+  // As for S3 mirrors: no . or .. component, which IAM's resource patterns and S3 keys take literally while a reader
+  // of the rule would take them as a path.
+  if (!Token.isUnresolved(givenPrefix) && (!S3_PREFIX_RE.test(prefix) || DOT_SEGMENT_RE.test(prefix))) {
+    throw propError(scope, 'source', `the S3 prefix ${describeValue(givenPrefix)} may hold only letters, digits and . _ = + - / ` +
+      '(no empty, . or .. component).');
   }
+  grantReadPrefix(role, bucket, prefix, 'The seeder reads every object under the source prefix; their keys are not known at synth time.');
+  return { kind: SeedKind.S3, uri: `s3://${bucket.bucketName}/${prefix}`, region: bucket.env.region };
 }
 
-class InstanceDirectorySource extends SeedSource {
-  constructor(private readonly path: string) {
-    super();
+function bindAsset(scope: Construct, role: iam.IRole, path: string, options: s3_assets.AssetOptions): SeedSourceBinding {
+  if (!fs.existsSync(path)) throw propError(scope, 'source', `the asset path ${path} does not exist.`);
+  const asset = new s3_assets.Asset(scope, 'Asset', { ...options, path });
+  if (!asset.isZipArchive) {
+    throw propError(scope, 'source', `${path} is a single file; SeedSource.asset takes a directory (or a .zip of one).`);
   }
+  // Exactly the asset's object: the seeder downloads one zip.
+  role.addToPrincipalPolicy(new iam.PolicyStatement({
+    actions: ['s3:GetObject'],
+    resources: [`arn:${Aws.PARTITION}:s3:::${asset.s3BucketName}/${asset.s3ObjectKey}`],
+  }));
+  return { kind: SeedKind.ASSET, uri: `s3://${asset.s3BucketName}/${asset.s3ObjectKey}`, region: Stack.of(scope).region };
+}
 
-  public bind(scope: Construct): SeedSourceConfig {
-    // Checked here rather than in the factory, which has no construct yet: the error names the seeder's path.
-    knownAtSynth(scope, 'source', this.path, 'the instance directory is checked as a path');
-    if (!PATH_RE.test(this.path) || this.path === '/' || this.path.endsWith('/') || DOT_SEGMENT_RE.test(this.path)) {
-      throw propError(scope, 'source', 'the instance directory must be an absolute path other than / (letters, digits, . _ - /), ' +
-        `got ${describeValue(this.path)}.`);
-    }
-    return { kind: SeedSourceKind.INSTANCE_DIRECTORY, uri: this.path };
+function bindInstanceDirectory(scope: Construct, path: string): SeedSourceBinding {
+  knownAtSynth(scope, 'source', path, 'the instance directory is checked as a path');
+  if (!PATH_RE.test(path) || path === '/' || path.endsWith('/') || DOT_SEGMENT_RE.test(path)) {
+    throw propError(scope, 'source', 'the instance directory must be an absolute path other than / (letters, digits, . _ - /), ' +
+      `got ${describeValue(path)}.`);
   }
+  return { kind: SeedKind.INSTANCE_DIRECTORY, uri: path };
 }
 
 /** Properties of `DataSeeder`. */
@@ -264,7 +268,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
   /** The instance's network access (outbound only). */
   public readonly connections: ec2.Connections;
   /** Where the data comes from. */
-  public readonly source: SeedSourceConfig;
+  public readonly source: SeedSource;
   /** Parallel rsync jobs. */
   public readonly workers: number;
   /** Files per rsync job. */
@@ -276,6 +280,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     super(scope, id);
     refuseRemovedProps(this, props, REMOVED_SEEDER_PROPS);
     validateDataSeederProps(this, props);
+    this.source = checkSource(this, props.source);
     if (props.deleteExtraneous && (props.targetPath ?? '/') === '/') {
       Annotations.of(this).addWarningV2('cdk-efs-cache:deleteWholeFileSystem',
         'deleteExtraneous: with targetPath \'/\', every file of the file system that the source does not hold is ' +
@@ -307,12 +312,12 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     // Root access: rsync keeps owners and modes, and the file system's root directory belongs to root.
     props.fileSystem.grant(this.role, 'elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite', 'elasticfilesystem:ClientRootAccess');
     grantSignal(this.role, stack);
-    this.source = props.source.bind(this, this.role);
+    const source = this.source._bind(this, this.role);
 
     let userData = '';
     const vpcSubnets = props.vpcSubnets ?? defaultSubnets(props.vpc);
     warnIfIsolated(this, 'vpcSubnets', props.vpc, props.vpc.selectSubnets(vpcSubnets).subnets.slice(0, 1), [ENDPOINT_NEEDS.packages,
-      s3Need(...(this.source.kind === SeedSourceKind.INSTANCE_DIRECTORY ? [] : ['the seed source'])), ENDPOINT_NEEDS.cloudFormation]);
+      s3Need(...(source.kind === SeedKind.INSTANCE_DIRECTORY ? [] : ['the seed source'])), ENDPOINT_NEEDS.cloudFormation]);
     this.instance = new ec2.Instance(this, 'Instance', {
       vpc: props.vpc,
       vpcSubnets,
@@ -356,9 +361,9 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
       description: `the data seeder ${this.node.path}`,
       scope: this,
       parameters: {
-        EFSC_SOURCE_KIND: this.source.kind,
-        EFSC_SOURCE_URI: this.source.uri,
-        EFSC_SOURCE_REGION: this.source.region ?? '',
+        EFSC_SOURCE_KIND: SEED_KIND_SPELLINGS[source.kind],
+        EFSC_SOURCE_URI: source.uri,
+        EFSC_SOURCE_REGION: source.region ?? '',
         EFSC_EFS_SERVER: efsDnsName(props.fileSystem),
         EFSC_MOUNT_TYPE: MOUNT_HELPER_TYPE[mountHelper],
         EFSC_MOUNT_OPTIONS: [...helperOptions(mountHelper), ...RECOMMENDED_NFS_OPTIONS].join(','),
@@ -404,6 +409,16 @@ function replaceOnChange(cfn: ec2.CfnInstance): void {
       return `${original}${digest.slice(0, 16).toUpperCase()}`;
     },
   }));
+}
+
+/**
+ * The seeder's source, checked: `Invalid source: is required` when it is missing, and refused when it is not made by
+ * a factory of `SeedSource` (from JavaScript, which has no types: an object with 0.1's `bind`).
+ */
+function checkSource(scope: IConstruct, source: SeedSource | undefined): SeedSource {
+  if (source === undefined || source === null) throw propError(scope, 'source', `is required: ${FACTORIES}.`);
+  if (typeof (source as { _bind?: unknown })._bind !== 'function') throw propError(scope, 'source', `must be made by ${FACTORIES}.`);
+  return source;
 }
 
 /** A resolved CloudFormation value as cdk-nag names it in findings: `<Ref>` and `<Resource.Attribute>`. */

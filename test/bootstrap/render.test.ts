@@ -69,7 +69,7 @@ describe('renderScript', () => {
   test('a seeder whose props do not fit names its path', () => {
     const { stack, vpc } = stackWithVpc();
     expect(() => new DataSeeder(stack, 'Seeder', {
-      vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/srv/data'), targetPath: `/${'a'.repeat(16000)}`,
+      vpc, fileSystem: importedFs(stack), source: SeedSource.instanceDirectory('/srv/data'), targetPath: `/${'a'.repeat(16000)}`,
     })).toThrow(/^cdk-efs-cache: the user data of the data seeder TestStack\/Seeder would be about \d+ bytes, over EC2's 16384-byte limit\. .* \(at TestStack\/Seeder\)$/);
   });
 });

@@ -24,7 +24,7 @@ export function seederUserData(targetPath?: string): { userData: string; logical
   const { stack, vpc } = stackWithVpc(undefined, SEED_STACK);
   const seeder = new DataSeeder(stack, 'Seeder', {
     vpc, fileSystem: importedFs(stack), mountHelper: MountHelper.NFS, targetPath,
-    source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Data', SEED_BUCKET), 'raw'),
+    source: SeedSource.s3(s3.Bucket.fromBucketName(stack, 'Data', SEED_BUCKET), 'raw'),
   });
   const template = Template.fromStack(stack);
   const [logicalId] = Object.entries(template.findResources('AWS::EC2::Instance'))[0];

@@ -61,7 +61,7 @@ function variant(name: string, v: Variant): GateConfig {
       if (v.seeded) {
         const bucket = s3.Bucket.fromBucketName(stack, 'Datasets', 'example-datasets');
         new DataSeeder(stack, 'Seed', {
-          vpc, fileSystem: cfs.origin.fileSystem, source: SeedSource.fromBucket(bucket, 'train/'), targetPath: '/datasets/train',
+          vpc, fileSystem: cfs.origin.fileSystem, source: SeedSource.s3(bucket, 'train/'), targetPath: '/datasets/train',
         });
       }
       if (v.mirrorClients) {

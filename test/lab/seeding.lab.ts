@@ -86,7 +86,7 @@ function synthesize(): { template: CfnTemplate; seeder: string; failing: string;
   const seeder = new DataSeeder(stack, 'Seeder', {
     vpc,
     fileSystem,
-    source: SeedSource.fromInstanceDirectory(SOURCE),
+    source: SeedSource.instanceDirectory(SOURCE),
     targetPath: '/seed-script',
     mountHelper: MountHelper.NFS,
     progressInterval: Duration.seconds(5),
@@ -94,7 +94,7 @@ function synthesize(): { template: CfnTemplate; seeder: string; failing: string;
   const failing = new DataSeeder(stack, 'Failing', {
     vpc,
     fileSystem,
-    source: SeedSource.fromInstanceDirectory('/srv/no-such-dir'),
+    source: SeedSource.instanceDirectory('/srv/no-such-dir'),
     targetPath: '/seed-failing',
     mountHelper: MountHelper.NFS,
   });

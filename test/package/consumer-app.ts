@@ -61,7 +61,7 @@ new autoscaling.AutoScalingGroup(composed, 'ClientGroup', {
 new DataSeeder(composed, 'SeedFromBucket', {
   vpc,
   fileSystem: shared.origin.fileSystem,
-  source: SeedSource.fromBucket(s3.Bucket.fromBucketName(composed, 'Datasets', 'example-datasets'), 'train/'),
+  source: SeedSource.s3(s3.Bucket.fromBucketName(composed, 'Datasets', 'example-datasets'), 'train/'),
   targetPath: '/datasets/train',
 });
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'consumer-data-'));
@@ -69,7 +69,7 @@ fs.writeFileSync(path.join(dataDir, 'hello.txt'), 'hello\n');
 new DataSeeder(composed, 'SeedFromAsset', {
   vpc,
   fileSystem: shared.origin.fileSystem,
-  source: SeedSource.fromAsset(dataDir),
+  source: SeedSource.asset(dataDir),
   targetPath: '/datasets/small',
   workers: 8,
 });

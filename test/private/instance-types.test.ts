@@ -68,7 +68,7 @@ describe('where the default instance types are offered', () => {
     const fileSystem = importedFs(stack);
     new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1 });
     new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem) });
-    new DataSeeder(stack, 'Seeder', { vpc, fileSystem, source: SeedSource.fromInstanceDirectory('/srv/data') });
+    new DataSeeder(stack, 'Seeder', { vpc, fileSystem, source: SeedSource.instanceDirectory('/srv/data') });
     const t = Template.fromStack(stack);
     const lts = Object.values(t.findResources('AWS::EC2::LaunchTemplate')).map((r) => r.Properties.LaunchTemplateData.InstanceType).sort();
     expect(lts).toEqual([data.defaults.CacheFleet.type, data.defaults.FsCacheClientLaunchTemplate.type].sort());
@@ -98,7 +98,7 @@ describe('where the default instance types are offered', () => {
     const fileSystem = importedFs(stack);
     new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1, instanceType: type('c6gn.16xlarge') });
     new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem), instanceType: type('m5d.xlarge') });
-    new DataSeeder(stack, 'Seeder', { vpc, fileSystem, source: SeedSource.fromInstanceDirectory('/srv/data'), instanceType: type('m6g.xlarge') });
+    new DataSeeder(stack, 'Seeder', { vpc, fileSystem, source: SeedSource.instanceDirectory('/srv/data'), instanceType: type('m6g.xlarge') });
     expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('^instanceType:'))).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ const TIERS: Array<[string, Build, { arm64: string; x86_64: string }]> = [
     { arm64: 'c7gn.16xlarge', x86_64: 'c6in.2xlarge' }],
   ['FsCacheClientLaunchTemplate', (stack, vpc, p) => new FsCacheClientLaunchTemplate(stack, 'Tier', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...p }),
     { arm64: 'm6gd.xlarge', x86_64: 'm6id.xlarge' }],
-  ['DataSeeder', (stack, vpc, p) => new DataSeeder(stack, 'Tier', { vpc, fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/srv/data'), ...p }),
+  ['DataSeeder', (stack, vpc, p) => new DataSeeder(stack, 'Tier', { vpc, fileSystem: importedFs(stack), source: SeedSource.instanceDirectory('/srv/data'), ...p }),
     { arm64: 'm7g.xlarge', x86_64: 'm7i.xlarge' }],
 ];
 const ARCHS = ['arm64', 'x86_64'] as const;

@@ -14,7 +14,7 @@ import { importedFs, stackWithVpc } from '../util';
 const F = (stack: Stack, vpc: ec2.Vpc, p: object) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/a'], warmPaths: ['/efs/a'], ...p });
 const C = (stack: Stack, vpc: ec2.Vpc, p: object) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...p });
 const S = (stack: Stack, vpc: ec2.Vpc, p: object, source?: SeedSource) =>
-  new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source ?? SeedSource.fromInstanceDirectory('/srv/data'), ...p });
+  new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source ?? SeedSource.instanceDirectory('/srv/data'), ...p });
 
 describe('values in messages', () => {
   test('describeValue: literals as they are, tokens as what they refer to', () => {
@@ -55,7 +55,7 @@ describe('values in messages', () => {
     ['client mountTimeout in minutes', (st, v, n) => C(st, v, { mountTimeout: Duration.minutes(n) }),
       /^Invalid mountTimeout: is a token \(known at deploy time\) given as Duration\.minutes\(\), which cannot be converted at synth: give it as Duration\.seconds\(\.\.\.\)/],
     ['seeder signalTimeout', (st, v, n) => S(st, v, { signalTimeout: Duration.hours(n) }), /^Invalid signalTimeout: must be known at synth/],
-    ['seeder instance directory', (st, v, _n, s) => S(st, v, {}, SeedSource.fromInstanceDirectory(s)), /^Invalid source: must be known at synth .*got parameter S .*\(at TestStack\/Seeder\)$/],
+    ['seeder instance directory', (st, v, _n, s) => S(st, v, {}, SeedSource.instanceDirectory(s)), /^Invalid source: must be known at synth .*got parameter S .*\(at TestStack\/Seeder\)$/],
     ['dashboard threshold', (st, vpc, n) => new CachedFileSystem(st, 'Data', { vpc, monitoring: { percentIoLimitThreshold: n } }),
       /^Invalid percentIoLimitThreshold: must be known at synth, got parameter N/],
     ['node type as a token, default image', (st, v, _n, s) => F(st, v, { instanceType: new ec2.InstanceType(s) }),

@@ -25,6 +25,23 @@ const CASES: BadInput[] = [
     error: /^Invalid mountHelper: must be MountHelper\.EFS_UTILS or MountHelper\.NFS, got 'efs'\./,
   },
   {
+    name: 'seeder: no source (JavaScript)',
+    build: seeder({ source: undefined }),
+    error: /^Invalid source: is required: SeedSource\.s3\(bucket, prefix\), SeedSource\.asset\(path\) or SeedSource\.instanceDirectory\(path\)\./,
+  },
+  {
+    name: 'seeder: a source of 0.1\'s kind, with bind (JavaScript)',
+    build: seeder({}, () => ({ bind: () => ({ kind: 'local', uri: '/srv/data' }) }) as unknown as SeedSource),
+    error: /^Invalid source: must be made by SeedSource\.s3\(bucket, prefix\), SeedSource\.asset\(path\) or SeedSource\.instanceDirectory\(path\)\./,
+  },
+  {
+    name: 'seeder: a subclass of 0.1\'s SeedSource (JavaScript)',
+    build: seeder({}, () => new (class extends (SeedSource as unknown as new () => object) {
+      bind() { return { kind: 'local', uri: '/srv/data' }; }
+    })() as unknown as SeedSource),
+    error: /^Invalid source: must be made by SeedSource\.s3\(bucket, prefix\), /,
+  },
+  {
     name: 'seeder: no workers',
     build: seeder({ workers: 0 }),
     error: /^Invalid workers: must be a whole number from 1 to 512, got 0/,
@@ -86,32 +103,32 @@ const CASES: BadInput[] = [
   },
   {
     name: 'seeder: a prefix with a space',
-    build: seeder({}, (s) => SeedSource.fromBucket(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'my data/')),
+    build: seeder({}, (s) => SeedSource.s3(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'my data/')),
     error: /^Invalid source: the S3 prefix/,
   },
   {
     name: 'seeder: a relative instance directory',
-    build: seeder({}, () => SeedSource.fromInstanceDirectory('data')),
+    build: seeder({}, () => SeedSource.instanceDirectory('data')),
     error: /^Invalid source: the instance directory must be an absolute path/,
   },
   {
     name: 'seeder: / as instance directory',
-    build: seeder({}, () => SeedSource.fromInstanceDirectory('/')),
+    build: seeder({}, () => SeedSource.instanceDirectory('/')),
     error: /^Invalid source/,
   },
   {
     name: 'seeder: a missing asset',
-    build: seeder({}, () => SeedSource.fromAsset('/no/such/dir')),
+    build: seeder({}, () => SeedSource.asset('/no/such/dir')),
     error: /^Invalid source: the asset path \/no\/such\/dir does not exist/,
   },
   {
     name: 'seeder: a single file as asset',
-    build: seeder({}, () => SeedSource.fromAsset(aFile())),
+    build: seeder({}, () => SeedSource.asset(aFile())),
     error: /^Invalid source: .* is a single file/,
   },
   {
     name: 'seeder: an isolated-only VPC (warning, not CDK\'s "no Private subnet groups")',
-    build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack), source: SeedSource.fromInstanceDirectory('/srv/data') }),
+    build: (stack) => new DataSeeder(stack, 'Seeder', { vpc: isolatedVpc(stack), fileSystem: importedFs(stack), source: SeedSource.instanceDirectory('/srv/data') }),
     warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets (?!.*S3 \(the seed)(?!.*SSM).*package repositories.*CloudFormation/,
   },
   {
@@ -120,7 +137,7 @@ const CASES: BadInput[] = [
       vpc: mixedVpc(stack),
       vpcSubnets: { subnetGroupName: 'iso' },
       fileSystem: importedFs(stack),
-      source: SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'B', 'my-bucket'), 'data/'),
+      source: SeedSource.s3(s3.Bucket.fromBucketName(stack, 'B', 'my-bucket'), 'data/'),
     }),
     warning: /^vpcSubnets: the instances of .*\/Seeder run in isolated subnets .*S3 \(the instances' code, the seed source/,
   },
@@ -163,22 +180,22 @@ const CASES: BadInput[] = [
   },
   {
     name: 'seeder: a relative instance directory names the seeder',
-    build: seeder({}, () => SeedSource.fromInstanceDirectory('srv')),
+    build: seeder({}, () => SeedSource.instanceDirectory('srv')),
     error: /^Invalid source: the instance directory must be an absolute path .*got 'srv'\. \(at TestStack\/Seeder\)$/,
   },
   {
     name: 'seeder: a prefix with a .. component',
-    build: seeder({}, (s) => SeedSource.fromBucket(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'data/../other/')),
+    build: seeder({}, (s) => SeedSource.s3(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'data/../other/')),
     error: /^Invalid source: the S3 prefix 'data\/\.\.\/other\/' .*\(no empty, \. or \.\. component\)/,
   },
   {
     name: 'seeder: a prefix with a . component',
-    build: seeder({}, (s) => SeedSource.fromBucket(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), './data/')),
+    build: seeder({}, (s) => SeedSource.s3(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), './data/')),
     error: /^Invalid source: the S3 prefix '\.\/data\/'/,
   },
   {
     name: 'seeder: a bad S3 prefix names the seeder',
-    build: seeder({}, (s) => SeedSource.fromBucket(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'a//b/')),
+    build: seeder({}, (s) => SeedSource.s3(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), 'a//b/')),
     error: /^Invalid source: the S3 prefix 'a\/\/b\/' .* \(at TestStack\/Seeder\)$/,
   },
   {

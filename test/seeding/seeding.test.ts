@@ -19,12 +19,12 @@ function assetDir(content = 'hello'): string {
 }
 
 type Source = (stack: Stack) => SeedSource;
-const fromBucket: Source = (stack) => SeedSource.fromBucket(new s3.Bucket(stack, 'Data', { enforceSSL: true, serverAccessLogsPrefix: 'logs/' }), 'datasets/images');
-const fromImportedBucket: Source = (stack) => SeedSource.fromBucket(s3.Bucket.fromBucketName(stack, 'Imported', 'my-data-bucket'), 'raw/');
-const fromAsset: Source = () => SeedSource.fromAsset(assetDir());
-const fromInstance: Source = () => SeedSource.fromInstanceDirectory('/srv/data');
+const s3Source: Source = (stack) => SeedSource.s3(new s3.Bucket(stack, 'Data', { enforceSSL: true, serverAccessLogsPrefix: 'logs/' }), 'datasets/images');
+const importedS3Source: Source = (stack) => SeedSource.s3(s3.Bucket.fromBucketName(stack, 'Imported', 'my-data-bucket'), 'raw/');
+const assetSource: Source = () => SeedSource.asset(assetDir());
+const instanceSource: Source = () => SeedSource.instanceDirectory('/srv/data');
 
-function seeder(source: Source = fromInstance, props: Partial<DataSeederProps> = {}, app: App = newApp()) {
+function seeder(source: Source = instanceSource, props: Partial<DataSeederProps> = {}, app: App = newApp()) {
   const { stack, vpc } = stackWithVpc(app);
   const s = new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source(stack), ...props });
   const t = Template.fromStack(stack);
@@ -58,10 +58,10 @@ describe('DataSeeder user data', () => {
   });
 
   test.each<[string, Source, Record<string, string | RegExp>]>([
-    ['a bucket of the stack', fromBucket, { EFSC_SOURCE_KIND: 's3', EFSC_SOURCE_URI: 's3://<Ref:Data666C94C7>/datasets/images/', EFSC_SOURCE_REGION: '<Ref:AWS::Region>' }],
-    ['an imported bucket', fromImportedBucket, { EFSC_SOURCE_KIND: 's3', EFSC_SOURCE_URI: 's3://my-data-bucket/raw/' }],
-    ['an asset', fromAsset, { EFSC_SOURCE_KIND: 'asset', EFSC_SOURCE_URI: /^s3:\/\/<Fn::Sub:"cdk-hnb659fds-assets-\$\{AWS::AccountId\}-\$\{AWS::Region\}">\/[0-9a-f]{64}\.zip$/ }],
-    ['an instance directory', fromInstance, { EFSC_SOURCE_KIND: 'local', EFSC_SOURCE_URI: '/srv/data' }],
+    ['a bucket of the stack', s3Source, { EFSC_SOURCE_KIND: 's3', EFSC_SOURCE_URI: 's3://<Ref:Data666C94C7>/datasets/images/', EFSC_SOURCE_REGION: '<Ref:AWS::Region>' }],
+    ['an imported bucket', importedS3Source, { EFSC_SOURCE_KIND: 's3', EFSC_SOURCE_URI: 's3://my-data-bucket/raw/' }],
+    ['an asset', assetSource, { EFSC_SOURCE_KIND: 'asset', EFSC_SOURCE_URI: /^s3:\/\/<Fn::Sub:"cdk-hnb659fds-assets-\$\{AWS::AccountId\}-\$\{AWS::Region\}">\/[0-9a-f]{64}\.zip$/ }],
+    ['an instance directory', instanceSource, { EFSC_SOURCE_KIND: 'local', EFSC_SOURCE_URI: '/srv/data' }],
   ])('source: %s', (_name, source, expected) => {
     const { params } = seeder(source);
     for (const [k, v] of Object.entries(expected)) {
@@ -71,7 +71,7 @@ describe('DataSeeder user data', () => {
   });
 
   test('props reach the script: target, workers, files per part, delete, version, plain NFS, timeouts', () => {
-    const { params } = seeder(fromInstance, {
+    const { params } = seeder(instanceSource, {
       targetPath: '/datasets/v2',
       workers: 16,
       filesPerPart: 2000,
@@ -95,7 +95,7 @@ describe('DataSeeder user data', () => {
   });
 
   test('the script, its library and the signal, compacted, under 16 KB (size printed)', () => {
-    const { userData, seeder: s } = seeder(fromBucket);
+    const { userData, seeder: s } = seeder(s3Source);
     expect(userData.startsWith('#!/bin/bash\nset -euo pipefail\n')).toBe(true);
     expect(expand(userData)).toContain('signal_cloudformation()');
     expect(expand(userData)).toMatch(/^fpsync -v -n "\$EFSC_WORKERS" -f "\$EFSC_FILES_PER_PART"/m);
@@ -108,7 +108,7 @@ describe('DataSeeder user data', () => {
 
 describe('DataSeeder instance', () => {
   test('one instance: IMDSv2 only, encrypted gp3 root, terminates on shutdown, no SSH key, deploy waits for it', () => {
-    const { t, instance } = seeder(fromInstance, { rootVolumeSize: Size.gibibytes(200), signalTimeout: Duration.hours(6) });
+    const { t, instance } = seeder(instanceSource, { rootVolumeSize: Size.gibibytes(200), signalTimeout: Duration.hours(6) });
     t.resourceCountIs('AWS::EC2::Instance', 1);
     t.resourceCountIs('AWS::AutoScaling::AutoScalingGroup', 0);
     expect(instance.Properties).toMatchObject({
@@ -124,14 +124,14 @@ describe('DataSeeder instance', () => {
   });
 
   test('x86_64 instance types get the x86_64 image', () => {
-    const { instance } = seeder(fromInstance, { instanceType: new ec2.InstanceType('c6i.2xlarge') });
+    const { instance } = seeder(instanceSource, { instanceType: new ec2.InstanceType('c6i.2xlarge') });
     expect(instance.Properties.ImageId.Ref).toMatch(/al2023amikernel612x8664/);
   });
 
   test('waits for the mount targets of a file system created in the stack', () => {
     const { stack, vpc } = stackWithVpc();
     const origin = new OriginFileSystem(stack, 'Origin', { vpc });
-    new DataSeeder(stack, 'Seeder', { vpc, fileSystem: origin.fileSystem, source: SeedSource.fromInstanceDirectory('/srv/data') });
+    new DataSeeder(stack, 'Seeder', { vpc, fileSystem: origin.fileSystem, source: SeedSource.instanceDirectory('/srv/data') });
     const [instance] = Object.values(Template.fromStack(stack).findResources('AWS::EC2::Instance'));
     expect(instance.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^OriginEfsMountTargetPrivateSubnet1/), expect.stringMatching(/^OriginEfsMountTargetPrivateSubnet2/)]));
   });
@@ -142,26 +142,26 @@ describe('DataSeeder instance', () => {
       if (tag) Tags.of(app).add('team', tag);
       return seeder(source, props, app).instanceId;
     };
-    const base = id(fromInstance);
+    const base = id(instanceSource);
     expect(base).toMatch(/^SeederInstance[0-9A-F]{8}[0-9A-F]{16}$/);
-    expect(id(fromInstance)).toBe(base);
+    expect(id(instanceSource)).toBe(base);
     const changed = [
-      id(fromInstance, { version: '2' }),
-      id(fromInstance, { workers: 8 }),
-      id(fromInstance, { targetPath: '/other' }),
-      id(() => SeedSource.fromInstanceDirectory('/srv/other')),
-      id(fromInstance, {}, 'x'),
+      id(instanceSource, { version: '2' }),
+      id(instanceSource, { workers: 8 }),
+      id(instanceSource, { targetPath: '/other' }),
+      id(() => SeedSource.instanceDirectory('/srv/other')),
+      id(instanceSource, {}, 'x'),
     ];
     expect(new Set([base, ...changed]).size).toBe(changed.length + 1);
     const dir = assetDir('one');
-    const a1 = id(() => SeedSource.fromAsset(dir));
-    expect(id(() => SeedSource.fromAsset(dir))).toBe(a1);
+    const a1 = id(() => SeedSource.asset(dir));
+    expect(id(() => SeedSource.asset(dir))).toBe(a1);
     fs.writeFileSync(path.join(dir, 'sub', 'a.txt'), 'two');
-    expect(id(() => SeedSource.fromAsset(dir))).not.toBe(a1);
+    expect(id(() => SeedSource.asset(dir))).not.toBe(a1);
   });
 
   test('the signal names the instance by its final logical id', () => {
-    const { params, instanceId } = seeder(fromInstance, { version: 'x' });
+    const { params, instanceId } = seeder(instanceSource, { version: 'x' });
     expect(params.EFSC_SIGNAL_RESOURCE).toBe(instanceId);
   });
 });
@@ -182,7 +182,7 @@ describe('DataSeeder access', () => {
   };
 
   test('S3 prefix: list the bucket under the prefix and read the objects under it, nothing more', () => {
-    const { t, params } = seeder(fromBucket);
+    const { t, params } = seeder(s3Source);
     const st = besidesCode(t, params);
     expect(st).toEqual(expect.arrayContaining([
       { Action: 's3:ListBucket', Effect: 'Allow', Resource: { 'Fn::GetAtt': ['Data666C94C7', 'Arn'] }, Condition: { StringLike: { 's3:prefix': ['datasets/images/*'] } } },
@@ -192,14 +192,14 @@ describe('DataSeeder access', () => {
   });
 
   test('a KMS-encrypted bucket: decrypt with its key', () => {
-    const { t } = seeder((stack) => SeedSource.fromBucket(new s3.Bucket(stack, 'Data', {
+    const { t } = seeder((stack) => SeedSource.s3(new s3.Bucket(stack, 'Data', {
       encryption: s3.BucketEncryption.KMS, encryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }), enforceSSL: true,
     })));
     expect(JSON.stringify(statements(t))).toMatch(/"kms:Decrypt"/);
   });
 
   test('asset: read exactly its one object', () => {
-    const { t, params } = seeder(fromAsset);
+    const { t, params } = seeder(assetSource);
     const get = besidesCode(t, params).filter((s) => JSON.stringify(s.Action).includes('s3:'));
     expect(get).toHaveLength(1);
     expect(get[0].Action).toBe('s3:GetObject');
@@ -209,7 +209,7 @@ describe('DataSeeder access', () => {
   });
 
   test('EFS: mount and write as root on that file system; the signal on its own stack; no S3 for a local source but its code', () => {
-    const { t, params } = seeder(fromInstance);
+    const { t, params } = seeder(instanceSource);
     const st = besidesCode(t, params);
     expect(st).toEqual(expect.arrayContaining([
       expect.objectContaining({
@@ -227,7 +227,7 @@ describe('DataSeeder access', () => {
   });
 
   test('network: nothing inbound; HTTPS out, and NFS to the file system only', () => {
-    const { t } = seeder(fromInstance);
+    const { t } = seeder(instanceSource);
     t.hasResourceProperties('AWS::EC2::SecurityGroup', {
       GroupDescription: Match.stringLikeRegexp('EFS data seeder'),
       SecurityGroupIngress: Match.absent(),
@@ -238,10 +238,10 @@ describe('DataSeeder access', () => {
   });
 
   test.each<[string, Source]>([
-    ['an S3 bucket of the stack', fromBucket],
-    ['an imported bucket', fromImportedBucket],
-    ['an asset', fromAsset],
-    ['an instance directory', fromInstance],
+    ['an S3 bucket of the stack', s3Source],
+    ['an imported bucket', importedS3Source],
+    ['an asset', assetSource],
+    ['an instance directory', instanceSource],
   ])('cdk-nag AwsSolutions and NIST 800-53 R5: no unacknowledged finding (%s)', (_name, source) => {
     // The test's own source bucket (TestStack/Data) stands for the user's: NIST's S3 rules about it are not ours.
     const findings = nagFindings(seeder(source).app, ['AwsSolutions', 'NIST']).filter((f) => !f.startsWith('NIST.800.53.R5-S3') || !f.includes(' @ TestStack/Data/'));
@@ -255,7 +255,7 @@ describe('DataSeeder access', () => {
       requireImdsv2: true,
       blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true }) }],
     });
-    new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: fromInstance(stack) });
+    new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: instanceSource(stack) });
     expect(nagFindings(app, ['AwsSolutions', 'NIST'])).toEqual([]);
   });
 });
