@@ -143,6 +143,7 @@ describe('upgrade contract', () => {
     const bucket = s3.Bucket.fromBucketName(stack, 'Data', 'example-data');
     const kinds: Record<string, SeedSource> = {
       s3: SeedSource.s3(bucket, 'train/'), local: SeedSource.instanceDirectory('/opt/data'),
+      asset: SeedSource.asset(path.join(__dirname, '..', 'assets', 'lib')),
     };
     for (const [kind, source] of Object.entries(kinds)) {
       const seeder = new DataSeeder(stack, `Seed-${kind}`, { vpc, fileSystem, source });
