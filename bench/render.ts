@@ -706,7 +706,7 @@ function decisionSyncCost(recorded: MirrorSyncResults | undefined): string | und
     `(item 7, a tree of ${int(ms.largeFiles)} files; times on emulated VMs)`;
 }
 
-/** The README's decision table (Mirrors): which data belongs in a mirror, the re-export or EFS, with item 6's figures. */
+/** The decision table of docs/mirrors.md: which data belongs in a mirror, the re-export or EFS, with item 6's figures. */
 const DECISION_ROWS: Array<{ data: string; where: string; why: string; measured?: Measured }> = [
   {
     data: 'code, templates, vendor and package trees (`node_modules`, `vendor/`), read again and again, changed by deployments',
@@ -739,7 +739,7 @@ const DECISION_ROWS: Array<{ data: string; where: string; why: string; measured?
   },
 ];
 
-/** The README's decision table, from its start marker up to (not including) its end marker. */
+/** The mirrors' decision table (docs/mirrors.md), from its start marker up to (not including) its end marker. */
 export function mirrorDecisionSection(results: Results): string {
   return [
     MIRROR_DECISION_START,
@@ -748,23 +748,25 @@ export function mirrorDecisionSection(results: Results): string {
     '',
     'Measured: speed-ups are ratios of the medians of the steady passes over the origin directly, mounted as EFS',
     'recommends, against an origin without delegations (like EFS); their ranges, the other states and workloads, and the',
-    'sync tables are in [docs/benchmarks.md](docs/benchmarks.md). "not measured": no item has a figure for that kind of data.',
+    'sync tables are in [docs/benchmarks.md](benchmarks.md). "not measured": no item has a figure for that kind of data.',
     '',
   ].join('\n');
 }
 
-/** A part of the README written by the bench: from its start marker up to (not including) its end marker. */
+/** A part of the README or of a docs page written by the bench: from its start marker up to (not including) its end marker. */
 export interface ReadmePart {
   /** What the part is, for messages. */
   readonly name: string;
+  /** The file that holds it, from the repository's root. */
+  readonly file: string;
   readonly start: string;
   readonly end: string;
   readonly render: (results: Results) => string;
 }
 
 export const README_PARTS: ReadmePart[] = [
-  { name: 'benchmark section', start: README_START, end: README_END, render: readmeSection },
-  { name: 'Mirrors decision table', start: MIRROR_DECISION_START, end: MIRROR_DECISION_END, render: mirrorDecisionSection },
+  { name: 'benchmark section', file: 'README.md', start: README_START, end: README_END, render: readmeSection },
+  { name: 'Mirrors decision table', file: 'docs/mirrors.md', start: MIRROR_DECISION_START, end: MIRROR_DECISION_END, render: mirrorDecisionSection },
 ];
 
 /** Where a part's generated text is in `text` ([start, end)), or undefined when its markers are missing or out of order. */
@@ -774,11 +776,11 @@ export function readmePartRange(text: string, part: ReadmePart): [number, number
   return start >= 0 && end > start ? [start, end] : undefined;
 }
 
-/** `text` (the README) with every part between its markers rendered again; `missing` names the parts without markers. */
-export function renderReadme(text: string, results: Results): { text: string; missing: string[] } {
+/** `text` (the file `file`) with every part of that file between its markers rendered again; `missing` names the parts without markers. */
+export function renderReadme(text: string, results: Results, file = 'README.md'): { text: string; missing: string[] } {
   let out = text;
   const missing: string[] = [];
-  for (const part of README_PARTS) {
+  for (const part of README_PARTS.filter((p) => p.file === file)) {
     const range = readmePartRange(out, part);
     if (!range) {
       missing.push(part.name);

@@ -30,7 +30,6 @@ const REPO = path.resolve(__dirname, '..');
 // Not results.json: require('./results') would find it before results.ts.
 const RESULTS = path.join(__dirname, 'figures.json');
 const DOCS = path.join(REPO, 'docs');
-const README = path.join(REPO, 'README.md');
 const PARTS = ['synth', 'lab', 'seeding', 'metadata', 'mirror-sync', 'fan-in', 'protocol'] as const;
 type Part = (typeof PARTS)[number];
 
@@ -76,14 +75,17 @@ function parse(argv: string[]): Options {
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
-/** Replaces the README's generated parts (between their markers): the benchmark section and the mirrors' decision table. */
+/** Replaces the generated parts (between their markers): the README's benchmark section and docs/mirrors.md's decision table. */
 function updateReadme(results: Results): void {
-  if (!fs.existsSync(README)) return;
-  const { text, missing } = renderReadme(fs.readFileSync(README, 'utf8'), results);
-  for (const m of missing) log(`README has no markers for its ${m}: left alone`);
-  if (missing.length === README_PARTS.length) return;
-  fs.writeFileSync(README, text);
-  log('README\'s generated parts updated');
+  for (const file of [...new Set(README_PARTS.map((p) => p.file))]) {
+    const full = path.join(REPO, file);
+    if (!fs.existsSync(full)) continue;
+    const { text, missing } = renderReadme(fs.readFileSync(full, 'utf8'), results, file);
+    for (const m of missing) log(`${file} has no markers for its ${m}: left alone`);
+    if (missing.length === README_PARTS.filter((p) => p.file === file).length) continue;
+    fs.writeFileSync(full, text);
+    log(`${file}: generated parts updated`);
+  }
 }
 
 function renderChart(results: Results, png: string): void {

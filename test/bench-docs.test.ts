@@ -1,6 +1,6 @@
 /**
  * Every figure the README and docs/benchmarks.md publish is generated from the recorded results: the docs and the
- * README's generated parts (the benchmark section, the Mirrors decision table) are rendered again here from
+ * generated parts (the README's benchmark section, the decision table of docs/mirrors.md) are rendered again here from
  * bench/figures.json and must match what is checked in, word for word. A figure typed in by hand, or
  * a results file changed without rendering, fails this test.
  */
@@ -17,16 +17,16 @@ test('docs/benchmarks.md is what bench/figures.json renders to', () => {
   expect(docs).toBe(markdown(results, { chart: 'benchmarks.png' }));
 });
 
-test.each(README_PARTS.map((p) => [p.name, p] as const))('the README\'s %s is what bench/figures.json renders to', (_, part) => {
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+test.each(README_PARTS.map((p) => [p.name, p] as const))('the %s is what bench/figures.json renders to', (_, part) => {
+  const readme = fs.readFileSync(path.join(REPO, part.file), 'utf8');
   const range = readmePartRange(readme, part);
   expect(range).toBeDefined();
   expect(readme.slice(...range!)).toBe(part.render(results));
 });
 
-test('the mirrors\' decision table is in the Mirrors section and quotes items 6 and 7', () => {
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const mirrors = readme.slice(readme.indexOf('\n### Mirrors'), readme.indexOf('\n### `FsCacheClientOptions`'));
+test('the mirrors\' decision table is in the Mirrors page and quotes items 6 and 7', () => {
+  const mirrors = fs.readFileSync(path.join(REPO, 'docs', 'mirrors.md'), 'utf8');
+  expect(mirrors.startsWith('# Mirrors')).toBe(true);
   expect(mirrors).toContain(MIRROR_DECISION_START);
   expect(mirrors).toContain(MIRROR_DECISION_END);
   const table = mirrorDecisionSection(results);
@@ -48,18 +48,26 @@ test('a failed measurement is not published as a result', () => {
   expect(row).toMatch(/not measured \(failed\) \|$/);
 });
 
-test('outside the generated parts, the README\'s prose about measurements quotes no figure', () => {
-  // The README with every generated part cut out (each part's markers kept).
-  const readme = README_PARTS.reduce((text, part) => {
+test('outside the generated parts, the prose about measurements quotes no figure', () => {
+  // A file with every generated part it holds cut out (each part's markers kept).
+  const cut = (file: string) => README_PARTS.filter((p) => p.file === file).reduce((text, part) => {
     const range = readmePartRange(text, part);
     expect(range).toBeDefined();
     return text.slice(0, range![0]) + part.start + text.slice(range![1]);
-  }, fs.readFileSync(path.join(REPO, 'README.md'), 'utf8'));
-  const prose = readme.slice(readme.indexOf('\n## Benchmarks'), readme.indexOf('\n## Development'));
-  const mirrors = readme.slice(readme.indexOf('\n### Mirrors'), readme.indexOf('\n### `FsCacheClientOptions`'));
+  }, fs.readFileSync(path.join(REPO, file), 'utf8'));
+  const section = (text: string, heading: string) => {
+    const start = text.indexOf(`\n${heading}`);
+    expect(start).toBeGreaterThanOrEqual(0);
+    const end = text.indexOf('\n## ', start + 1);
+    return text.slice(start, end < 0 ? undefined : end);
+  };
+  const readme = section(cut('README.md'), '## Benchmarks');
+  const verification = section(cut('docs/verification.md'), '## Benchmarks');
+  const mirrors = cut('docs/mirrors.md');
   // A speed-up, a share, or a measured time or rate: only the rendered tables may carry them.
   const figure = /\b\d+(\.\d+)?x\b|\b\d+(\.\d+)? ?%|\b\d+(\.\d+)? (s|ms|MB\/s)\b/g;
-  expect(prose.match(figure)).toBeNull();
+  expect(readme.match(figure)).toBeNull();
+  expect(verification.match(figure)).toBeNull();
   expect(mirrors.match(figure)).toBeNull();
 });
 

@@ -1,15 +1,15 @@
 /**
- * The README's kernel matrix is what the lab recorded (test/lab/results/kernels.json, written by the kernels and
- * metrics labs with EFSC_RECORD=1): rendered again here, it must match the README word for word.
+ * The kernel matrix of docs/images-and-kernels.md is what the lab recorded (test/lab/results/kernels.json, written by the
+ * kernels and metrics labs with EFSC_RECORD=1): rendered again here, it must match the page word for word.
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { byVersion, kernelTableRange, KernelFigures, readKernelFigures, renderKernelTable } from './lab/results/kernels';
+import { byVersion, kernelTableRange, KernelFigures, KERNEL_TABLE_FILE, readKernelFigures, renderKernelTable } from './lab/results/kernels';
 
-const README = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+const README = fs.readFileSync(KERNEL_TABLE_FILE, 'utf8');
 const figures = readKernelFigures();
 
-test('the README\'s kernel table is what test/lab/results/kernels.json renders to', () => {
+test('the kernel table of docs/images-and-kernels.md is what test/lab/results/kernels.json renders to', () => {
   const range = kernelTableRange(README);
   expect(range).toBeDefined();
   expect(README.slice(...range!)).toBe(renderKernelTable(figures));

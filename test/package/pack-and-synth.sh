@@ -33,7 +33,10 @@ for file in "$(node -p "require('./package.json').main")" "$(node -p "require('.
   .jsii API.md assets/lib/common.sh README.md LICENSE; do
   grep -qxF "$file" "$work/files.txt" || fail "the package lacks $file"
 done
-npx ts-node --transpile-only test/package/readme-links.ts README.md "$work/files.txt"
+# README.md and every docs/ page the package ships: each relative link names a file the package ships (but
+# docs/benchmarks.md, written by `npm run bench`, whose link to bench/ tells how to run it from the repository).
+# shellcheck disable=SC2046 # one word per packed page
+npx ts-node --transpile-only test/package/readme-links.ts "$work/files.txt" README.md $(grep -E '^docs/.*\.md$' "$work/files.txt" | grep -vxF docs/benchmarks.md)
 
 # The floors are the peer ranges' own: `^X.Y.Z` or `>=X.Y.Z <N`.
 floor() {

@@ -36,4 +36,10 @@ describe('the README link check of the packed library', () => {
     ]);
     expect(missingTargets(markdown, [...files, 'docs/CONTRACT.md', 'docs/logo big.png', 'docs/reference.md'])).toEqual(['../bench']);
   });
+
+  test('resolves the links of a page in a folder from that folder', () => {
+    const page = 'See [the fleet](cache-fleet.md#props), [the API](../API.md), [the README](../README.md#limits) and [out](../../x.md).';
+    expect(missingTargets(page, ['README.md', 'API.md', 'docs/cache-fleet.md'], 'docs')).toEqual(['../../x.md']);
+    expect(missingTargets(page, ['README.md', 'API.md'], 'docs')).toEqual(['cache-fleet.md', '../../x.md']);
+  });
 });

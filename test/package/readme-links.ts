@@ -1,6 +1,7 @@
-// The relative links of a markdown file must point at files the package ships: npm and Construct Hub show
-// README.md without the repository around it.
-// Usage: ts-node readme-links.ts README.md FILE_LIST (one path a line, relative to the package root)
+// The relative links of the package's markdown files must point at files the package ships: npm and Construct Hub
+// show README.md without the repository around it, and the docs/ pages it links to are read from the package too.
+// Usage: ts-node readme-links.ts FILE_LIST MARKDOWN... (FILE_LIST: one path a line, relative to the package root;
+// each MARKDOWN a path relative to the package root, whose links are relative to its own folder)
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -29,28 +30,33 @@ export function relativeLinks(markdown: string): string[] {
 }
 
 /**
- * The relative links of `markdown` (a file at the package root) whose target is neither one of `files` nor a
- * folder that holds one of them.
+ * The relative links of `markdown` (a file in the folder `folder` of the package, its root by default) whose target
+ * is neither one of `files` nor a folder that holds one of them.
  */
-export function missingTargets(markdown: string, files: string[]): string[] {
+export function missingTargets(markdown: string, files: string[], folder = '.'): string[] {
   const shipped = new Set(files.map((f) => path.posix.normalize(f)));
   return relativeLinks(markdown).filter((target) => {
-    const t = path.posix.normalize(target).replace(/\/$/, '');
+    const t = path.posix.normalize(path.posix.join(folder, target)).replace(/\/$/, '');
     if (t.startsWith('..')) return true;
     return !shipped.has(t) && ![...shipped].some((f) => f.startsWith(`${t}/`));
   });
 }
 
 if (require.main === module) {
-  const [readme, fileList] = process.argv.slice(2);
-  if (!readme || !fileList) throw new Error('usage: readme-links.ts README.md FILE_LIST');
-  const markdown = fs.readFileSync(readme, 'utf8');
+  const [fileList, ...pages] = process.argv.slice(2);
+  if (!fileList || pages.length === 0) throw new Error('usage: readme-links.ts FILE_LIST MARKDOWN...');
   const files = fs.readFileSync(fileList, 'utf8').split('\n').filter((l) => l.length > 0);
-  const links = relativeLinks(markdown);
-  const missing = missingTargets(markdown, files);
-  if (missing.length > 0) {
-    console.error(`FAIL: ${readme} links to files the package does not ship: ${missing.join(', ')}`);
-    process.exit(1);
+  let failed = false;
+  for (const page of pages) {
+    const markdown = fs.readFileSync(page, 'utf8');
+    const links = relativeLinks(markdown);
+    const missing = missingTargets(markdown, files, path.posix.dirname(page));
+    if (missing.length > 0) {
+      console.error(`FAIL: ${page} links to files the package does not ship: ${missing.join(', ')}`);
+      failed = true;
+      continue;
+    }
+    console.log(`${page}: ${links.length} relative links, each to a file the package ships (${[...new Set(links)].join(', ')})`);
   }
-  console.log(`${readme}: ${links.length} relative links, each to a file the package ships (${[...new Set(links)].join(', ')})`);
+  if (failed) process.exit(1);
 }

@@ -171,9 +171,9 @@ describe('the docs follow the constants (lib/private/kernel.ts)', () => {
     expect(text).toMatch(new RegExp(`@default - Amazon Linux 2023 of the kernel line \`kernel\` \\(${DEFAULT_KERNEL_LINE.replace('.', '\\.')} unless given\\)`));
   });
 
-  test('the README names the default line and the proved ones, with the lab\'s table of each proved line', () => {
-    const readme = read('README.md');
-    expect(readme).toContain('### Why the default image does not float');
+  test('docs/images-and-kernels.md names the default line and the proved ones, with the lab\'s table of each proved line', () => {
+    const readme = read('docs/images-and-kernels.md');
+    expect(readme).toContain('## Why the default image does not float');
     expect(readme).toContain(`\`AmazonLinux2023KernelLine.${member}\``);
     expect(readme).toContain(`proved ${PROVED_KERNEL_LINES.slice(0, -1).join(', ')} and ${PROVED_KERNEL_LINES[PROVED_KERNEL_LINES.length - 1]}`);
     // The table of what the lab proved on which kernel has a column for each proved line (test/lab/kernels.lab.ts).

@@ -1,9 +1,10 @@
 /**
- * The kernel matrix's recorded figures (test/lab/results/kernels.json) and the README table rendered from them.
+ * The kernel matrix's recorded figures (test/lab/results/kernels.json) and the table of docs/images-and-kernels.md
+ * rendered from them.
  * `EFSC_RECORD=1 bash test/lab/run.sh 'kernels\.lab'` records the extra kernels (test/lab/kernels.lab.ts), and
  * `EFSC_RECORD=1 bash test/lab/run.sh 'metrics\.lab'` bookworm's 6.1 (its disk cache figures, test/lab/metrics.lab.ts);
- * each run writes what it measured into the file and renders the README's table again. test/kernel-matrix.test.ts
- * holds the README to the file, so no figure of the table is typed by hand.
+ * each run writes what it measured into the file and renders the page's table again. test/kernel-matrix.test.ts
+ * holds the page to the file, so no figure of the table is typed by hand.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -28,6 +29,8 @@ export interface KernelFigures {
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 export const KERNEL_FIGURES_FILE = path.join(REPO, 'test', 'lab', 'results', 'kernels.json');
+/** The page that holds the kernel table (between its markers). */
+export const KERNEL_TABLE_FILE = path.join(REPO, 'docs', 'images-and-kernels.md');
 export const KERNEL_TABLE_START = '<!-- kernel-matrix:start (written by the lab with EFSC_RECORD=1: test/lab/results/kernels.ts) -->';
 export const KERNEL_TABLE_END = '<!-- kernel-matrix:end -->';
 
@@ -35,16 +38,16 @@ export function readKernelFigures(file = KERNEL_FIGURES_FILE): Record<string, Ke
   return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
 }
 
-/** Merges one run's figures into the file (a kernel's fields measured again replace the old ones) and renders the README. */
+/** Merges one run's figures into the file (a kernel's fields measured again replace the old ones) and renders the page's table. */
 export function writeKernelFigures(figures: Record<string, Partial<KernelFigures>>, file = KERNEL_FIGURES_FILE): void {
   const all = readKernelFigures(file);
   for (const [tag, f] of Object.entries(figures)) all[tag] = { ...all[tag], ...f } as KernelFigures;
   const sorted = Object.fromEntries(Object.keys(all).sort(byVersion).map((k) => [k, all[k]]));
   fs.writeFileSync(file, JSON.stringify(sorted, null, 2) + '\n');
-  const readmeFile = path.join(REPO, 'README.md');
+  const readmeFile = KERNEL_TABLE_FILE;
   const readme = fs.readFileSync(readmeFile, 'utf8');
   const range = kernelTableRange(readme);
-  if (!range) throw new Error(`README.md has no ${KERNEL_TABLE_START} ... ${KERNEL_TABLE_END}`);
+  if (!range) throw new Error(`${path.relative(REPO, readmeFile)} has no ${KERNEL_TABLE_START} ... ${KERNEL_TABLE_END}`);
   fs.writeFileSync(readmeFile, readme.slice(0, range[0]) + renderKernelTable(sorted) + readme.slice(range[1]));
 }
 
@@ -55,7 +58,7 @@ export function byVersion(a: string, b: string): number {
   return 0;
 }
 
-/** The README's table, markers included: [start, end) of it in `readme`. */
+/** The kernel table, markers included: [start, end) of it in `readme` (the text of the page). */
 export function kernelTableRange(readme: string): [number, number] | undefined {
   const s = readme.indexOf(KERNEL_TABLE_START);
   const e = readme.indexOf(KERNEL_TABLE_END);
