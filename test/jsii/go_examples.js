@@ -2,7 +2,8 @@
  * Writes the README's examples as Go files of the package test/jsii/go/readme (see fixture.go there), one
  * example_LINE.go per example from example.go.in, the example's code in place of its `/// here` line, without its
  * import lines (the template imports every module an example may use):
- *   node go_examples.js readme README.md DIR    the README's own Go examples (```go blocks, named by their line)
+ *   node go_examples.js readme PAGE DIR         a page's own Go examples (```go blocks, named by their line, and
+ *                                              a page other than README.md by its name too: `languages-0044`)
  *   node go_examples.js rosetta TABLET DIR      jsii-rosetta's Go translations of its TypeScript examples
  * Prints how many it wrote.
  */
@@ -14,6 +15,7 @@ const template = fs.readFileSync(path.join(__dirname, 'go', 'readme', 'example.g
 const at = template.indexOf('/// here\n');
 
 const examples = [];
+const prefix = from === 'readme' && path.basename(source) !== 'README.md' ? `${path.basename(source, '.md')}-` : '';
 if (from === 'readme') {
   const lines = fs.readFileSync(source, 'utf8').split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -32,10 +34,10 @@ if (from === 'readme') {
 }
 
 for (const { line, code } of examples) {
-  const name = String(line).padStart(4, '0');
+  const name = `${prefix}${String(line).padStart(4, '0')}`;
   const body = code.replace(/^import \([^)]*\)\n/m, '').split('\n').filter((l) => !/^import /.test(l)).join('\n');
   const head = template.slice(0, at).replaceAll('LINE', name);
   const tail = template.slice(at + '/// here\n'.length);
   fs.writeFileSync(path.join(dir, `example_${name}.go`), `${head}${body}\n${tail}`);
 }
-console.log(`${examples.length} examples written to ${dir}`);
+console.log(`${source}: ${examples.length} examples written to ${dir}`);

@@ -49,6 +49,21 @@ check "jsii build and Python package (jsii-pacmak)" bash -c "npx jsii-pacmak --t
 phase "jsii build and jsii-pacmak: Python" "$t"
 
 t="$(now)"
+# The docs/ pages' examples: rosetta compiles an assembly's README only, so for one run the pages are the README of
+# the assembly (docs_readme.js), with the same fixtures and flags; the assembly is restored before the README's run.
+docs_pages=(docs/*.md)
+docs_typescript() {
+  rm -f .jsii.tabl.json
+  cp .jsii "$work/assembly.jsii"
+  node test/jsii/docs_readme.js set .jsii "$work/docs-lines.json" "${docs_pages[@]}" >/dev/null
+  local rc=0
+  npx jsii-rosetta extract --strict --fail --compile --output "$work/tablet-docs.json" .jsii >"$work/rosetta-docs.log" 2>&1 || rc=$?
+  cp "$work/assembly.jsii" .jsii
+  rm -f .jsii.tabl.json
+  [ "$rc" -eq 0 ] && node test/jsii/docs_readme.js python "$work/tablet-docs.json" "$work/docs-lines.json" "$work/readme" && return 0
+  cat "$work/rosetta-docs.log"
+  return 1
+}
 # shellcheck disable=SC2016 # JavaScript and awk, not shell
 readme_typescript() {
   # No cached translations (rosetta's implicit tablet beside .jsii): every example is compiled anew.
@@ -57,18 +72,23 @@ readme_typescript() {
     node -e '
       const fs = require("fs");
       const [tablet, dir] = process.argv.slice(1);
-      fs.mkdirSync(dir);
-      for (const s of Object.values(JSON.parse(fs.readFileSync(tablet, "utf8")).snippets)) {
+      fs.mkdirSync(dir, { recursive: true });
+      const snippets = Object.values(JSON.parse(fs.readFileSync(tablet, "utf8")).snippets);
+      for (const s of snippets) {
         fs.writeFileSync(`${dir}/${String(s.location.field.line).padStart(4, "0")}.py`, `${s.translations.python.source}\n`);
-      }' "$work/tablet.json" "$work/readme" &&
-    # The README's own Python examples join them, named by their line too.
-    awk -v dir="$work/readme" '
-      /^```python$/ { file = sprintf("%s/%04d-python.py", dir, NR); inside = 1; next }
-      /^```$/ && inside { inside = 0; close(file); next }
-      inside { print > file }' README.md && return 0
+      }
+      console.log(`README.md: ${snippets.length} TypeScript examples compiled (jsii-rosetta --strict)`);' "$work/tablet.json" "$work/readme" &&
+    # The README's and the pages' own Python examples join them, named by their page and line too.
+    for page in README.md "${docs_pages[@]}"; do
+      awk -v dir="$work/readme" -v name="$([ "$page" = README.md ] || basename "$page" .md | sed 's/^/docs-/;s/$/-/')" '
+        /^```python$/ { file = sprintf("%s/%s%04d-python.py", dir, name, NR); inside = 1; next }
+        /^```$/ && inside { inside = 0; close(file); next }
+        inside { print > file }' "$page" || return 1
+    done && echo "README.md and docs/: $(find "$work/readme" -name '*-python.py' | wc -l) Python examples of their own" && return 0
   cat "$work/rosetta.log"
   return 1
 }
+check "the docs pages' TypeScript examples compile (jsii-rosetta --strict, the README's fixtures)" docs_typescript
 check "the README's TypeScript examples compile (jsii-rosetta --strict)" readme_typescript
 phase "jsii-rosetta" "$t"
 
@@ -118,10 +138,10 @@ cp test/jsii/go/readme/fixture.go "$go_dir/rosetta/"
 (cd "$go_dir" && go mod edit -replace "github.com/cdk-efs-cache/cdk-efs-cache-go/cdkefscache=$work/packages/go/cdkefscache")
 t="$(now)"
 go_build() {
-  node test/jsii/go_examples.js readme README.md "$go_dir/readme" &&
+  for page in README.md "${docs_pages[@]}"; do node test/jsii/go_examples.js readme "$page" "$go_dir/readme" || return 1; done &&
     (cd "$go_dir" && go build -mod=mod -o "$work/bin/" . ./readme)
 }
-check "the Go package, the Go sample app and the README's Go examples compile (go build)" go_build
+check "the Go package, the Go sample app and the Go examples of the README and docs/ compile (go build)" go_build
 phase "go build" "$t"
 t="$(now)"
 check "the Go sample app synthesizes" "$work/bin/cdkefscachesample" "$work/cdk.out.go"
