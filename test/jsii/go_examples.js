@@ -5,7 +5,7 @@
  *   node go_examples.js readme PAGE DIR         a page's own Go examples (```go blocks, named by their line, and
  *                                              a page other than README.md by its name too: `languages-0044`)
  *   node go_examples.js rosetta TABLET DIR      jsii-rosetta's Go translations of its TypeScript examples
- * Prints how many it wrote.
+ * Prints how many it wrote (nothing for a page other than the README without any).
  */
 const fs = require('fs');
 const path = require('path');
@@ -40,4 +40,5 @@ for (const { line, code } of examples) {
   const tail = template.slice(at + '/// here\n'.length);
   fs.writeFileSync(path.join(dir, `example_${name}.go`), `${head}${body}\n${tail}`);
 }
-console.log(`${source}: ${examples.length} examples written to ${dir}`);
+// A page without Go examples (most docs pages) says nothing.
+if (examples.length > 0 || !prefix) console.log(`${source}: ${examples.length} examples written to ${dir}`);
