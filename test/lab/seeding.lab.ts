@@ -15,7 +15,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { App, Duration, Stack } from 'aws-cdk-lib';
+import { App, CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, CacheOrigin, DataSeeder, MountHelper, SeedSource } from '../../lib';
@@ -78,7 +78,9 @@ cat /proc/fs/nfsd/versions /proc/fs/nfsd/threads
 const IDLE_USER_DATA = '#!/bin/bash\necho "lab: ready"\n';
 
 /** The synthesized test stack: seeders and a one-node cache fleet over an imported file system. */
-function synthesize(): { template: CfnTemplate; seeder: string; failing: string; node: string; values: Record<string, string> } {
+function synthesize(): {
+  template: CfnTemplate; seeder: string; failing: string; node: string; nodeTags: Record<string, string>; values: Record<string, string>;
+} {
   const app = new App();
   const stack = new Stack(app, 'SeedLab');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
@@ -112,7 +114,12 @@ function synthesize(): { template: CfnTemplate; seeder: string; failing: string;
   // Route 53 mode gives each node a stable address (an ENI the node attaches on AWS); the lab has none: skip it.
   for (const [id, r] of Object.entries(template.Resources ?? {})) if (r.Type === 'AWS::EC2::NetworkInterface') values[`Ref:${id}`] = '';
   const node = stack.resolve((fleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate).logicalId) as string;
-  return { template, seeder: logicalId(seeder.instance), failing: logicalId(failing.instance), node, values };
+  // What a node learns from its instance's tags on EC2 (its group to signal, its fleet), served by the lab's metadata service.
+  const nodeTags = {
+    'cdk-efs-cache:signal-resource': stack.getLogicalId(fleet.nodes[0].autoScalingGroup.node.defaultChild as CfnResource),
+    'cdk-efs-cache:fleet': fleet.node.addr,
+  };
+  return { template, seeder: logicalId(seeder.instance), failing: logicalId(failing.instance), node, nodeTags, values };
 }
 
 /** Runs a command in the guest and returns its wall time in seconds, measured by the guest. */
@@ -153,6 +160,7 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
       ip: `${SUBNET}.30`,
       memoryMiB: 1024,
       userData: resolveUserData(synth.template, synth.node, synth.values),
+      instance: { tags: synth.nodeTags },
     });
     for (const vm of [loader, client]) {
       const r = await vm.waitForCloudInit();
