@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, FanOutMode } from '../lib';
+import { CachedFileSystem, FanOut } from '../lib';
 import { newApp } from '../test/util';
 import { machine, SynthResults, SynthRow } from './results';
 
@@ -15,7 +15,7 @@ function synthOnce(nodes: number, dashboard: boolean, elastic = false): { second
   const app = newApp();
   const stack = new Stack(app, 'Bench');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
-  const cacheFleet = elastic ? { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: nodes } } : { nodeCount: nodes };
+  const cacheFleet = elastic ? { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: nodes } } : { nodeCount: nodes };
   new CachedFileSystem(stack, 'Data', { vpc, cacheFleet, dashboard });
   let assembly;
   // CDK prints annotations while synthesizing (the 64-node template's size warning among them); the size is measured.

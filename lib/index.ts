@@ -6,7 +6,7 @@ export { CacheFleet } from './cache-fleet/cache-fleet';
 export { CacheOrigin, EfsOriginOptions, NfsServerOptions, NfsServerPorts } from './cache-fleet/cache-origin';
 export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ElasticCapacity, ICacheFleet } from './cache-fleet/options';
 export { DiskCacheMetric, MirrorMetric } from './monitoring/metrics';
-export { FanOutMode, FanOutOptions } from './cache-fleet/fan-out';
+export { AccessLogsOptions, FanOut, NetworkLoadBalancerFanOutOptions, Route53FanOutOptions } from './cache-fleet/fan-out';
 export { ICacheNode } from './cache-fleet/cache-node';
 export { MirrorOptions, MirrorSource, MirrorStorage, S3MirrorOptions } from './cache-fleet/mirror';
 export { AmazonLinux2023KernelLine } from './kernel-line';

@@ -8,7 +8,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { SampleStack } from '../bin/sample-stack';
 import {
-  CacheDashboard, CacheFleet, CacheOrigin, CachedFileSystem, DataSeeder, FanOutMode, FsCacheClientLaunchTemplate, MountSource,
+  CacheDashboard, CacheFleet, CacheOrigin, CachedFileSystem, DataSeeder, FanOut, FsCacheClientLaunchTemplate, MountSource,
   NfsVersion, OriginFileSystem, SeedSource,
 } from '../lib';
 import { nagFindings, newApp, stackWithVpc } from './util';
@@ -29,15 +29,16 @@ const ENVS: Array<[string, Environment | undefined]> = [
 
 interface Layout {
   readonly name: string;
-  readonly fanOut: FanOutMode;
+  readonly fanOut: FanOut;
   readonly clientNfsVersion: NfsVersion;
   readonly mirrorPaths?: string[];
 }
 
+const NLB = FanOut.networkLoadBalancer();
 const LAYOUTS: Layout[] = [
-  { name: 'Route 53, NFSv4.1', fanOut: FanOutMode.ROUTE53, clientNfsVersion: NfsVersion.NFS_V4_1 },
-  { name: 'Route 53, NFSv3 (mountd)', fanOut: FanOutMode.ROUTE53, clientNfsVersion: NfsVersion.NFS_V3 },
-  { name: 'NLB, mirrors', fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientNfsVersion: NfsVersion.NFS_V4_1, mirrorPaths: ['/efs/app'] },
+  { name: 'Route 53, NFSv4.1', fanOut: FanOut.route53(), clientNfsVersion: NfsVersion.NFS_V4_1 },
+  { name: 'Route 53, NFSv3 (mountd)', fanOut: FanOut.route53(), clientNfsVersion: NfsVersion.NFS_V3 },
+  { name: 'NLB, mirrors', fanOut: NLB, clientNfsVersion: NfsVersion.NFS_V4_1, mirrorPaths: ['/efs/app'] },
 ];
 
 /** The network, the origin, the fleet, three kinds of clients, a seeder and a dashboard, each tier in its own stack. */
@@ -122,12 +123,12 @@ describe('tiers in stacks of their own, in one app', () => {
     // Into the origin's group, from the fleet's own group, in the fleet's stack; plus the NLB's own rule (one stack).
     expect(ingress(s.fleetStack)).toEqual(expect.arrayContaining([{ intoOtherStack: true, fromLocalGroup: true, port: 2049 }]));
     expect(ingress(s.fleetStack).filter((r) => r.intoOtherStack)).toHaveLength(1);
-    if (layout.fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
+    if (layout.fanOut === NLB) {
       expect(ingress(s.fleetStack)).toContainEqual({ intoOtherStack: false, fromLocalGroup: true, port: 2049 });
     }
     // With mirrors, the load balancer is let into the nodes on their mirrors' port too, in the fleet's stack.
     const lbPorts = ingress(s.fleetStack).filter((r) => !r.intoOtherStack).map((r) => r.port).sort();
-    expect(lbPorts).toEqual(layout.fanOut !== FanOutMode.NETWORK_LOAD_BALANCER ? [] : layout.mirrorPaths ? [2049, 2050] : [2049]);
+    expect(lbPorts).toEqual(layout.fanOut !== NLB ? [] : layout.mirrorPaths ? [2049, 2050] : [2049]);
     // The fleet's out rule to the origin is in the fleet's stack too.
     expect(resources(s.fleetStack, 'AWS::EC2::SecurityGroupEgress').some((e) => isImport(e.DestinationSecurityGroupId))).toBe(true);
     // Clients (of the fleet, of the imported fleet, of the file system) and the seeder open their source from their own stack.

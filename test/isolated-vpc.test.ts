@@ -7,10 +7,10 @@
 import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, DataSeeder, FanOutMode, SeedSource } from '../lib';
+import { CachedFileSystem, DataSeeder, FanOut, SeedSource } from '../lib';
 import { newApp } from './util';
 
-function isolatedComposition(fanOut: FanOutMode) {
+function isolatedComposition(fanOut: FanOut) {
   const app = newApp();
   const stack = new Stack(app, 'Isolated');
   const vpc = new ec2.Vpc(stack, 'V', {
@@ -24,8 +24,9 @@ function isolatedComposition(fanOut: FanOutMode) {
   return { stack, vpc, t: Template.fromStack(stack) };
 }
 
-describe.each([FanOutMode.ROUTE53, FanOutMode.NETWORK_LOAD_BALANCER])('CachedFileSystem, fleet, clients and seeder in one isolated AZ (%s)', (fanOut) => {
-  const { stack, vpc, t } = isolatedComposition(fanOut);
+describe.each(['route53', 'nlb'])('CachedFileSystem, fleet, clients and seeder in one isolated AZ (%s)', (mode) => {
+  const nlb = mode === 'nlb';
+  const { stack, vpc, t } = isolatedComposition(nlb ? FanOut.networkLoadBalancer() : FanOut.route53());
   const subnetId = stack.resolve(vpc.isolatedSubnets[0].subnetId);
 
   test('every tier lands in the isolated subnet', () => {
@@ -36,7 +37,7 @@ describe.each([FanOutMode.ROUTE53, FanOutMode.NETWORK_LOAD_BALANCER])('CachedFil
     expect(groups).toHaveLength(2);
     for (const g of groups) expect(g.Properties.VPCZoneIdentifier).toEqual([subnetId]);
     t.hasResourceProperties('AWS::EC2::Instance', { SubnetId: subnetId });
-    if (fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
+    if (nlb) {
       t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { Scheme: 'internal', Subnets: [subnetId] });
     } else {
       t.allResourcesProperties('AWS::EC2::NetworkInterface', { SubnetId: subnetId });
@@ -49,7 +50,7 @@ describe.each([FanOutMode.ROUTE53, FanOutMode.NETWORK_LOAD_BALANCER])('CachedFil
     const byId = Object.fromEntries(warnings.map((w) => [w.id, String(w.entry.data)]));
     expect(byId['/Isolated/Data/CacheFleet']).toMatch(/^vpcSubnets: .*package repositories.*S3 \(the instances' code: a gateway endpoint\).*CloudFormation.*CloudWatch.*SSM/);
     expect(byId['/Isolated/Data/CacheFleet']).not.toMatch(/Auto Scaling/);
-    expect(byId['/Isolated/Data/CacheFleet'].includes('EC2 (attaching')).toBe(fanOut === FanOutMode.ROUTE53);
+    expect(byId['/Isolated/Data/CacheFleet'].includes('EC2 (attaching')).toBe(!nlb);
     expect(byId['/Isolated/Data/Clients']).toMatch(/^vpc: .*package repositories.*S3 \(the instances' code: a gateway endpoint\)/);
     expect(byId['/Isolated/Seeder']).toMatch(/^vpcSubnets: .*package repositories.*S3 \(the instances' code: a gateway endpoint\).*CloudFormation/);
   });

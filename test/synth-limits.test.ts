@@ -6,7 +6,7 @@ import { Size, Stack, Token } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
-import { CacheFleet, CacheFleetProps, CacheOrigin, FsCacheClientLaunchTemplate, MirrorStorage, MountSource } from '../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, MirrorStorage, MountSource } from '../lib';
 import { checkImageArchitecture, imageArchitecture } from '../lib/private/image';
 import { instanceTypeFacts } from '../lib/private/instance-types';
 import { systemDirectoryOf } from '../lib/private/paths';
@@ -120,7 +120,7 @@ describe('a zone of the user\'s with the fleet\'s zone name', () => {
   test('made after the fleet: refused when the app is synthesized', () => {
     const { app, stack, vpc } = fleet({});
     new route53.PrivateHostedZone(stack, 'Later', { zoneName: 'efs-cache.internal', vpc });
-    expect(() => app.synth()).toThrow(/Invalid zoneName: the private hosted zone TestStack\/Later is also named 'efs-cache.internal'/);
+    expect(() => app.synth()).toThrow(/Invalid fanOut\.zoneName: the private hosted zone TestStack\/Later is also named 'efs-cache.internal'/);
   });
 
   test('associated with the VPC later (addVpc): refused when the app is synthesized', () => {
@@ -129,7 +129,7 @@ describe('a zone of the user\'s with the fleet\'s zone name', () => {
     const zone = new route53.PrivateHostedZone(stack, 'Mine', { zoneName: 'efs-cache.internal', vpc: other });
     new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) });
     zone.addVpc(vpc);
-    expect(() => app.synth()).toThrow(/Invalid zoneName: the private hosted zone TestStack\/Mine/);
+    expect(() => app.synth()).toThrow(/Invalid fanOut\.zoneName: the private hosted zone TestStack\/Mine/);
   });
 
   test('on another VPC, public, of another name, or given as hostedZone: accepted', () => {
@@ -141,7 +141,7 @@ describe('a zone of the user\'s with the fleet\'s zone name', () => {
     const mine = new route53.PrivateHostedZone(stack, 'Mine', { zoneName: 'data.internal', vpc });
     const fileSystem = importedFs(stack);
     new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem) });
-    new CacheFleet(stack, 'Fleet2', { vpc, origin: CacheOrigin.efs(fileSystem), hostedZone: mine });
+    new CacheFleet(stack, 'Fleet2', { vpc, origin: CacheOrigin.efs(fileSystem), fanOut: FanOut.route53({ hostedZone: mine }) });
     expect(() => app.synth()).not.toThrow();
   });
 });

@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
-  CacheFleet, CacheOrigin, DataSeeder, DiskCache, DiskCacheMetric, FsCacheClientLaunchTemplate, MirrorMetric,
+  CacheFleet, CacheOrigin, DataSeeder, DiskCache, DiskCacheMetric, FanOut, FsCacheClientLaunchTemplate, MirrorMetric,
   MirrorSource, MountHelper, MountSource, NfsVersion, SeedSource,
 } from '../lib';
 import { importedFs, stackWithVpc } from './util';
@@ -119,9 +119,11 @@ describe('upgrade contract', () => {
     const { stack, vpc } = stackWithVpc(undefined, 'Pinned');
     const fileSystem = importedFs(stack);
     new CacheFleet(stack, 'OverEfs', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1 });
-    new CacheFleet(stack, 'Nfs4', { vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, zoneName: 'nfs4.internal' });
+    new CacheFleet(stack, 'Nfs4', {
+      vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, fanOut: FanOut.route53({ zoneName: 'nfs4.internal' }),
+    });
     new CacheFleet(stack, 'Nas', {
-      vpc, nodeCount: 1, zoneName: 'nas.internal',
+      vpc, nodeCount: 1, fanOut: FanOut.route53({ zoneName: 'nas.internal' }),
       origin: CacheOrigin.nfsServer({ host: '10.20.0.5', exportPath: '/srv', nfsVersion: NfsVersion.NFS_V4_2, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
     });
     new FsCacheClientLaunchTemplate(stack, 'Store', { vpc, source: MountSource.fileSystem(fileSystem) });

@@ -16,7 +16,7 @@ import {
   ClientSource,
   DataSeeder,
   DiskCache,
-  FanOutMode,
+  FanOut,
   FsCacheClientLaunchTemplate,
   MirrorSource,
   MirrorStorage,
@@ -81,7 +81,7 @@ const EXTRA: Case[] = [
       new CacheFleet(stack, 'Strict', {
         vpc, origin, nodeCount: 1, instanceType: new ec2.InstanceType('c7gd.16xlarge'),
         nodeDiskCache: true, nodeDiskCacheDeviceModel: 'Amazon EC2 NVMe Instance Storage', nodeDiskCacheRequireSelfTest: true,
-        zoneName: 'strict.internal',
+        fanOut: FanOut.route53({ zoneName: 'strict.internal' }),
       });
     },
   },
@@ -109,12 +109,12 @@ const EXTRA: Case[] = [
       const { stack, vpc } = stackWithVpc(app, 'OwnZone');
       const hostedZone = new route53.PrivateHostedZone(stack, 'Zone', { zoneName: 'corp.internal', vpc });
       new CacheFleet(stack, 'Given', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 2, fanOut: FanOutMode.ROUTE53, hostedZone,
-        recordName: 'models', recordTtl: Duration.seconds(30),
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 2,
+        fanOut: FanOut.route53({ hostedZone, recordName: 'models', recordTtl: Duration.seconds(30) }),
       });
       // Eleven nodes under a CachedFileSystem: its dashboard's per-node alarms, and the composite alarm over them.
       new CachedFileSystem(stack, 'Eleven', {
-        vpc, cacheFleet: { nodeCount: 11, zoneName: 'eleven.internal', recordName: 'data' },
+        vpc, cacheFleet: { nodeCount: 11, fanOut: FanOut.route53({ zoneName: 'eleven.internal', recordName: 'data' }) },
         monitoring: { dashboardName: 'eleven', percentIoLimitThreshold: 80, throughputUtilizationThreshold: 70 },
       });
     },
@@ -124,9 +124,11 @@ const EXTRA: Case[] = [
     build: (app) => {
       const { stack, vpc } = stackWithVpc(app, 'Nlb');
       new CacheFleet(stack, 'Fleet', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 3, fanOut: FanOutMode.NETWORK_LOAD_BALANCER,
-        loadBalancerIdleTimeout: Duration.minutes(10), crossZone: false,
-        loadBalancerAccessLogs: s3.Bucket.fromBucketName(stack, 'Logs', 'example-nlb-logs'), loadBalancerAccessLogsPrefix: 'efs-cache',
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 3,
+        fanOut: FanOut.networkLoadBalancer({
+          idleTimeout: Duration.minutes(10), crossZone: false,
+          accessLogs: { bucket: s3.Bucket.fromBucketName(stack, 'Logs', 'example-nlb-logs'), prefix: 'efs-cache' },
+        }),
       });
     },
   },
@@ -135,7 +137,7 @@ const EXTRA: Case[] = [
     build: (app) => {
       const { stack, vpc } = stackWithVpc(app, 'Elastic');
       new CacheFleet(stack, 'Fleet', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER,
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer(),
         elastic: {
           minNodes: 2, maxNodes: 12, targetNetworkOutPerNode: Size.gibibytes(2), scaleInCooldown: Duration.minutes(20),
           drainTimeout: Duration.minutes(3),
@@ -156,7 +158,9 @@ const EXTRA: Case[] = [
         }),
       });
       // Given in 0.1 as the `fileSystem` prop, which 0.2 removed (the case keeps its name, the snapshot's key).
-      new CacheFleet(stack, 'EfsFleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, zoneName: 'legacy.internal' });
+      new CacheFleet(stack, 'EfsFleet', {
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, fanOut: FanOut.route53({ zoneName: 'legacy.internal' }),
+      });
     },
   },
   {

@@ -11,7 +11,7 @@ import { ImportedCacheFleet } from './attributes';
 import { CacheNode, ICacheNode } from './cache-node';
 import { ElasticNodes, LIFECYCLE_HOOKS, validateElastic } from './elastic';
 import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from './cache-origin';
-import { FanOutMode, FanOutResources } from './fan-out';
+import { FanOut, FanOutResources } from './fan-out';
 import { grantMirrorSources, mirrorExportPath, mirrorFsid, mirrorSourceFsid } from './mirror';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
@@ -60,9 +60,10 @@ export { fsidFor } from './node-parameters';
  *   HTTPS for packages, SSM and CloudFormation, and NFS to the origin: TCP 2049 into an EFS file system's group, or
  *   exactly the ports an NFS server needs to its peer), and one IAM role (SSM Session Manager, read-only EFS client
  *   access for an EFS origin, attaching the nodes' own interfaces, signalling its own stack).
- * - The fan-out (the `fanOut` prop): with Route 53, a private hosted zone (or records in `hostedZone`) with a name
- *   for every node, one per Availability Zone and one per node; with an NLB, an internal Network Load Balancer, its
- *   security group, and a listener and target group for the re-export (and one for the mirrors).
+ * - The fan-out (the `fanOut` prop): with `FanOut.route53()`, a private hosted zone (or records in its `hostedZone`)
+ *   with a name for every node, one per Availability Zone and one per node; with `FanOut.networkLoadBalancer()`, an
+ *   internal Network Load Balancer, its security group, and a listener and target group for the re-export (and one
+ *   for the mirrors).
  *
  * ## Security Considerations
  * The export is read-only, NFSv4.1 only, `root_squash`, limited to `clientCidrs`, with the same `fsid` on every
@@ -142,8 +143,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly targetGroup?: elbv2.NetworkTargetGroup;
   /** The load balancer's target group of the nodes' mirrors, port 2050 (NLB fan-out, with mirrors). */
   public readonly mirrorTargetGroup?: elbv2.NetworkTargetGroup;
+  /** How clients reach the nodes: the `fanOut` prop, `FanOut.route53()` unless given. */
+  public readonly fanOut: FanOut;
   /** The Route 53 records or the load balancer (construct id `FanOut`). */
-  private readonly fanOut: FanOutResources;
+  private readonly fanOutResources: FanOutResources;
   /** The name clients mount: every node (Route 53 round robin) or the load balancer. */
   public readonly endpoint: string;
   /** The path clients mount from the fleet. */
@@ -203,9 +206,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       // An S3 mirror has no node path: clients name it by its export path.
       ...(props.mirrorSources ?? []).map((m) => ({ path: m.exportPath, exportPath: m.exportPath, fsid: mirrorSourceFsid(this.node.path, m) })),
     ];
-    const mode = props.fanOut ?? DEFAULTS.fanOut;
+    this.fanOut = props.fanOut ?? DEFAULTS.fanOut;
+    const nlb = this.fanOut._networkLoadBalancer !== undefined;
     validateElastic(this, props.elastic, {
-      nodeCount: props.nodeCount, nlb: mode === FanOutMode.NETWORK_LOAD_BALANCER, signalTimeout: props.signalTimeout,
+      nodeCount: props.nodeCount, nlb, signalTimeout: props.signalTimeout,
     });
     this.elastic = props.elastic;
 
@@ -226,7 +230,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
     if (subnets.length === 0) throw propError(this, 'vpcSubnets', 'selects no subnet of the VPC.');
     warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, s3Need(...(props.mirrorSources?.length ? ['the S3 mirrors'] : [])),
-      ENDPOINT_NEEDS.cloudFormation, ...(mode === FanOutMode.ROUTE53 ? [ENDPOINT_NEEDS.ec2] : []),
+      ENDPOINT_NEEDS.cloudFormation, ...(nlb ? [] : [ENDPOINT_NEEDS.ec2]),
       ...(props.elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
       ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const machineImage = instanceImage(this, props, this.instanceType);
@@ -293,8 +297,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
         subnet: subnets[i % subnets.length],
         launchTemplate: this.launchTemplate,
         securityGroup: this.securityGroup,
-        stableAddress: mode === FanOutMode.ROUTE53,
-        loadBalancerHealthChecks: mode === FanOutMode.NETWORK_LOAD_BALANCER,
+        stableAddress: !nlb,
+        loadBalancerHealthChecks: nlb,
         signalTimeout: props.signalTimeout ?? DEFAULTS.signalTimeout,
         nodeNumber: i + 1,
       }));
@@ -302,20 +306,20 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.nodes = nodes;
     grantNodeRole(this, this.role, nodes, metrics);
 
-    this.fanOut = new FanOutResources(this, 'FanOut', {
-      ...props,
+    this.fanOutResources = new FanOutResources(this, 'FanOut', {
+      fanOut: this.fanOut,
       vpc: props.vpc,
       nodes,
       ...(this.autoScalingGroup ? { autoScalingGroup: this.autoScalingGroup, subnets } : {}),
       nodeSecurityGroup: this.securityGroup,
       mirrors: this.mirrors.length > 0,
     });
-    this.endpoint = this.fanOut.endpoint;
-    this.connections = this.fanOut.connections;
-    this.hostedZone = this.fanOut.hostedZone;
-    this.loadBalancer = this.fanOut.loadBalancer;
-    this.targetGroup = this.fanOut.targetGroup;
-    this.mirrorTargetGroup = this.fanOut.mirrorTargetGroup;
+    this.endpoint = this.fanOutResources.endpoint;
+    this.connections = this.fanOutResources.connections;
+    this.hostedZone = this.fanOutResources.hostedZone;
+    this.loadBalancer = this.fanOutResources.loadBalancer;
+    this.targetGroup = this.fanOutResources.targetGroup;
+    this.mirrorTargetGroup = this.fanOutResources.mirrorTargetGroup;
 
     if (props.warmPaths?.length) {
       this.warmDocument = new ssm.CfnDocument(this, 'WarmDocument', {
@@ -339,7 +343,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
    * fleet-wide name for a zone without nodes, and always behind an NLB (cross-zone off already keeps flows in the zone).
    */
   public endpointForAvailabilityZone(availabilityZone: string): string {
-    return this.fanOut.endpointForAvailabilityZone(availabilityZone);
+    return this.fanOutResources.endpointForAvailabilityZone(availabilityZone);
   }
 
   /** Bytes sent by all nodes together (sum per period). */

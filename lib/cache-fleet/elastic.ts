@@ -32,7 +32,7 @@ export function validateElastic(
     throw propError(scope, 'elastic', 'and nodeCount exclude each other: an elastic fleet has minNodes to maxNodes nodes.');
   }
   if (!o.nlb) {
-    throw propError(scope, 'elastic', 'needs fanOut: FanOutMode.NETWORK_LOAD_BALANCER: clients reach an elastic fleet\'s ' +
+    throw propError(scope, 'elastic', 'needs fanOut: FanOut.networkLoadBalancer(): clients reach an elastic fleet\'s ' +
       'nodes through the load balancer\'s one address, which the group keeps up to date as nodes come and go (Route 53 ' +
       'mode gives each node a record and an interface of its own, fixed at deploy time).');
   }

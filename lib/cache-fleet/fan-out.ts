@@ -8,44 +8,21 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
 import { CacheNode } from './cache-node';
 import { NFS_MIRROR_PORT, NFS_PORT } from '../private/constants';
-import { knownAtSynth, propError } from '../private/errors';
+import { describeValue, knownAtSynth, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
 
-/** How clients reach the cache nodes. */
-export enum FanOutMode {
+/** Options of `FanOut.route53()`. */
+export interface Route53FanOutOptions {
   /**
-   * Route 53 private hosted zone: one name with every node's stable address (DNS round robin), one name per AZ so
-   * clients can stay in their AZ, and one name per node. No per-GB charge and no extra hop; clients resolve the
-   * name when they mount, and nodes keep their addresses across replacement.
-   */
-  ROUTE53 = 'route53',
-  /**
-   * Internal Network Load Balancer: TCP 2049 (and the mirrors' 2050, with `mirrorPaths`), health checks, source-IP
-   * stickiness, cross-zone off. Unhealthy nodes leave rotation by themselves, at the price of per-GB processing
-   * charges, an extra hop and the NLB's flow idle timeout on long-lived NFS connections.
-   */
-  NETWORK_LOAD_BALANCER = 'nlb',
-}
-
-/** Fan-out options (part of `CacheFleetOptions`). */
-export interface FanOutOptions {
-  /**
-   * How clients reach the nodes.
-   *
-   * @default FanOutMode.ROUTE53
-   */
-  readonly fanOut?: FanOutMode;
-
-  /**
-   * Route 53 only: an existing private hosted zone for the records.
+   * An existing private hosted zone for the records.
    *
    * @default - a new private hosted zone named `zoneName`, associated with the VPC
    */
   readonly hostedZone?: route53.IPrivateHostedZone;
 
   /**
-   * Route 53 only: name of the new private hosted zone. Route 53 refuses a second private zone of one name on a VPC:
-   * synth refuses a name that another fleet's zone, or a private hosted zone of the app's (`PrivateHostedZone`,
+   * Name of the new private hosted zone; not with `hostedZone`. Route 53 refuses a second private zone of one name on
+   * a VPC: synth refuses a name that another fleet's zone, or a private hosted zone of the app's (`PrivateHostedZone`,
    * `CfnHostedZone`), already has on the VPC (case and a trailing dot aside).
    *
    * @default 'efs-cache.internal'
@@ -53,55 +30,120 @@ export interface FanOutOptions {
   readonly zoneName?: string;
 
   /**
-   * Route 53 only: the record name clients mount, relative to the zone.
+   * The record name clients mount, relative to the zone.
    *
    * @default 'cache'
    */
   readonly recordName?: string;
 
   /**
-   * Route 53 only: TTL of the records.
+   * TTL of the records.
    *
    * @default Duration.minutes(1)
    */
   readonly recordTtl?: Duration;
+}
+
+/** Where a Network Load Balancer writes its access logs (`NetworkLoadBalancerFanOutOptions.accessLogs`). */
+export interface AccessLogsOptions {
+  /**
+   * The bucket, in the stack's region and encrypted with S3-managed keys (SSE-S3). Its policy lets the log delivery
+   * service write under `prefix`.
+   */
+  readonly bucket: s3.IBucket;
 
   /**
-   * NLB only: how long an idle NFS connection is kept (60 seconds to 6000 seconds).
+   * The key prefix of the access logs.
+   *
+   * @default - the bucket's root
+   */
+  readonly prefix?: string;
+}
+
+/** Options of `FanOut.networkLoadBalancer()`. */
+export interface NetworkLoadBalancerFanOutOptions {
+  /**
+   * How long an idle NFS connection is kept (60 seconds to 6000 seconds).
    *
    * @default Duration.seconds(350)
    */
-  readonly loadBalancerIdleTimeout?: Duration;
+  readonly idleTimeout?: Duration;
 
   /**
-   * NLB only: whether the load balancer sends a client to nodes in other AZs. Off keeps traffic in the AZ (no
-   * cross-AZ charges), and needs a node in each AZ that has clients.
+   * Whether the load balancer sends a client to nodes in other AZs. Off keeps traffic in the AZ (no cross-AZ charges),
+   * and needs a node in each AZ that has clients.
    *
    * @default false
    */
   readonly crossZone?: boolean;
 
   /**
-   * NLB only: a bucket for the load balancer's access logs (`access_logs.s3.*` attributes; the bucket's policy lets
-   * the log delivery service write under the prefix). A Network Load Balancer writes access logs for TLS listeners
-   * only, and this one's listeners are TCP (NFS on 2049, and 2050 with mirrors), so the bucket receives no entries:
-   * the option is for policies that require the attribute (checkov CKV_AWS_91, for instance). NFS flows show in VPC
-   * flow logs. The bucket must be in the stack's region and encrypted with S3-managed keys (SSE-S3).
+   * Where the load balancer writes its access logs. It sets the `access_logs.s3.*` attributes; a Network Load Balancer
+   * writes access logs for TLS listeners only, and this one's listeners are TCP (NFS on 2049, and 2050 with mirrors), so
+   * the bucket receives no entries: the option is for policies that require the attribute (checkov CKV_AWS_91, for
+   * instance). NFS flows show in VPC flow logs.
    *
    * @default - no access logs (AwsSolutions ELB2 and the NIST and HIPAA ELBLoggingEnabled acknowledged with that reason)
    */
-  readonly loadBalancerAccessLogs?: s3.IBucket;
+  readonly accessLogs?: AccessLogsOptions;
+}
+
+/**
+ * How clients reach the nodes of a cache fleet (the `fanOut` prop).
+ *
+ * `FanOut.route53()`: a Route 53 private hosted zone with one name for every node's stable address (DNS round robin),
+ * one name per AZ so clients can stay in their AZ, and one name per node. No per-GB charge and no extra hop; clients
+ * resolve the name when they mount, and nodes keep their addresses across replacement.
+ *
+ * `FanOut.networkLoadBalancer()`: an internal Network Load Balancer, TCP 2049 (and the mirrors' 2050), health checks,
+ * source-IP stickiness, cross-zone off. Unhealthy nodes leave rotation by themselves, at the price of per-GB processing
+ * charges, an extra hop and the NLB's flow idle timeout on long-lived NFS connections.
+ */
+export class FanOut {
+  /** Route 53 names over the nodes' stable addresses. */
+  public static route53(options: Route53FanOutOptions = {}): FanOut {
+    return new FanOut({ ...options }, undefined);
+  }
+
+  /** An internal Network Load Balancer in front of the nodes. */
+  public static networkLoadBalancer(options: NetworkLoadBalancerFanOutOptions = {}): FanOut {
+    return new FanOut(undefined, { ...options });
+  }
 
   /**
-   * NLB only: the key prefix of the access logs in `loadBalancerAccessLogs`.
+   * The options of the Route 53 fan-out; undefined for a load balancer.
    *
-   * @default - the bucket's root
+   * @internal
    */
-  readonly loadBalancerAccessLogsPrefix?: string;
+  public readonly _route53?: Route53FanOutOptions;
+
+  /**
+   * The options of the load balancer; undefined for Route 53.
+   *
+   * @internal
+   */
+  public readonly _networkLoadBalancer?: NetworkLoadBalancerFanOutOptions;
+
+  private constructor(route53Options?: Route53FanOutOptions, nlbOptions?: NetworkLoadBalancerFanOutOptions) {
+    this._route53 = route53Options;
+    this._networkLoadBalancer = nlbOptions;
+  }
+
+  /**
+   * Throws `Invalid <prop>.<option>:` naming `scope` when an option cannot be used.
+   *
+   * @internal
+   */
+  public _validate(scope: IConstruct, prop: string): void {
+    if (this._route53) validateRoute53(scope, prop, this._route53);
+    if (this._networkLoadBalancer) validateNetworkLoadBalancer(scope, prop, this._networkLoadBalancer);
+  }
 }
 
 /** Properties of `FanOutResources` (internal: a fleet makes its own). */
-export interface FanOutProps extends FanOutOptions {
+export interface FanOutProps {
+  /** The fan-out, validated (`FanOut._validate`). */
+  readonly fanOut: FanOut;
   /** The VPC. */
   readonly vpc: ec2.IVpc;
   /** The nodes behind the fan-out. */
@@ -166,8 +208,6 @@ const LABEL_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
  * `targetGroup`, `mirrorTargetGroup`, `endpointForAvailabilityZone`, each node's `endpoint`).
  */
 export class FanOutResources extends Construct implements ec2.IConnectable {
-  /** The mode in use. */
-  public readonly mode: FanOutMode;
   /** The name clients mount. */
   public readonly endpoint: string;
   /** Where clients connect, port 2049. */
@@ -184,21 +224,21 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
 
   constructor(scope: Construct, id: string, props: FanOutProps) {
     super(scope, id);
-    validateFanOutOptions(this, props);
-    this.mode = props.fanOut ?? FanOutMode.ROUTE53;
+    const r53 = props.fanOut._route53;
+    const nlbOptions = props.fanOut._networkLoadBalancer ?? {};
 
-    if (this.mode === FanOutMode.ROUTE53) {
+    if (r53) {
       const fleet = scope.node.path;
-      if (!props.hostedZone) {
-        claimName(this, fleet, `vpc ${idOrPath(props.vpc.vpcId, props.vpc)} zone ${normalName(props.zoneName ?? 'efs-cache.internal')}`,
-          'zoneName', `a private hosted zone named '${props.zoneName ?? 'efs-cache.internal'}' on this VPC already belongs to ` +
+      if (!r53.hostedZone) {
+        claimName(this, fleet, `vpc ${idOrPath(props.vpc.vpcId, props.vpc)} zone ${normalName(r53.zoneName ?? 'efs-cache.internal')}`,
+          'fanOut.zoneName', `a private hosted zone named '${r53.zoneName ?? 'efs-cache.internal'}' on this VPC already belongs to ` +
           'the fleet', 'Route 53 refuses a second private zone of the same name on one VPC. Give this fleet another ' +
-          'zoneName, or put its records in the other fleet\'s zone: hostedZone: other.hostedZone with a recordName ' +
-          'of its own.');
-        const zoneName = props.zoneName ?? 'efs-cache.internal';
+          'zoneName, or put its records in the other fleet\'s zone: FanOut.route53({ hostedZone: other.hostedZone }) with a ' +
+          'recordName of its own.');
+        const zoneName = r53.zoneName ?? 'efs-cache.internal';
         const userZoneError = () => {
           const other = userZoneOfName(this, normalName(zoneName), props.vpc.vpcId);
-          return other === undefined ? undefined : propError(this, 'zoneName', `the private hosted zone ${other} is also ` +
+          return other === undefined ? undefined : propError(this, 'fanOut.zoneName', `the private hosted zone ${other} is also ` +
             `named '${zoneName}' and is associated with this VPC: Route 53 refuses a second private zone of one name on a ` +
             'VPC, at deploy time. Give the fleet another zoneName, or put its records in that zone (hostedZone, with a ' +
             'recordName of its own).');
@@ -208,20 +248,20 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
         // A zone of the user's made after the fleet: found when the app is synthesized.
         this.node.addValidation({ validate: () => { const later = userZoneError(); return later ? [later.message] : []; } });
       }
-      const zone = props.hostedZone ?? new route53.PrivateHostedZone(this, 'Zone', {
-        zoneName: props.zoneName ?? 'efs-cache.internal',
+      const zone = r53.hostedZone ?? new route53.PrivateHostedZone(this, 'Zone', {
+        zoneName: r53.zoneName ?? 'efs-cache.internal',
         vpc: props.vpc,
         comment: 'cdk-efs-cache: names of the cache nodes',
       });
-      const recordName = props.recordName ?? 'cache';
+      const recordName = r53.recordName ?? 'cache';
       for (const name of [recordName, ...props.nodes.map((n) => `node${n.nodeNumber}.${recordName}`)]) {
         if (Token.isUnresolved(name)) continue;
-        claimName(this, fleet, `zone ${idOrPath(zone.hostedZoneId, zone)} record ${normalName(name)}`, 'recordName',
+        claimName(this, fleet, `zone ${idOrPath(zone.hostedZoneId, zone)} record ${normalName(name)}`, 'fanOut.recordName',
           `the record '${name}' in this hosted zone already belongs to the fleet`, 'two fleets would write the same ' +
           'record set, which Route 53 refuses. Give each fleet that shares a zone its own recordName.');
       }
       this.hostedZone = zone;
-      const ttl = props.recordTtl ?? Duration.minutes(1);
+      const ttl = r53.recordTtl ?? Duration.minutes(1);
       const addresses = props.nodes.map((n) => n.address!);
       new route53.ARecord(this, 'All', {
         zone,
@@ -274,14 +314,14 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
         vpc: props.vpc,
         internetFacing: false,
         vpcSubnets: { subnets },
-        crossZoneEnabled: props.crossZone ?? false,
+        crossZoneEnabled: nlbOptions.crossZone ?? false,
         securityGroups: [securityGroup],
       });
-      if (props.loadBalancerAccessLogs) {
-        grantNlbAccessLogs(nlb, props.loadBalancerAccessLogs, props.loadBalancerAccessLogsPrefix);
+      if (nlbOptions.accessLogs) {
+        grantNlbAccessLogs(nlb, nlbOptions.accessLogs.bucket, nlbOptions.accessLogs.prefix);
       } else {
         const noAccessLogs = 'Network Load Balancers write access logs only for TLS listeners; this one forwards plain ' +
-          'TCP 2049 (NFS), so there is nothing to log. Flows show in VPC flow logs. (loadBalancerAccessLogs sets the ' +
+          'TCP 2049 (NFS), so there is nothing to log. Flows show in VPC flow logs. (The accessLogs option sets the ' +
           'attribute for policies that require it.)';
         Validations.of(nlb).acknowledge({ id: 'AwsSolutions-ELB2', reason: noAccessLogs });
         acknowledgeCompliance(nlb, 'ELBLoggingEnabled', noAccessLogs);
@@ -317,7 +357,7 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
           port,
           protocol: elbv2.Protocol.TCP,
           defaultTargetGroups: [targetGroup],
-          tcpIdleTimeout: props.loadBalancerIdleTimeout ?? Duration.seconds(350),
+          tcpIdleTimeout: nlbOptions.idleTimeout ?? Duration.seconds(350),
         });
         acknowledgeCompliance(listener, 'ELBv2ACMCertificateRequired', 'A TCP listener for NFS: NFS clients speak no TLS ' +
           'to a load balancer, so a TLS listener with an ACM certificate would break every mount. The traffic stays ' +
@@ -396,45 +436,53 @@ function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {
   return items.filter((i) => (seen.has(key(i)) ? false : (seen.add(key(i)), true)));
 }
 
-/** Throws `Invalid <prop>` when fan-out options contradict the chosen mode or each other. */
-export function validateFanOutOptions(scope: IConstruct, o: FanOutOptions): void {
-  const mode = o.fanOut ?? FanOutMode.ROUTE53;
-  const route53Only: Array<keyof FanOutOptions> = ['hostedZone', 'zoneName', 'recordName', 'recordTtl'];
-  const nlbOnly: Array<keyof FanOutOptions> = ['loadBalancerIdleTimeout', 'crossZone', 'loadBalancerAccessLogs', 'loadBalancerAccessLogsPrefix'];
-  const wrong = mode === FanOutMode.ROUTE53 ? nlbOnly : route53Only;
-  for (const k of wrong) {
-    if (o[k] !== undefined) {
-      throw propError(scope, k, `applies only with fanOut: FanOutMode.${mode === FanOutMode.ROUTE53 ? 'NETWORK_LOAD_BALANCER' : 'ROUTE53'}, but fanOut is FanOutMode.${mode === FanOutMode.ROUTE53 ? 'ROUTE53' : 'NETWORK_LOAD_BALANCER'}.`);
-    }
+/**
+ * The value of the `fanOut` prop, checked: the default when it is not given, `Invalid fanOut:` when it is not a
+ * `FanOut` (from JavaScript, 0.1's `FanOutMode` value), `Invalid fanOut.<option>:` when an option cannot be used.
+ */
+export function resolveFanOut(scope: IConstruct, fanOut: FanOut | undefined, defaultFanOut: FanOut): FanOut {
+  if (fanOut === undefined || fanOut === null) return defaultFanOut;
+  if (!(fanOut instanceof FanOut)) {
+    throw propError(scope, 'fanOut', `must be FanOut.route53() or FanOut.networkLoadBalancer(), got ${describeValue(fanOut, scope)}. ` +
+      'FanOutMode.ROUTE53 is FanOut.route53(), FanOutMode.NETWORK_LOAD_BALANCER is FanOut.networkLoadBalancer().');
   }
+  fanOut._validate(scope, 'fanOut');
+  return fanOut;
+}
+
+/** Throws `Invalid <prop>.<option>` for Route 53 options that contradict each other or that Route 53 refuses. */
+function validateRoute53(scope: IConstruct, prop: string, o: Route53FanOutOptions): void {
   if (o.hostedZone && o.zoneName !== undefined) {
-    throw propError(scope, 'zoneName', 'names a new hosted zone, but hostedZone gives an existing one. Remove one of them.');
+    throw propError(scope, `${prop}.zoneName`, 'names a new hosted zone, but hostedZone gives an existing one. Remove one of them.');
   }
   if (o.zoneName !== undefined && !Token.isUnresolved(o.zoneName)) {
     const labels = o.zoneName.replace(/\.$/, '').split('.');
     if (labels.length < 2 || !labels.every((l) => LABEL_RE.test(l))) {
-      throw propError(scope, 'zoneName', `'${o.zoneName}' is not a valid DNS zone name (lower-case labels, at least two).`);
+      throw propError(scope, `${prop}.zoneName`, `'${o.zoneName}' is not a valid DNS zone name (lower-case labels, at least two).`);
     }
   }
   if (o.recordName !== undefined && !Token.isUnresolved(o.recordName) && !o.recordName.split('.').every((l) => LABEL_RE.test(l))) {
-    throw propError(scope, 'recordName', `'${o.recordName}' is not a valid DNS name relative to the zone.`);
+    throw propError(scope, `${prop}.recordName`, `'${o.recordName}' is not a valid DNS name relative to the zone.`);
   }
-  if (o.loadBalancerAccessLogsPrefix !== undefined && !o.loadBalancerAccessLogs) {
-    throw propError(scope, 'loadBalancerAccessLogsPrefix', 'is the prefix of the access logs, but loadBalancerAccessLogs ' +
-      'gives no bucket. Give the bucket too, or remove the prefix.');
-  }
-  if (o.loadBalancerAccessLogsPrefix !== undefined && !Token.isUnresolved(o.loadBalancerAccessLogsPrefix)
-    && (/^\/|\/$/.test(o.loadBalancerAccessLogsPrefix) || /AWSLogs/.test(o.loadBalancerAccessLogsPrefix))) {
-    throw propError(scope, 'loadBalancerAccessLogsPrefix', `'${o.loadBalancerAccessLogsPrefix}' cannot start or end ` +
-      'with / nor contain AWSLogs (Elastic Load Balancing adds /AWSLogs/<account>/ after it). Use a prefix such as ' +
-      '\'efs-cache\'.');
-  }
-  knownAtSynth(scope, 'recordTtl', o.recordTtl);
-  knownAtSynth(scope, 'loadBalancerIdleTimeout', o.loadBalancerIdleTimeout);
+  knownAtSynth(scope, `${prop}.recordTtl`, o.recordTtl);
   if (o.recordTtl && (o.recordTtl.toSeconds() < 0 || o.recordTtl.toSeconds() > 86400)) {
-    throw propError(scope, 'recordTtl', `must be between 0 seconds and 1 day, got ${o.recordTtl.toHumanString()}.`);
+    throw propError(scope, `${prop}.recordTtl`, `must be between 0 seconds and 1 day, got ${o.recordTtl.toHumanString()}.`);
   }
-  if (o.loadBalancerIdleTimeout && (o.loadBalancerIdleTimeout.toSeconds() < 60 || o.loadBalancerIdleTimeout.toSeconds() > 6000)) {
-    throw propError(scope, 'loadBalancerIdleTimeout', `must be between 60 and 6000 seconds, got ${o.loadBalancerIdleTimeout.toSeconds()}.`);
+}
+
+/** Throws `Invalid <prop>.<option>` for load balancer options that Elastic Load Balancing refuses. */
+function validateNetworkLoadBalancer(scope: IConstruct, prop: string, o: NetworkLoadBalancerFanOutOptions): void {
+  const logs = o.accessLogs;
+  if (logs && !logs.bucket) {
+    // From JavaScript, which has no types.
+    throw propError(scope, `${prop}.accessLogs.bucket`, 'is required: the bucket the access logs go to.');
+  }
+  if (logs?.prefix !== undefined && !Token.isUnresolved(logs.prefix) && (/^\/|\/$/.test(logs.prefix) || /AWSLogs/.test(logs.prefix))) {
+    throw propError(scope, `${prop}.accessLogs.prefix`, `'${logs.prefix}' cannot start or end with / nor contain AWSLogs ` +
+      '(Elastic Load Balancing adds /AWSLogs/<account>/ after it). Use a prefix such as \'efs-cache\'.');
+  }
+  knownAtSynth(scope, `${prop}.idleTimeout`, o.idleTimeout);
+  if (o.idleTimeout && (o.idleTimeout.toSeconds() < 60 || o.idleTimeout.toSeconds() > 6000)) {
+    throw propError(scope, `${prop}.idleTimeout`, `must be between 60 and 6000 seconds, got ${o.idleTimeout.toSeconds()}.`);
   }
 }

@@ -2,7 +2,7 @@ import { Duration, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
 import { CacheOrigin } from './cache-origin';
-import { FanOutMode, FanOutOptions } from './fan-out';
+import { FanOut } from './fan-out';
 import { MirrorOptions } from './mirror';
 import { CommonInstanceOptions } from '../instance-options';
 import { NfsVersion } from '../nfs-version';
@@ -57,7 +57,7 @@ export interface ElasticCapacity {
 /**
  * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
  */
-export interface CacheFleetOptions extends CommonInstanceOptions, FanOutOptions, MirrorOptions {
+export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions {
   /**
    * Number of cache nodes, 1 to 128. Each node is its own Auto Scaling group of one, spread round robin over the
    * subnets, launched from the fleet's one launch template; 128 nodes with the dashboard make 440 of
@@ -69,7 +69,7 @@ export interface CacheFleetOptions extends CommonInstanceOptions, FanOutOptions,
 
   /**
    * An elastic fleet instead of `nodeCount` nodes: one Auto Scaling group that grows with the bytes the nodes send and
-   * shrinks one node at a time (`ElasticCapacity`), behind the load balancer (`fanOut: FanOutMode.NETWORK_LOAD_BALANCER`,
+   * shrinks one node at a time (`ElasticCapacity`), behind the load balancer (`fanOut: FanOut.networkLoadBalancer()`,
    * required). A new node joins the load balancer only once it serves (its bootstrap, warming and first mirror sync done:
    * it completes the group's launch lifecycle hook); a node that goes is drained first (the terminate hook), and its
    * clients continue on another node with the same mount, since every node exports the same fsid. The newest node goes
@@ -78,6 +78,13 @@ export interface CacheFleetOptions extends CommonInstanceOptions, FanOutOptions,
    * @default - a fixed fleet of `nodeCount` nodes
    */
   readonly elastic?: ElasticCapacity;
+
+  /**
+   * How clients reach the nodes: Route 53 names over the nodes' stable addresses, or an internal Network Load Balancer.
+   *
+   * @default FanOut.route53()
+   */
+  readonly fanOut?: FanOut;
 
   /**
    * Subnets of the nodes (round robin). Every AZ needs a mount target of an EFS origin. In isolated subnets the nodes
@@ -372,7 +379,7 @@ export interface CacheFleetAttributes {
  */
 export const CACHE_FLEET_DEFAULTS = {
   nodeCount: 2,
-  fanOut: FanOutMode.ROUTE53,
+  fanOut: FanOut.route53(),
   originPath: '/',
   exportPath: '/efs',
   attributeCacheTimeout: Duration.minutes(10),

@@ -11,7 +11,7 @@ import { instanceTypeFacts } from '../private/instance-types';
 import { NfsVersion } from '../nfs-version';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 import { CACHE_FLEET_DEFAULTS, CacheFleetOptions } from './options';
-import { FanOutMode } from './fan-out';
+import { resolveFanOut } from './fan-out';
 import { checkMirrorSizeFits, hasMirrors, MIRROR_ROOT, validateMirrorOptions } from './mirror';
 
 /** The fleet's default node type. */
@@ -58,8 +58,9 @@ export function validateCacheFleetOptions(
     throw propError(scope, 'originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
   checkClientNfsVersion(scope, o.clientNfsVersion);
-  if (o.clientNfsVersion === NfsVersion.NFS_V3 && o.fanOut === FanOutMode.NETWORK_LOAD_BALANCER) {
-    throw propError(scope, 'clientNfsVersion', 'NfsVersion.NFS_V3 needs fanOut: FanOutMode.ROUTE53: an NFSv3 client asks ' +
+  const fanOut = resolveFanOut(scope, o.fanOut, CACHE_FLEET_DEFAULTS.fanOut);
+  if (o.clientNfsVersion === NfsVersion.NFS_V3 && fanOut._networkLoadBalancer) {
+    throw propError(scope, 'clientNfsVersion', 'NfsVersion.NFS_V3 needs fanOut: FanOut.route53(): an NFSv3 client asks ' +
       `mountd (TCP ${NFS_MOUNTD_PORT}) for the export before NFS (TCP ${NFS_PORT}), and the load balancer has no listener for mountd.`);
   }
   const diskCache = nodeDiskCacheOn(o, facts);

@@ -14,6 +14,14 @@ export const REMOVED_FLEET_PROPS: Readonly<Record<string, string>> = {
   bootstrapTimeout: 'was renamed signalTimeout in 0.2.',
   clientProtocol: 'was renamed clientNfsVersion in 0.2: ClientProtocol.NFS_V3 is NfsVersion.NFS_V3, ClientProtocol.NFS_V4_1 ' +
     'is NfsVersion.NFS_V4_1.',
+  hostedZone: 'was moved into fanOut in 0.2: give fanOut: FanOut.route53({ hostedZone }).',
+  zoneName: 'was moved into fanOut in 0.2: give fanOut: FanOut.route53({ zoneName }).',
+  recordName: 'was moved into fanOut in 0.2: give fanOut: FanOut.route53({ recordName }).',
+  recordTtl: 'was moved into fanOut in 0.2: give fanOut: FanOut.route53({ recordTtl }).',
+  loadBalancerIdleTimeout: 'was moved into fanOut in 0.2: give fanOut: FanOut.networkLoadBalancer({ idleTimeout }).',
+  crossZone: 'was moved into fanOut in 0.2: give fanOut: FanOut.networkLoadBalancer({ crossZone }).',
+  loadBalancerAccessLogs: 'was moved into fanOut in 0.2: give fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket } }).',
+  loadBalancerAccessLogsPrefix: 'was moved into fanOut in 0.2: give fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket, prefix } }).',
 };
 
 /** The client props of 0.1 that 0.2 removed (see REMOVED_FLEET_PROPS). */

@@ -3,11 +3,12 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
+  AccessLogsOptions,
   CachedFileSystem,
   CacheFleet,
   CacheFleetProps,
   CacheOrigin,
-  FanOutMode,
+  FanOut,
   MirrorStorage,
   MountHelper,
   NfsServerOptions,
@@ -423,7 +424,7 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: an elastic fleet in isolated subnets (warning names S3 for the code and Auto Scaling)',
-    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4 } }),
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4 } }),
     warning: new RegExp(/^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*S3 \(the instances' code: a gateway endpoint\).*/.source +
       /Auto Scaling \(an elastic node completes its lifecycle hooks: without it every node is abandoned\)/.source),
   },
@@ -439,7 +440,7 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: isolated subnets behind an NLB, metrics off (warning)',
-    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack, 1), origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, metrics: false }),
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack, 1), origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer(), metrics: false }),
     warning: /^vpcSubnets: (?!.*EC2 \(attaching)(?!.*CloudWatch).*endpoints for the package repositories .*CloudFormation.*SSM, ssmmessages/,
   },
   {
@@ -497,63 +498,58 @@ const CASES: BadInput[] = [
     build: fleet({ instanceType: new ec2.InstanceType('c7gn.4xlarge'), workingSetSize: Size.gibibytes(100) }),
     warning: /^workingSetSize: 100 GiB does not fit .* \(32 GiB\)/,
   },
-  // FanOut (mode-specific options of the fleet)
+  // FanOut (the options of each mode; an option of the other mode cannot be written)
   {
-    name: 'fan-out: a record name under NLB',
-    build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, recordName: 'x' }),
-    error: /^Invalid recordName: applies only with fanOut: FanOutMode.ROUTE53/,
+    name: 'fan-out: a zone name together with a hosted zone',
+    build: (stack: Stack, vpc: ec2.Vpc) => fleet({
+      fanOut: FanOut.route53({ hostedZone: new route53.PrivateHostedZone(stack, 'Zone', { zoneName: 'corp.internal', vpc }), zoneName: 'data.internal' }),
+    })(stack, vpc),
+    error: new RegExp(/^Invalid fanOut\.zoneName: names a new hosted zone, but hostedZone gives an existing one\. Remove one of them\. /.source +
+      /\(at TestStack\/Fleet; in Python: fan_out\.zone_name\)/.source),
   },
   {
-    name: 'fan-out: a record TTL under NLB',
-    build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, recordTtl: Duration.seconds(5) }),
-    error: /^Invalid recordTtl: applies only with fanOut: FanOutMode.ROUTE53/,
-  },
-  {
-    name: 'fan-out: an NLB idle timeout under Route 53',
-    build: fleet({ loadBalancerIdleTimeout: Duration.minutes(10) }),
-    error: /^Invalid loadBalancerIdleTimeout: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/,
-  },
-  {
-    name: 'fan-out: NLB access logs under Route 53',
-    build: (stack: Stack, vpc: ec2.Vpc) => fleet({ loadBalancerAccessLogs: s3.Bucket.fromBucketName(stack, 'Logs', 'logs') })(stack, vpc),
-    error: /^Invalid loadBalancerAccessLogs: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/,
-  },
-  {
-    name: 'fan-out: an access-log prefix without a bucket',
-    build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerAccessLogsPrefix: 'x' }),
-    error: /^Invalid loadBalancerAccessLogsPrefix: is the prefix of the access logs, but loadBalancerAccessLogs gives no bucket/,
+    name: 'fan-out: an access-log prefix without a bucket (JavaScript)',
+    build: fleet({ fanOut: FanOut.networkLoadBalancer({ accessLogs: { prefix: 'x' } as AccessLogsOptions }) }),
+    error: /^Invalid fanOut\.accessLogs\.bucket: is required/,
   },
   {
     name: 'fan-out: an access-log prefix ELB refuses',
     build: (stack: Stack, vpc: ec2.Vpc) => fleet({
-      fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerAccessLogs: s3.Bucket.fromBucketName(stack, 'Logs', 'logs'), loadBalancerAccessLogsPrefix: 'logs/AWSLogs',
+      fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket: s3.Bucket.fromBucketName(stack, 'Logs', 'logs'), prefix: 'logs/AWSLogs' } }),
     })(stack, vpc),
-    error: /^Invalid loadBalancerAccessLogsPrefix: 'logs\/AWSLogs' cannot start or end with \/ nor contain AWSLogs/,
-  },
-  {
-    name: 'fan-out: cross-zone under Route 53',
-    build: fleet({ crossZone: true }),
-    error: /^Invalid crossZone: applies only with fanOut: FanOutMode.NETWORK_LOAD_BALANCER/,
+    error: /^Invalid fanOut\.accessLogs\.prefix: 'logs\/AWSLogs' cannot start or end with \/ nor contain AWSLogs/,
   },
   {
     name: 'fan-out: an NLB idle timeout out of range',
-    build: fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerIdleTimeout: Duration.seconds(10) }),
-    error: /^Invalid loadBalancerIdleTimeout: must be between 60 and 6000/,
+    build: fleet({ fanOut: FanOut.networkLoadBalancer({ idleTimeout: Duration.seconds(10) }) }),
+    error: /^Invalid fanOut\.idleTimeout: must be between 60 and 6000 .*in Python: fan_out\.idle_timeout/,
+  },
+  {
+    name: 'fan-out: an NLB idle timeout as a token',
+    build: (stack, vpc) => fleet({
+      fanOut: FanOut.networkLoadBalancer({ idleTimeout: Duration.seconds(new CfnParameter(stack, 'Idle', { type: 'Number' }).valueAsNumber) }),
+    })(stack, vpc),
+    error: /^Invalid fanOut\.idleTimeout: must be known at synth/,
   },
   {
     name: 'fan-out: a bad zone name',
-    build: fleet({ zoneName: 'Not A Zone' }),
-    error: /^Invalid zoneName/,
+    build: fleet({ fanOut: FanOut.route53({ zoneName: 'Not A Zone' }) }),
+    error: /^Invalid fanOut\.zoneName: 'Not A Zone' is not a valid DNS zone name/,
   },
   {
     name: 'fan-out: a record name with a space',
-    build: fleet({ recordName: 'my cache' }),
-    error: /^Invalid recordName: 'my cache' is not a valid DNS name/,
+    build: fleet({ fanOut: FanOut.route53({ recordName: 'my cache' }) }),
+    error: /^Invalid fanOut\.recordName: 'my cache' is not a valid DNS name/,
   },
   {
     name: 'fan-out: a record TTL over a day',
-    build: fleet({ recordTtl: Duration.days(2) }),
-    error: /^Invalid recordTtl: must be between 0 seconds and 1 day/,
+    build: fleet({ fanOut: FanOut.route53({ recordTtl: Duration.days(2) }) }),
+    error: /^Invalid fanOut\.recordTtl: must be between 0 seconds and 1 day/,
+  },
+  {
+    name: 'fan-out: a FanOutMode value of 0.1 (JavaScript)',
+    build: fleet({ fanOut: 'nlb' as unknown as FanOut }),
+    error: /^Invalid fanOut: must be FanOut\.route53\(\) or FanOut\.networkLoadBalancer\(\), got 'nlb'\. FanOutMode\.ROUTE53 is FanOut\.route53\(\)/,
   },
   // Messages: instance type names aws-cdk-lib cannot read, and tokens where a value is needed at synth
   {
@@ -585,17 +581,18 @@ const CASES: BadInput[] = [
   {
     name: 'fleets: two with the default zone on one VPC',
     build: twoFleets({}),
-    error: /^Invalid zoneName: a private hosted zone named 'efs-cache.internal' on this VPC already belongs to the fleet TestStack\/Fleet: .*another zoneName/,
+    error: new RegExp(/^Invalid fanOut\.zoneName: a private hosted zone named 'efs-cache.internal' on this VPC already belongs to the fleet /.source +
+      /TestStack\/Fleet: .*another zoneName/.source),
   },
   {
     name: 'fleets: two cached file systems with fleets in one stack',
     build: (stack, vpc) => [1, 2].map((i) => new CachedFileSystem(stack, `Data${i}`, { vpc, cacheFleet: {} })),
-    error: /^Invalid zoneName: .*already belongs to the fleet TestStack\/Data1\/CacheFleet/,
+    error: /^Invalid fanOut\.zoneName: .*already belongs to the fleet TestStack\/Data1\/CacheFleet/,
   },
   {
     name: 'fleets: one zone name with a trailing dot',
-    build: twoFleets({ zoneName: 'data.example.internal.' }, { zoneName: 'data.example.internal' }),
-    error: /^Invalid zoneName: a private hosted zone named 'data.example.internal.' on this VPC/,
+    build: twoFleets({ fanOut: FanOut.route53({ zoneName: 'data.example.internal.' }) }, { fanOut: FanOut.route53({ zoneName: 'data.example.internal' }) }),
+    error: /^Invalid fanOut\.zoneName: a private hosted zone named 'data.example.internal.' on this VPC/,
   },
   {
     name: 'fleets: the same zone name in two stacks on one imported VPC',
@@ -606,17 +603,17 @@ const CASES: BadInput[] = [
       });
       return new CacheFleet(s, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(s)) });
     }),
-    error: /^Invalid zoneName: .*already belongs to the fleet Other\/Fleet/,
+    error: /^Invalid fanOut\.zoneName: .*already belongs to the fleet Other\/Fleet/,
   },
   {
     name: 'fleets: a shared hosted zone with the default record name',
-    build: twoFleets((first) => ({ hostedZone: first.hostedZone })),
-    error: /^Invalid recordName: the record 'cache' in this hosted zone already belongs to the fleet TestStack\/Fleet: .*its own recordName/,
+    build: twoFleets((first) => ({ fanOut: FanOut.route53({ hostedZone: first.hostedZone }) })),
+    error: /^Invalid fanOut\.recordName: the record 'cache' in this hosted zone already belongs to the fleet TestStack\/Fleet: .*its own recordName/,
   },
   {
     name: 'fleets: a record name that is another fleet\'s node name',
-    build: twoFleets((first) => ({ hostedZone: first.hostedZone, recordName: 'node2.cache' })),
-    error: /^Invalid recordName: the record 'node2.cache' in this hosted zone already belongs to the fleet TestStack\/Fleet/,
+    build: twoFleets((first) => ({ fanOut: FanOut.route53({ hostedZone: first.hostedZone, recordName: 'node2.cache' }) })),
+    error: /^Invalid fanOut\.recordName: the record 'node2.cache' in this hosted zone already belongs to the fleet TestStack\/Fleet/,
   },
   {
     name: 'efs-utils: a fleet on a custom image (warning)',
@@ -673,7 +670,8 @@ const CASES: BadInput[] = [
       new route53.PrivateHostedZone(stack, 'Mine', { zoneName: 'EFS-Cache.Internal.', vpc });
       return fleet({})(stack, vpc);
     },
-    error: /^Invalid zoneName: the private hosted zone TestStack\/Mine is also named 'efs-cache.internal' and is associated with this VPC: Route 53 refuses/,
+    error: new RegExp(/^Invalid fanOut\.zoneName: the private hosted zone TestStack\/Mine is also named 'efs-cache.internal' /.source +
+      /and is associated with this VPC: Route 53 refuses/.source),
   },
   {
     name: 'zones: a CfnHostedZone in another stack with a fleet\'s zone name on one imported VPC',
@@ -682,9 +680,9 @@ const CASES: BadInput[] = [
       const other = new Stack(stack.node.root as App, 'Other');
       new route53.CfnHostedZone(other, 'Zone', { name: 'data.example.internal', vpcs: [{ vpcId: attrs.vpcId, vpcRegion: 'us-east-1' }] });
       const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Shared', attrs);
-      return new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), zoneName: 'data.example.internal' });
+      return new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.route53({ zoneName: 'data.example.internal' }) });
     },
-    error: /^Invalid zoneName: the private hosted zone Other\/Zone is also named 'data.example.internal'/,
+    error: /^Invalid fanOut\.zoneName: the private hosted zone Other\/Zone is also named 'data.example.internal'/,
   },
   {
     name: 'paths: /var as export path',
@@ -753,6 +751,25 @@ const CASES: BadInput[] = [
     name: 'fleet: the clientProtocol prop of 0.1 (JavaScript)',
     build: fleet({ clientProtocol: 'nfs3' } as Partial<CacheFleetProps>),
     error: /^Invalid clientProtocol: was renamed clientNfsVersion in 0\.2: ClientProtocol\.NFS_V3 is NfsVersion\.NFS_V3/,
+  },
+  ...([
+    ['hostedZone', 'route53', '{ hostedZone }'],
+    ['zoneName', 'route53', '{ zoneName }'],
+    ['recordName', 'route53', '{ recordName }'],
+    ['recordTtl', 'route53', '{ recordTtl }'],
+    ['loadBalancerIdleTimeout', 'networkLoadBalancer', '{ idleTimeout }'],
+    ['crossZone', 'networkLoadBalancer', '{ crossZone }'],
+    ['loadBalancerAccessLogs', 'networkLoadBalancer', '{ accessLogs: { bucket } }'],
+    ['loadBalancerAccessLogsPrefix', 'networkLoadBalancer', '{ accessLogs: { bucket, prefix } }'],
+  ] as const).map(([prop, factory, options]): BadInput => ({
+    name: `fleet: the ${prop} prop, moved into fanOut in 0.2 (JavaScript)`,
+    build: fleet({ [prop]: 'x' } as Partial<CacheFleetProps>),
+    error: new RegExp(`^Invalid ${prop}: was moved into fanOut in 0\\.2: give fanOut: FanOut\\.${factory}\\(${options.replace(/[{}]/g, '\\$&')}\\)\\.`),
+  })),
+  {
+    name: 'fleet in a CachedFileSystem: a fan-out prop of 0.1 (JavaScript)',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Cached', { vpc, cacheFleet: { zoneName: 'data.internal' } as object }),
+    error: /^Invalid zoneName: was moved into fanOut in 0\.2: give fanOut: FanOut\.route53\(\{ zoneName \}\)\./,
   },
   {
     name: 'fleet in a CachedFileSystem: a renamed prop of 0.1 (JavaScript)',
@@ -907,8 +924,8 @@ const CASES: BadInput[] = [
   // NFSv3 to the origin works with every fan-out (test/cache-fleet/nfs-origin.test.ts); NFSv3 to the clients needs Route 53 whatever the origin.
   {
     name: 'nfs origin: NFSv3 clients behind an NLB',
-    build: nfsFleet({}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientNfsVersion: NfsVersion.NFS_V3 }),
-    error: /^Invalid clientNfsVersion: NfsVersion\.NFS_V3 needs fanOut: FanOutMode\.ROUTE53/,
+    build: nfsFleet({}, { fanOut: FanOut.networkLoadBalancer(), clientNfsVersion: NfsVersion.NFS_V3 }),
+    error: /^Invalid clientNfsVersion: NfsVersion\.NFS_V3 needs fanOut: FanOut\.route53\(\)/,
   },
   // One NfsVersion for both ends: the nodes mount an NFS server with any of its versions, but serve clients NFSv3 and NFSv4.1 only.
   {

@@ -3,7 +3,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, EfsOriginOptions, FanOutMode, MountHelper } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, EfsOriginOptions, FanOut, MountHelper } from '../../lib';
 import { fsidFor } from '../../lib/cache-fleet/cache-fleet';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
@@ -237,10 +237,21 @@ describe('CacheFleet fan-out', () => {
     t.resourceCountIs('AWS::ElasticLoadBalancingV2::LoadBalancer', 0);
   });
 
+  test('fleet.fanOut is the FanOut given, FanOut.route53() when none is', () => {
+    const nlb = FanOut.networkLoadBalancer({ crossZone: true });
+    expect(fleet({ fanOut: nlb }).fleet.fanOut).toBe(nlb);
+    const byDefault = fleet().fleet.fanOut;
+    expect(byDefault).toBeInstanceOf(FanOut);
+    expect(byDefault._route53).toEqual({});
+    expect(byDefault._networkLoadBalancer).toBeUndefined();
+  });
+
   test('Route 53 with an existing zone and names', () => {
     const { stack, vpc } = stackWithVpc();
     const zone = new route53.PrivateHostedZone(stack, 'Z', { zoneName: 'corp.example', vpc });
-    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), hostedZone: zone, recordName: 'efs' });
+    const f = new CacheFleet(stack, 'Fleet', {
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.route53({ hostedZone: zone, recordName: 'efs' }),
+    });
     expect(f.endpoint).toBe('efs.corp.example');
     Template.fromStack(stack).resourceCountIs('AWS::Route53::HostedZone', 1);
   });
@@ -249,9 +260,11 @@ describe('CacheFleet fan-out', () => {
     const { stack, vpc } = stackWithVpc();
     const fileSystem = importedFs(stack);
     const a = new CacheFleet(stack, 'A', { vpc, origin: CacheOrigin.efs(fileSystem) });
-    const b = new CacheFleet(stack, 'B', { vpc, origin: CacheOrigin.efs(fileSystem), zoneName: 'b.efs-cache.internal' });
-    const c = new CacheFleet(stack, 'C', { vpc, origin: CacheOrigin.efs(fileSystem), hostedZone: a.hostedZone, recordName: 'archive' });
-    const nlb = new CacheFleet(stack, 'D', { vpc, origin: CacheOrigin.efs(fileSystem), fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
+    const b = new CacheFleet(stack, 'B', { vpc, origin: CacheOrigin.efs(fileSystem), fanOut: FanOut.route53({ zoneName: 'b.efs-cache.internal' }) });
+    const c = new CacheFleet(stack, 'C', {
+      vpc, origin: CacheOrigin.efs(fileSystem), fanOut: FanOut.route53({ hostedZone: a.hostedZone, recordName: 'archive' }),
+    });
+    const nlb = new CacheFleet(stack, 'D', { vpc, origin: CacheOrigin.efs(fileSystem), fanOut: FanOut.networkLoadBalancer() });
     expect([a, b, c, nlb].map((f) => f.endpoint.toString())).toEqual([
       'cache.efs-cache.internal', 'cache.b.efs-cache.internal', 'archive.efs-cache.internal', expect.anything(),
     ]);
@@ -266,7 +279,7 @@ describe('CacheFleet fan-out', () => {
   });
 
   test('NLB: internal, TCP 2049, health checks, source-IP stickiness, cross-zone off, no stable interfaces', () => {
-    const { t, fleet: f, params } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
+    const { t, fleet: f, params } = fleet({ fanOut: FanOut.networkLoadBalancer() });
     t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
       Scheme: 'internal', Type: 'network',
       LoadBalancerAttributes: Match.arrayWith([{ Key: 'load_balancing.cross_zone.enabled', Value: 'false' }]),
@@ -299,14 +312,16 @@ describe('CacheFleet fan-out', () => {
   });
 
   test('NLB: cdk-nag AwsSolutions and NIST 800-53 R5 find nothing unacknowledged', () => {
-    const { app } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
+    const { app } = fleet({ fanOut: FanOut.networkLoadBalancer() });
     expect(nagFindings(app, ['AwsSolutions', 'NIST'])).toEqual([]);
   });
 
-  test('NLB with loadBalancerAccessLogs: the access_logs attributes point at the bucket and prefix; no ELB2 or ELBLoggingEnabled acknowledgement needed', () => {
+  test('NLB with accessLogs: the access_logs attributes point at the bucket and prefix; no ELB2 or ELBLoggingEnabled acknowledgement needed', () => {
     const { app, stack, vpc } = stackWithVpc();
     const logs = new s3.Bucket(stack, 'Logs', { enforceSSL: true, serverAccessLogsPrefix: 'self/', versioned: true });
-    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, loadBalancerAccessLogs: logs, loadBalancerAccessLogsPrefix: 'efs-cache' });
+    new CacheFleet(stack, 'Fleet', {
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket: logs, prefix: 'efs-cache' } }),
+    });
     const t = Template.fromStack(stack);
     t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
       LoadBalancerAttributes: Match.arrayWith([
@@ -327,7 +342,7 @@ describe('CacheFleet fan-out', () => {
   });
 
   test('NLB without mirrors: one listener and one target group, on 2049; nothing on the mirrors\' port', () => {
-    const { t, fleet: f } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
+    const { t, fleet: f } = fleet({ fanOut: FanOut.networkLoadBalancer() });
     t.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 1);
     t.resourceCountIs('AWS::ElasticLoadBalancingV2::TargetGroup', 1);
     expect(f.mirrorTargetGroup).toBeUndefined();
@@ -335,7 +350,7 @@ describe('CacheFleet fan-out', () => {
   });
 
   test('NLB with mirrors: a second listener on 2050 with a target group of its own, set as the 2049 one, and the load balancer let into the nodes on 2050', () => {
-    const { t, fleet: f, stack } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, mirrorPaths: ['/efs/app'], loadBalancerIdleTimeout: Duration.seconds(600) });
+    const { t, fleet: f, stack } = fleet({ fanOut: FanOut.networkLoadBalancer({ idleTimeout: Duration.seconds(600) }), mirrorPaths: ['/efs/app'] });
     const listeners = Object.values(t.findResources('AWS::ElasticLoadBalancingV2::Listener')).map((r) => r.Properties);
     expect(listeners.map((l) => [l.Port, l.Protocol]).sort()).toEqual([[2049, 'TCP'], [2050, 'TCP']]);
     const groups = Object.entries(t.findResources('AWS::ElasticLoadBalancingV2::TargetGroup'));
@@ -381,7 +396,7 @@ describe('CacheFleet fan-out', () => {
   });
 
   test('NLB with mirrors: cdk-nag AwsSolutions, NIST 800-53 R5 and HIPAA Security find nothing unacknowledged on the second listener either', () => {
-    const { app } = fleet({ fanOut: FanOutMode.NETWORK_LOAD_BALANCER, mirrorPaths: ['/efs/app'] });
+    const { app } = fleet({ fanOut: FanOut.networkLoadBalancer(), mirrorPaths: ['/efs/app'] });
     expect(nagFindings(app, ['AwsSolutions', 'NIST', 'HIPAA'])).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { Duration, Size, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, CacheFleet, CacheOrigin, ElasticCapacity, FanOutMode, OriginFileSystem } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheOrigin, ElasticCapacity, FanOut, OriginFileSystem } from '../../lib';
 import { nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
 
@@ -13,7 +13,7 @@ function build(elastic: ElasticCapacity = { maxNodes: 8 }, mirrors = false) {
   const alarmTopic = new sns.Topic(stack, 'Alarms', { enforceSSL: true, masterKey });
   const cfs = new CachedFileSystem(stack, 'Data', {
     vpc,
-    cacheFleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic, ...(mirrors ? { mirrorPaths: ['/efs/site'] } : {}) },
+    cacheFleet: { fanOut: FanOut.networkLoadBalancer(), elastic, ...(mirrors ? { mirrorPaths: ['/efs/site'] } : {}) },
     monitoring: { alarmTopic },
   });
   return { app, stack, cfs, t: Template.fromStack(stack) };
@@ -141,24 +141,24 @@ test('1,000 nodes in one stack: the same resources as 8, with the dashboard', ()
 
 describe('bad elastic options are refused', () => {
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['with Route 53', { elastic: { maxNodes: 4 } }, /Invalid elastic: needs fanOut: FanOutMode.NETWORK_LOAD_BALANCER/],
-    ['with nodeCount', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, nodeCount: 3, elastic: { maxNodes: 4 } }, /Invalid elastic: and nodeCount exclude each other/],
-    ['maxNodes below minNodes', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { minNodes: 5, maxNodes: 4 } }, /Invalid elastic.maxNodes: must be at least minNodes \(5\), got 4/],
-    ['maxNodes equal to minNodes', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { minNodes: 3, maxNodes: 3 } }, /Invalid elastic.maxNodes: must be more than minNodes \(3\): .*use nodeCount/],
-    ['maxNodes equal to the default minNodes', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 2 } }, /Invalid elastic.maxNodes: must be more than minNodes \(2\)/],
-    ['a signal timeout past the warm-up\'s 3,600 s', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4 }, signalTimeout: Duration.minutes(61) },
+    ['with Route 53', { elastic: { maxNodes: 4 } }, /Invalid elastic: needs fanOut: FanOut\.networkLoadBalancer\(\)/],
+    ['with nodeCount', { fanOut: FanOut.networkLoadBalancer(), nodeCount: 3, elastic: { maxNodes: 4 } }, /Invalid elastic: and nodeCount exclude each other/],
+    ['maxNodes below minNodes', { fanOut: FanOut.networkLoadBalancer(), elastic: { minNodes: 5, maxNodes: 4 } }, /Invalid elastic.maxNodes: must be at least minNodes \(5\), got 4/],
+    ['maxNodes equal to minNodes', { fanOut: FanOut.networkLoadBalancer(), elastic: { minNodes: 3, maxNodes: 3 } }, /Invalid elastic.maxNodes: must be more than minNodes \(3\): .*use nodeCount/],
+    ['maxNodes equal to the default minNodes', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 2 } }, /Invalid elastic.maxNodes: must be more than minNodes \(2\)/],
+    ['a signal timeout past the warm-up\'s 3,600 s', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4 }, signalTimeout: Duration.minutes(61) },
       /Invalid signalTimeout: must be at most 60 minutes on an elastic fleet, got 1 hour 1 minute: .*3,600 seconds/],
-    ['no node', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { minNodes: 0, maxNodes: 4 } }, /Invalid elastic.minNodes: must be a whole number from 1 to 10000, got 0/],
-    ['a fraction', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4.5 } }, /Invalid elastic.maxNodes: must be a whole number/],
-    ['a short cooldown', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, scaleInCooldown: Duration.minutes(1) } },
+    ['no node', { fanOut: FanOut.networkLoadBalancer(), elastic: { minNodes: 0, maxNodes: 4 } }, /Invalid elastic.minNodes: must be a whole number from 1 to 10000, got 0/],
+    ['a fraction', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4.5 } }, /Invalid elastic.maxNodes: must be a whole number/],
+    ['a short cooldown', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, scaleInCooldown: Duration.minutes(1) } },
       /Invalid elastic.scaleInCooldown: must be from 5 minutes to 1 day/],
-    ['a cooldown of seconds', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, scaleInCooldown: Duration.seconds(450) } }, /Invalid elastic.scaleInCooldown: must be whole minutes/],
-    ['a long drain', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, drainTimeout: Duration.hours(3) } }, /Invalid elastic.drainTimeout: must be from 30 seconds to 2 hours/],
-    ['a drain of a fraction of a second', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, drainTimeout: Duration.seconds(90.5) } },
+    ['a cooldown of seconds', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, scaleInCooldown: Duration.seconds(450) } }, /Invalid elastic.scaleInCooldown: must be whole minutes/],
+    ['a long drain', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, drainTimeout: Duration.hours(3) } }, /Invalid elastic.drainTimeout: must be from 30 seconds to 2 hours/],
+    ['a drain of a fraction of a second', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, drainTimeout: Duration.seconds(90.5) } },
       /Invalid elastic.drainTimeout: must be whole seconds, got 90.5 seconds/],
-    ['a target from a token', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.mebibytes(Token.asNumber({ Ref: 'Target' })) } },
+    ['a target from a token', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.mebibytes(Token.asNumber({ Ref: 'Target' })) } },
       /Invalid elastic.targetNetworkOutPerNode: must be known at synth/],
-    ['a tiny target', { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.kibibytes(1) } },
+    ['a tiny target', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.kibibytes(1) } },
       /Invalid elastic.targetNetworkOutPerNode: must be at least 1 MiB/],
   ];
   test.each(cases)('%s', (_name, options, message) => {

@@ -1,11 +1,11 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, FanOutMode } from '../../lib';
+import { CachedFileSystem, FanOut } from '../../lib';
 import { nagFindings, stackWithVpc } from '../util';
 
 /** Fleets past CloudWatch's 10 metrics per alarm, and past what one CloudFormation template holds. */
-function build(nodeCount: number, fanOut = FanOutMode.ROUTE53) {
+function build(nodeCount: number, fanOut = FanOut.route53()) {
   const { app, stack, vpc } = stackWithVpc();
   const masterKey = new kms.Key(stack, 'Key', { enableKeyRotation: true });
   const alarmTopic = new sns.Topic(stack, 'Alarms', { enforceSSL: true, masterKey });
@@ -44,7 +44,7 @@ describe('no healthy cache node, on a Route 53 fleet of more than 10 nodes', () 
 });
 
 test('10 nodes keep one plain alarm; an NLB fleet keeps one whatever its size', () => {
-  for (const [n, fanOut] of [[10, FanOutMode.ROUTE53], [12, FanOutMode.NETWORK_LOAD_BALANCER]] as const) {
+  for (const [n, fanOut] of [[10, FanOut.route53()], [12, FanOut.networkLoadBalancer()]] as const) {
     const { t } = build(n, fanOut);
     expect(Object.keys(t.findResources('AWS::CloudWatch::CompositeAlarm'))).toHaveLength(0);
     expect(Object.keys(t.findResources('AWS::CloudWatch::Alarm')).filter((id) => id.includes('NoHealthyCacheNode'))).toHaveLength(1);

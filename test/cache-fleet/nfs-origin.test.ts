@@ -10,7 +10,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import {
-  CacheFleet, CacheFleetProps, CacheOrigin, FanOutMode, FsCacheClientLaunchTemplate, MountSource,
+  CacheFleet, CacheFleetProps, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, MountSource,
   NfsServerOptions, NfsVersion,
 } from '../../lib';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
@@ -220,15 +220,15 @@ describe('CacheOrigin.nfsServer: security groups and IAM', () => {
 
 describe('CacheOrigin.nfsServer with the fan-out and the clients', () => {
   test('an NFSv3 origin behind an NLB is accepted: the load balancer stands between clients and nodes, which reach the origin themselves', () => {
-    const { t, fleet } = nfsFleet(NfsVersion.NFS_V3, {}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER });
+    const { t, fleet } = nfsFleet(NfsVersion.NFS_V3, {}, { fanOut: FanOut.networkLoadBalancer() });
     expect(fleet.clientNfsVersion).toBe(NfsVersion.NFS_V4_1);
     t.resourceCountIs('AWS::ElasticLoadBalancingV2::LoadBalancer', 1);
     t.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 2049 });
   });
 
   test('NFSv3 clients stay refused behind an NLB, whatever the origin (no listener for mountd)', () => {
-    expect(() => nfsFleet(NfsVersion.NFS_V3, {}, { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientNfsVersion: NfsVersion.NFS_V3 }))
-      .toThrow(/^Invalid clientNfsVersion: NfsVersion.NFS_V3 needs fanOut: FanOutMode.ROUTE53/);
+    expect(() => nfsFleet(NfsVersion.NFS_V3, {}, { fanOut: FanOut.networkLoadBalancer(), clientNfsVersion: NfsVersion.NFS_V3 }))
+      .toThrow(/^Invalid clientNfsVersion: NfsVersion.NFS_V3 needs fanOut: FanOut\.route53\(\)/);
   });
 
   test('clients mount the fleet as they do over EFS: the origin is none of their business', () => {

@@ -5,7 +5,7 @@
  */
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, FanOutMode, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
+import { CacheFleet, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { expand, launchTemplateUserData, parameters } from '../util/user-data';
@@ -100,8 +100,8 @@ describe('NfsVersion.NFS_V3', () => {
   test('behind a load balancer it is refused: the NLB has no listener for mountd', () => {
     const { stack, vpc } = stackWithVpc();
     expect(() => new CacheFleet(stack, 'Fleet', {
-      vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOutMode.NETWORK_LOAD_BALANCER, clientNfsVersion: NfsVersion.NFS_V3,
-    })).toThrow(/Invalid clientNfsVersion: NfsVersion.NFS_V3 needs fanOut: FanOutMode.ROUTE53/);
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer(), clientNfsVersion: NfsVersion.NFS_V3,
+    })).toThrow(/Invalid clientNfsVersion: NfsVersion.NFS_V3 needs fanOut: FanOut\.route53\(\)/);
   });
 
   test('a numeric fsid above an int is refused before installing anything: exportfs would show it negative', () => {

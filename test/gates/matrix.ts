@@ -13,7 +13,7 @@ import {
   ClientSource,
   DataSeeder,
   DiskCache,
-  FanOutMode,
+  FanOut,
   FsCacheClientLaunchTemplate,
   MountSource,
   NfsVersion,
@@ -110,7 +110,7 @@ function nfsServerFleet(name: string, peer: 'cidr' | 'group'): GateConfig {
         vpc, origin, nodeCount: 2,
         ...(peer === 'cidr'
           ? { mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] }
-          : { instanceType: new ec2.InstanceType('c7gd.16xlarge'), fanOut: FanOutMode.NETWORK_LOAD_BALANCER }),
+          : { instanceType: new ec2.InstanceType('c7gd.16xlarge'), fanOut: FanOut.networkLoadBalancer() }),
       });
       new FsCacheClientLaunchTemplate(stack, 'Clients', {
         vpc, instanceType: armClient, source: MountSource.cacheFleet(fleet, peer === 'cidr' ? { mirrorPaths: ['/efs/app'] } : {}),
@@ -135,9 +135,9 @@ export const MATRIX: GateConfig[] = [
   variant('OriginClientArmEbs', {
     clients: [{ instanceType: ebsClient, diskCache: DiskCache.ebs() }],
   }),
-  variant('Route53OneNode', { fleet: { nodeCount: 1, fanOut: FanOutMode.ROUTE53 }, clients: [{}] }),
+  variant('Route53OneNode', { fleet: { nodeCount: 1, fanOut: FanOut.route53() }, clients: [{}] }),
   variant('Route53ThreeNodesX86', {
-    fleet: { nodeCount: 3, fanOut: FanOutMode.ROUTE53, instanceType: x86Node },
+    fleet: { nodeCount: 3, fanOut: FanOut.route53(), instanceType: x86Node },
     clients: [{ instanceType: x86Client, source: ClientSource.CACHE_FLEET }],
   }),
   variant('Route53WarmArm', {
@@ -147,24 +147,24 @@ export const MATRIX: GateConfig[] = [
       { instanceType: x86Client, source: ClientSource.ORIGIN },
     ],
   }),
-  variant('NlbOneNode', { fleet: { nodeCount: 1, fanOut: FanOutMode.NETWORK_LOAD_BALANCER }, clients: [{}] }),
+  variant('NlbOneNode', { fleet: { nodeCount: 1, fanOut: FanOut.networkLoadBalancer() }, clients: [{}] }),
   variant('NlbFourNodesX86Warm', {
-    fleet: { nodeCount: 4, fanOut: FanOutMode.NETWORK_LOAD_BALANCER, instanceType: x86Node, warmPaths: ['/efs'] },
+    fleet: { nodeCount: 4, fanOut: FanOut.networkLoadBalancer(), instanceType: x86Node, warmPaths: ['/efs'] },
     clients: [{ instanceType: armClient }],
   }),
   // An NLB fleet with mirrors (a second listener, on the mirrors' port 2050) and clients that mount one.
   variant('NlbMirror', {
-    fleet: { nodeCount: 2, fanOut: FanOutMode.NETWORK_LOAD_BALANCER, mirrorPaths: ['/efs/app', '/efs/www'] },
+    fleet: { nodeCount: 2, fanOut: FanOut.networkLoadBalancer(), mirrorPaths: ['/efs/app', '/efs/www'] },
     mirrorClients: ['/efs/app'],
   }),
   // An elastic fleet (one Auto Scaling group with lifecycle hooks and scaling policies) with mirrors and warming.
   variant('NlbElasticMirrorWarm', {
-    fleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER, elastic: { maxNodes: 8 }, mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] },
+    fleet: { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 8 }, mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] },
     clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
     mirrorClients: ['/efs/app'],
   }),
   variant('NlbEbsClient', {
-    fleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER },
+    fleet: { fanOut: FanOut.networkLoadBalancer() },
     clients: [{ instanceType: ebsClient, diskCache: DiskCache.ebs(), source: ClientSource.CACHE_FLEET }],
   }),
   // The largest node user data: the disk cache (instance store), mirrors and warming together.
@@ -190,7 +190,7 @@ export const MATRIX: GateConfig[] = [
   variant('ImportedOriginClient', { importedOrigin: true, clients: [{ instanceType: x86Client }] }),
   variant('ImportedOriginFleet', {
     importedOrigin: true,
-    fleet: { nodeCount: 2, fanOut: FanOutMode.ROUTE53, warmPaths: ['/efs/hot'] },
+    fleet: { nodeCount: 2, fanOut: FanOut.route53(), warmPaths: ['/efs/hot'] },
     clients: [
       { instanceType: armClient, source: ClientSource.CACHE_FLEET },
       { instanceType: ebsClient, diskCache: DiskCache.ebs(), source: ClientSource.ORIGIN },

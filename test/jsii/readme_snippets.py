@@ -23,7 +23,8 @@ import cdk_efs_cache
 def given(stack: Stack) -> dict:
     vpc = ec2.Vpc(stack, "FixtureVpc")
     shared = cdk_efs_cache.CachedFileSystem(stack, "FixtureShared", vpc=vpc,
-                                            cache_fleet=cdk_efs_cache.CacheFleetOptions(zone_name="fixture.internal"))
+                                            cache_fleet=cdk_efs_cache.CacheFleetOptions(
+                                                fan_out=cdk_efs_cache.FanOut.route53(zone_name="fixture.internal")))
     names = {name: getattr(cdk_efs_cache, name) for name in dir(cdk_efs_cache) if not name.startswith("_")}
     names.update(
         cdk=cdk, Annotations=Annotations, Duration=Duration, Stack=Stack, autoscaling=autoscaling, ec2=ec2, efs=efs, s3=s3,

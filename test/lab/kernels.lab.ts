@@ -10,7 +10,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, DiskCache, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
+import { CacheFleet, CacheOrigin, DiskCache, FanOut, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
 import { NOT_SERVING, notServing } from '../../lib/monitoring/metrics';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
@@ -56,7 +56,7 @@ function kernelUserData(tag: string): KernelUserData {
     mirrorSize: Size.mebibytes(64),
     instanceType: new ec2.InstanceType('c6id.xlarge'),
     nodeDiskCacheDeviceModel: LAB_NVME_MODEL,
-    zoneName: `k${tag.replace(/\W/g, '')}.efs-cache.internal`,
+    fanOut: FanOut.route53({ zoneName: `k${tag.replace(/\W/g, '')}.efs-cache.internal` }),
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', {
     vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }), diskCache: DiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }),

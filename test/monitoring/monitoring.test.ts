@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, CachedFileSystemProps, FanOutMode } from '../../lib';
+import { CachedFileSystem, CachedFileSystemProps, FanOut } from '../../lib';
 import { NOT_SERVING, notServing } from '../../lib/monitoring/metrics';
 import { nagFindings, stackWithVpc } from '../util';
 import { flatten } from '../util/user-data';
@@ -72,7 +72,7 @@ describe('CacheDashboard', () => {
   });
 
   test('NLB widgets appear with an NLB fan-out', () => {
-    const { byTitle } = build({ cacheFleet: { fanOut: FanOutMode.NETWORK_LOAD_BALANCER } });
+    const { byTitle } = build({ cacheFleet: { fanOut: FanOut.networkLoadBalancer() } });
     expect(metricsOf(byTitle(/^NLB: healthy hosts/)[0]).flat()).toContain('HealthyHostCount');
     expect(metricsOf(byTitle(/^NLB: processed bytes/)[0]).flat()).toContain('ProcessedBytes');
     expect(metricsOf(byTitle(/^NLB: active flows/)[0]).flat()).toContain('ActiveFlowCount');

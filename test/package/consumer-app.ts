@@ -25,7 +25,7 @@ import {
   ClientSource,
   DataSeeder,
   DiskCache,
-  FanOutMode,
+  FanOut,
   FsCacheClientLaunchTemplate,
   MountHelper,
   MountSource,
@@ -93,7 +93,7 @@ const imported = new OriginFileSystem(tiers, 'Imported', {
 const fleet = new CacheFleet(tiers, 'Fleet', {
   vpc: vpc2,
   origin: CacheOrigin.efs(imported.fileSystem, { mountHelper: MountHelper.EFS_UTILS }),
-  fanOut: FanOutMode.NETWORK_LOAD_BALANCER,
+  fanOut: FanOut.networkLoadBalancer(),
   nodeCount: 2,
   instanceType: new ec2.InstanceType('c6in.8xlarge'),
 });

@@ -2,7 +2,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { CfnParameter, Duration, Size, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, CacheOrigin, DataSeeder, DiskCache, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { CachedFileSystem, CacheFleet, CacheOrigin, DataSeeder, DiskCache, FanOut, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
 import { describeValue, pythonPropName } from '../../lib/private/errors';
 import { importedFs, stackWithVpc } from '../util';
 
@@ -110,12 +111,16 @@ describe('prop names in Python', () => {
     const fourth = stackWithVpc();
     expect(() => C(fourth.stack, fourth.vpc, { diskCache: DiskCache.instanceStore({ deviceModel: 'NVMe ' }) }))
       .toThrow(/^Invalid diskCache\.deviceModel: .* \(at TestStack\/Client; in Python: disk_cache\.device_model\)$/);
+    const fifth = stackWithVpc();
+    const logs = s3.Bucket.fromBucketName(fifth.stack, 'Logs', 'logs');
+    expect(() => F(fifth.stack, fifth.vpc, { fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket: logs, prefix: '/logs' } }) }))
+      .toThrow(/^Invalid fanOut\.accessLogs\.prefix: .* \(at TestStack\/Fleet; in Python: fan_out\.access_logs\.prefix\)$/);
   });
 
   test('pythonPropName is jsii\'s snake_case (codemaker) for every prop of the library', () => {
 
     const { toSnakeCase } = require('codemaker') as { toSnakeCase: (s: string) => string };
-    const names = new Set<string>(['readAheadKiB', 'ipv6Cidrs', 's3Prefix', 'cacheFleet.mirrorSize', 'cullLimits.blocksRun', 'diskCache.volumeSize']);
+    const names = new Set<string>(['readAheadKiB', 'ipv6Cidrs', 's3Prefix', 'cacheFleet.mirrorSize', 'cullLimits.blocksRun', 'diskCache.volumeSize', 'fanOut.accessLogs.prefix']);
     const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
       .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
     for (const file of walk(path.join(__dirname, '..', '..', 'lib'))) {

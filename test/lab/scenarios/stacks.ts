@@ -7,7 +7,7 @@ import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheOrigin, DiskCache, FanOutMode, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
+import { CacheFleet, CacheOrigin, DiskCache, FanOut, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
 import { importedFs, newApp } from '../../util';
 import { CacheNode } from '../../../lib/cache-fleet/cache-node';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveUserData } from '../harness';
@@ -127,7 +127,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(30),
     nfsdThreads: 16,
-    zoneName: 'impatient.efs-cache.internal', // a fleet of its own on the same VPC needs a zone of its own
+    fanOut: FanOut.route53({ zoneName: 'impatient.efs-cache.internal' }), // a fleet of its own on the same VPC needs a zone of its own
   });
   const v3Fleet = new CacheFleet(stack, 'V3Fleet', {
     vpc,
@@ -136,7 +136,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     clientCidrs: [LAB_SUBNET],
     nfsdThreads: 16,
     clientNfsVersion: NfsVersion.NFS_V3,
-    zoneName: 'v3.efs-cache.internal',
+    fanOut: FanOut.route53({ zoneName: 'v3.efs-cache.internal' }),
   });
   // An NFS server as the origin (issue 31): NFSv3 only, its mountd at the library's default port; clients over
   // NFSv3 and NFSv4.1.
@@ -150,13 +150,13 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     nfsdThreads: 16,
     clientNfsVersion: NfsVersion.NFS_V3,
     mountTimeout: Duration.seconds(150),
-    zoneName: 'nfs3.efs-cache.internal',
+    fanOut: FanOut.route53({ zoneName: 'nfs3.efs-cache.internal' }),
   });
   // An elastic fleet (issue 32): one group of 1 to 4 nodes behind the load balancer (played in aws.lab.ts by IPVS).
   const elasticFleet = new CacheFleet(stack, 'ElasticFleet', {
     vpc,
     origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
-    fanOut: FanOutMode.NETWORK_LOAD_BALANCER,
+    fanOut: FanOut.networkLoadBalancer(),
     elastic: { minNodes: 1, maxNodes: 4 },
     clientCidrs: [LAB_SUBNET],
     nfsdThreads: 16,

@@ -43,8 +43,10 @@ func synth(e example, outdir string) (resources int, err error) {
 	stack := awscdk.NewStack(app, jsii.String("Readme"), nil)
 	vpc := awsec2.NewVpc(stack, jsii.String("FixtureVpc"), nil)
 	shared := cdkefscache.NewCachedFileSystem(stack, jsii.String("FixtureShared"), &cdkefscache.CachedFileSystemProps{
-		Vpc:        vpc,
-		CacheFleet: &cdkefscache.CacheFleetOptions{ZoneName: jsii.String("fixture.internal")},
+		Vpc: vpc,
+		CacheFleet: &cdkefscache.CacheFleetOptions{
+			FanOut: cdkefscache.FanOut_Route53(&cdkefscache.Route53FanOutOptions{ZoneName: jsii.String("fixture.internal")}),
+		},
 	})
 	e.run(stack, stack, vpc,
 		awsefs.NewFileSystem(stack, jsii.String("FixtureFs"), &awsefs.FileSystemProps{Vpc: vpc}),
