@@ -43,7 +43,7 @@ export function validateCacheFleetOptions(
     throw propError(scope, 'nodeCount', `at most ${MAX_NODES} nodes fit in one stack, got ${o.nodeCount}: each node adds its ` +
       'Auto Scaling group, stable interface and record, and 128 nodes with the dashboard already make 440 of ' +
       'CloudFormation\'s 500 resources per stack. Split a larger fleet over several CacheFleets in separate stacks ' +
-      '(each with a zoneName of its own, or one shared hostedZone with a recordName each).');
+      '(each with FanOut.route53({ zoneName }) of its own, or one shared hostedZone with a recordName each).');
   }
   int('nodeCount', o.nodeCount, 1, MAX_NODES);
   int('nfsdThreads', o.nfsdThreads, 1, 4096);
