@@ -41,8 +41,9 @@ export interface CommonInstanceOptions {
 
   /**
    * The kernel line of the default image, Amazon Linux 2023 (each line is a public SSM parameter of its own per
-   * architecture). A line the lab has not proved (README, "Why the default image does not float"), and
-   * `AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT`, which floats, warn at synth (`cdk-efs-cache:kernelNotProved`).
+   * architecture). A line the lab has not proved (docs/images-and-kernels.md, "Why the default image does not
+   * float"), and `AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT`, which floats, warn at synth
+   * (`cdk-efs-cache:kernelNotProved`).
    * Refused with `machineImage`, which chooses the image, kernel included.
    *
    * @default AmazonLinux2023KernelLine.KERNEL_6_12, a line the lab proved

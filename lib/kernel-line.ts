@@ -13,8 +13,8 @@ const LINE_RE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
  * deploy time (no lookup at synth).
  *
  * Everything the library does on an instance is kernel behaviour (FS-Cache reads, the NFS re-export, its locks and
- * delegations), and it changes between lines: a line the lab has not proved (README, "Why the default image does not
- * float") gets a synth warning, `cdk-efs-cache:kernelNotProved`.
+ * delegations), and it changes between lines: a line the lab has not proved (docs/images-and-kernels.md, "Why the
+ * default image does not float") gets a synth warning, `cdk-efs-cache:kernelNotProved`.
  *
  * Not to be confused with `ec2.AmazonLinux2023Kernel` of aws-cdk-lib (for `MachineImage.latestAmazonLinux2023`), which
  * this library does not take.

@@ -37,7 +37,7 @@ export function checkKernel(scope: IConstruct, p: ImageChoice): void {
     throw propError(scope, 'kernel', 'machineImage already chooses the image, and the kernel with it: kernel chooses the ' +
       'line of the default image (Amazon Linux 2023) only. Give one of them.');
   }
-  const proved = `The lab proved ${provedInWords()} (README, "Why the default image does not float"); leave kernel unset ` +
+  const proved = `The lab proved ${provedInWords()} (docs/images-and-kernels.md, "Why the default image does not float"); leave kernel unset ` +
     `for ${DEFAULT_KERNEL_LINE}, or acknowledge this warning once the line is proved for your use.`;
   if (p.kernel.line === AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT.line) {
     Annotations.of(scope).addWarningV2('cdk-efs-cache:kernelNotProved', 'kernel: DISTRIBUTION_DEFAULT is whichever line AWS ' +

@@ -88,7 +88,7 @@ describe('choosing a kernel line', () => {
     const [, build] = TIERS[0];
     const [w618] = synth(build, { kernel: AmazonLinux2023KernelLine.KERNEL_6_18 }).warnings;
     expect(w618).toMatch(/^kernel: Amazon Linux 2023's kernel line 6\.18 is not one the lab proved\. /);
-    expect(w618).toContain('The lab proved 6.1 and 6.12 (README, "Why the default image does not float"); leave kernel unset for 6.12');
+    expect(w618).toContain('The lab proved 6.1 and 6.12 (docs/images-and-kernels.md, "Why the default image does not float"); leave kernel unset for 6.12');
     const [w70] = synth(build, { kernel: AmazonLinux2023KernelLine.of('7.0') }).warnings;
     expect(w70).toMatch(/^kernel: Amazon Linux 2023's kernel line 7\.0 is not one the lab proved/);
     const [floating] = synth(build, { kernel: AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT }).warnings;
