@@ -51,6 +51,15 @@ if lab_runs && [ "$(id -u)" -eq 0 ]; then
   image_pid=$!
 fi
 
+# The two Python venvs (pip from PyPI, mostly downloads: about 1 minute for the gates' and 1.5 minutes for the jsii
+# step's on a clean clone) are installed in the background from the start, beside the linter, the type check and the
+# unit tests, which need neither. Each is waited for before the first step that uses it; that step's own setup call
+# then finds it up to date (or, had this failed, installs it itself).
+bash test/gates/setup.sh >"$results/venv-gates.log" 2>&1 &
+venv_gates_pid=$!
+bash test/jsii/setup.sh >"$results/venvs.log" 2>&1 &
+venvs_pid=$!
+
 # The linter first (eslint.config.mjs; test/lint.sh proves it on a canary): layout and unused names fail fast.
 lint() { bash test/lint.sh | tee "$results/lint.log"; }
 step "lint (lib/, bin/, bench/, test/)" lint
@@ -64,11 +73,9 @@ step "lib/ without import cycles" cycles
 count_line "$results/cycles.log"
 # The packed library's step uses about one core (its fresh apps' installs from npm, then one tsc and one synth at a
 # time), so the independent gates run beside it, on the other core, from their own venv (pip from PyPI, about 1
-# minute on a clean clone, mostly downloads), as does the install of the jsii step's venv (about 1.5 minutes); their
-# logs are printed once the packed library's step is done, as if they had run after it. Each later step's own setup
-# call then finds its venv up to date (or, had this failed, installs it itself).
-bash test/jsii/setup.sh >"$results/venvs.log" 2>&1 &
-venvs_pid=$!
+# minute on a clean clone, installed in the background since the start); their log is printed once the packed
+# library's step is done, as if they had run after it.
+wait "$venv_gates_pid" || { echo "the gates' venv's background install failed; the gates install it:"; tail -n 5 "$results/venv-gates.log"; }
 gates() { bash test/gates/run.sh >"$results/gates.log" 2>&1; }
 gates_started=$SECONDS
 gates_status=0
