@@ -46,7 +46,7 @@ export interface CommonInstanceOptions {
    * (`cdk-efs-cache:kernelNotProved`).
    * Refused with `machineImage`, which chooses the image, kernel included.
    *
-   * @default AmazonLinux2023KernelLine.KERNEL_6_12, a line the lab proved
+   * @default AmazonLinux2023KernelLine.KERNEL_6_12 - a line the lab proved
    */
   readonly kernel?: AmazonLinux2023KernelLine;
 
@@ -59,3 +59,11 @@ export interface CommonInstanceOptions {
    */
   readonly rootVolumeSize?: Size;
 }
+
+/**
+ * The defaults that every instance-owning construct shares (test/defaults.test.ts); the instance type, image and root
+ * volume size are each construct's own.
+ */
+export const COMMON_INSTANCE_DEFAULTS = {
+  kernel: AmazonLinux2023KernelLine.KERNEL_6_12,
+} as const;

@@ -54,6 +54,12 @@ export interface NfsServerPorts {
   readonly lockd?: number;
 }
 
+/** The defaults of `NfsServerPorts` (test/defaults.test.ts): the ports the nodes serve on themselves. */
+export const NFS_SERVER_PORTS_DEFAULTS = {
+  nfs: NFS_PORT,
+  mountd: NFS_MOUNTD_PORT,
+} as const;
+
 /** Options of an EFS file system as the origin of a cache fleet (`CacheOrigin.efs`). */
 export interface EfsOriginOptions {
   /**
@@ -61,10 +67,15 @@ export interface EfsOriginOptions {
    * non-TLS access: one created by this library (`OriginFileSystem`, `CachedFileSystem`) denies it, and is refused
    * with it at synth.
    *
-   * @default MountHelper.EFS_UTILS (TLS, IAM), which a file system created by this library requires
+   * @default MountHelper.EFS_UTILS - TLS and IAM, which a file system created by this library requires
    */
   readonly mountHelper?: MountHelper;
 }
+
+/** The defaults of `EfsOriginOptions` (test/defaults.test.ts). */
+export const EFS_ORIGIN_DEFAULTS = {
+  mountHelper: MountHelper.EFS_UTILS,
+} as const;
 
 /** An NFS server as the origin of a cache fleet (`CacheOrigin.nfsServer`). */
 export interface NfsServerOptions {
@@ -113,7 +124,7 @@ export class CacheOrigin implements ec2.IConnectable {
    */
   public static efs(fileSystem: efs.IFileSystem, options: EfsOriginOptions = {}): CacheOrigin {
     return new CacheOrigin(efsDnsName(fileSystem), '/', NfsVersion.NFS_V4_1, fileSystem.connections, fileSystem, undefined, undefined,
-      options.mountHelper ?? MountHelper.EFS_UTILS);
+      options.mountHelper ?? EFS_ORIGIN_DEFAULTS.mountHelper);
   }
 
   /**
@@ -179,10 +190,10 @@ export interface OriginPort {
 /** The ports of an NFS server origin, its defaults applied, in the order their rules are made. */
 export function nfsServerPorts(origin: CacheOrigin): OriginPort[] {
   const p = origin.ports ?? {};
-  if (origin.nfsVersion !== NfsVersion.NFS_V3) return [{ port: p.nfs ?? NFS_PORT, description: 'NFS from the cache nodes' }];
+  if (origin.nfsVersion !== NfsVersion.NFS_V3) return [{ port: p.nfs ?? NFS_SERVER_PORTS_DEFAULTS.nfs, description: 'NFS from the cache nodes' }];
   return [
-    { port: p.nfs ?? NFS_PORT, description: 'NFS from the cache nodes' },
-    { port: p.mountd ?? NFS_MOUNTD_PORT, description: 'NFSv3 mountd from the cache nodes' },
+    { port: p.nfs ?? NFS_SERVER_PORTS_DEFAULTS.nfs, description: 'NFS from the cache nodes' },
+    { port: p.mountd ?? NFS_SERVER_PORTS_DEFAULTS.mountd, description: 'NFSv3 mountd from the cache nodes' },
     ...(rpcbindOn(p) ? [{ port: RPCBIND_PORT, description: 'rpcbind (NFSv3 lock manager) from the cache nodes' }] : []),
     ...(p.lockd !== undefined ? [{ port: p.lockd, description: 'NFSv3 lockd (NLM) from the cache nodes' }] : []),
   ];
@@ -221,13 +232,13 @@ export function allowNodesToOrigin(nodes: ec2.SecurityGroup, origin: CacheOrigin
 export function originBaseOptions(origin: CacheOrigin, helper: MountHelper, tlsPort?: number): string[] {
   if (origin.fileSystem) return [...helperOptions(helper, tlsPort), ...RECOMMENDED_NFS_OPTIONS];
   const p = origin.ports ?? {};
-  const nfs = p.nfs ?? NFS_PORT;
+  const nfs = p.nfs ?? NFS_SERVER_PORTS_DEFAULTS.nfs;
   const transfer = ['rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2'];
   if (origin.nfsVersion !== NfsVersion.NFS_V3) {
     return [`nfsvers=${NFS_VERSION_NUMBER[origin.nfsVersion]}`, ...(nfs !== NFS_PORT ? [`port=${nfs}`] : []), ...transfer];
   }
   return [
-    'nfsvers=3', 'proto=tcp', `port=${nfs}`, 'mountproto=tcp', `mountport=${p.mountd ?? NFS_MOUNTD_PORT}`, 'mountvers=3',
+    'nfsvers=3', 'proto=tcp', `port=${nfs}`, 'mountproto=tcp', `mountport=${p.mountd ?? NFS_SERVER_PORTS_DEFAULTS.mountd}`, 'mountvers=3',
     p.lockd !== undefined ? 'lock' : 'nolock', ...transfer,
   ];
 }

@@ -44,6 +44,13 @@ export interface Route53FanOutOptions {
   readonly recordTtl?: Duration;
 }
 
+/** The defaults of `Route53FanOutOptions` (test/defaults.test.ts). */
+export const ROUTE53_FAN_OUT_DEFAULTS = {
+  zoneName: 'efs-cache.internal',
+  recordName: 'cache',
+  recordTtl: Duration.minutes(1),
+} as const;
+
 /** Where a Network Load Balancer writes its access logs (`NetworkLoadBalancerFanOutOptions.accessLogs`). */
 export interface AccessLogsOptions {
   /**
@@ -87,6 +94,12 @@ export interface NetworkLoadBalancerFanOutOptions {
    */
   readonly accessLogs?: AccessLogsOptions;
 }
+
+/** The defaults of `NetworkLoadBalancerFanOutOptions` (test/defaults.test.ts). */
+export const NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS = {
+  idleTimeout: Duration.seconds(350),
+  crossZone: false,
+} as const;
 
 /**
  * How clients reach the nodes of a cache fleet (the `fanOut` prop).
@@ -230,12 +243,12 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
     if (r53) {
       const fleet = scope.node.path;
       if (!r53.hostedZone) {
-        claimName(this, fleet, `vpc ${idOrPath(props.vpc.vpcId, props.vpc)} zone ${normalName(r53.zoneName ?? 'efs-cache.internal')}`,
-          'fanOut.zoneName', `a private hosted zone named '${r53.zoneName ?? 'efs-cache.internal'}' on this VPC already belongs to ` +
+        claimName(this, fleet, `vpc ${idOrPath(props.vpc.vpcId, props.vpc)} zone ${normalName(r53.zoneName ?? ROUTE53_FAN_OUT_DEFAULTS.zoneName)}`,
+          'fanOut.zoneName', `a private hosted zone named '${r53.zoneName ?? ROUTE53_FAN_OUT_DEFAULTS.zoneName}' on this VPC already belongs to ` +
           'the fleet', 'Route 53 refuses a second private zone of the same name on one VPC. Give this fleet another ' +
           'zoneName, or put its records in the other fleet\'s zone: FanOut.route53({ hostedZone: other.hostedZone }) with a ' +
           'recordName of its own.');
-        const zoneName = r53.zoneName ?? 'efs-cache.internal';
+        const zoneName = r53.zoneName ?? ROUTE53_FAN_OUT_DEFAULTS.zoneName;
         const userZoneError = () => {
           const other = userZoneOfName(this, normalName(zoneName), props.vpc.vpcId);
           return other === undefined ? undefined : propError(this, 'fanOut.zoneName', `the private hosted zone ${other} is also ` +
@@ -249,11 +262,11 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
         this.node.addValidation({ validate: () => { const later = userZoneError(); return later ? [later.message] : []; } });
       }
       const zone = r53.hostedZone ?? new route53.PrivateHostedZone(this, 'Zone', {
-        zoneName: r53.zoneName ?? 'efs-cache.internal',
+        zoneName: r53.zoneName ?? ROUTE53_FAN_OUT_DEFAULTS.zoneName,
         vpc: props.vpc,
         comment: 'cdk-efs-cache: names of the cache nodes',
       });
-      const recordName = r53.recordName ?? 'cache';
+      const recordName = r53.recordName ?? ROUTE53_FAN_OUT_DEFAULTS.recordName;
       for (const name of [recordName, ...props.nodes.map((n) => `node${n.nodeNumber}.${recordName}`)]) {
         if (Token.isUnresolved(name)) continue;
         claimName(this, fleet, `zone ${idOrPath(zone.hostedZoneId, zone)} record ${normalName(name)}`, 'fanOut.recordName',
@@ -261,7 +274,7 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
           'record set, which Route 53 refuses. Give each fleet that shares a zone its own recordName.');
       }
       this.hostedZone = zone;
-      const ttl = r53.recordTtl ?? Duration.minutes(1);
+      const ttl = r53.recordTtl ?? ROUTE53_FAN_OUT_DEFAULTS.recordTtl;
       const addresses = props.nodes.map((n) => n.address!);
       new route53.ARecord(this, 'All', {
         zone,
@@ -314,7 +327,7 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
         vpc: props.vpc,
         internetFacing: false,
         vpcSubnets: { subnets },
-        crossZoneEnabled: nlbOptions.crossZone ?? false,
+        crossZoneEnabled: nlbOptions.crossZone ?? NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS.crossZone,
         securityGroups: [securityGroup],
       });
       if (nlbOptions.accessLogs) {
@@ -357,7 +370,7 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
           port,
           protocol: elbv2.Protocol.TCP,
           defaultTargetGroups: [targetGroup],
-          tcpIdleTimeout: nlbOptions.idleTimeout ?? Duration.seconds(350),
+          tcpIdleTimeout: nlbOptions.idleTimeout ?? NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS.idleTimeout,
         });
         acknowledgeCompliance(listener, 'ELBv2ACMCertificateRequired', 'A TCP listener for NFS: NFS clients speak no TLS ' +
           'to a load balancer, so a TLS listener with an ACM certificate would break every mount. The traffic stays ' +

@@ -7,7 +7,7 @@ import { renderScript, validateUserCommands, withUserCommands } from '../bootstr
 import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
 import { ICacheFleet } from '../cache-fleet/options';
 import { checkDiskCache, DiskCache } from './disk-cache';
-import { MountSource } from './mount-source';
+import { FLEET_SOURCE_DEFAULTS, MountSource } from './mount-source';
 import { CommonInstanceOptions } from '../instance-options';
 import { NfsVersion } from '../nfs-version';
 import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
@@ -43,6 +43,24 @@ export interface CullLimits {
   /** @default 3 */
   readonly filesStop?: number;
 }
+
+/**
+ * The defaults of `FsCacheClientOptions`, in one table: what a client launch template applies to what its props leave
+ * out. Each entry is the `@default` of the option of the same name (test/defaults.test.ts).
+ */
+export const FS_CACHE_CLIENT_DEFAULTS = {
+  diskCache: DiskCache.instanceStore(),
+  cacheDirectory: '/var/cache/fscache',
+  cacheTag: 'efscache',
+  mountPoint: '/mnt/efs',
+  mountHelper: MountHelper.EFS_UTILS,
+  tlsPort: EFS_UTILS_TLS_PORT,
+  mountTimeout: Duration.minutes(3),
+  metrics: true,
+} as const;
+
+/** The defaults of `CullLimits` (cachefilesd's own), in percent. */
+export const CULL_LIMITS_DEFAULTS: Readonly<Required<CullLimits>> = DEFAULT_CULL;
 
 /** Options of an FS-Cache client launch template, shared with `CachedFileSystem.addClientLaunchTemplate`. */
 export interface FsCacheClientOptions extends CommonInstanceOptions {
@@ -121,7 +139,7 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
   /**
    * Mount read-only. Always true over a cache fleet (its export is read-only).
    *
-   * @default false for EFS, true for a cache fleet
+   * @default - false for EFS, true for a cache fleet
    */
   readonly readOnly?: boolean;
 
@@ -211,11 +229,11 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     const diskCache = validateClientOptions(this, props, instanceType, !!source.fleet);
-    warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, s3Need(), ...(props.metrics ?? true ? [ENDPOINT_NEEDS.cloudWatch] : []),
+    warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, s3Need(), ...(props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics ? [ENDPOINT_NEEDS.cloudWatch] : []),
       ...(props.role ? [] : [ENDPOINT_NEEDS.ssm])]);
     this.metricsGroup = this.node.path;
     const viaFleet = !!source.fleet;
-    const helper = source.mountHelper ?? props.mountHelper ?? MountHelper.EFS_UTILS;
+    const helper = source.mountHelper ?? props.mountHelper ?? FS_CACHE_CLIENT_DEFAULTS.mountHelper;
     const readOnly = viaFleet ? true : (props.readOnly ?? false);
 
     this.securityGroup = props.securityGroup ?? new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -247,7 +265,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
 
     const options = props.mountOptions ?? [
       'fsc',
-      ...helperOptions(helper, props.tlsPort ?? EFS_UTILS_TLS_PORT),
+      ...helperOptions(helper, props.tlsPort ?? FS_CACHE_CLIENT_DEFAULTS.tlsPort),
       ...(v3 ? RECOMMENDED_NFS_OPTIONS.map((o) => o === 'nfsvers=4.1' ? 'nfsvers=3' : o) : RECOMMENDED_NFS_OPTIONS),
       ...(readOnly ? ['ro'] : []),
       // The fleet is read-only and may itself hold attributes for its timers: clients that revalidated sooner would
@@ -275,21 +293,21 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       parameters: {
         EFSC_NFS_SERVER: this.server,
         EFSC_NFS_PATH: remotePath,
-        EFSC_MOUNT_POINT: props.mountPoint ?? '/mnt/efs',
+        EFSC_MOUNT_POINT: props.mountPoint ?? FS_CACHE_CLIENT_DEFAULTS.mountPoint,
         EFSC_MOUNT_TYPE: v3 ? 'nfs' : MOUNT_HELPER_TYPE[helper],
         EFSC_MOUNT_OPTIONS: options.join(','),
-        EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? Duration.minutes(3)),
+        EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? FS_CACHE_CLIENT_DEFAULTS.mountTimeout),
         ...diskCacheParameters({
-          dir: props.cacheDirectory ?? '/var/cache/fscache', label: 'fscache', tag: props.cacheTag ?? 'efscache',
+          dir: props.cacheDirectory ?? FS_CACHE_CLIENT_DEFAULTS.cacheDirectory, label: 'fscache', tag: props.cacheTag ?? FS_CACHE_CLIENT_DEFAULTS.cacheTag,
           deviceModel: diskCache._deviceModel, initializeDevices: diskCache._initializeDevices, cull: cullPercents,
         }),
         EFSC_CACHE_SOURCE: diskCache._source,
-        ...instanceMetrics(this, this.role, props.metrics ?? true),
+        ...instanceMetrics(this, this.role, props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics),
         ...clientMirrorParameters(this, source, props),
       },
       libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/fscache.sh'],
     });
-    if (props.metrics ?? true) {
+    if (props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics) {
       Validations.of(this.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: PUT_METRIC_DATA_REASON });
     }
     rendered.grantRead(this.role);
@@ -376,8 +394,8 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   checkNotSystemDirectory(scope, 'mountPoint', o.mountPoint, 'the mount of the file system');
   checkImageArchitecture(scope, o.machineImage, instanceType);
   checkKernel(scope, o);
-  const mountPoint = o.mountPoint ?? '/mnt/efs';
-  const cacheDir = o.cacheDirectory ?? '/var/cache/fscache';
+  const mountPoint = o.mountPoint ?? FS_CACHE_CLIENT_DEFAULTS.mountPoint;
+  const cacheDir = o.cacheDirectory ?? FS_CACHE_CLIENT_DEFAULTS.cacheDirectory;
   const how = nesting(mountPoint, cacheDir);
   if (how === 'same') throw propError(scope, 'mountPoint', 'must differ from cacheDirectory.');
   if (how) {
@@ -390,9 +408,9 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   }
   const c = o.cullLimits ?? {};
   for (const kind of ['blocks', 'files'] as const) {
-    const run = c[`${kind}Run`] ?? 10;
-    const cull = c[`${kind}Cull`] ?? 7;
-    const stop = c[`${kind}Stop`] ?? 3;
+    const run = c[`${kind}Run`] ?? CULL_LIMITS_DEFAULTS[`${kind}Run`];
+    const cull = c[`${kind}Cull`] ?? CULL_LIMITS_DEFAULTS[`${kind}Cull`];
+    const stop = c[`${kind}Stop`] ?? CULL_LIMITS_DEFAULTS[`${kind}Stop`];
     for (const [name, v] of [[`${kind}Run`, run], [`${kind}Cull`, cull], [`${kind}Stop`, stop]] as const) {
       knownAtSynth(scope, `cullLimits.${name}`, v, 'the limits are compared with each other');
       if (!Number.isInteger(v) || v < 0 || v >= 100) throw propError(scope, `cullLimits.${name}`, `must be a whole percentage from 0 to 99, got ${v}.`);
@@ -458,7 +476,7 @@ function fleetAttributeCaching(fleet: ICacheFleet): string[] {
  */
 function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCacheClientOptions): Record<string, string> {
   const paths = source.mirrorPaths;
-  const root = source.mirrorMountPoint ?? '/mnt/mirror';
+  const root = source.mirrorMountPoint ?? FLEET_SOURCE_DEFAULTS.mirrorMountPoint;
   const pathsProp = 'source.mirrorPaths';
   const rootProp = 'source.mirrorMountPoint';
   if (source.mirrorMountPoint !== undefined && paths.length === 0) throw propError(scope, rootProp, 'needs mirrorPaths: there is nothing to mount.');
@@ -481,7 +499,7 @@ function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCac
   });
   // Where each mirror lands, for those whose export path is known here (the rest are checked at boot).
   const known = mirrors.flatMap((m, i) => (Token.isUnresolved(m.exportPath) ? [] : [{ path: paths[i], at: `${root}${underMirrorRoot(m.exportPath)}` }]));
-  const others: [string, string][] = [['mountPoint', o.mountPoint ?? '/mnt/efs'], ['cacheDirectory', o.cacheDirectory ?? '/var/cache/fscache']];
+  const others: [string, string][] = [['mountPoint', o.mountPoint ?? FS_CACHE_CLIENT_DEFAULTS.mountPoint], ['cacheDirectory', o.cacheDirectory ?? FS_CACHE_CLIENT_DEFAULTS.cacheDirectory]];
   for (const m of known) {
     for (const [name, dir] of others) {
       const how = nesting(m.at, dir);

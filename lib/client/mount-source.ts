@@ -27,6 +27,11 @@ export interface FleetSourceOptions {
   readonly mirrorMountPoint?: string;
 }
 
+/** The defaults of `FleetSourceOptions` (test/defaults.test.ts). */
+export const FLEET_SOURCE_DEFAULTS = {
+  mirrorMountPoint: '/mnt/mirror',
+} as const;
+
 /**
  * What FS-Cache clients mount (`FsCacheClientLaunchTemplateProps.source`): an EFS file system directly, or a cache
  * fleet (with its mirrors, if asked). One value, so a template cannot name both, or neither, and mirrors can only be

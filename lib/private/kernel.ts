@@ -4,7 +4,7 @@ import { IConstruct } from 'constructs';
 import { propError } from './errors';
 import { defaultImageArchitecture } from './instance-types';
 import { AmazonLinux2023KernelLine } from '../kernel-line';
-import { CommonInstanceOptions } from '../instance-options';
+import { COMMON_INSTANCE_DEFAULTS, CommonInstanceOptions } from '../instance-options';
 
 /**
  * The Amazon Linux 2023 kernel lines the lab (test/lab/) proved, and the line the library's instances boot when
@@ -58,7 +58,7 @@ export function checkKernel(scope: IConstruct, p: ImageChoice): void {
  */
 export function instanceImage(scope: IConstruct, p: ImageChoice, instanceType: ec2.InstanceType): ec2.IMachineImage {
   if (p.machineImage) return p.machineImage;
-  const line = p.kernel ?? AmazonLinux2023KernelLine.of(DEFAULT_KERNEL_LINE);
+  const line = p.kernel ?? COMMON_INSTANCE_DEFAULTS.kernel;
   return ec2.MachineImage.fromSsmParameter(line.ssmParameterName(defaultImageArchitecture(scope, instanceType)), {
     os: ec2.OperatingSystemType.LINUX,
   });
