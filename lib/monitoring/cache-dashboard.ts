@@ -58,6 +58,13 @@ export interface CacheDashboardOptions {
   readonly burstCreditBalanceThreshold?: Size;
 }
 
+/** The defaults of `CacheDashboardOptions`, which a `CacheDashboard` applies (test/defaults.test.ts). */
+export const CACHE_DASHBOARD_DEFAULTS = {
+  percentIoLimitThreshold: 90,
+  throughputUtilizationThreshold: 90,
+  burstCreditBalanceThreshold: Size.tebibytes(1),
+} as const;
+
 /** Properties of `CacheDashboard`. */
 export interface CacheDashboardProps extends CacheDashboardOptions {
   /** The origin file system. */
@@ -140,7 +147,7 @@ export class CacheDashboard extends Construct {
 
     if (o.performanceMode !== efs.PerformanceMode.MAX_IO) {
       this.alarm('PercentIoLimit', o.metricPercentIoLimit({ period: Duration.minutes(1) }), {
-        threshold: props.percentIoLimitThreshold ?? 90,
+        threshold: props.percentIoLimitThreshold ?? CACHE_DASHBOARD_DEFAULTS.percentIoLimitThreshold,
         evaluationPeriods: 5,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         alarmDescription: 'EFS is near its General Purpose I/O limit: more reads through the caches, or fewer clients on EFS.',
@@ -152,13 +159,14 @@ export class CacheDashboard extends Construct {
       label: 'metered throughput, % of permitted',
       period: Duration.minutes(1),
     }), {
-      threshold: props.throughputUtilizationThreshold ?? 90,
+      threshold: props.throughputUtilizationThreshold ?? CACHE_DASHBOARD_DEFAULTS.throughputUtilizationThreshold,
       evaluationPeriods: 5,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       alarmDescription: 'EFS metered throughput is near its permitted throughput: reads are being throttled or soon will be.',
     });
     if (o.throughputMode === efs.ThroughputMode.BURSTING) {
-      const threshold = (props.burstCreditBalanceThreshold ?? Size.tebibytes(1)).toBytes({ rounding: SizeRoundingBehavior.NONE });
+      const credits = props.burstCreditBalanceThreshold ?? CACHE_DASHBOARD_DEFAULTS.burstCreditBalanceThreshold;
+      const threshold = credits.toBytes({ rounding: SizeRoundingBehavior.NONE });
       this.alarm('BurstCreditsLow', o.metricBurstCreditBalance({ period: Duration.minutes(5) }), {
         threshold,
         evaluationPeriods: 3,

@@ -82,6 +82,15 @@ export interface OriginOptions {
   readonly fileSystemName?: string;
 }
 
+/** The defaults of the options of a file system this library creates, which `OriginFileSystem` applies (test/defaults.test.ts). */
+export const ORIGIN_FILE_SYSTEM_DEFAULTS = {
+  removalPolicy: RemovalPolicy.RETAIN,
+  confirmDataLoss: false,
+  throughputMode: efs.ThroughputMode.ELASTIC,
+  performanceMode: efs.PerformanceMode.GENERAL_PURPOSE,
+  enableAutomaticBackups: true,
+} as const;
+
 /**
  * Properties of `OriginFileSystem`.
  */
@@ -158,11 +167,11 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
         securityGroup,
         encrypted: true,
         kmsKey: props.kmsKey,
-        performanceMode: props.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE,
-        throughputMode: props.throughputMode ?? efs.ThroughputMode.ELASTIC,
+        performanceMode: props.performanceMode ?? ORIGIN_FILE_SYSTEM_DEFAULTS.performanceMode,
+        throughputMode: props.throughputMode ?? ORIGIN_FILE_SYSTEM_DEFAULTS.throughputMode,
         provisionedThroughputPerSecond: props.provisionedThroughputPerSecond,
-        enableAutomaticBackups: props.enableAutomaticBackups ?? true,
-        removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+        enableAutomaticBackups: props.enableAutomaticBackups ?? ORIGIN_FILE_SYSTEM_DEFAULTS.enableAutomaticBackups,
+        removalPolicy: props.removalPolicy ?? ORIGIN_FILE_SYSTEM_DEFAULTS.removalPolicy,
         fileSystemName: props.fileSystemName,
       });
       fs.addToResourcePolicy(
@@ -176,8 +185,8 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
       );
       markTlsOnly(fs);
       this.createdFileSystem = fs;
-      this.throughputMode = props.throughputMode ?? efs.ThroughputMode.ELASTIC;
-      this.performanceMode = props.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
+      this.throughputMode = props.throughputMode ?? ORIGIN_FILE_SYSTEM_DEFAULTS.throughputMode;
+      this.performanceMode = props.performanceMode ?? ORIGIN_FILE_SYSTEM_DEFAULTS.performanceMode;
       this.fileSystem = fs;
       this.isImported = false;
       this.mountTargetAvailabilityZones = props.vpc
@@ -338,7 +347,7 @@ export function validateOriginOptions(scope: IConstruct, o: OriginOptions, prefi
   if (o.confirmDataLoss === true && o.removalPolicy !== RemovalPolicy.DESTROY) {
     throw propError(scope, p('confirmDataLoss'), `only has a meaning with ${p('removalPolicy')}: RemovalPolicy.DESTROY.`);
   }
-  const mode = o.throughputMode ?? efs.ThroughputMode.ELASTIC;
+  const mode = o.throughputMode ?? ORIGIN_FILE_SYSTEM_DEFAULTS.throughputMode;
   if (mode === efs.ThroughputMode.ELASTIC && o.performanceMode === efs.PerformanceMode.MAX_IO) {
     throw propError(scope, p('performanceMode'), 'Max I/O cannot be combined with Elastic throughput (the default throughputMode); use General Purpose, or set throughputMode.');
   }

@@ -199,7 +199,7 @@ export interface DataSeederProps extends CommonInstanceOptions {
   /**
    * How the instance mounts the file system.
    *
-   * @default MountHelper.EFS_UTILS (TLS, IAM), which a file system created by this library requires
+   * @default MountHelper.EFS_UTILS - TLS and IAM, which a file system created by this library requires
    */
   readonly mountHelper?: MountHelper;
 
@@ -234,6 +234,18 @@ export interface DataSeederProps extends CommonInstanceOptions {
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
 }
+
+/** The defaults of `DataSeederProps`, which a `DataSeeder` applies (test/defaults.test.ts). */
+export const DATA_SEEDER_DEFAULTS = {
+  targetPath: '/',
+  workers: 50,
+  filesPerPart: 100,
+  deleteExtraneous: false,
+  mountHelper: MountHelper.EFS_UTILS,
+  mountTimeout: Duration.minutes(5),
+  signalTimeout: Duration.hours(2),
+  progressInterval: Duration.seconds(30),
+} as const;
 
 const DEFAULT_INSTANCE_TYPE = 'm7g.xlarge';
 
@@ -281,7 +293,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     refuseRemovedProps(this, props, REMOVED_SEEDER_PROPS);
     validateDataSeederProps(this, props);
     this.source = checkSource(this, props.source);
-    if (props.deleteExtraneous && (props.targetPath ?? '/') === '/') {
+    if (props.deleteExtraneous && (props.targetPath ?? DATA_SEEDER_DEFAULTS.targetPath) === '/') {
       Annotations.of(this).addWarningV2('cdk-efs-cache:deleteWholeFileSystem',
         'deleteExtraneous: with targetPath \'/\', every file of the file system that the source does not hold is ' +
         'deleted. Give a targetPath for the data set if the file system holds anything else.');
@@ -292,10 +304,10 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     checkImageArchitecture(this, props.machineImage, instanceType);
     checkKernel(this, props);
-    const mountHelper = props.mountHelper ?? MountHelper.EFS_UTILS;
+    const mountHelper = props.mountHelper ?? DATA_SEEDER_DEFAULTS.mountHelper;
     checkEfsMount(this, props.fileSystem, { helperProp: 'mountHelper', helper: mountHelper }, !!props.machineImage);
-    this.workers = props.workers ?? 50;
-    this.filesPerPart = props.filesPerPart ?? 100;
+    this.workers = props.workers ?? DATA_SEEDER_DEFAULTS.workers;
+    this.filesPerPart = props.filesPerPart ?? DATA_SEEDER_DEFAULTS.filesPerPart;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
@@ -351,7 +363,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     });
     const cfnInstance = this.instance.node.defaultChild as ec2.CfnInstance;
     cfnInstance.cfnOptions.creationPolicy = {
-      resourceSignal: { count: 1, timeout: (props.signalTimeout ?? Duration.hours(2)).toIsoString() },
+      resourceSignal: { count: 1, timeout: (props.signalTimeout ?? DATA_SEEDER_DEFAULTS.signalTimeout).toIsoString() },
     };
     replaceOnChange(cfnInstance);
 
@@ -367,12 +379,12 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
         EFSC_EFS_SERVER: efsDnsName(props.fileSystem),
         EFSC_MOUNT_TYPE: MOUNT_HELPER_TYPE[mountHelper],
         EFSC_MOUNT_OPTIONS: [...helperOptions(mountHelper), ...RECOMMENDED_NFS_OPTIONS].join(','),
-        EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? Duration.minutes(5)),
-        EFSC_TARGET_PATH: props.targetPath ?? '/',
+        EFSC_MOUNT_TIMEOUT_SEC: seconds(props.mountTimeout ?? DATA_SEEDER_DEFAULTS.mountTimeout),
+        EFSC_TARGET_PATH: props.targetPath ?? DATA_SEEDER_DEFAULTS.targetPath,
         EFSC_WORKERS: String(this.workers),
         EFSC_FILES_PER_PART: String(this.filesPerPart),
-        EFSC_DELETE_EXTRANEOUS: String(props.deleteExtraneous ?? false),
-        EFSC_PROGRESS_SEC: seconds(props.progressInterval ?? Duration.seconds(30)),
+        EFSC_DELETE_EXTRANEOUS: String(props.deleteExtraneous ?? DATA_SEEDER_DEFAULTS.deleteExtraneous),
+        EFSC_PROGRESS_SEC: seconds(props.progressInterval ?? DATA_SEEDER_DEFAULTS.progressInterval),
         EFSC_VERSION: props.version ?? '',
         EFSC_SIGNAL_STACK: stack.stackName,
         EFSC_SIGNAL_RESOURCE: cfnInstance.logicalId,
@@ -430,7 +442,7 @@ export function validateDataSeederProps(scope: IConstruct, p: DataSeederProps): 
   };
   int('workers', p.workers, 1, 512);
   int('filesPerPart', p.filesPerPart, 1, 99999);
-  const target = p.targetPath ?? '/';
+  const target = p.targetPath ?? DATA_SEEDER_DEFAULTS.targetPath;
   if (!Token.isUnresolved(target) && (!PATH_RE.test(target) || DOT_SEGMENT_RE.test(target))) {
     throw propError(scope, 'targetPath', `must be an absolute path in the file system (letters, digits, . _ - /), got '${target}'.`);
   }
