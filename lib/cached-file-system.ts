@@ -6,8 +6,9 @@ import { CacheFleetOptions } from './cache-fleet/options';
 import { FsCacheClientLaunchTemplate, FsCacheClientOptions } from './client/fs-cache-client';
 import { MountSource } from './client/mount-source';
 import { CacheDashboard, CacheDashboardOptions } from './monitoring/cache-dashboard';
-import { checkMountTargetsCover, OriginFileSystem, OriginOptions } from './origin/origin-file-system';
+import { checkMountTargetsCover, OriginFileSystem, OriginFileSystemOptions } from './origin/origin-file-system';
 import { propError } from './private/errors';
+import { REMOVED_CACHED_FILE_SYSTEM_PROPS, refuseRemovedProps } from './private/removed-props';
 
 /** What FS-Cache clients mount. */
 export enum ClientSource {
@@ -44,9 +45,9 @@ export interface CachedFileSystemProps {
   /**
    * The origin file system: options of a new one, or `{ fileSystem }` to use an existing one.
    *
-   * @default - a new encrypted EFS file system with the defaults of `OriginOptions`
+   * @default - a new encrypted EFS file system with the defaults of `OriginFileSystemOptions`
    */
-  readonly origin?: OriginOptions;
+  readonly originFileSystem?: OriginFileSystemOptions;
 
   /**
    * A RAM cache tier in front of the origin: nodes that re-export it read-only from their page cache.
@@ -84,8 +85,8 @@ export interface CachedFileSystemProps {
  * never to 0.0.0.0/0.
  */
 export class CachedFileSystem extends Construct {
-  /** The origin tier. */
-  public readonly origin: OriginFileSystem;
+  /** The origin tier: the EFS file system every other tier reads. */
+  public readonly originFileSystem: OriginFileSystem;
 
   /** The VPC of every tier. */
   public readonly vpc: ec2.IVpc;
@@ -98,9 +99,10 @@ export class CachedFileSystem extends Construct {
 
   constructor(scope: Construct, id: string, props: CachedFileSystemProps) {
     super(scope, id);
+    refuseRemovedProps(this, props, REMOVED_CACHED_FILE_SYSTEM_PROPS);
     this.vpc = props.vpc;
-    this.origin = new OriginFileSystem(this, 'Origin', {
-      ...props.origin,
+    this.originFileSystem = new OriginFileSystem(this, 'Origin', {
+      ...props.originFileSystem,
       vpc: props.vpc,
       vpcSubnets: props.vpcSubnets,
     });
@@ -110,15 +112,15 @@ export class CachedFileSystem extends Construct {
         ...props.cacheFleet,
         vpcSubnets: fleetSubnets,
         vpc: props.vpc,
-        origin: CacheOrigin.efs(this.origin.fileSystem),
+        origin: CacheOrigin.efs(this.originFileSystem.fileSystem),
       });
-      checkMountTargetsCover(this.origin, this.cacheFleet.nodes.map((n) => n.subnet), 'cacheFleet.vpcSubnets');
+      checkMountTargetsCover(this.originFileSystem, this.cacheFleet.nodes.map((n) => n.subnet), 'cacheFleet.vpcSubnets');
     }
     if (props.dashboard === false && props.monitoring) {
       throw propError(this, 'monitoring', 'configures the dashboard and alarms, but dashboard is false. Remove one of them.');
     }
     if (props.dashboard !== false) {
-      this.dashboard = new CacheDashboard(this, 'Dashboard', { ...props.monitoring, origin: this.origin, cacheFleet: this.cacheFleet });
+      this.dashboard = new CacheDashboard(this, 'Dashboard', { ...props.monitoring, originFileSystem: this.originFileSystem, cacheFleet: this.cacheFleet });
     }
   }
 
@@ -136,7 +138,9 @@ export class CachedFileSystem extends Construct {
     const clients = new FsCacheClientLaunchTemplate(this, id, {
       ...clientOptions,
       vpc: this.vpc,
-      source: source === ClientSource.CACHE_FLEET ? MountSource.cacheFleet(this.cacheFleet!) : MountSource.fileSystem(this.origin.fileSystem),
+      source: source === ClientSource.CACHE_FLEET
+        ? MountSource.cacheFleet(this.cacheFleet!)
+        : MountSource.fileSystem(this.originFileSystem.fileSystem),
     });
     this.dashboard?.addClients(clients);
     return clients;

@@ -1,6 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import {
   CachedFileSystem,
+  CachedFileSystemProps,
   CacheFleet,
   CacheOrigin,
   ClientSource,
@@ -11,6 +12,7 @@ import {
   OriginFileSystem,
   SeedSource,
 } from '../lib';
+import { importedFs } from './util';
 import { BadInput, isolatedVpc, refusesBadInput } from './util/bad-input';
 
 /** What constructs together (CachedFileSystem, several fleets, TLS across tiers) refuses at synth, or warns about, each case naming the prop to change. */
@@ -18,8 +20,15 @@ const CASES: BadInput[] = [
   // CachedFileSystem
   {
     name: 'composition: origin options are checked too',
-    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, origin: { removalPolicy: RemovalPolicy.DESTROY } }),
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, originFileSystem: { removalPolicy: RemovalPolicy.DESTROY } }),
     error: /^Invalid removalPolicy: .*confirmDataLoss/,
+  },
+  // The props of 0.1 that 0.2 renamed, still given from JavaScript (which has no types): refused, never ignored (an
+  // ignored origin would create a new file system instead of importing the given one).
+  {
+    name: 'composition: the origin prop of 0.1 (JavaScript)',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, origin: { fileSystem: importedFs(stack) } } as unknown as CachedFileSystemProps),
+    error: /^Invalid origin: was renamed originFileSystem in 0\.2 \(its type, OriginOptions, was renamed OriginFileSystemOptions\)\./,
   },
   {
     name: 'composition: monitoring options with dashboard: false',

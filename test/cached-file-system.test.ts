@@ -11,8 +11,8 @@ describe('CachedFileSystem', () => {
     const t = Template.fromStack(stack);
     t.resourceCountIs('AWS::EFS::FileSystem', 1);
     t.hasResource('AWS::EFS::FileSystem', { Properties: { Encrypted: true }, DeletionPolicy: 'Retain' });
-    expect(cfs.origin.isImported).toBe(false);
-    expect(cfs.origin.node.path).toBe('TestStack/Data/Origin');
+    expect(cfs.originFileSystem.isImported).toBe(false);
+    expect(cfs.originFileSystem.node.path).toBe('TestStack/Data/Origin');
   });
 
   test('imports an existing file system', () => {
@@ -21,9 +21,9 @@ describe('CachedFileSystem', () => {
       fileSystemId: 'fs-0123456789abcdef0',
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
     });
-    const cfs = new CachedFileSystem(stack, 'Data', { vpc, origin: { fileSystem } });
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, originFileSystem: { fileSystem } });
     Template.fromStack(stack).resourceCountIs('AWS::EFS::FileSystem', 0);
-    expect(cfs.origin.fileSystemId).toBe('fs-0123456789abcdef0');
+    expect(cfs.originFileSystem.fileSystemId).toBe('fs-0123456789abcdef0');
   });
 
   test('puts mount targets in the given subnets', () => {

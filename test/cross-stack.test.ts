@@ -78,7 +78,7 @@ function multiStackApp(layout: Layout, env?: Environment) {
     principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')], actions: ['kms:Decrypt', 'kms:GenerateDataKey*'], resources: ['*'],
   }));
   const alarmTopic = new sns.Topic(dashboardStack, 'Alarms', { masterKey: key, enforceSSL: true });
-  new CacheDashboard(dashboardStack, 'Dashboard', { origin, cacheFleet: fleet, alarmTopic });
+  new CacheDashboard(dashboardStack, 'Dashboard', { originFileSystem: origin, cacheFleet: fleet, alarmTopic });
   return { app, network, originStack, fleetStack, clientStack, directStack, importedStack, seederStack, dashboardStack, fleet, origin };
 }
 
@@ -209,7 +209,7 @@ describe('the sample composition under cdk-nag', () => {
     const originStack = new Stack(app, 'Origin', { env: { region: REGION } });
     const origin = new OriginFileSystem(originStack, 'Origin', { vpc });
     const cachedStack = new Stack(app, 'Cached', { env: { region: REGION } });
-    const cached = new CachedFileSystem(cachedStack, 'Cached', { vpc, origin: { fileSystem: origin.fileSystem }, cacheFleet: { nodeCount: 1 } });
+    const cached = new CachedFileSystem(cachedStack, 'Cached', { vpc, originFileSystem: { fileSystem: origin.fileSystem }, cacheFleet: { nodeCount: 1 } });
     cached.addClientLaunchTemplate('Clients');
     expect(() => app.synth()).not.toThrow();
     expect(ingress(originStack)).toEqual([]);

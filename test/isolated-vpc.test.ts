@@ -20,7 +20,7 @@ function isolatedComposition(fanOut: FanOut) {
   });
   const data = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 2, fanOut } });
   data.addClientLaunchTemplate('Clients');
-  new DataSeeder(stack, 'Seeder', { vpc, fileSystem: data.origin.fileSystem, source: SeedSource.instanceDirectory('/srv/data') });
+  new DataSeeder(stack, 'Seeder', { vpc, fileSystem: data.originFileSystem.fileSystem, source: SeedSource.instanceDirectory('/srv/data') });
   return { stack, vpc, t: Template.fromStack(stack) };
 }
 

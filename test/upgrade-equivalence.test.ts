@@ -227,7 +227,7 @@ const EXTRA: Case[] = [
       const { stack, vpc } = stackWithVpc(app, 'Cfs');
       const cfs = new CachedFileSystem(stack, 'Data', {
         vpc,
-        origin: {
+        originFileSystem: {
           removalPolicy: RemovalPolicy.DESTROY, confirmDataLoss: true, kmsKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }),
           throughputMode: efs.ThroughputMode.PROVISIONED, provisionedThroughputPerSecond: Size.mebibytes(256),
           performanceMode: efs.PerformanceMode.MAX_IO, enableAutomaticBackups: false, fileSystemName: 'models',

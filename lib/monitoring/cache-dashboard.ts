@@ -12,6 +12,7 @@ import type { OriginFileSystem } from '../origin/origin-file-system';
 import { DiskCacheMetric, MirrorMetric, NOT_SERVING, notServingExpression } from './metrics';
 import { knownAtSynth, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
+import { REMOVED_DASHBOARD_PROPS, refuseRemovedProps } from '../private/removed-props';
 
 /** The period of the "written but not serving" alarms (`NOT_SERVING`), evaluated over 4 of them. */
 const NOT_SERVING_PERIOD = Duration.minutes(15);
@@ -67,8 +68,8 @@ export const CACHE_DASHBOARD_DEFAULTS = {
 
 /** Properties of `CacheDashboard`. */
 export interface CacheDashboardProps extends CacheDashboardOptions {
-  /** The origin file system. */
-  readonly origin: OriginFileSystem;
+  /** The origin file system, whose EFS metrics the dashboard shows and alarms on. */
+  readonly originFileSystem: OriginFileSystem;
   /**
    * The cache fleet.
    *
@@ -97,9 +98,10 @@ export class CacheDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: CacheDashboardProps) {
     super(scope, id);
+    refuseRemovedProps(this, props, REMOVED_DASHBOARD_PROPS);
     validateDashboardOptions(this, props);
     this.props = props;
-    const o = props.origin;
+    const o = props.originFileSystem;
     this.dashboard = new cloudwatch.Dashboard(this, 'Resource', {
       dashboardName: props.dashboardName,
       defaultInterval: Duration.hours(3),
@@ -312,7 +314,7 @@ export class CacheDashboard extends Construct {
   /** Percent of read bytes served by the caches: served / (served + read from EFS). */
   private offloadShare(): cloudwatch.IMetric {
     const served = this.served();
-    const usingMetrics: Record<string, cloudwatch.IMetric> = { efs: this.props.origin.metricDataReadIoBytes() };
+    const usingMetrics: Record<string, cloudwatch.IMetric> = { efs: this.props.originFileSystem.metricDataReadIoBytes() };
     served.forEach((m, i) => { usingMetrics[`c${i}`] = m; });
     const cacheSum = served.map((_m, i) => `FILL(c${i}, 0)`).join(' + ') || '0';
     return new cloudwatch.MathExpression({
@@ -381,7 +383,7 @@ export class CacheDashboard extends Construct {
   private meteredPerSecond(): cloudwatch.IMetric {
     return new cloudwatch.MathExpression({
       expression: 'm / 60',
-      usingMetrics: { m: this.props.origin.metricMeteredIoBytes() },
+      usingMetrics: { m: this.props.originFileSystem.metricMeteredIoBytes() },
       label: 'metered (MeteredIOBytes / 60 s)',
       period: Duration.minutes(1),
     });

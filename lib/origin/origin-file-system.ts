@@ -14,7 +14,7 @@ import { defaultSubnets } from '../private/subnets';
 /**
  * Options for the origin file system, shared by `OriginFileSystem` and `CachedFileSystem`.
  */
-export interface OriginOptions {
+export interface OriginFileSystemOptions {
   /**
    * An existing file system to use instead of creating one. Its security group, policy and backups are left
    * as they are; mount targets must already exist in the AZs of the instances that mount it.
@@ -94,7 +94,7 @@ export const ORIGIN_FILE_SYSTEM_DEFAULTS = {
 /**
  * Properties of `OriginFileSystem`.
  */
-export interface OriginFileSystemProps extends OriginOptions {
+export interface OriginFileSystemProps extends OriginFileSystemOptions {
   /**
    * The VPC of the file system's mount targets.
    */
@@ -149,7 +149,7 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
 
   constructor(scope: Construct, id: string, props: OriginFileSystemProps) {
     super(scope, id);
-    validateOriginOptions(this, props, 'origin');
+    validateOriginFileSystemOptions(this, props, 'origin');
 
     if (props.fileSystem) {
       this.fileSystem = props.fileSystem;
@@ -321,10 +321,10 @@ function azMayBeSame(scope: Construct, a: string, b: string): boolean {
 }
 
 /** Checks origin options for contradictions; `prefix` names where the options sit (for error messages). */
-export function validateOriginOptions(scope: IConstruct, o: OriginOptions, prefix: string): void {
+export function validateOriginFileSystemOptions(scope: IConstruct, o: OriginFileSystemOptions, prefix: string): void {
   const p = (name: string) => (prefix === 'origin' ? name : `${prefix}.${name}`);
   if (o.fileSystem) {
-    const createOnly: Array<keyof OriginOptions> = [
+    const createOnly: Array<keyof OriginFileSystemOptions> = [
       'removalPolicy', 'confirmDataLoss', 'kmsKey', 'throughputMode', 'provisionedThroughputPerSecond',
       'performanceMode', 'enableAutomaticBackups', 'fileSystemName',
     ];

@@ -44,6 +44,16 @@ export const REMOVED_SEEDER_PROPS: Readonly<Record<string, string>> = {
   volumeSize: 'was renamed rootVolumeSize in 0.2.',
 };
 
+/** The CachedFileSystem props of 0.1 that 0.2 renamed (see REMOVED_FLEET_PROPS). */
+export const REMOVED_CACHED_FILE_SYSTEM_PROPS: Readonly<Record<string, string>> = {
+  origin: 'was renamed originFileSystem in 0.2 (its type, OriginOptions, was renamed OriginFileSystemOptions).',
+};
+
+/** The CacheDashboard props of 0.1 that 0.2 renamed (see REMOVED_FLEET_PROPS). */
+export const REMOVED_DASHBOARD_PROPS: Readonly<Record<string, string>> = {
+  origin: 'was renamed originFileSystem in 0.2 (a CachedFileSystem\'s origin attribute was renamed originFileSystem too).',
+};
+
 /** The fleet attributes of 0.1 that 0.2 renamed (see REMOVED_FLEET_PROPS). */
 export const REMOVED_FLEET_ATTRIBUTES: Readonly<Record<string, string>> = {
   clientProtocol: REMOVED_FLEET_PROPS.clientProtocol,

@@ -49,7 +49,7 @@ function variant(name: string, v: Variant): GateConfig {
     build: (app: App) => {
       const stack = new Stack(app, name);
       const { vpc, alarmTopic } = sampleNetwork(stack);
-      const origin = v.importedOrigin
+      const originFileSystem = v.importedOrigin
         ? {
           fileSystem: efs.FileSystem.fromFileSystemAttributes(stack, 'Existing', {
             fileSystemId: 'fs-0123456789abcdef0',
@@ -57,11 +57,11 @@ function variant(name: string, v: Variant): GateConfig {
           }),
         }
         : undefined;
-      const cfs = new CachedFileSystem(stack, 'Data', { vpc, origin, cacheFleet: v.fleet, monitoring: { alarmTopic } });
+      const cfs = new CachedFileSystem(stack, 'Data', { vpc, originFileSystem, cacheFleet: v.fleet, monitoring: { alarmTopic } });
       if (v.seeded) {
         const bucket = s3.Bucket.fromBucketName(stack, 'Datasets', 'example-datasets');
         new DataSeeder(stack, 'Seed', {
-          vpc, fileSystem: cfs.origin.fileSystem, source: SeedSource.s3(bucket, 'train/'), targetPath: '/datasets/train',
+          vpc, fileSystem: cfs.originFileSystem.fileSystem, source: SeedSource.s3(bucket, 'train/'), targetPath: '/datasets/train',
         });
       }
       if (v.mirrorClients) {

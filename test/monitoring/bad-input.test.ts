@@ -1,5 +1,5 @@
 import { Size } from 'aws-cdk-lib';
-import { CachedFileSystem } from '../../lib';
+import { CachedFileSystem, CacheDashboard, CacheDashboardProps, OriginFileSystem } from '../../lib';
 import { BadInput, refusesBadInput } from '../util/bad-input';
 
 /** What the dashboard's alarm settings (CachedFileSystem monitoring) refuses at synth, or warns about, each case naming the prop to change. */
@@ -18,6 +18,14 @@ const CASES: BadInput[] = [
     name: 'alarms: burst credit threshold of 0 bytes',
     build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, monitoring: { burstCreditBalanceThreshold: Size.bytes(0) } }),
     error: /^Invalid burstCreditBalanceThreshold: must be more than 0 bytes/,
+  },
+  // The prop of 0.1 that 0.2 renamed, still given from JavaScript (which has no types): refused, naming the new one.
+  {
+    name: 'dashboard: the origin prop of 0.1 (JavaScript)',
+    build: (stack, vpc) => new CacheDashboard(stack, 'Dashboard', {
+      origin: new OriginFileSystem(stack, 'Origin', { vpc }),
+    } as unknown as CacheDashboardProps),
+    error: /^Invalid origin: was renamed originFileSystem in 0\.2/,
   },
 ];
 

@@ -135,7 +135,7 @@ describe('CacheDashboard', () => {
     const topic = new sns.Topic(stack, 'Alerts', { enforceSSL: true });
     new CachedFileSystem(stack, 'Data', {
       vpc,
-      origin: { throughputMode: efs.ThroughputMode.BURSTING },
+      originFileSystem: { throughputMode: efs.ThroughputMode.BURSTING },
       monitoring: { alarmTopic: topic, percentIoLimitThreshold: 75, burstCreditBalanceThreshold: Size.gibibytes(100) },
     });
     const t = Template.fromStack(stack);

@@ -60,7 +60,7 @@ new autoscaling.AutoScalingGroup(composed, 'ClientGroup', {
 });
 new DataSeeder(composed, 'SeedFromBucket', {
   vpc,
-  fileSystem: shared.origin.fileSystem,
+  fileSystem: shared.originFileSystem.fileSystem,
   source: SeedSource.s3(s3.Bucket.fromBucketName(composed, 'Datasets', 'example-datasets'), 'train/'),
   targetPath: '/datasets/train',
 });
@@ -68,7 +68,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'consumer-data-'));
 fs.writeFileSync(path.join(dataDir, 'hello.txt'), 'hello\n');
 new DataSeeder(composed, 'SeedFromAsset', {
   vpc,
-  fileSystem: shared.origin.fileSystem,
+  fileSystem: shared.originFileSystem.fileSystem,
   source: SeedSource.asset(dataDir),
   targetPath: '/datasets/small',
   workers: 8,
@@ -98,7 +98,7 @@ const fleet = new CacheFleet(tiers, 'Fleet', {
   instanceType: new ec2.InstanceType('c6in.8xlarge'),
 });
 const fleetReaders = new FsCacheClientLaunchTemplate(tiers, 'FleetReaders', { vpc: vpc2, source: MountSource.cacheFleet(fleet) });
-const dashboard = new CacheDashboard(tiers, 'Dashboard', { origin: imported, cacheFleet: fleet });
+const dashboard = new CacheDashboard(tiers, 'Dashboard', { originFileSystem: imported, cacheFleet: fleet });
 dashboard.addClients(fleetReaders);
 
 const assembly = app.synth();
