@@ -7,25 +7,18 @@ import { FsCacheClientLaunchTemplate, FsCacheClientOptions } from './client/fs-c
 import { MountSource } from './client/mount-source';
 import { CacheDashboard, CacheDashboardOptions } from './monitoring/cache-dashboard';
 import { checkMountTargetsCover, OriginFileSystem, OriginFileSystemOptions } from './origin/origin-file-system';
-import { propError } from './private/errors';
+import { describeValue, propError } from './private/errors';
 import { REMOVED_CACHED_FILE_SYSTEM_PROPS, refuseRemovedProps } from './private/removed-props';
-
-/** What FS-Cache clients mount. */
-export enum ClientSource {
-  /** The cache fleet (read-only): the default when there is one. */
-  CACHE_FLEET = 'cache-fleet',
-  /** The EFS origin, directly. */
-  ORIGIN = 'origin',
-}
 
 /** Options of `CachedFileSystem.addClientLaunchTemplate`. */
 export interface ClientLaunchTemplateOptions extends FsCacheClientOptions {
   /**
-   * What the clients mount.
+   * What the clients mount: this construct's cache fleet (with its mirrors, if asked) or its origin file system.
    *
-   * @default ClientSource.CACHE_FLEET when the construct has a cache fleet, else ClientSource.ORIGIN
+   * @default - `MountSource.cacheFleet()` of the construct's cache fleet when it has one, else
+   * `MountSource.fileSystem()` of its origin file system
    */
-  readonly source?: ClientSource;
+  readonly source?: MountSource;
 }
 
 /**
@@ -126,23 +119,40 @@ export class CachedFileSystem extends Construct {
 
   /**
    * Adds a launch template for FS-Cache clients that mount the cache fleet (default, when there is one) or the
-   * origin, with TCP 2049 opened from them to it. Use it in an Auto Scaling group or with `ec2.Instance`.
+   * origin file system, with TCP 2049 opened from them to it. Use it in an Auto Scaling group or with `ec2.Instance`.
    */
   public addClientLaunchTemplate(id: string, options: ClientLaunchTemplateOptions = {}): FsCacheClientLaunchTemplate {
-    const source = options.source ?? (this.cacheFleet ? ClientSource.CACHE_FLEET : ClientSource.ORIGIN);
-    if (source === ClientSource.CACHE_FLEET && !this.cacheFleet) {
-      throw propError(this, 'source', 'ClientSource.CACHE_FLEET needs a cache fleet: give the cacheFleet prop, or mount the origin.');
-    }
-    const { source: _source, ...clientOptions } = options;
-    void _source;
-    const clients = new FsCacheClientLaunchTemplate(this, id, {
-      ...clientOptions,
-      vpc: this.vpc,
-      source: source === ClientSource.CACHE_FLEET
-        ? MountSource.cacheFleet(this.cacheFleet!)
-        : MountSource.fileSystem(this.originFileSystem.fileSystem),
-    });
+    const source = checkClientSource(this, options.source)
+      ?? (this.cacheFleet ? MountSource.cacheFleet(this.cacheFleet) : MountSource.fileSystem(this.originFileSystem.fileSystem));
+    const clients = new FsCacheClientLaunchTemplate(this, id, { ...options, vpc: this.vpc, source });
     this.dashboard?.addClients(clients);
     return clients;
   }
+}
+
+/**
+ * The `source` given to `addClientLaunchTemplate`, checked: a `MountSource` (from JavaScript, not a value of 0.1's
+ * `ClientSource`) that mounts this construct's own fleet or file system, whose dashboard the clients join.
+ */
+function checkClientSource(cfs: CachedFileSystem, source: MountSource | undefined): MountSource | undefined {
+  if (source === undefined || source === null) return undefined;
+  const fleet = 'MountSource.cacheFleet(cachedFileSystem.cacheFleet)';
+  const fileSystem = 'MountSource.fileSystem(cachedFileSystem.originFileSystem.fileSystem)';
+  if (!(source instanceof MountSource)) {
+    throw propError(cfs, 'source', `must be ${fleet} or ${fileSystem}, got ${describeValue(source, cfs)}. ` +
+      `ClientSource.CACHE_FLEET is ${fleet}, ClientSource.ORIGIN is ${fileSystem}.`);
+  }
+  if (source.fleet && !cfs.cacheFleet) {
+    throw propError(cfs, 'source', 'mounts a cache fleet, but this CachedFileSystem has none: give the cacheFleet prop, ' +
+      `or mount the origin file system (${fileSystem}). For a fleet of its own, use an FsCacheClientLaunchTemplate.`);
+  }
+  if (source.fleet && source.fleet !== cfs.cacheFleet) {
+    throw propError(cfs, 'source', `mounts a cache fleet that is not this CachedFileSystem's: give ${fleet}. ` +
+      'For another fleet, use an FsCacheClientLaunchTemplate.');
+  }
+  if (source.efsFileSystem && source.efsFileSystem !== cfs.originFileSystem.fileSystem) {
+    throw propError(cfs, 'source', `mounts a file system that is not this CachedFileSystem's: give ${fileSystem}. ` +
+      'For another file system, use an FsCacheClientLaunchTemplate.');
+  }
+  return source;
 }

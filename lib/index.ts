@@ -1,7 +1,7 @@
 // The public API, named one by one: what is exported here is what jsii carries to every language and what API.md
 // lists. Helpers of the modules below (validation, fsid derivation, metric-name tables) stay internal.
 export { OriginFileSystem, OriginFileSystemOptions, OriginFileSystemProps } from './origin/origin-file-system';
-export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions, ClientSource } from './cached-file-system';
+export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions } from './cached-file-system';
 export { CacheFleet } from './cache-fleet/cache-fleet';
 export { CacheOrigin, EfsOriginOptions, NfsServerOptions, NfsServerPorts } from './cache-fleet/cache-origin';
 export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ElasticCapacity, ICacheFleet } from './cache-fleet/options';

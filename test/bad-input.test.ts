@@ -4,8 +4,9 @@ import {
   CachedFileSystemProps,
   CacheFleet,
   CacheOrigin,
-  ClientSource,
+  ClientLaunchTemplateOptions,
   DataSeeder,
+  FanOut,
   FsCacheClientLaunchTemplate,
   MountHelper,
   MountSource,
@@ -36,10 +37,36 @@ const CASES: BadInput[] = [
     error: /^Invalid monitoring: configures the dashboard and alarms, but dashboard is false/,
   },
   {
-    name: 'composition: ClientSource.CACHE_FLEET without a fleet',
-    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', { source: ClientSource.CACHE_FLEET }),
-    error: /^Invalid source: ClientSource.CACHE_FLEET needs a cache fleet/,
+    name: 'composition: clients through a fleet, without a fleet',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', {
+      source: MountSource.cacheFleet(new CacheFleet(stack, 'Other', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1 })),
+    }),
+    error: /^Invalid source: mounts a cache fleet, but this CachedFileSystem has none: give the cacheFleet prop/,
   },
+  {
+    name: 'composition: clients through a fleet that is not the construct\'s',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', {
+      source: MountSource.cacheFleet(new CacheFleet(stack, 'Other', {
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, fanOut: FanOut.route53({ zoneName: 'other.internal' }),
+      })),
+    }),
+    error: /^Invalid source: mounts a cache fleet that is not this CachedFileSystem's: give MountSource\.cacheFleet\(cachedFileSystem\.cacheFleet\)/,
+  },
+  {
+    name: 'composition: clients of a file system that is not the construct\'s',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', { source: MountSource.fileSystem(importedFs(stack)) }),
+    error: /^Invalid source: mounts a file system that is not this CachedFileSystem's: give MountSource\.fileSystem\(cachedFileSystem\.originFileSystem\.fileSystem\)/,
+  },
+  // A ClientSource value of 0.1 (the enum is gone), still given from JavaScript: refused, naming the MountSource.
+  ...['cache-fleet', 'origin'].map((value): BadInput => ({
+    name: `composition: the ClientSource value '${value}' of 0.1 as a client source (JavaScript)`,
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', {
+      source: value,
+    } as unknown as ClientLaunchTemplateOptions),
+    error: new RegExp(`^Invalid source: must be MountSource\\.cacheFleet\\(cachedFileSystem\\.cacheFleet\\) or .*, got '${value}'\\. ` +
+      'ClientSource\\.CACHE_FLEET is MountSource\\.cacheFleet\\(cachedFileSystem\\.cacheFleet\\), ClientSource\\.ORIGIN is ' +
+      'MountSource\\.fileSystem\\(cachedFileSystem\\.originFileSystem\\.fileSystem\\)\\.'),
+  })),
   {
     name: 'composition: a fleet subnet in an AZ without a mount target',
     build: (stack, vpc) => new CachedFileSystem(stack, 'Data', {

@@ -16,7 +16,7 @@ describe('exports', () => {
     const values = Object.keys(lib).filter((k) => (lib as Record<string, unknown>)[k] !== undefined);
     expect(values.sort()).toEqual([
       'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheOrigin', 'CachedFileSystem',
-      'ClientSource', 'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'FanOut', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorSource', 'MirrorStorage', 'MountHelper',
+      'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'FanOut', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorSource', 'MirrorStorage', 'MountHelper',
       'MountSource', 'NfsVersion', 'OriginFileSystem', 'SeedSource',
     ]);
   });

@@ -13,7 +13,6 @@ import {
   CachedFileSystem,
   CacheFleet,
   CacheOrigin,
-  ClientSource,
   DataSeeder,
   DiskCache,
   FanOut,
@@ -235,8 +234,8 @@ const EXTRA: Case[] = [
         cacheFleet: { nodeCount: 1 },
         dashboard: false,
       });
-      cfs.addClientLaunchTemplate('Direct', { instanceType: armClient, source: ClientSource.ORIGIN });
-      cfs.addClientLaunchTemplate('Cached', { instanceType: armClient, source: ClientSource.CACHE_FLEET });
+      cfs.addClientLaunchTemplate('Direct', { instanceType: armClient, source: MountSource.fileSystem(cfs.originFileSystem.fileSystem) });
+      cfs.addClientLaunchTemplate('Cached', { instanceType: armClient, source: MountSource.cacheFleet(cfs.cacheFleet!) });
     },
   },
 ];

@@ -33,9 +33,9 @@ export const FLEET_SOURCE_DEFAULTS = {
 } as const;
 
 /**
- * What FS-Cache clients mount (`FsCacheClientLaunchTemplateProps.source`): an EFS file system directly, or a cache
- * fleet (with its mirrors, if asked). One value, so a template cannot name both, or neither, and mirrors can only be
- * asked of a fleet.
+ * What FS-Cache clients mount (`FsCacheClientLaunchTemplateProps.source`, `ClientLaunchTemplateOptions.source`): an EFS
+ * file system directly, or a cache fleet (with its mirrors, if asked). One value, so a template cannot name both, or
+ * neither, and mirrors can only be asked of a fleet.
  */
 export class MountSource implements ec2.IConnectable {
   /**

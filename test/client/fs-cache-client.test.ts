@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import {
-  CachedFileSystem, CacheFleet, CacheOrigin, ClientSource, DiskCache, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, ICacheFleet,
+  CachedFileSystem, CacheFleet, CacheOrigin, DiskCache, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, ICacheFleet,
   MountHelper, MountSource,
 } from '../../lib';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
@@ -166,12 +166,33 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
     });
   });
 
-  test('ClientSource.ORIGIN mounts EFS directly even with a fleet', () => {
+  test('MountSource.fileSystem of the origin file system mounts EFS directly even with a fleet', () => {
     const { stack, vpc } = stackWithVpc();
     const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } });
-    cfs.addClientLaunchTemplate('Writers', { source: ClientSource.ORIGIN });
+    cfs.addClientLaunchTemplate('Writers', { source: MountSource.fileSystem(cfs.originFileSystem.fileSystem) });
     const ud = Object.values(launchTemplateUserData(stack)).find((u) => u.includes("EFSC_CACHE_TAG"))!;
     expect(parameters(ud).EFSC_NFS_SERVER).toMatch(/^<Ref:DataOrigin[0-9A-F]{8}>\.efs\./);
+  });
+
+  test.each([
+    ['with a fleet, its fleet', true, (cfs: CachedFileSystem) => MountSource.cacheFleet(cfs.cacheFleet!)],
+    ['without a fleet, its file system', false, (cfs: CachedFileSystem) => MountSource.fileSystem(cfs.originFileSystem.fileSystem)],
+  ])('the default source is, %s: written out, the same template', (_name, withFleet, source) => {
+    const synth = (explicit: boolean) => {
+      const { stack, vpc } = stackWithVpc();
+      const cfs = new CachedFileSystem(stack, 'Data', { vpc, ...(withFleet ? { cacheFleet: { nodeCount: 1 } } : {}) });
+      cfs.addClientLaunchTemplate('Clients', explicit ? { source: source(cfs) } : {});
+      return Template.fromStack(stack).toJSON();
+    };
+    expect(synth(true)).toEqual(synth(false));
+  });
+
+  test('the source may ask for the fleet\'s mirrors', () => {
+    const { stack, vpc } = stackWithVpc();
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1, mirrorPaths: ['/efs/app'] } });
+    cfs.addClientLaunchTemplate('Web', { source: MountSource.cacheFleet(cfs.cacheFleet!, { mirrorPaths: ['/efs/app'] }) });
+    const ud = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('DataWeb'))![1];
+    expect(parameters(ud)).toMatchObject({ EFSC_NFS_SERVER: 'cache.efs-cache.internal', EFSC_MIRROR_MOUNTS: '/mirror/app' });
   });
 });
 

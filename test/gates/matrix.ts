@@ -10,7 +10,6 @@ import {
   CacheFleetOptions,
   CacheOrigin,
   ClientLaunchTemplateOptions,
-  ClientSource,
   DataSeeder,
   DiskCache,
   FanOut,
@@ -26,11 +25,19 @@ export interface GateConfig {
   readonly build: (app: App) => Stack;
 }
 
+/** A client template's options, whose `source` is made from the CachedFileSystem (its tiers exist once it is built). */
+type ClientVariant = Omit<ClientLaunchTemplateOptions, 'source'> & { readonly source?: (cfs: CachedFileSystem) => MountSource };
+
+/** The cache fleet of the variant's CachedFileSystem (the default source when it has one). */
+const viaFleet = (cfs: CachedFileSystem) => MountSource.cacheFleet(cfs.cacheFleet!);
+/** The origin file system of the variant's CachedFileSystem, directly. */
+const direct = (cfs: CachedFileSystem) => MountSource.fileSystem(cfs.originFileSystem.fileSystem);
+
 interface Variant {
   /** The cache fleet, or none. */
   readonly fleet?: CacheFleetOptions;
   /** Client launch templates to add (each with its own options). */
-  readonly clients?: ClientLaunchTemplateOptions[];
+  readonly clients?: ClientVariant[];
   /** Use an imported EFS instead of a new one. */
   readonly importedOrigin?: boolean;
   /** A DataSeeder that loads an S3 prefix into the file system. */
@@ -69,8 +76,8 @@ function variant(name: string, v: Variant): GateConfig {
           vpc, instanceType: x86Client, source: MountSource.cacheFleet(cfs.cacheFleet!, { mirrorPaths: v.mirrorClients }),
         });
       }
-      (v.clients ?? []).forEach((options, i) => {
-        const lt = cfs.addClientLaunchTemplate(`Clients${i}`, options);
+      (v.clients ?? []).forEach(({ source, ...options }, i) => {
+        const lt = cfs.addClientLaunchTemplate(`Clients${i}`, { ...options, source: source?.(cfs) });
         if (i === 0) {
           const group = new autoscaling.AutoScalingGroup(stack, 'ClientGroup', {
             vpc,
@@ -138,13 +145,13 @@ export const MATRIX: GateConfig[] = [
   variant('Route53OneNode', { fleet: { nodeCount: 1, fanOut: FanOut.route53() }, clients: [{}] }),
   variant('Route53ThreeNodesX86', {
     fleet: { nodeCount: 3, fanOut: FanOut.route53(), instanceType: x86Node },
-    clients: [{ instanceType: x86Client, source: ClientSource.CACHE_FLEET }],
+    clients: [{ instanceType: x86Client, source: viaFleet }],
   }),
   variant('Route53WarmArm', {
     fleet: { nodeCount: 2, instanceType: armNode, warmPaths: ['/efs/models', '/efs/datasets/train'] },
     clients: [
-      { instanceType: armClient, source: ClientSource.CACHE_FLEET },
-      { instanceType: x86Client, source: ClientSource.ORIGIN },
+      { instanceType: armClient, source: viaFleet },
+      { instanceType: x86Client, source: direct },
     ],
   }),
   variant('NlbOneNode', { fleet: { nodeCount: 1, fanOut: FanOut.networkLoadBalancer() }, clients: [{}] }),
@@ -160,17 +167,17 @@ export const MATRIX: GateConfig[] = [
   // An elastic fleet (one Auto Scaling group with lifecycle hooks and scaling policies) with mirrors and warming.
   variant('NlbElasticMirrorWarm', {
     fleet: { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 8 }, mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] },
-    clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
+    clients: [{ instanceType: armClient, source: viaFleet }],
     mirrorClients: ['/efs/app'],
   }),
   variant('NlbEbsClient', {
     fleet: { fanOut: FanOut.networkLoadBalancer() },
-    clients: [{ instanceType: ebsClient, diskCache: DiskCache.ebs(), source: ClientSource.CACHE_FLEET }],
+    clients: [{ instanceType: ebsClient, diskCache: DiskCache.ebs(), source: viaFleet }],
   }),
   // The largest node user data: the disk cache (instance store), mirrors and warming together.
   variant('DiskCacheMirrorWarm', {
     fleet: { nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'] },
-    clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
+    clients: [{ instanceType: armClient, source: viaFleet }],
     mirrorClients: ['/efs/www'],
   }),
   // The largest of all: NFSv3, the disk cache, mirrors and warming (refused for size while the code was user data).
@@ -179,11 +186,11 @@ export const MATRIX: GateConfig[] = [
       nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
       clientNfsVersion: NfsVersion.NFS_V3,
     },
-    clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
+    clients: [{ instanceType: armClient, source: viaFleet }],
   }),
   variant('NfsV3MirrorWarm', {
     fleet: { nodeCount: 2, mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'], clientNfsVersion: NfsVersion.NFS_V3 },
-    clients: [{ instanceType: armClient, source: ClientSource.CACHE_FLEET }],
+    clients: [{ instanceType: armClient, source: viaFleet }],
   }),
   nfsServerFleet('NfsServerOutsideVpc', 'cidr'),
   nfsServerFleet('NfsServerInsideVpc', 'group'),
@@ -192,8 +199,8 @@ export const MATRIX: GateConfig[] = [
     importedOrigin: true,
     fleet: { nodeCount: 2, fanOut: FanOut.route53(), warmPaths: ['/efs/hot'] },
     clients: [
-      { instanceType: armClient, source: ClientSource.CACHE_FLEET },
-      { instanceType: ebsClient, diskCache: DiskCache.ebs(), source: ClientSource.ORIGIN },
+      { instanceType: armClient, source: viaFleet },
+      { instanceType: ebsClient, diskCache: DiskCache.ebs(), source: direct },
     ],
   }),
 ];

@@ -22,7 +22,6 @@ import {
   CacheDashboard,
   CacheFleet,
   CacheOrigin,
-  ClientSource,
   DataSeeder,
   DiskCache,
   FanOut,
@@ -48,7 +47,7 @@ const shared = new CachedFileSystem(composed, 'SharedData', {
 });
 const clients = shared.addClientLaunchTemplate('Clients');
 shared.addClientLaunchTemplate('DirectClients', {
-  source: ClientSource.ORIGIN,
+  source: MountSource.fileSystem(shared.originFileSystem.fileSystem),
   instanceType: new ec2.InstanceType('c7g.xlarge'),
   diskCache: DiskCache.ebs(),
 });
