@@ -1,5 +1,6 @@
 import { Size } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
+import { DISK_CACHE_SOURCE } from '../private/enum-values';
 import { describeValue, propError, wholeGib } from '../private/errors';
 import { checkDeviceModel, EBS_MODEL, INSTANCE_STORE_MODEL } from '../private/fscache';
 
@@ -97,7 +98,7 @@ export class DiskCache {
    * @internal
    */
   public get _source(): string {
-    return this._ebs ? 'ebs' : 'instance-store';
+    return DISK_CACHE_SOURCE[this._ebs ? 'ebs' : 'instanceStore'];
   }
 
   /**

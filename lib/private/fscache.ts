@@ -35,18 +35,24 @@ export function checkDeviceModel(scope: IConstruct, prop: string, model: string 
   }
 }
 
-export interface DiskCache {
+/** A disk cache as assets/lib/fscache.sh sets it up: where it is mounted, its names, its devices and culling limits. */
+export interface FsCacheDisk {
+  /** Where the cache file system is mounted (cachefilesd's `dir`). */
   readonly dir: string;
   /** ext4 label of the cache file system (1-16 characters). */
   readonly label: string;
   /** cachefilesd's tag, as /proc/fs/fscache/caches lists it. */
   readonly tag: string;
+  /** The model string of the cache devices (`/sys/block/<device>/device/model`). */
   readonly deviceModel: string;
+  /** Whether the devices are written in full once before use. */
   readonly initializeDevices: boolean;
+  /** cachefilesd's culling limits. */
   readonly cull: CullPercents;
 }
 
-export function diskCacheParameters(c: DiskCache): Record<string, string> {
+/** The `EFSC_CACHE_*`, `EFSC_DEVICE_MODEL`, `EFSC_INITIALIZE_DEVICES` and `EFSC_CULL_*` parameters of a disk cache. */
+export function diskCacheParameters(c: FsCacheDisk): Record<string, string> {
   return {
     EFSC_CACHE_DIR: c.dir,
     EFSC_CACHE_LABEL: c.label,

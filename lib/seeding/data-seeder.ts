@@ -13,7 +13,7 @@ import { encryptedRootVolume, grantSignal, instanceRole } from '../private/insta
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
-import { MOUNT_HELPER_TYPE } from '../private/enum-values';
+import { MOUNT_HELPER_TYPE, SEED_SOURCE_KIND, SeedKind } from '../private/enum-values';
 import { grantReadPrefix } from '../private/s3-grant';
 import { checkKernel, instanceImage } from '../private/kernel';
 import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
@@ -22,23 +22,6 @@ import { checkImageArchitecture, checkImageOs } from '../private/image';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 import { REMOVED_SEEDER_PROPS, refuseRemovedProps } from '../private/removed-props';
-
-/** The kinds of seed source. */
-export enum SeedKind {
-  S3 = 'S3',
-  ASSET = 'ASSET',
-  INSTANCE_DIRECTORY = 'INSTANCE_DIRECTORY',
-}
-
-/**
- * How the seeding script names each kind (`EFSC_SOURCE_KIND`). The user data of a deployed seeder holds these, and a
- * change of one would replace the seeder, which would seed again.
- */
-const SEED_KIND_SPELLINGS: Readonly<Record<SeedKind, string>> = {
-  [SeedKind.S3]: 's3',
-  [SeedKind.ASSET]: 'asset',
-  [SeedKind.INSTANCE_DIRECTORY]: 'local',
-};
 
 /** What a bound `SeedSource` tells the seeding instance. */
 export interface SeedSourceBinding {
@@ -373,7 +356,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
       description: `the data seeder ${this.node.path}`,
       scope: this,
       parameters: {
-        EFSC_SOURCE_KIND: SEED_KIND_SPELLINGS[source.kind],
+        EFSC_SOURCE_KIND: SEED_SOURCE_KIND[source.kind],
         EFSC_SOURCE_URI: source.uri,
         EFSC_SOURCE_REGION: source.region ?? '',
         EFSC_EFS_SERVER: efsDnsName(props.fileSystem),
@@ -433,7 +416,6 @@ function checkSource(scope: IConstruct, source: SeedSource | undefined): SeedSou
   return source;
 }
 
-/** A resolved CloudFormation value as cdk-nag names it in findings: `<Ref>` and `<Resource.Attribute>`. */
 /** Checks the props; throws `Invalid <prop>: ...` naming what to change. */
 export function validateDataSeederProps(scope: IConstruct, p: DataSeederProps): void {
   const int = (name: keyof DataSeederProps, v: number | undefined, min: number, max: number) => {
