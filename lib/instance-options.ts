@@ -3,21 +3,18 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { AmazonLinux2023KernelLine } from './kernel-line';
 
 /**
- * What every construct that launches instances takes, under the same names: the nodes of a cache fleet
- * (`CacheFleetOptions`), FS-Cache clients (`FsCacheClientOptions`) and a data seeder's instance (`DataSeederProps`).
- * Each construct applies defaults of its own, which the `@default` of each option names.
+ * What every construct that launches instances takes, under the same names, each with defaults of its own.
+ * Subnets and metrics are not here: a launch template has no subnets, and the seeder publishes no metrics.
  *
- * Subnets (`vpcSubnets`) and metrics (`metrics`) are not here: a launch template has no subnets (its Auto Scaling group
- * chooses them), and the seeder publishes no metrics. Each keeps that name where it exists.
+ * @see docs/cache-fleet.md
  */
 export interface CommonInstanceOptions {
   /**
-   * The instance type, whose architecture (arm64 or x86_64) the default image follows. For a fleet's nodes memory is
-   * the cache and network bandwidth the throughput. For FS-Cache clients its instance store holds the cache (or the EBS volume, with `diskCache: DiskCache.ebs()`);
-   * the bootstrap finds cache disks by their NVMe model, so Xen-based types (previous generations) are refused, except
-   * i3 and f1 with their NVMe instance store. For a data seeder network bandwidth and enough CPU for the rsync jobs
-   * matter.
+   * The instance type, whose architecture (arm64 or x86_64) the default image follows.
+   * For a fleet's nodes memory is the cache and bandwidth the throughput; for FS-Cache clients the instance store
+   * holds the cache.
    *
+   * @see docs/sizing-and-cost.md
    * @default - c7gn.16xlarge for a fleet's nodes (Graviton3, 64 vCPU, 128 GiB, 200 Gbps); m6id.xlarge for FS-Cache
    * clients (4 vCPU, 16 GiB, one 237 GB NVMe instance-store volume); m7g.xlarge for a data seeder (Graviton3, 4 vCPU,
    * 16 GiB, up to 12.5 Gbps). Some regions do not offer them (README lists them; a stack in such a region gets a synth
@@ -26,26 +23,21 @@ export interface CommonInstanceOptions {
   readonly instanceType?: ec2.InstanceType;
 
   /**
-   * The instances' image. The bootstrap supports Amazon Linux 2023, Debian and Ubuntu; Windows and Amazon Linux 2
-   * images are refused at synth where the image shows them, and any other OS at boot. Where the image's architecture
-   * shows at synth, it must match `instanceType`'s (EC2 refuses to launch the instances otherwise): in the name of
-   * the SSM parameter that holds its id (`MachineImage.latestAmazonLinux2023({ cpuType })` and the other Amazon Linux
-   * helpers, `fromSsmParameter`, `resolveSsmParameterAtLaunch`: `arm64`/`aarch64` or `x86_64`/`amd64`), or in the
-   * `architecture` filter of `MachineImage.lookup`. Other images (an AMI map, a parameter name that is a token) are
-   * not checked.
+   * The instances' image: Amazon Linux 2023, Debian or Ubuntu, of `instanceType`'s architecture.
+   * Windows and Amazon Linux 2 are refused at synth where the image shows them, any other OS at boot.
    *
+   * @see docs/images-and-kernels.md
    * @default - Amazon Linux 2023 of the kernel line `kernel` (6.12 unless given), for the instance type's architecture,
    * via its SSM parameter
    */
   readonly machineImage?: ec2.IMachineImage;
 
   /**
-   * The kernel line of the default image, Amazon Linux 2023 (each line is a public SSM parameter of its own per
-   * architecture). A line the lab has not proved (docs/images-and-kernels.md, "Why the default image does not
-   * float"), and `AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT`, which floats, warn at synth
+   * The kernel line of the default image, Amazon Linux 2023; refused with `machineImage`, which brings its own kernel.
+   * A line the lab has not proved, and the floating `DISTRIBUTION_DEFAULT`, warn at synth
    * (`cdk-efs-cache:kernelNotProved`).
-   * Refused with `machineImage`, which chooses the image, kernel included.
    *
+   * @see docs/images-and-kernels.md
    * @default AmazonLinux2023KernelLine.KERNEL_6_12 - a line the lab proved
    */
   readonly kernel?: AmazonLinux2023KernelLine;

@@ -6,18 +6,10 @@ import { describeValue, propError } from './private/errors';
 const LINE_RE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
 
 /**
- * A kernel line of Amazon Linux 2023, the image the library's instances boot unless they are given a `machineImage`
- * (the `kernel` prop of `CacheFleet`, `FsCacheClientLaunchTemplate` and `DataSeeder`). Amazon Linux 2023 publishes
- * each line's newest image under a public SSM parameter per architecture,
- * `/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-<line>-<arm64|x86_64>`, which CloudFormation resolves at
- * deploy time (no lookup at synth).
+ * A kernel line of Amazon Linux 2023, the image the library's instances boot unless given a `machineImage`.
+ * What the library relies on changes between lines, so a line the lab has not proved warns at synth.
  *
- * Everything the library does on an instance is kernel behaviour (FS-Cache reads, the NFS re-export, its locks and
- * delegations), and it changes between lines: a line the lab has not proved (docs/images-and-kernels.md, "Why the
- * default image does not float") gets a synth warning, `cdk-efs-cache:kernelNotProved`.
- *
- * Not to be confused with `ec2.AmazonLinux2023Kernel` of aws-cdk-lib (for `MachineImage.latestAmazonLinux2023`), which
- * this library does not take.
+ * @see docs/images-and-kernels.md
  */
 export class AmazonLinux2023KernelLine {
   /** Kernel line 6.1 (`al2023-ami-kernel-6.1-<arch>`). */
@@ -33,17 +25,19 @@ export class AmazonLinux2023KernelLine {
   public static readonly KERNEL_6_18 = new AmazonLinux2023KernelLine('6.18');
 
   /**
-   * Whichever line AWS makes Amazon Linux 2023's default (`al2023-ami-kernel-default-<arch>`), which is not this
-   * library's default. It floats: after AWS moves it to a new line, the next deploy replaces the instances with that
-   * line, proved or not. Always warns at synth.
+   * Whichever line AWS makes Amazon Linux 2023's default (`al2023-ami-kernel-default-<arch>`), which floats: it
+   * always warns at synth.
+   * After AWS moves it to a new line, the next deploy replaces the instances with that line, proved or not.
+   *
+   * @see docs/images-and-kernels.md
    */
   public static readonly DISTRIBUTION_DEFAULT = new AmazonLinux2023KernelLine('default');
 
   /**
-   * Any kernel line by its number, `major.minor` (`'6.12'`, `'7.0'`), for a line this class has no member for. Its
-   * parameter must exist in the region (`cdk deploy` fails otherwise). Anything else, a token included (the line
-   * names the parameter at synth), is refused with `Invalid kernel:` by the construct it is given to, which names
-   * itself (`(at <path>)`).
+   * Any kernel line by its number, `major.minor` (`'6.12'`, `'7.0'`), known at synth.
+   * Its SSM parameter must exist in the stack's region, or `cdk deploy` fails.
+   *
+   * @see docs/images-and-kernels.md
    */
   public static of(line: string): AmazonLinux2023KernelLine {
     const problem = typeof line !== 'string' || !LINE_RE.test(line)

@@ -13,9 +13,10 @@ import { NfsVersion } from '../nfs-version';
 import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 
 /**
- * The TCP ports of an NFS server origin that the nodes reach (`NfsServerOptions.ports`): the nodes' security group
- * opens exactly these to the origin's `peer`, and the nodes name them in their mount options. NFSv4 uses `nfs` alone;
- * the others are for NFSv3 only.
+ * The TCP ports of an NFS server origin that the nodes' security group opens to `peer` and their mounts name.
+ * NFSv4 uses `nfs` alone; the others are for NFSv3 only.
+ *
+ * @see docs/origins.md
  */
 export interface NfsServerPorts {
   /**
@@ -43,12 +44,10 @@ export interface NfsServerPorts {
   readonly rpcbind?: boolean;
 
   /**
-   * NFSv3 only: the server's lockd (NLM) TCP port. Given, the nodes mount the origin with `lock` and the security group
-   * opens this port and rpcbind's, so locks that clients take through a node reach the origin (only on kernels that
-   * pass locks through a re-export: 6.1; 6.12.117 and 7.x refuse them at the node). Neither the server's statd nor
-   * its callbacks to the nodes are opened: a node that restarts leaves its locks on the server until the server drops
-   * them. Without it the nodes mount with `nolock`: locks stay on the node.
+   * NFSv3 only: the server's lockd (NLM) TCP port, which lets locks that clients take through a node reach the origin.
+   * Kernels 6.12.117 and 7.x refuse such locks at the node.
    *
+   * @see docs/origins.md
    * @default - no lockd: the nodes mount with `nolock`
    */
   readonly lockd?: number;
@@ -80,15 +79,18 @@ export const EFS_ORIGIN_DEFAULTS = {
 /** An NFS server as the origin of a cache fleet (`CacheOrigin.nfsServer`). */
 export interface NfsServerOptions {
   /**
-   * The server's DNS name or IPv4 address, as the nodes mount it (`<host>:<exportPath>`). A token (an instance's
-   * private address, an import) is checked by the nodes at boot. Not `localhost`, loopback or link-local: on a node
-   * those are the node itself or the metadata service.
+   * The server's DNS name or IPv4 address, as the nodes mount it (`<host>:<exportPath>`).
+   * Not `localhost`, loopback or link-local: on a node those are the node itself or the metadata service.
+   *
+   * @see docs/origins.md
    */
   readonly host: string;
 
   /**
-   * The path the server exports, as its clients mount it with `nfsVersion` (an NFSv4 server with a pseudo-root shows
-   * its exports below it): absolute, `/` allowed. The fleet's `originPath` is a path below it.
+   * The absolute path the server exports (`/` allowed), as its clients mount it with `nfsVersion`.
+   * The fleet's `originPath` is a path below it.
+   *
+   * @see docs/origins.md
    */
   readonly exportPath: string;
 
@@ -103,24 +105,26 @@ export interface NfsServerOptions {
   readonly ports?: NfsServerPorts;
 
   /**
-   * Where the server is, for the security groups: its security group (a server in the VPC, or a peered one), which
-   * the fleet opens from the nodes' group on the origin's ports (an ingress rule into it and an egress rule out of the
-   * nodes' group), or its network (`ec2.Peer.ipv4('203.0.113.0/24')`, a server outside the VPC: over a VPN or Direct
-   * Connect), to which only the nodes' egress is opened (the server's own firewall is yours). A /0 is refused.
+   * Where the server is: its security group (in the VPC or a peered one), or its network (`ec2.Peer.ipv4(...)`).
+   * A network gets only the nodes' egress opened to it: the server's own firewall is yours.
+   *
+   * @see docs/origins.md
    */
   readonly peer: ec2.IPeer;
 }
 
 /**
- * What a cache fleet caches (`CacheFleetProps.origin`): an EFS file system, or an NFS server given by host, export
- * path and version. One value, so a fleet cannot name both or neither, and the mount helper, options, ports and IAM
- * follow from it.
+ * What a cache fleet caches: an EFS file system, or an NFS server given by host, export path and version.
+ * One value, so a fleet cannot name both or neither, and the mount helper, options, ports and IAM follow from it.
+ *
+ * @see docs/origins.md
  */
 export class CacheOrigin implements ec2.IConnectable {
   /**
-   * An EFS file system, created anywhere or imported: the nodes mount it over NFSv4.1 with `options.mountHelper`
-   * (amazon-efs-utils, TLS and IAM, by default), their role is granted read-only EFS client access, and the file
-   * system's security group lets them in on TCP 2049.
+   * An EFS file system, created anywhere or imported, which the nodes mount over NFSv4.1 with `options.mountHelper`.
+   * Their role is granted read-only EFS client access, and the file system's security group lets them in on TCP 2049.
+   *
+   * @see docs/origins.md
    */
   public static efs(fileSystem: efs.IFileSystem, options: EfsOriginOptions = {}): CacheOrigin {
     return new CacheOrigin(efsDnsName(fileSystem), '/', NfsVersion.NFS_V4_1, fileSystem.connections, fileSystem, undefined, undefined,
@@ -128,11 +132,11 @@ export class CacheOrigin implements ec2.IConnectable {
   }
 
   /**
-   * An NFS server (a Linux nfsd, FSx for NetApp ONTAP or OpenZFS, a NAS on premises): the nodes mount
-   * `<host>:<exportPath>` with plain NFS of `nfsVersion` (no amazon-efs-utils, no TLS), read-only, hard, with the fleet's
-   * attribute caching, and re-export it as they do EFS. The security groups open exactly the ports it needs to `peer`
-   * (NFSv4: nfsd's; NFSv3: nfsd's and mountd's, and rpcbind's and lockd's when asked). The nodes' role gets no
+   * An NFS server (a Linux nfsd, FSx for NetApp ONTAP or OpenZFS, a NAS on premises) that the nodes reach.
+   * The nodes mount it read-only with plain NFS of `nfsVersion`, without TLS, and their role gets no
    * storage permission.
+   *
+   * @see docs/origins.md
    */
   public static nfsServer(options: NfsServerOptions): CacheOrigin {
     return new CacheOrigin(options.host, options.exportPath, options.nfsVersion, options.peer.connections, undefined, options.peer,

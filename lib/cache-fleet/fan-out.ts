@@ -85,11 +85,10 @@ export interface NetworkLoadBalancerFanOutOptions {
   readonly crossZone?: boolean;
 
   /**
-   * Where the load balancer writes its access logs. It sets the `access_logs.s3.*` attributes; a Network Load Balancer
-   * writes access logs for TLS listeners only, and this one's listeners are TCP (NFS on 2049, and 2050 with mirrors), so
-   * the bucket receives no entries: the option is for policies that require the attribute (checkov CKV_AWS_91, for
-   * instance). NFS flows show in VPC flow logs.
+   * Where the load balancer writes its access logs, for policies that require the attribute (checkov CKV_AWS_91).
+   * Its listeners are TCP, which a Network Load Balancer does not log, so the bucket receives no entries.
    *
+   * @see docs/cache-fleet.md
    * @default - no access logs (AwsSolutions ELB2 and the NIST and HIPAA ELBLoggingEnabled acknowledged with that reason)
    */
   readonly accessLogs?: AccessLogsOptions;
@@ -102,15 +101,10 @@ export const NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS = {
 } as const;
 
 /**
- * How clients reach the nodes of a cache fleet (the `fanOut` prop).
+ * How clients reach a fleet's nodes: Route 53 names over their stable addresses, or an internal Network Load Balancer.
+ * Route 53 costs nothing per GB and adds no hop; a load balancer takes unhealthy nodes out of rotation by itself.
  *
- * `FanOut.route53()`: a Route 53 private hosted zone with one name for every node's stable address (DNS round robin),
- * one name per AZ so clients can stay in their AZ, and one name per node. No per-GB charge and no extra hop; clients
- * resolve the name when they mount, and nodes keep their addresses across replacement.
- *
- * `FanOut.networkLoadBalancer()`: an internal Network Load Balancer, TCP 2049 (and the mirrors' 2050), health checks,
- * source-IP stickiness, cross-zone off. Unhealthy nodes leave rotation by themselves, at the price of per-GB processing
- * charges, an extra hop and the NLB's flow idle timeout on long-lived NFS connections.
+ * @see docs/cache-fleet.md
  */
 export class FanOut {
   /** Route 53 names over the nodes' stable addresses. */

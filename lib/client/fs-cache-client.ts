@@ -26,21 +26,47 @@ import { isMirrorExportPath, MIRROR_ROOT, underMirrorRoot } from '../cache-fleet
 import { REMOVED_CLIENT_PROPS, refuseRemovedProps } from '../private/removed-props';
 
 /**
- * cachefilesd's culling limits, in percent of the cache file system's blocks and files: culling starts below
- * `cull` free, stops at `run` free, and caching stops below `stop` free. 0 <= stop < cull < run < 100.
+ * cachefilesd's culling limits, in percent of the cache file system's blocks and files that are free.
+ * Culling starts below `cull` and stops at `run`; caching stops below `stop` (0 <= stop < cull < run < 100).
+ *
+ * @see docs/fs-cache-clients.md
  */
 export interface CullLimits {
-  /** @default 10 */
+  /**
+   * Free blocks, in percent, at which culling stops (cachefilesd's `brun`).
+   *
+   * @default 10
+   */
   readonly blocksRun?: number;
-  /** @default 7 */
+  /**
+   * Free blocks, in percent, below which culling starts (cachefilesd's `bcull`).
+   *
+   * @default 7
+   */
   readonly blocksCull?: number;
-  /** @default 3 */
+  /**
+   * Free blocks, in percent, below which caching stops until culling frees more (cachefilesd's `bstop`).
+   *
+   * @default 3
+   */
   readonly blocksStop?: number;
-  /** @default 10 */
+  /**
+   * Free files, in percent, at which culling stops (cachefilesd's `frun`).
+   *
+   * @default 10
+   */
   readonly filesRun?: number;
-  /** @default 7 */
+  /**
+   * Free files, in percent, below which culling starts (cachefilesd's `fcull`).
+   *
+   * @default 7
+   */
   readonly filesCull?: number;
-  /** @default 3 */
+  /**
+   * Free files, in percent, below which caching stops until culling frees more (cachefilesd's `fstop`).
+   *
+   * @default 3
+   */
   readonly filesStop?: number;
 }
 
@@ -65,18 +91,18 @@ export const CULL_LIMITS_DEFAULTS: Readonly<Required<CullLimits>> = DEFAULT_CULL
 /** Options of an FS-Cache client launch template, shared with `CachedFileSystem.addClientLaunchTemplate`. */
 export interface FsCacheClientOptions extends CommonInstanceOptions {
   /**
-   * Where the disk cache lives: `DiskCache.instanceStore()` (a RAID 0 of the instance's NVMe instance store) or
-   * `DiskCache.ebs({ volumeSize })` (an EBS volume the launch template adds, for types without instance store).
+   * Where the disk cache lives: a RAID 0 of the instance store, or an EBS volume the template adds.
    *
+   * @see docs/fs-cache-clients.md
    * @default DiskCache.instanceStore()
    */
   readonly diskCache?: DiskCache;
 
   /**
-   * Where the cache file system is mounted (cachefilesd's `dir`). Not mounted `noatime`: culling is by atime. Apart
-   * from `mountPoint`: neither may be the other or lie inside it. Not a system directory (see
-   * `CacheFleetOptions.exportPath`).
+   * Where the cache file system is mounted (cachefilesd's `dir`), apart from `mountPoint` and not a system directory.
+   * It is not mounted `noatime`, since cachefilesd culls by atime.
    *
+   * @see docs/fs-cache-clients.md
    * @default '/var/cache/fscache'
    */
   readonly cacheDirectory?: string;
@@ -96,9 +122,9 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
   readonly cullLimits?: CullLimits;
 
   /**
-   * Where the file system is mounted on the client. Apart from `cacheDirectory`: neither may be the other or lie
-   * inside it. Not a system directory (see `CacheFleetOptions.exportPath`).
+   * Where the file system is mounted on the client, apart from `cacheDirectory` and not a system directory.
    *
+   * @see docs/fs-cache-clients.md
    * @default '/mnt/efs'
    */
   readonly mountPoint?: string;
@@ -121,8 +147,9 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
   readonly mountHelper?: MountHelper;
 
   /**
-   * The local port amazon-efs-utils' TLS proxy listens on. FS-Cache keys its cache on the server address and port,
-   * so a fixed port keeps the disk cache across remounts and reboots. EFS_UTILS only.
+   * The local port amazon-efs-utils' TLS proxy listens on (`MountHelper.EFS_UTILS` only).
+   * FS-Cache keys its cache on the server address and port, so a fixed port keeps the cache across
+   * remounts and reboots.
    *
    * @default 20049
    */
@@ -159,10 +186,10 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
   readonly role?: iam.IRole;
 
   /**
-   * Publish the instances' FS-Cache and cache disk metrics (namespace CdkEfsCache, dimension Group) through the
-   * CloudWatch agent, which the instances install on Amazon Linux 2023, with a collector that reads /proc every
-   * minute. Grants `cloudwatch:PutMetricData` in that namespace only. Off: nothing is installed.
+   * Whether the instances publish FS-Cache and cache disk metrics through the CloudWatch agent, namespace CdkEfsCache.
+   * They are granted `cloudwatch:PutMetricData` in that namespace only.
    *
+   * @see docs/operations.md
    * @default true
    */
   readonly metrics?: boolean;
@@ -173,8 +200,10 @@ export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
   /** The VPC of the instances. */
   readonly vpc: ec2.IVpc;
   /**
-   * What the instances mount: `MountSource.fileSystem(fs)` (EFS directly) or `MountSource.cacheFleet(fleet)` (the
-   * cache tier, with `{ mirrorPaths }` to mount its mirrors too).
+   * What the instances mount: `MountSource.fileSystem(fs)` (EFS directly) or
+   * `MountSource.cacheFleet(fleet)` (and its mirrors).
+   *
+   * @see docs/fs-cache-clients.md
    */
   readonly source: MountSource;
 }
@@ -182,19 +211,11 @@ export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
 const DEFAULT_INSTANCE_TYPE = 'm6id.xlarge';
 
 /**
- * A launch template for FS-Cache clients: instances that keep a disk cache of EFS (or of a cache fleet) on a RAID 0
- * of their instance-store NVMe.
+ * A launch template for instances that keep a disk cache of EFS, or of a cache fleet, with FS-Cache.
+ * The file system or fleet lets them in only on the ports their mounts use; they are reached by Session Manager,
+ * not SSH.
  *
- * ## Resources Deployed
- * A launch template (IMDSv2 required, encrypted root volume, an encrypted EBS cache volume with
- * `diskCache: DiskCache.ebs()`), a security group and a role unless given. Its user data builds the RAID 0, mounts it at
- * the cache directory, runs cachefilesd, mounts the file system with `fsc`, installs a unit that rebuilds the cache
- * on every boot (the instance store is blank after a stop/start) and a `fscache-status` command.
- *
- * ## Security Considerations
- * The instances reach the file system or fleet on TCP 2049 through `connections`, and on nothing else but mountd's
- * 20048 of a fleet that serves NFSv3 and the mirrors' 2050 of a fleet whose mirrors they mount. Use Session Manager,
- * not SSH. Mounting EFS directly uses TLS and IAM (amazon-efs-utils) by default.
+ * @see docs/fs-cache-clients.md
  */
 export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConnectable, iam.IGrantable {
   /** The launch template. */
@@ -212,8 +233,8 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   /** Estimated size of the user data in bytes (tokens counted generously). */
   public readonly userDataBytes: number;
   /**
-   * Commands of your own for the instances: added here (`clients.userData.addCommands(...)`), they run once, on an
-   * instance's first boot, after the library's bootstrap succeeded (cache disk, cachefilesd, the fsc mount).
+   * Commands of your own, run once on an instance's first boot after the library's bootstrap succeeded.
+   * By then the cache disk, cachefilesd and the `fsc` mount are up: add them with `clients.userData.addCommands(...)`.
    */
   public readonly userData: ec2.UserData = ec2.UserData.forLinux({ shebang: '' });
   /** The culling limits in force, defaults filled in. */
@@ -336,8 +357,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   }
 
   /**
-   * FS-Cache's read count of the instances (sum per period), /proc/fs/fscache/stats `IO rd`: on kernel 6.1 every page
-   * NFS looks up in the cache, hit or miss. For what the caches served, `metricDiskCache(DiskCacheMetric.READ_BYTES)`.
+   * FS-Cache's read count of the instances, `IO rd` (sum per period), which on kernel 6.1 counts misses too.
+   * For what the caches served, `metricDiskCache(DiskCacheMetric.READ_BYTES)`.
+   *
+   * @see docs/operations.md
    */
   public metricFscacheReads(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheReads, props);

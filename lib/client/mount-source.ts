@@ -6,13 +6,11 @@ import { efsDnsName, MountHelper } from '../private/mount';
 /** Options of a cache fleet as a mount source (`MountSource.cacheFleet`): the fleet's mirrors to mount as well. */
 export interface FleetSourceOptions {
   /**
-   * Mirrors of the fleet to mount as well (its `mirrorPaths`, e.g. `'/efs/app'`), each read-only at
-   * `mirrorMountPoint` plus its path under the fleet's export (`/mnt/mirror/app`), without FS-Cache and with the
-   * default attribute caching and close-to-open, so the delegations the node grants spare every re-open and re-read.
-   * Applications read hot, rarely changing trees there and everything else (and every write) through the main mount. Each at
-   * most once. The fleet serves them on a port of their own (`CacheFleet.MIRROR_PORT`, `port=2050` in the mount
-   * options), which the template is let into beside 2049.
+   * Mirrors of the fleet to mount as well (its `mirrorPaths`, such as `'/efs/app'`), each once, read-only,
+   * below `mirrorMountPoint`.
+   * Applications read hot, rarely changing trees there, and everything else (and every write) through the main mount.
    *
+   * @see docs/mirrors.md
    * @default - no mirror is mounted
    */
   readonly mirrorPaths?: string[];
@@ -39,8 +37,8 @@ export const FLEET_SOURCE_DEFAULTS = {
  */
 export class MountSource implements ec2.IConnectable {
   /**
-   * Mount this EFS file system directly: read-write unless `readOnly`, with amazon-efs-utils (TLS and IAM) unless
-   * `mountHelper` says otherwise; the clients' role is granted EFS client access.
+   * Mount this EFS file system directly, read-write unless `readOnly`, with the clients' `mountHelper`.
+   * The clients' role is granted EFS client access.
    */
   public static fileSystem(fileSystem: efs.IFileSystem): MountSource {
     return new MountSource(efsDnsName(fileSystem), '/', fileSystem.connections, fileSystem, undefined, {});
@@ -59,8 +57,8 @@ export class MountSource implements ec2.IConnectable {
   /** The path the clients mount from the server: `/` on EFS, the fleet's `exportPath`. */
   public readonly remotePath: string;
   /**
-   * What the clients are let into on TCP 2049 (and on the fleet's other ports they use: mountd's for NFSv3, the
-   * mirrors' when they mount them): the file system's or the fleet's connections.
+   * The file system's or the fleet's connections, which the clients are let into on the ports they use.
+   * That is TCP 2049, and on a fleet mountd's 20048 for NFSv3 and the mirrors' 2050 when they mount them.
    */
   public readonly connections: ec2.Connections;
   /** The file system, when mounted directly. */

@@ -18,13 +18,13 @@ export const METRIC_NAMESPACE = 'CdkEfsCache';
 export enum MirrorMetric {
   /** Syncs of the mirrors that failed (sum per period): the node kept serving the last copy. */
   SYNC_FAILURES = 'MirrorSyncFailures',
-  /** Seconds since the oldest mirror of a node was last synced (maximum over the nodes): the staleness a client may see. */
+  /** Seconds since a node's oldest mirror was last synced (maximum over the nodes): the staleness a client may see. */
   AGE_SECONDS = 'MirrorAgeSeconds',
   /** Seconds the last sync of a node's mirrors took (maximum). */
   SYNC_SECONDS = 'MirrorSyncSeconds',
   /** Files and directories the last sync of a node's mirrors walked (maximum). */
   FILES_WALKED = 'MirrorFilesWalked',
-  /** 1 when the last sync of a node's mirrors ran out of space in its mirrors' file system (maximum): raise mirrorSize. */
+  /** 1 when a node's last mirror sync ran out of space in its mirrors' file system (maximum): raise `mirrorSize`. */
   FULL = 'MirrorFull',
   /** Bytes held by a node's mirrors (maximum). */
   BYTES = 'MirrorBytes',
@@ -49,8 +49,10 @@ const counter = (name: string): InstanceMetric => ({ name, type: 'counter', stat
 const gauge = (name: string, statistic: InstanceMetric['statistic']): InstanceMetric => ({ name, type: 'gauge', statistic });
 
 /**
- * The metrics of a disk cache (FS-Cache on instance store or EBS), on FS-Cache clients and on cache nodes with
- * `nodeDiskCache`, for `FsCacheClientLaunchTemplate.metricDiskCache` and `CacheFleet.metricNodeDiskCache`.
+ * The metrics of a disk cache, on FS-Cache clients and on cache nodes with `nodeDiskCache`.
+ * Read them with `FsCacheClientLaunchTemplate.metricDiskCache` and `CacheFleet.metricNodeDiskCache`.
+ *
+ * @see docs/operations.md
  */
 export enum DiskCacheMetric {
   /**
@@ -62,15 +64,17 @@ export enum DiskCacheMetric {
   /** Bytes written to the cache's block device (sum per period): misses being stored. */
   WRITE_BYTES = 'CacheDiskWriteBytes',
   /**
-   * Increase of the bytes used in the cache's file system (sum per period of each instance's increases; a decrease
-   * counts 0). Writes beyond the growth rewrite what the cache held.
+   * Increase of the bytes used in the cache's file system (sum per period; a decrease counts 0).
+   * Writes beyond the growth rewrite what the cache held.
    */
   GROWTH_BYTES = 'CacheDiskGrowthBytes',
   /** Free space of the cache file system, percent (minimum over the instances). */
   FREE_PERCENT = 'CacheDiskFreePercent',
   /**
-   * FS-Cache's own read count, /proc/fs/fscache/stats `IO rd` (sum per period). What it counts depends on the
-   * kernel: on 6.1 every page NFS looks up in the cache, hit or miss. `READ_BYTES` means the same on every kernel.
+   * FS-Cache's own read count, /proc/fs/fscache/stats `IO rd` (sum per period), whose meaning depends on the kernel.
+   * On 6.1 it counts every page NFS looks up in the cache, hit or miss: `READ_BYTES` means the same on every kernel.
+   *
+   * @see docs/operations.md
    */
   FSCACHE_READS = 'FscacheReads',
   /** FS-Cache's own write count, `IO wr` (sum per period). */
