@@ -6,7 +6,7 @@ import { AmazonLinux2023KernelLine } from './kernel-line';
  * What every construct that launches instances takes, under the same names, each with defaults of its own.
  * Subnets and metrics are not here: a launch template has no subnets, and the seeder publishes no metrics.
  *
- * @see docs/cache-fleet.md
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md
  */
 export interface CommonInstanceOptions {
   /**
@@ -14,7 +14,7 @@ export interface CommonInstanceOptions {
    * For a fleet's nodes memory is the cache and bandwidth the throughput; for FS-Cache clients the instance store
    * holds the cache.
    *
-   * @see docs/sizing-and-cost.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/sizing-and-cost.md
    * @default - c7gn.16xlarge for a fleet's nodes (Graviton3, 64 vCPU, 128 GiB, 200 Gbps); m6id.xlarge for FS-Cache
    * clients (4 vCPU, 16 GiB, one 237 GB NVMe instance-store volume); m7g.xlarge for a data seeder (Graviton3, 4 vCPU,
    * 16 GiB, up to 12.5 Gbps). Some regions do not offer them (README lists them; a stack in such a region gets a synth
@@ -26,7 +26,7 @@ export interface CommonInstanceOptions {
    * The instances' image: Amazon Linux 2023, Debian or Ubuntu, of `instanceType`'s architecture.
    * Windows and Amazon Linux 2 are refused at synth where the image shows them, any other OS at boot.
    *
-   * @see docs/images-and-kernels.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/images-and-kernels.md
    * @default - Amazon Linux 2023 of the kernel line `kernel` (6.12 unless given), for the instance type's architecture,
    * via its SSM parameter
    */
@@ -37,7 +37,7 @@ export interface CommonInstanceOptions {
    * A line the lab has not proved, and the floating `DISTRIBUTION_DEFAULT`, warn at synth
    * (`cdk-efs-cache:kernelNotProved`).
    *
-   * @see docs/images-and-kernels.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/images-and-kernels.md
    * @default AmazonLinux2023KernelLine.KERNEL_6_12 - a line the lab proved
    */
   readonly kernel?: AmazonLinux2023KernelLine;

@@ -9,7 +9,7 @@ const LINE_RE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
  * A kernel line of Amazon Linux 2023, the image the library's instances boot unless given a `machineImage`.
  * What the library relies on changes between lines, so a line the lab has not proved warns at synth.
  *
- * @see docs/images-and-kernels.md
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/images-and-kernels.md
  */
 export class AmazonLinux2023KernelLine {
   /** Kernel line 6.1 (`al2023-ami-kernel-6.1-<arch>`). */
@@ -29,7 +29,7 @@ export class AmazonLinux2023KernelLine {
    * always warns at synth.
    * After AWS moves it to a new line, the next deploy replaces the instances with that line, proved or not.
    *
-   * @see docs/images-and-kernels.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/images-and-kernels.md
    */
   public static readonly DISTRIBUTION_DEFAULT = new AmazonLinux2023KernelLine('default');
 
@@ -37,7 +37,7 @@ export class AmazonLinux2023KernelLine {
    * Any kernel line by its number, `major.minor` (`'6.12'`, `'7.0'`), known at synth.
    * Its SSM parameter must exist in the stack's region, or `cdk deploy` fails.
    *
-   * @see docs/images-and-kernels.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/images-and-kernels.md
    */
   public static of(line: string): AmazonLinux2023KernelLine {
     const problem = typeof line !== 'string' || !LINE_RE.test(line)

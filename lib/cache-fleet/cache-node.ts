@@ -62,7 +62,7 @@ export function nodeGroup(scope: Construct, props: NodeGroupProps): autoscaling.
  * One node of a fixed-size cache fleet (`CacheFleet.nodes`): an Auto Scaling group of one instance.
  * It replaces a failed instance as the same node; an elastic fleet has no such nodes.
  *
- * @see docs/operations.md
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/operations.md
  */
 export interface ICacheNode extends IConstruct {
   /** The node's number in its fleet, from 1: its construct id is `Node<number>`, and its own Route 53 name `node<number>.`. */

@@ -16,7 +16,7 @@ import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
  * The TCP ports of an NFS server origin that the nodes' security group opens to `peer` and their mounts name.
  * NFSv4 uses `nfs` alone; the others are for NFSv3 only.
  *
- * @see docs/origins.md
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/origins.md
  */
 export interface NfsServerPorts {
   /**
@@ -47,7 +47,7 @@ export interface NfsServerPorts {
    * NFSv3 only: the server's lockd (NLM) TCP port, which lets locks that clients take through a node reach the origin.
    * Kernels 6.12.117 and 7.x refuse such locks at the node.
    *
-   * @see docs/origins.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/origins.md
    * @default - no lockd: the nodes mount with `nolock`
    */
   readonly lockd?: number;
@@ -82,7 +82,7 @@ export interface NfsServerOptions {
    * The server's DNS name or IPv4 address, as the nodes mount it (`<host>:<exportPath>`).
    * Not `localhost`, loopback or link-local: on a node those are the node itself or the metadata service.
    *
-   * @see docs/origins.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/origins.md
    */
   readonly host: string;
 
@@ -90,7 +90,7 @@ export interface NfsServerOptions {
    * The absolute path the server exports (`/` allowed), as its clients mount it with `nfsVersion`.
    * The fleet's `originPath` is a path below it.
    *
-   * @see docs/origins.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/origins.md
    */
   readonly exportPath: string;
 
@@ -108,7 +108,7 @@ export interface NfsServerOptions {
    * Where the server is: its security group (in the VPC or a peered one), or its network (`ec2.Peer.ipv4(...)`).
    * A network gets only the nodes' egress opened to it: the server's own firewall is yours.
    *
-   * @see docs/origins.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/origins.md
    */
   readonly peer: ec2.IPeer;
 }
@@ -117,14 +117,14 @@ export interface NfsServerOptions {
  * What a cache fleet caches: an EFS file system, or an NFS server given by host, export path and version.
  * One value, so a fleet cannot name both or neither, and the mount helper, options, ports and IAM follow from it.
  *
- * @see docs/origins.md
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/origins.md
  */
 export class CacheOrigin implements ec2.IConnectable {
   /**
    * An EFS file system, created anywhere or imported, which the nodes mount over NFSv4.1 with `options.mountHelper`.
    * Their role is granted read-only EFS client access, and the file system's security group lets them in on TCP 2049.
    *
-   * @see docs/origins.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/origins.md
    */
   public static efs(fileSystem: efs.IFileSystem, options: EfsOriginOptions = {}): CacheOrigin {
     return new CacheOrigin(efsDnsName(fileSystem), '/', NfsVersion.NFS_V4_1, fileSystem.connections, fileSystem, undefined, undefined,
@@ -136,7 +136,7 @@ export class CacheOrigin implements ec2.IConnectable {
    * The nodes mount it read-only with plain NFS of `nfsVersion`, without TLS, and their role gets no
    * storage permission.
    *
-   * @see docs/origins.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/origins.md
    */
   public static nfsServer(options: NfsServerOptions): CacheOrigin {
     return new CacheOrigin(options.host, options.exportPath, options.nfsVersion, options.peer.connections, undefined, options.peer,

@@ -88,7 +88,7 @@ export interface NetworkLoadBalancerFanOutOptions {
    * Where the load balancer writes its access logs, for policies that require the attribute (checkov CKV_AWS_91).
    * Its listeners are TCP, which a Network Load Balancer does not log, so the bucket receives no entries.
    *
-   * @see docs/cache-fleet.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md
    * @default - no access logs (AwsSolutions ELB2 and the NIST and HIPAA ELBLoggingEnabled acknowledged with that reason)
    */
   readonly accessLogs?: AccessLogsOptions;
@@ -104,7 +104,7 @@ export const NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS = {
  * How clients reach a fleet's nodes: Route 53 names over their stable addresses, or an internal Network Load Balancer.
  * Route 53 costs nothing per GB and adds no hop; a load balancer takes unhealthy nodes out of rotation by itself.
  *
- * @see docs/cache-fleet.md
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md
  */
 export class FanOut {
   /** Route 53 names over the nodes' stable addresses. */

@@ -29,7 +29,7 @@ import { REMOVED_CLIENT_PROPS, refuseRemovedProps } from '../private/removed-pro
  * cachefilesd's culling limits, in percent of the cache file system's blocks and files that are free.
  * Culling starts below `cull` and stops at `run`; caching stops below `stop` (0 <= stop < cull < run < 100).
  *
- * @see docs/fs-cache-clients.md
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/fs-cache-clients.md
  */
 export interface CullLimits {
   /**
@@ -93,7 +93,7 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
   /**
    * Where the disk cache lives: a RAID 0 of the instance store, or an EBS volume the template adds.
    *
-   * @see docs/fs-cache-clients.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/fs-cache-clients.md
    * @default DiskCache.instanceStore()
    */
   readonly diskCache?: DiskCache;
@@ -102,7 +102,7 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
    * Where the cache file system is mounted (cachefilesd's `dir`), apart from `mountPoint` and not a system directory.
    * It is not mounted `noatime`, since cachefilesd culls by atime.
    *
-   * @see docs/fs-cache-clients.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/fs-cache-clients.md
    * @default '/var/cache/fscache'
    */
   readonly cacheDirectory?: string;
@@ -124,7 +124,7 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
   /**
    * Where the file system is mounted on the client, apart from `cacheDirectory` and not a system directory.
    *
-   * @see docs/fs-cache-clients.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/fs-cache-clients.md
    * @default '/mnt/efs'
    */
   readonly mountPoint?: string;
@@ -189,7 +189,7 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
    * Whether the instances publish FS-Cache and cache disk metrics through the CloudWatch agent, namespace CdkEfsCache.
    * They are granted `cloudwatch:PutMetricData` in that namespace only.
    *
-   * @see docs/operations.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/operations.md
    * @default true
    */
   readonly metrics?: boolean;
@@ -203,7 +203,7 @@ export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
    * What the instances mount: `MountSource.fileSystem(fs)` (EFS directly) or
    * `MountSource.cacheFleet(fleet)` (and its mirrors).
    *
-   * @see docs/fs-cache-clients.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/fs-cache-clients.md
    */
   readonly source: MountSource;
 }
@@ -215,7 +215,7 @@ const DEFAULT_INSTANCE_TYPE = 'm6id.xlarge';
  * The file system or fleet lets them in only on the ports their mounts use; they are reached by Session Manager,
  * not SSH.
  *
- * @see docs/fs-cache-clients.md
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/fs-cache-clients.md
  */
 export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConnectable, iam.IGrantable {
   /** The launch template. */
@@ -360,7 +360,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    * FS-Cache's read count of the instances, `IO rd` (sum per period), which on kernel 6.1 counts misses too.
    * For what the caches served, `metricDiskCache(DiskCacheMetric.READ_BYTES)`.
    *
-   * @see docs/operations.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/operations.md
    */
   public metricFscacheReads(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, CLIENT_METRICS.fscacheReads, props);

@@ -10,7 +10,7 @@ export interface FleetSourceOptions {
    * below `mirrorMountPoint`.
    * Applications read hot, rarely changing trees there, and everything else (and every write) through the main mount.
    *
-   * @see docs/mirrors.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md
    * @default - no mirror is mounted
    */
   readonly mirrorPaths?: string[];

@@ -52,7 +52,7 @@ const gauge = (name: string, statistic: InstanceMetric['statistic']): InstanceMe
  * The metrics of a disk cache, on FS-Cache clients and on cache nodes with `nodeDiskCache`.
  * Read them with `FsCacheClientLaunchTemplate.metricDiskCache` and `CacheFleet.metricNodeDiskCache`.
  *
- * @see docs/operations.md
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/operations.md
  */
 export enum DiskCacheMetric {
   /**
@@ -74,7 +74,7 @@ export enum DiskCacheMetric {
    * FS-Cache's own read count, /proc/fs/fscache/stats `IO rd` (sum per period), whose meaning depends on the kernel.
    * On 6.1 it counts every page NFS looks up in the cache, hit or miss: `READ_BYTES` means the same on every kernel.
    *
-   * @see docs/operations.md
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/operations.md
    */
   FSCACHE_READS = 'FscacheReads',
   /** FS-Cache's own write count, `IO wr` (sum per period). */

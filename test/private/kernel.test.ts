@@ -167,7 +167,7 @@ describe('the docs follow the constants (lib/private/kernel.ts)', () => {
   // The fleet, the clients and the seeder take kernel and machineImage from CommonInstanceOptions, documented once.
   test('lib/instance-options.ts: kernel\'s @default and machineImage\'s', () => {
     const text = read('lib/instance-options.ts');
-    expect(text).toContain(`   * @default AmazonLinux2023KernelLine.${member}, a line the lab proved\n   */\n  readonly kernel?: AmazonLinux2023KernelLine;`);
+    expect(text).toContain(`   * @default AmazonLinux2023KernelLine.${member} - a line the lab proved\n   */\n  readonly kernel?: AmazonLinux2023KernelLine;`);
     expect(text).toMatch(new RegExp(`@default - Amazon Linux 2023 of the kernel line \`kernel\` \\(${DEFAULT_KERNEL_LINE.replace('.', '\\.')} unless given\\)`));
   });
 
