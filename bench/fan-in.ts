@@ -9,7 +9,7 @@
 import { CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, MountHelper } from '../lib';
+import { CacheFleet, CacheOrigin, Capacity, MountHelper } from '../lib';
 import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from '../test/lab/harness';
 import { LAB_SUBNET } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
@@ -36,7 +36,7 @@ function nodeUserData(): { userData: string; tags: Record<string, string> } {
   const stack = new Stack(app, 'FanInBench');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: [LAB_SUBNET],
+    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(150), nfsdThreads: 16, metrics: false,
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;

@@ -15,7 +15,7 @@ import * as path from 'path';
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, DiskCache, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
+import { CacheFleet, CacheOrigin, Capacity, DiskCache, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
 import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from '../test/lab/harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
@@ -81,7 +81,7 @@ function fleetUserData(s: MetadataSettings): {
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fileSystem = importedFs(stack);
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: [LAB_SUBNET],
+    vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(150), nfsdThreads: 16,
     mirrorPaths: ['/efs/app'],
     // The bench holds the timer and starts each sync itself: the passes' counters are the passes' own.

@@ -19,7 +19,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, MountHelper } from '../lib';
+import { CacheFleet, CacheOrigin, Capacity, MountHelper } from '../lib';
 import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from '../test/lab/harness';
 import { LAB_SUBNET } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
@@ -58,7 +58,7 @@ function nodeUserData(s: MirrorSyncSettings): { userData: string; tags: Record<s
   const fileSystem = importedFs(stack);
   const values = PSEUDO_VALUES;
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: [LAB_SUBNET],
+    vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(150), metrics: false,
     mirrorPaths: ['/efs/app'],
     // The bench holds the timer and starts each sync itself, but for the staleness measurement.

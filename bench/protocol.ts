@@ -17,7 +17,7 @@ import * as path from 'path';
 import { CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
+import { CacheFleet, CacheOrigin, Capacity, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
 import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from '../test/lab/harness';
 import { EFS_NAME, LAB_SUBNET } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
@@ -60,7 +60,7 @@ function userData(): { node: string; nodeTags: Record<string, string>; clientOpt
   const stack = new Stack(app, 'ProtocolBench');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: [LAB_SUBNET],
+    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(150), nfsdThreads: 16, metrics: false,
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });

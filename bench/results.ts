@@ -52,7 +52,7 @@ export interface SynthRow {
   readonly dashboard: boolean;
   /** Why the default stack (with its dashboard) did not synthesize, when it did not: the row is then without it. */
   readonly defaultError?: string;
-  /** An elastic fleet (`elastic: { maxNodes: nodes }`, behind the NLB) rather than `nodeCount: nodes`. */
+  /** An elastic fleet (`capacity: Capacity.elastic({ maxNodes: nodes })`, behind the NLB) rather than `capacity: Capacity.nodes(nodes)`. */
   readonly elastic?: boolean;
 }
 

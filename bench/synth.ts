@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, FanOut } from '../lib';
+import { CachedFileSystem, Capacity } from '../lib';
 import { newApp } from '../test/util';
 import { machine, SynthResults, SynthRow } from './results';
 
@@ -15,7 +15,8 @@ function synthOnce(nodes: number, dashboard: boolean, elastic = false): { second
   const app = newApp();
   const stack = new Stack(app, 'Bench');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
-  const cacheFleet = elastic ? { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: nodes } } : { nodeCount: nodes };
+  // An elastic fleet is behind the load balancer by default.
+  const cacheFleet = { capacity: elastic ? Capacity.elastic({ maxNodes: nodes }) : Capacity.nodes(nodes) };
   new CachedFileSystem(stack, 'Data', { vpc, cacheFleet, dashboard });
   let assembly;
   // CDK prints annotations while synthesizing (the 64-node template's size warning among them); the size is measured.
@@ -96,8 +97,8 @@ export function runSynth(nodeCounts: number[], repeats: number, log: (m: string)
     durationSeconds: (Date.now() - started) / 1000,
     machine: machine(false),
     settings: {
-      stack: 'a two-AZ VPC and a CachedFileSystem (a new EFS file system, the default dashboard) with cacheFleet.nodeCount = N' +
-        (elasticMaxNodes.length ? ', or (elastic rows) an elastic fleet behind the NLB with cacheFleet.elastic.maxNodes = N' : ''),
+      stack: 'a two-AZ VPC and a CachedFileSystem (a new EFS file system, the default dashboard) with cacheFleet.capacity = Capacity.nodes(N)' +
+        (elasticMaxNodes.length ? ', or (elastic rows) an elastic fleet behind the NLB with cacheFleet.capacity = Capacity.elastic({ maxNodes: N })' : ''),
       timing: `construct + app.synth() in one Node.js process, median of ${repeats}, after three uncounted warm-up syntheses ` +
         '(each node count is synthesized once more, uncounted, to see whether the default stack synthesizes)',
     },

@@ -6,7 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { CachedFileSystem } from '../lib';
+import { CachedFileSystem, Capacity } from '../lib';
 
 /** What `sampleNetwork` creates. */
 export interface SampleNetwork {
@@ -102,7 +102,7 @@ export class SampleStack extends Stack {
     this.alarmTopic = network.alarmTopic;
     this.cachedFileSystem = new CachedFileSystem(this, 'SharedData', {
       vpc: this.vpc,
-      cacheFleet: { nodeCount: 2 },
+      cacheFleet: { capacity: Capacity.nodes(2) },
       monitoring: { alarmTopic: this.alarmTopic },
     });
     // FS-Cache clients reading through the cache fleet, in an Auto Scaling group (scale it up to use it).

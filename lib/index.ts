@@ -4,7 +4,8 @@ export { OriginFileSystem, OriginFileSystemOptions, OriginFileSystemProps } from
 export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions } from './cached-file-system';
 export { CacheFleet } from './cache-fleet/cache-fleet';
 export { CacheOrigin, EfsOriginOptions, NfsServerOptions, NfsServerPorts } from './cache-fleet/cache-origin';
-export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ElasticCapacity, ICacheFleet } from './cache-fleet/options';
+export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ICacheFleet } from './cache-fleet/options';
+export { Capacity, ElasticCapacityOptions } from './cache-fleet/capacity';
 export { DiskCacheMetric, MirrorMetric } from './monitoring/metrics';
 export { AccessLogsOptions, FanOut, NetworkLoadBalancerFanOutOptions, Route53FanOutOptions } from './cache-fleet/fan-out';
 export { ICacheNode } from './cache-fleet/cache-node';

@@ -4,6 +4,7 @@ import {
   CachedFileSystemProps,
   CacheFleet,
   CacheOrigin,
+  Capacity,
   ClientLaunchTemplateOptions,
   DataSeeder,
   FanOut,
@@ -39,15 +40,15 @@ const CASES: BadInput[] = [
   {
     name: 'composition: clients through a fleet, without a fleet',
     build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc }).addClientLaunchTemplate('C', {
-      source: MountSource.cacheFleet(new CacheFleet(stack, 'Other', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1 })),
+      source: MountSource.cacheFleet(new CacheFleet(stack, 'Other', { vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1) })),
     }),
     error: /^Invalid source: mounts a cache fleet, but this CachedFileSystem has none: give the cacheFleet prop/,
   },
   {
     name: 'composition: clients through a fleet that is not the construct\'s',
-    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', {
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } }).addClientLaunchTemplate('C', {
       source: MountSource.cacheFleet(new CacheFleet(stack, 'Other', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, fanOut: FanOut.route53({ zoneName: 'other.internal' }),
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), fanOut: FanOut.route53({ zoneName: 'other.internal' }),
       })),
     }),
     error: /^Invalid source: mounts a cache fleet that is not this CachedFileSystem's: give MountSource\.cacheFleet\(cachedFileSystem\.cacheFleet\)/,
@@ -60,7 +61,7 @@ const CASES: BadInput[] = [
   // A ClientSource value of 0.1 (the enum is gone), still given from JavaScript: refused, naming the MountSource.
   ...['cache-fleet', 'origin'].map((value): BadInput => ({
     name: `composition: the ClientSource value '${value}' of 0.1 as a client source (JavaScript)`,
-    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', {
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } }).addClientLaunchTemplate('C', {
       source: value,
     } as unknown as ClientLaunchTemplateOptions),
     error: new RegExp(`^Invalid source: must be MountSource\\.cacheFleet\\(cachedFileSystem\\.cacheFleet\\) or .*, got '${value}'\\. ` +
@@ -78,7 +79,7 @@ const CASES: BadInput[] = [
   },
   {
     name: 'composition: a fleet in an isolated-only VPC (warning)',
-    build: (stack) => new CachedFileSystem(stack, 'Data', { vpc: isolatedVpc(stack), cacheFleet: { nodeCount: 1 } }),
+    build: (stack) => new CachedFileSystem(stack, 'Data', { vpc: isolatedVpc(stack), cacheFleet: { capacity: Capacity.nodes(1) } }),
     warning: /^vpcSubnets: the instances of .*\/Data\/CacheFleet run in isolated subnets/,
   },
   {
@@ -89,7 +90,7 @@ const CASES: BadInput[] = [
   {
     name: 'composition: the fleet\'s default type where it is not offered (warning)',
     region: 'eu-central-1',
-    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }),
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } }),
     warning: /^instanceType: the default c7gn.16xlarge is not offered in eu-central-1/,
   },
   {

@@ -8,8 +8,18 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { SampleStack } from '../bin/sample-stack';
 import {
-  CacheDashboard, CacheFleet, CacheOrigin, CachedFileSystem, DataSeeder, FanOut, FsCacheClientLaunchTemplate, MountSource,
-  NfsVersion, OriginFileSystem, SeedSource,
+  CacheDashboard,
+  CachedFileSystem,
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  DataSeeder,
+  FanOut,
+  FsCacheClientLaunchTemplate,
+  MountSource,
+  NfsVersion,
+  OriginFileSystem,
+  SeedSource,
 } from '../lib';
 import { nagFindings, newApp, stackWithVpc } from './util';
 
@@ -56,7 +66,7 @@ function multiStackApp(layout: Layout, env?: Environment) {
     ['S3BucketLoggingEnabled', 'S3BucketReplicationEnabled', 'S3BucketVersioningEnabled', 'S3DefaultEncryptionKMS'].map((rule) => ({ id: `${pack}-${rule}`, reason }))));
   const fleetStack = new Stack(app, 'Fleet', { env });
   const fleet = new CacheFleet(fleetStack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(origin.fileSystem), nodeCount: 2, fanOut: layout.fanOut, clientNfsVersion: layout.clientNfsVersion,
+    vpc, origin: CacheOrigin.efs(origin.fileSystem), capacity: Capacity.nodes(2), fanOut: layout.fanOut, clientNfsVersion: layout.clientNfsVersion,
     mirrorPaths: layout.mirrorPaths,
   });
   const clientStack = new Stack(app, 'Clients', { env });
@@ -171,7 +181,7 @@ describe('a fleet and a file system of another app, imported by their attributes
     });
     new FsCacheClientLaunchTemplate(stack, 'ViaFleet', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: mountMirrors ? ['/efs/app'] : [] }) });
     new FsCacheClientLaunchTemplate(stack, 'Direct', { vpc, source: MountSource.fileSystem(fileSystem) });
-    new CacheFleet(stack, 'LocalFleet', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1 });
+    new CacheFleet(stack, 'LocalFleet', { vpc, origin: CacheOrigin.efs(fileSystem), capacity: Capacity.nodes(1) });
     return { app, stack };
   }
 
@@ -209,7 +219,7 @@ describe('the sample composition under cdk-nag', () => {
     const originStack = new Stack(app, 'Origin', { env: { region: REGION } });
     const origin = new OriginFileSystem(originStack, 'Origin', { vpc });
     const cachedStack = new Stack(app, 'Cached', { env: { region: REGION } });
-    const cached = new CachedFileSystem(cachedStack, 'Cached', { vpc, originFileSystem: { fileSystem: origin.fileSystem }, cacheFleet: { nodeCount: 1 } });
+    const cached = new CachedFileSystem(cachedStack, 'Cached', { vpc, originFileSystem: { fileSystem: origin.fileSystem }, cacheFleet: { capacity: Capacity.nodes(1) } });
     cached.addClientLaunchTemplate('Clients');
     expect(() => app.synth()).not.toThrow();
     expect(ingress(originStack)).toEqual([]);
@@ -220,7 +230,7 @@ describe('the sample composition under cdk-nag', () => {
 describe('acknowledgements name the resource as the template does', () => {
   test.each(ENVS)('the nodes\' instance/* and the signal\'s stack/* (%s)', (_name, env) => {
     const { app, stack, vpc } = stackWithVpc(newApp(), 'Named', env);
-    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(new OriginFileSystem(stack, 'Origin', { vpc }).fileSystem), nodeCount: 1 });
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(new OriginFileSystem(stack, 'Origin', { vpc }).fileSystem), capacity: Capacity.nodes(1) });
     app.synth();
     const acks = Object.keys(Object.assign({}, ...stack.node.findAll().flatMap((c) => c.node.metadata)
       .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY).map((m) => m.data)));

@@ -14,7 +14,18 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheOrigin, DataSeeder, FanOut, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion, SeedSource } from '../lib';
+import {
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  DataSeeder,
+  FanOut,
+  FsCacheClientLaunchTemplate,
+  MountHelper,
+  MountSource,
+  NfsVersion,
+  SeedSource,
+} from '../lib';
 import { CfnTemplate, PSEUDO_VALUES, resolveUserData, userDataResources } from './lab/harness/user-data';
 import { newApp } from './util';
 import { runScript, signals } from './util/run-script';
@@ -48,12 +59,12 @@ function parameterizedStack() {
     securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'EfsSg', 'sg-0123456789abcdef0'),
   });
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: [cidr.valueAsString],
+    vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), clientCidrs: [cidr.valueAsString],
   });
   // A fleet over an NFS server whose host is a deploy-time value (CacheOrigin.nfsServer), NFSv3 with mirrors: the
   // host reaches EFSC_ORIGIN_SERVER, which the mount unit and the mirrors' mounts name.
   const nfsFleet = new CacheFleet(stack, 'NfsFleet', {
-    vpc, nodeCount: 1, clientCidrs: [cidr.valueAsString], fanOut: FanOut.route53({ zoneName: 'nfs-cache.internal' }), mirrorPaths: ['/efs/app'],
+    vpc, capacity: Capacity.nodes(1), clientCidrs: [cidr.valueAsString], fanOut: FanOut.route53({ zoneName: 'nfs-cache.internal' }), mirrorPaths: ['/efs/app'],
     origin: CacheOrigin.nfsServer({ host: nfsHost.valueAsString, exportPath: '/srv/data', nfsVersion: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS });

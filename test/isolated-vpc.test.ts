@@ -7,7 +7,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, DataSeeder, FanOut, SeedSource } from '../lib';
+import { CachedFileSystem, Capacity, DataSeeder, FanOut, SeedSource } from '../lib';
 import { newApp } from './util';
 
 function isolatedComposition(fanOut: FanOut) {
@@ -18,7 +18,7 @@ function isolatedComposition(fanOut: FanOut) {
     natGateways: 0,
     subnetConfiguration: [{ name: 'iso', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
   });
-  const data = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 2, fanOut } });
+  const data = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(2), fanOut } });
   data.addClientLaunchTemplate('Clients');
   new DataSeeder(stack, 'Seeder', { vpc, fileSystem: data.originFileSystem.fileSystem, source: SeedSource.instanceDirectory('/srv/data') });
   return { stack, vpc, t: Template.fromStack(stack) };

@@ -5,7 +5,20 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as lib from '../lib';
-import { CachedFileSystem, CacheFleet, CacheOrigin, DataSeeder, DiskCacheMetric, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, MirrorMetric, MountHelper, MountSource, SeedSource } from '../lib';
+import {
+  CachedFileSystem,
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  DataSeeder,
+  DiskCacheMetric,
+  FsCacheClientLaunchTemplate,
+  FsCacheClientLaunchTemplateProps,
+  MirrorMetric,
+  MountHelper,
+  MountSource,
+  SeedSource,
+} from '../lib';
 import { importedFs, stackWithVpc } from './util';
 import { launchTemplateUserData, parameters } from './util/user-data';
 
@@ -15,7 +28,7 @@ describe('exports', () => {
     // undefined (the build, with the whole program, drops it).
     const values = Object.keys(lib).filter((k) => (lib as Record<string, unknown>)[k] !== undefined);
     expect(values.sort()).toEqual([
-      'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheOrigin', 'CachedFileSystem',
+      'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheOrigin', 'CachedFileSystem', 'Capacity',
       'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'FanOut', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorSource', 'MirrorStorage', 'MountHelper',
       'MountSource', 'NfsVersion', 'OriginFileSystem', 'SeedSource',
     ]);
@@ -29,7 +42,7 @@ describe('exports', () => {
 describe('CacheFleet.fromCacheFleetAttributes', () => {
   function fleetAndClients(attrs: Partial<lib.CacheFleetAttributes> = {}) {
     const { app, stack: fleetStack, vpc } = stackWithVpc();
-    const fleet = new CacheFleet(fleetStack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(fleetStack), { mountHelper: MountHelper.NFS }), nodeCount: 1 });
+    const fleet = new CacheFleet(fleetStack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(fleetStack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1) });
     const clientStack = new Stack(app, 'ClientStack');
     const clientVpc = new ec2.Vpc(clientStack, 'Vpc', { maxAzs: 1 });
     const imported = CacheFleet.fromCacheFleetAttributes(clientStack, 'Fleet', {
@@ -76,7 +89,7 @@ describe('CacheFleet.fromCacheFleetAttributes', () => {
 
 describe('grants to the instances\' roles (IGrantable)', () => {
   test.each([
-    ['fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1 }), /^FleetRole/],
+    ['fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1) }), /^FleetRole/],
     ['clients', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.fileSystem(importedFs(stack)) }), /^ClientsRole/],
     ['seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', {
       vpc, fileSystem: importedFs(stack), source: SeedSource.instanceDirectory('/opt/data'), mountHelper: MountHelper.NFS,
@@ -101,7 +114,7 @@ describe('MirrorMetric', () => {
     [MirrorMetric.AGE_SECONDS, 'Maximum'], [MirrorMetric.FULL, 'Maximum'], [MirrorMetric.BYTES, 'Maximum'],
   ])('%s: %s over the nodes', (metric, statistic) => {
     const { stack, vpc } = stackWithVpc();
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1 });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1) });
     const m = fleet.metricMirror(metric);
     expect(m.metricName).toBe(metric);
     expect(m.statistic).toBe(statistic);
@@ -112,7 +125,7 @@ describe('MirrorMetric', () => {
 describe('DiskCacheMetric', () => {
   test.each(Object.values(DiskCacheMetric).map((m) => [m, m === DiskCacheMetric.FREE_PERCENT ? 'Minimum' : 'Sum']))('%s: %s over the instances, on clients and on nodes', (metric, statistic) => {
     const { stack, vpc } = stackWithVpc();
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1 });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1) });
     const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet) });
     for (const [m, group] of [[fleet.metricNodeDiskCache(metric as DiskCacheMetric), 'TestStack/Fleet'], [clients.metricDiskCache(metric as DiskCacheMetric), 'TestStack/Clients']] as const) {
       expect([m.metricName, m.statistic, m.namespace, m.dimensions?.Group]).toEqual([metric, statistic, CacheFleet.METRIC_NAMESPACE, group]);
@@ -122,10 +135,10 @@ describe('DiskCacheMetric', () => {
 
 describe('validation errors are bound to their construct', () => {
   test.each([
-    ['a fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 0 }),
-      'TestStack/Fleet; in Python: node_count', /^Invalid nodeCount: /],
-    ['a fleet inside CachedFileSystem', (stack: Stack, vpc: ec2.IVpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 0 } }),
-      'TestStack/Data/CacheFleet; in Python: node_count', /^Invalid nodeCount: /],
+    ['a fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.elastic({ minNodes: 0, maxNodes: 4 }) }),
+      'TestStack/Fleet; in Python: capacity.min_nodes', /^Invalid capacity.minNodes: /],
+    ['a fleet inside CachedFileSystem', (stack: Stack, vpc: ec2.IVpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.elastic({ minNodes: 0, maxNodes: 4 }) } }),
+      'TestStack/Data/CacheFleet; in Python: capacity.min_nodes', /^Invalid capacity.minNodes: /],
     ['a client\'s CIDR check', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), clientCidrs: ['0.0.0.0/0'] }),
       'TestStack/Fleet; in Python: client_cidrs', /^Invalid clientCidrs: /],
     ['a client template', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc } as unknown as FsCacheClientLaunchTemplateProps), 'TestStack/Clients', /^Invalid source: /],

@@ -4,8 +4,20 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
-  CacheFleet, CacheOrigin, DataSeeder, DiskCache, DiskCacheMetric, FanOut, FsCacheClientLaunchTemplate, MirrorMetric,
-  MirrorSource, MountHelper, MountSource, NfsVersion, SeedSource,
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  DataSeeder,
+  DiskCache,
+  DiskCacheMetric,
+  FanOut,
+  FsCacheClientLaunchTemplate,
+  MirrorMetric,
+  MirrorSource,
+  MountHelper,
+  MountSource,
+  NfsVersion,
+  SeedSource,
 } from '../lib';
 import { importedFs, stackWithVpc } from './util';
 import { flatten, launchTemplateUserData, parameters } from './util/user-data';
@@ -85,7 +97,7 @@ describe('upgrade contract', () => {
   test('an S3 mirror\'s fsid and every export path are pinned: clients mount these paths by these handles', () => {
     const { stack, vpc } = stackWithVpc(undefined, 'Pinned');
     const fleet = new CacheFleet(stack, 'Fleet', {
-      vpc, origin: CacheOrigin.efs(importedFs(stack)), originPath: '/data', nodeCount: 2,
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), originPath: '/data', capacity: Capacity.nodes(2),
       mirrorPaths: ['/efs/app', '/efs/www/static'],
       mirrorSources: [MirrorSource.s3(s3.Bucket.fromBucketName(stack, 'Site', 'example-site'), 'site/')],
     });
@@ -118,12 +130,12 @@ describe('upgrade contract', () => {
   test('the spellings the scripts read are pinned: mount types and versions, cache sources, seed source kinds', () => {
     const { stack, vpc } = stackWithVpc(undefined, 'Pinned');
     const fileSystem = importedFs(stack);
-    new CacheFleet(stack, 'OverEfs', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1 });
+    new CacheFleet(stack, 'OverEfs', { vpc, origin: CacheOrigin.efs(fileSystem), capacity: Capacity.nodes(1) });
     new CacheFleet(stack, 'Nfs4', {
-      vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, fanOut: FanOut.route53({ zoneName: 'nfs4.internal' }),
+      vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), fanOut: FanOut.route53({ zoneName: 'nfs4.internal' }),
     });
     new CacheFleet(stack, 'Nas', {
-      vpc, nodeCount: 1, fanOut: FanOut.route53({ zoneName: 'nas.internal' }),
+      vpc, capacity: Capacity.nodes(1), fanOut: FanOut.route53({ zoneName: 'nas.internal' }),
       origin: CacheOrigin.nfsServer({ host: '10.20.0.5', exportPath: '/srv', nfsVersion: NfsVersion.NFS_V4_2, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
     });
     new FsCacheClientLaunchTemplate(stack, 'Store', { vpc, source: MountSource.fileSystem(fileSystem) });

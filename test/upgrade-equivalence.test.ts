@@ -13,6 +13,7 @@ import {
   CachedFileSystem,
   CacheFleet,
   CacheOrigin,
+  Capacity,
   DataSeeder,
   DiskCache,
   FanOut,
@@ -58,7 +59,7 @@ const EXTRA: Case[] = [
     build: (app) => {
       const { stack, vpc } = stackWithVpc(app, 'Tuned');
       new CacheFleet(stack, 'Fleet', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 2, originPath: '/data', exportPath: '/cache',
+        vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(2), originPath: '/data', exportPath: '/cache',
         clientCidrs: ['10.50.0.0/16'],
         attributeCacheTimeout: Duration.seconds(30), directoryCacheTimeout: Duration.seconds(20), closeToOpenConsistency: true,
         nfsdThreads: 128, readAhead: Size.mebibytes(4), sunrpcSlotTableEntries: 256, vfsCachePressure: 50,
@@ -74,11 +75,11 @@ const EXTRA: Case[] = [
       const { stack, vpc } = stackWithVpc(app, 'DiskCache');
       const origin = CacheOrigin.efs(importedFs(stack));
       new CacheFleet(stack, 'Off', {
-        vpc, origin, nodeCount: 1, instanceType: new ec2.InstanceType('c7gd.16xlarge'),
+        vpc, origin, capacity: Capacity.nodes(1), instanceType: new ec2.InstanceType('c7gd.16xlarge'),
         nodeDiskCache: false,
       });
       new CacheFleet(stack, 'Strict', {
-        vpc, origin, nodeCount: 1, instanceType: new ec2.InstanceType('c7gd.16xlarge'),
+        vpc, origin, capacity: Capacity.nodes(1), instanceType: new ec2.InstanceType('c7gd.16xlarge'),
         nodeDiskCache: true, nodeDiskCacheDeviceModel: 'Amazon EC2 NVMe Instance Storage', nodeDiskCacheRequireSelfTest: true,
         fanOut: FanOut.route53({ zoneName: 'strict.internal' }),
       });
@@ -90,7 +91,7 @@ const EXTRA: Case[] = [
       const { stack, vpc } = stackWithVpc(app, 'Mirrors');
       const bucket = s3.Bucket.fromBucketName(stack, 'Site', 'example-site');
       const fleet = new CacheFleet(stack, 'Fleet', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 2,
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(2),
         mirrorPaths: ['/efs/app', '/efs/www/static'],
         mirrorSources: [MirrorSource.s3(bucket, 'site/'), MirrorSource.s3(bucket, '', { name: 'all' })],
         mirrorInterval: Duration.minutes(10), mirrorSize: Size.gibibytes(20), mirrorStorage: MirrorStorage.INSTANCE_STORE,
@@ -108,12 +109,12 @@ const EXTRA: Case[] = [
       const { stack, vpc } = stackWithVpc(app, 'OwnZone');
       const hostedZone = new route53.PrivateHostedZone(stack, 'Zone', { zoneName: 'corp.internal', vpc });
       new CacheFleet(stack, 'Given', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 2,
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(2),
         fanOut: FanOut.route53({ hostedZone, recordName: 'models', recordTtl: Duration.seconds(30) }),
       });
       // Eleven nodes under a CachedFileSystem: its dashboard's per-node alarms, and the composite alarm over them.
       new CachedFileSystem(stack, 'Eleven', {
-        vpc, cacheFleet: { nodeCount: 11, fanOut: FanOut.route53({ zoneName: 'eleven.internal', recordName: 'data' }) },
+        vpc, cacheFleet: { capacity: Capacity.nodes(11), fanOut: FanOut.route53({ zoneName: 'eleven.internal', recordName: 'data' }) },
         monitoring: { dashboardName: 'eleven', percentIoLimitThreshold: 80, throughputUtilizationThreshold: 70 },
       });
     },
@@ -123,7 +124,7 @@ const EXTRA: Case[] = [
     build: (app) => {
       const { stack, vpc } = stackWithVpc(app, 'Nlb');
       new CacheFleet(stack, 'Fleet', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 3,
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(3),
         fanOut: FanOut.networkLoadBalancer({
           idleTimeout: Duration.minutes(10), crossZone: false,
           accessLogs: { bucket: s3.Bucket.fromBucketName(stack, 'Logs', 'example-nlb-logs'), prefix: 'efs-cache' },
@@ -137,10 +138,10 @@ const EXTRA: Case[] = [
       const { stack, vpc } = stackWithVpc(app, 'Elastic');
       new CacheFleet(stack, 'Fleet', {
         vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer(),
-        elastic: {
+        capacity: Capacity.elastic({
           minNodes: 2, maxNodes: 12, targetNetworkOutPerNode: Size.gibibytes(2), scaleInCooldown: Duration.minutes(20),
           drainTimeout: Duration.minutes(3),
-        },
+        }),
         signalTimeout: Duration.minutes(25),
       });
     },
@@ -150,7 +151,7 @@ const EXTRA: Case[] = [
     build: (app) => {
       const { stack, vpc } = stackWithVpc(app, 'Legacy');
       new CacheFleet(stack, 'Nfs', {
-        vpc, nodeCount: 2, clientNfsVersion: NfsVersion.NFS_V3,
+        vpc, capacity: Capacity.nodes(2), clientNfsVersion: NfsVersion.NFS_V3,
         origin: CacheOrigin.nfsServer({
           host: '10.20.0.5', exportPath: '/srv', nfsVersion: NfsVersion.NFS_V3, ports: { lockd: 4045, mountd: 20048 },
           peer: ec2.Peer.ipv4('10.20.0.0/24'),
@@ -158,7 +159,7 @@ const EXTRA: Case[] = [
       });
       // Given in 0.1 as the `fileSystem` prop, which 0.2 removed (the case keeps its name, the snapshot's key).
       new CacheFleet(stack, 'EfsFleet', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, fanOut: FanOut.route53({ zoneName: 'legacy.internal' }),
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), fanOut: FanOut.route53({ zoneName: 'legacy.internal' }),
       });
     },
   },
@@ -167,7 +168,7 @@ const EXTRA: Case[] = [
     build: (app) => {
       const { stack, vpc } = stackWithVpc(app, 'Fleet');
       const fleet = new CacheFleet(stack, 'Fleet', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 2, mirrorPaths: ['/efs/app'], clientNfsVersion: NfsVersion.NFS_V3,
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(2), mirrorPaths: ['/efs/app'], clientNfsVersion: NfsVersion.NFS_V3,
       });
       const clients = new Stack(app, 'Clients');
       const clientVpc = ec2.Vpc.fromVpcAttributes(clients, 'Vpc', {
@@ -231,7 +232,7 @@ const EXTRA: Case[] = [
           throughputMode: efs.ThroughputMode.PROVISIONED, provisionedThroughputPerSecond: Size.mebibytes(256),
           performanceMode: efs.PerformanceMode.MAX_IO, enableAutomaticBackups: false, fileSystemName: 'models',
         },
-        cacheFleet: { nodeCount: 1 },
+        cacheFleet: { capacity: Capacity.nodes(1) },
         dashboard: false,
       });
       cfs.addClientLaunchTemplate('Direct', { instanceType: armClient, source: MountSource.fileSystem(cfs.originFileSystem.fileSystem) });

@@ -9,14 +9,15 @@ import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { ImportedCacheFleet } from './attributes';
 import { CacheNode, ICacheNode } from './cache-node';
-import { ElasticNodes, LIFECYCLE_HOOKS, validateElastic } from './elastic';
+import { Capacity } from './capacity';
+import { ElasticNodes, LIFECYCLE_HOOKS } from './elastic';
 import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from './cache-origin';
 import { FanOut, FanOutResources } from './fan-out';
 import { grantMirrorSources, mirrorExportPath, mirrorFsid, mirrorSourceFsid } from './mirror';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
-import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirror, CacheFleetProps, ElasticCapacity, ICacheFleet } from './options';
-import { DEFAULT_INSTANCE_TYPE, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
+import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirror, CacheFleetProps, ICacheFleet } from './options';
+import { DEFAULT_INSTANCE_TYPE, defaultFanOut, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import { NfsVersion } from '../nfs-version';
 import {
@@ -36,10 +37,11 @@ import { REMOVED_FLEET_PROPS, refuseRemovedProps } from '../private/removed-prop
 // The fleet's parts, each in a module of its own, assembled by `CacheFleet` below: its options and how clients see
 // a fleet (options.ts), a fleet of another stack (attributes.ts), the checks of the options (validation.ts), the
 // nodes' bootstrap parameters and fsid (node-parameters.ts), the nodes' role (node-role.ts), the nodes (cache-node.ts),
-// the fan-out (fan-out.ts), the mirrors (mirror.ts), and the metric names and statistics (../monitoring/metrics.ts).
+// how many (capacity.ts; an elastic fleet's group: elastic.ts), the fan-out (fan-out.ts), the mirrors (mirror.ts),
+// and the metric names and statistics (../monitoring/metrics.ts).
 // The public types stay importable from here, as before.
 export {
-  CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ElasticCapacity, ICacheFleet,
+  CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ICacheFleet,
 } from './options';
 export { MirrorMetric } from '../monitoring/metrics';
 export { fsidFor } from './node-parameters';
@@ -54,7 +56,7 @@ export { fsidFor } from './node-parameters';
  *   bootstrap as user data, then any commands added to `userData`).
  * - Per node (`nodes`, each an `ICacheNode`): an Auto Scaling group of one that replaces a failed instance and tags it with the node's
  *   identity; in Route 53 mode also a network interface whose address the node keeps across replacements.
- * - Or, for an elastic fleet (`elastic`), one Auto Scaling group of `minNodes` to `maxNodes` nodes with a launch and
+ * - Or, for an elastic fleet (`Capacity.elastic()`), one Auto Scaling group of `minNodes` to `maxNodes` nodes with a launch and
  *   a terminate lifecycle hook, a scale-out policy on the nodes' NetworkOut and a scale-in alarm and policy.
  * - One security group for all nodes (no inbound rule until peers are allowed through `connections`; outbound
  *   HTTPS for packages, SSM and CloudFormation, and NFS to the origin: TCP 2049 into an EFS file system's group, or
@@ -114,12 +116,12 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly role: iam.Role;
   /** The nodes' role, to grant them more (`bucket.grantRead(fleet)`). */
   public readonly grantPrincipal: iam.IPrincipal;
-  /** The nodes of a fixed fleet; empty for an elastic fleet (`autoScalingGroup`). */
+  /** The nodes of a fixed fleet (`Capacity.nodes()`); empty for an elastic fleet (`autoScalingGroup`). */
   public readonly nodes: ICacheNode[];
-  /** An elastic fleet's one Auto Scaling group (`elastic`); undefined for a fixed fleet, whose nodes each have one. */
+  /** An elastic fleet's one Auto Scaling group (`Capacity.elastic()`); undefined for a fixed fleet, whose nodes each have one. */
   public readonly autoScalingGroup?: autoscaling.AutoScalingGroup;
-  /** An elastic fleet's capacity (`elastic`), as given. */
-  public readonly elastic?: ElasticCapacity;
+  /** How many nodes the fleet has: the `capacity` prop, `Capacity.nodes(2)` unless given. */
+  public readonly capacity: Capacity;
   /**
    * The one launch template of every node (IMDSv2 required, instance metadata tags on, encrypted gp3 root volume,
    * the bootstrap as user data). Each node's group tags its instances with what makes them that node.
@@ -143,7 +145,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly targetGroup?: elbv2.NetworkTargetGroup;
   /** The load balancer's target group of the nodes' mirrors, port 2050 (NLB fan-out, with mirrors). */
   public readonly mirrorTargetGroup?: elbv2.NetworkTargetGroup;
-  /** How clients reach the nodes: the `fanOut` prop, `FanOut.route53()` unless given. */
+  /**
+   * How clients reach the nodes: the `fanOut` prop, by default `FanOut.networkLoadBalancer()` for an elastic fleet and
+   * `FanOut.route53()` otherwise.
+   */
   public readonly fanOut: FanOut;
   /** The Route 53 records or the load balancer (construct id `FanOut`). */
   private readonly fanOutResources: FanOutResources;
@@ -188,7 +193,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     validateCacheFleetOptions(this, props, facts);
     this.origin = resolveOrigin(this, props);
 
-    const nodeCount = props.nodeCount ?? DEFAULTS.nodeCount;
+    this.capacity = props.capacity ?? DEFAULTS.capacity;
+    const elastic = this.capacity._elastic;
     const metrics = props.metrics ?? DEFAULTS.metrics;
     this.attributeCacheTimeout = props.attributeCacheTimeout ?? DEFAULTS.attributeCacheTimeout;
     this.directoryCacheTimeout = props.directoryCacheTimeout ?? DEFAULTS.directoryCacheTimeout;
@@ -206,12 +212,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       // An S3 mirror has no node path: clients name it by its export path.
       ...(props.mirrorSources ?? []).map((m) => ({ path: m.exportPath, exportPath: m.exportPath, fsid: mirrorSourceFsid(this.node.path, m) })),
     ];
-    this.fanOut = props.fanOut ?? DEFAULTS.fanOut;
+    this.fanOut = props.fanOut ?? defaultFanOut(this.capacity);
     const nlb = this.fanOut._networkLoadBalancer !== undefined;
-    validateElastic(this, props.elastic, {
-      nodeCount: props.nodeCount, nlb, signalTimeout: props.signalTimeout,
-    });
-    this.elastic = props.elastic;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
@@ -231,7 +233,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     if (subnets.length === 0) throw propError(this, 'vpcSubnets', 'selects no subnet of the VPC.');
     warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, s3Need(...(props.mirrorSources?.length ? ['the S3 mirrors'] : [])),
       ENDPOINT_NEEDS.cloudFormation, ...(nlb ? [] : [ENDPOINT_NEEDS.ec2]),
-      ...(props.elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
+      ...(elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
       ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
     const machineImage = instanceImage(this, props, this.instanceType);
     // An NFS server's helper is unused: its mount type and options follow its version.
@@ -257,7 +259,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
           clientNfsVersion: this.clientNfsVersion, mountHelper,
         }),
         // An elastic fleet's node completes the group's launch hook once it serves, and drains at its terminate hook.
-        ...(props.elastic ? { EFSC_LIFECYCLE_LAUNCH_HOOK: LIFECYCLE_HOOKS.launch, EFSC_LIFECYCLE_DRAIN_HOOK: LIFECYCLE_HOOKS.drain } : {}),
+        ...(elastic ? { EFSC_LIFECYCLE_LAUNCH_HOOK: LIFECYCLE_HOOKS.launch, EFSC_LIFECYCLE_DRAIN_HOOK: LIFECYCLE_HOOKS.drain } : {}),
       },
     });
     rendered.grantRead(this.role);
@@ -272,7 +274,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       httpPutResponseHopLimit: 1,
       instanceMetadataTags: true,
       // An elastic fleet scales on the nodes' NetworkOut: per minute rather than per 5 minutes.
-      ...(props.elastic ? { detailedMonitoring: true } : {}),
+      ...(elastic ? { detailedMonitoring: true } : {}),
       blockDevices: [encryptedRootVolume(props.rootVolumeSize ?? DEFAULTS.rootVolumeSize)],
       userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the cache nodes of ${this.node.path}`) })),
     });
@@ -280,18 +282,18 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.userDataBytes = rendered.estimatedBytes;
 
     const nodes: CacheNode[] = [];
-    if (props.elastic) {
+    if (elastic) {
       this.autoScalingGroup = new ElasticNodes(this, 'Nodes', {
         vpc: props.vpc,
         subnets,
         launchTemplate: this.launchTemplate,
-        capacity: props.elastic,
+        capacity: elastic,
         signalTimeout: props.signalTimeout ?? DEFAULTS.signalTimeout,
         fleet: this,
         role: this.role,
       }).autoScalingGroup;
     }
-    for (let i = 0; i < (props.elastic ? 0 : nodeCount); i++) {
+    for (let i = 0; i < (this.capacity._nodeCount ?? 0); i++) {
       nodes.push(new CacheNode(this, `Node${i + 1}`, {
         vpc: props.vpc,
         subnet: subnets[i % subnets.length],

@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { nodeGroup } from './cache-node';
 import { FLEET_TAG } from './node-role';
-import { ElasticCapacity } from './options';
+import { ElasticCapacityOptions } from './capacity';
 import { knownAtSynth, propError } from '../private/errors';
 import { acknowledgeWildcardResource } from '../private/nag';
 
@@ -23,57 +23,59 @@ const ELASTIC_DEFAULTS = {
   drainTimeout: Duration.minutes(2),
 } as const;
 
-/** Checks `elastic` against the rest of the fleet's options; throws `Invalid elastic.<prop>:` (or `Invalid elastic:`). */
+/**
+ * Checks an elastic capacity (`Capacity.elastic()`, given as `capacity`) against the rest of the fleet's options;
+ * throws `Invalid capacity.<option>:` (or `Invalid fanOut:`, `Invalid signalTimeout:`).
+ */
 export function validateElastic(
-  scope: IConstruct, e: ElasticCapacity | undefined, o: { nodeCount?: number; nlb: boolean; signalTimeout?: Duration },
+  scope: IConstruct, e: ElasticCapacityOptions | undefined, o: { nlb: boolean; signalTimeout?: Duration },
 ): void {
   if (!e) return;
-  if (o.nodeCount !== undefined) {
-    throw propError(scope, 'elastic', 'and nodeCount exclude each other: an elastic fleet has minNodes to maxNodes nodes.');
-  }
   if (!o.nlb) {
-    throw propError(scope, 'elastic', 'needs fanOut: FanOut.networkLoadBalancer(): clients reach an elastic fleet\'s ' +
-      'nodes through the load balancer\'s one address, which the group keeps up to date as nodes come and go (Route 53 ' +
-      'mode gives each node a record and an interface of its own, fixed at deploy time).');
+    throw propError(scope, 'fanOut', 'FanOut.route53() cannot serve an elastic fleet (capacity: Capacity.elastic()): the ' +
+      'load balancer is what adds and drains its nodes, clients reaching them through its one address, which the group ' +
+      'keeps up to date as nodes come and go (Route 53 gives each node a record and an interface of its own, fixed at ' +
+      'deploy time). Leave fanOut out (an elastic fleet defaults to FanOut.networkLoadBalancer()), or give ' +
+      'capacity: Capacity.nodes(n) for a fixed fleet.');
   }
   const min = e.minNodes ?? ELASTIC_DEFAULTS.minNodes;
   for (const [k, v] of [['minNodes', e.minNodes], ['maxNodes', e.maxNodes]] as const) {
-    knownAtSynth(scope, `elastic.${k}`, v, 'the scaling policies are made from it');
+    knownAtSynth(scope, `capacity.${k}`, v, 'the scaling policies are made from it');
     if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 10000)) {
-      throw propError(scope, `elastic.${k}`, `must be a whole number from 1 to 10000, got ${v}.`);
+      throw propError(scope, `capacity.${k}`, `must be a whole number from 1 to 10000, got ${v}.`);
     }
   }
-  if (e.maxNodes < min) throw propError(scope, 'elastic.maxNodes', `must be at least minNodes (${min}), got ${e.maxNodes}.`);
+  if (e.maxNodes < min) throw propError(scope, 'capacity.maxNodes', `must be at least minNodes (${min}), got ${e.maxNodes}.`);
   if (e.maxNodes === min) {
-    throw propError(scope, 'elastic.maxNodes', `must be more than minNodes (${min}): a group that cannot grow has nothing to ` +
-      'scale (AWS refuses target tracking on it); use nodeCount for a fleet of a fixed size.');
+    throw propError(scope, 'capacity.maxNodes', `must be more than minNodes (${min}): a group that cannot grow has nothing to ` +
+      'scale (AWS refuses target tracking on it); give Capacity.nodes(n) for a fleet of a fixed size.');
   }
   // The group's DefaultInstanceWarmup (AWS: at most 3,600 s) and the launch hook's heartbeat are this timeout.
   const boot = o.signalTimeout;
   if (boot !== undefined && !boot.isUnresolved() && boot.toSeconds() > 3600) {
     throw propError(scope, 'signalTimeout', `must be at most 60 minutes on an elastic fleet, got ${boot.toHumanString()}: it is ` +
-      'also the group\'s instance warm-up, which AWS caps at 3,600 seconds. Shorten it, or use nodeCount for a fixed fleet.');
+      'also the group\'s instance warm-up, which AWS caps at 3,600 seconds. Shorten it, or give Capacity.nodes(n) for a fixed fleet.');
   }
   const range = (k: 'scaleInCooldown' | 'drainTimeout', d: Duration | undefined, lo: Duration, hi: Duration) => {
     if (d === undefined || d.isUnresolved()) return;
     const seconds = d.toSeconds({ integral: false });
-    if (!Number.isInteger(seconds)) throw propError(scope, `elastic.${k}`, `must be whole seconds, got ${seconds} seconds.`);
+    if (!Number.isInteger(seconds)) throw propError(scope, `capacity.${k}`, `must be whole seconds, got ${seconds} seconds.`);
     if (seconds < lo.toSeconds() || seconds > hi.toSeconds()) {
-      throw propError(scope, `elastic.${k}`, `must be from ${lo.toHumanString()} to ${hi.toHumanString()}, got ${d.toHumanString()}.`);
+      throw propError(scope, `capacity.${k}`, `must be from ${lo.toHumanString()} to ${hi.toHumanString()}, got ${d.toHumanString()}.`);
     }
     if (d.toSeconds() % 60 !== 0 && k === 'scaleInCooldown') {
-      throw propError(scope, `elastic.${k}`, `must be whole minutes (the alarm counts one-minute periods), got ${d.toHumanString()}.`);
+      throw propError(scope, `capacity.${k}`, `must be whole minutes (the alarm counts one-minute periods), got ${d.toHumanString()}.`);
     }
   };
   range('scaleInCooldown', e.scaleInCooldown, Duration.minutes(5), Duration.days(1));
   range('drainTimeout', e.drainTimeout, Duration.seconds(30), Duration.hours(2));
   const target = e.targetNetworkOutPerNode;
   if (target !== undefined && target.isUnresolved()) {
-    throw propError(scope, 'elastic.targetNetworkOutPerNode', 'must be known at synth (a Size of a number, not of a token): the ' +
+    throw propError(scope, 'capacity.targetNetworkOutPerNode', 'must be known at synth (a Size of a number, not of a token): the ' +
       'scaling policy\'s target and the scale-in alarm\'s threshold are made from it.');
   }
   if (target !== undefined && target.toBytes() < 1024 * 1024) {
-    throw propError(scope, 'elastic.targetNetworkOutPerNode', `must be at least 1 MiB (per second), got ${target.toBytes()} bytes.`);
+    throw propError(scope, 'capacity.targetNetworkOutPerNode', `must be at least 1 MiB (per second), got ${target.toBytes()} bytes.`);
   }
 }
 
@@ -82,7 +84,7 @@ export interface ElasticNodesProps {
   readonly vpc: ec2.IVpc;
   readonly subnets: ec2.ISubnet[];
   readonly launchTemplate: ec2.LaunchTemplate;
-  readonly capacity: ElasticCapacity;
+  readonly capacity: ElasticCapacityOptions;
   /** How long a node may take to serve: the launch hook's timeout, the creation signals' and the health check grace. */
   readonly signalTimeout: Duration;
   /** The fleet, whose construct address tags the group (the IAM condition of the node's lifecycle calls). */

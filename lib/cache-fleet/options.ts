@@ -2,6 +2,7 @@ import { Duration, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
 import { CacheOrigin } from './cache-origin';
+import { Capacity } from './capacity';
 import { FanOut } from './fan-out';
 import { MirrorOptions } from './mirror';
 import { CommonInstanceOptions } from '../instance-options';
@@ -13,76 +14,22 @@ import { NfsVersion } from '../nfs-version';
  */
 
 /**
- * An elastic fleet (`elastic`): one Auto Scaling group of `minNodes` to `maxNodes` nodes behind the load balancer,
- * grown and shrunk with the bytes the nodes send.
- */
-export interface ElasticCapacity {
-  /**
-   * The fewest nodes: the group's minimum, and how many nodes CloudFormation waits for on the first deployment.
-   *
-   * @default 2
-   */
-  readonly minNodes?: number;
-
-  /** The most nodes, at least `minNodes`. The template's size does not grow with it. */
-  readonly maxNodes: number;
-
-  /**
-   * The bytes per second a node should send on average (EC2's NetworkOut, the group's average): above it, nodes are
-   * added until the average falls to it (target tracking, which adds several nodes at once when demand jumps).
-   *
-   * @default Size.gibibytes(2) - a second, about 17 Gbps: a starting point, not a measured optimum
-   */
-  readonly targetNetworkOutPerNode?: Size;
-
-  /**
-   * How long the nodes' average must stay below half of `targetNetworkOutPerNode` before one node is removed, and the
-   * least time between two removals: a warm cache is expensive to rebuild, so the fleet shrinks one node at a time.
-   * From 5 minutes to 1 day.
-   *
-   * @default Duration.minutes(30)
-   */
-  readonly scaleInCooldown?: Duration;
-
-  /**
-   * How long a node that is being removed may take to drain (the terminate lifecycle hook's timeout): once the load
-   * balancer has taken it out of service, the node stops its nfsd, so that clients still connected to it reconnect
-   * through the load balancer to another node, and then lets the group terminate it. From 30 seconds to 2 hours.
-   *
-   * @default Duration.minutes(2)
-   */
-  readonly drainTimeout?: Duration;
-}
-
-/**
  * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
  */
 export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions {
   /**
-   * Number of cache nodes, 1 to 128. Each node is its own Auto Scaling group of one, spread round robin over the
-   * subnets, launched from the fleet's one launch template; 128 nodes with the dashboard make 440 of
-   * CloudFormation's 500 resources per stack.
+   * How many nodes the fleet has: a fixed number (`Capacity.nodes(n)`, 1 to 128), or an Auto Scaling group that grows
+   * and shrinks with the bytes the nodes send (`Capacity.elastic({ maxNodes })`, behind the load balancer).
    *
-   * @default 2
+   * @default Capacity.nodes(2)
    */
-  readonly nodeCount?: number;
-
-  /**
-   * An elastic fleet instead of `nodeCount` nodes: one Auto Scaling group that grows with the bytes the nodes send and
-   * shrinks one node at a time (`ElasticCapacity`), behind the load balancer (`fanOut: FanOut.networkLoadBalancer()`,
-   * required). A new node joins the load balancer only once it serves (its bootstrap, warming and first mirror sync done:
-   * it completes the group's launch lifecycle hook); a node that goes is drained first (the terminate hook), and its
-   * clients continue on another node with the same mount, since every node exports the same fsid. The newest node goes
-   * first: its cache is the least warm. Not with `nodeCount`.
-   *
-   * @default - a fixed fleet of `nodeCount` nodes
-   */
-  readonly elastic?: ElasticCapacity;
+  readonly capacity?: Capacity;
 
   /**
    * How clients reach the nodes: Route 53 names over the nodes' stable addresses, or an internal Network Load Balancer.
+   * An elastic fleet (`Capacity.elastic()`) needs the load balancer, which adds and drains its nodes.
    *
-   * @default FanOut.route53()
+   * @default - `FanOut.networkLoadBalancer()` with `Capacity.elastic()`, `FanOut.route53()` otherwise
    */
   readonly fanOut?: FanOut;
 
@@ -378,8 +325,10 @@ export interface CacheFleetAttributes {
  * the same name.
  */
 export const CACHE_FLEET_DEFAULTS = {
-  nodeCount: 2,
+  capacity: Capacity.nodes(2),
   fanOut: FanOut.route53(),
+  /** The `fanOut` of an elastic fleet (`Capacity.elastic()`). */
+  elasticFanOut: FanOut.networkLoadBalancer(),
   originPath: '/',
   exportPath: '/efs',
   attributeCacheTimeout: Duration.minutes(10),

@@ -11,21 +11,15 @@ import { instanceTypeFacts } from '../private/instance-types';
 import { NfsVersion } from '../nfs-version';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 import { CACHE_FLEET_DEFAULTS, CacheFleetOptions } from './options';
-import { resolveFanOut } from './fan-out';
+import { Capacity, resolveCapacity } from './capacity';
+import { validateElastic } from './elastic';
+import { FanOut, resolveFanOut } from './fan-out';
 import { checkMirrorSizeFits, hasMirrors, MIRROR_ROOT, validateMirrorOptions } from './mirror';
 
 /** The fleet's default node type. */
 export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
 /** Where each node mounts its disk cache (`nodeDiskCache`). */
 export const NODE_CACHE_DIR = '/var/cache/fscache';
-
-/**
- * The most nodes one fleet may have. The nodes share one launch template, so a node costs about 3.4 resources (its
- * group, its stable interface and its record in Route 53 mode) and 4.6 KB of template: measured with the sample's
- * dashboard, 100 nodes make 353 resources and 0.49 MB, 128 make 440 and 0.61 MB, 140 make 477, near CloudFormation's
- * 500 resources per stack.
- */
-const MAX_NODES = 128;
 
 /** Checks fleet options; throws `Invalid <prop>` for contradictions, warns for what may be intended. */
 export function validateCacheFleetOptions(
@@ -35,17 +29,7 @@ export function validateCacheFleetOptions(
     if (v === undefined || Token.isUnresolved(v)) return;
     if (!Number.isInteger(v) || v < min || v > max) throw propError(scope, name, `must be a whole number from ${min} to ${max}, got ${v}.`);
   };
-  knownAtSynth(scope, 'nodeCount', o.nodeCount, 'each node is an Auto Scaling group of its own');
-  if (o.nodeCount !== undefined && o.nodeCount < 1) {
-    throw propError(scope, 'nodeCount', `a cache fleet needs at least one node, got ${o.nodeCount}.`);
-  }
-  if (o.nodeCount !== undefined && !Token.isUnresolved(o.nodeCount) && o.nodeCount > MAX_NODES) {
-    throw propError(scope, 'nodeCount', `at most ${MAX_NODES} nodes fit in one stack, got ${o.nodeCount}: each node adds its ` +
-      'Auto Scaling group, stable interface and record, and 128 nodes with the dashboard already make 440 of ' +
-      'CloudFormation\'s 500 resources per stack. Split a larger fleet over several CacheFleets in separate stacks ' +
-      '(each with FanOut.route53({ zoneName }) of its own, or one shared hostedZone with a recordName each).');
-  }
-  int('nodeCount', o.nodeCount, 1, MAX_NODES);
+  const capacity = resolveCapacity(scope, o.capacity, CACHE_FLEET_DEFAULTS.capacity);
   int('nfsdThreads', o.nfsdThreads, 1, 4096);
   int('sunrpcSlotTableEntries', o.sunrpcSlotTableEntries, 2, 65536);
   int('vfsCachePressure', o.vfsCachePressure, 0, 1000);
@@ -58,10 +42,12 @@ export function validateCacheFleetOptions(
     throw propError(scope, 'originPath', `must be an absolute path in the file system, got '${o.originPath}'.`);
   }
   checkClientNfsVersion(scope, o.clientNfsVersion);
-  const fanOut = resolveFanOut(scope, o.fanOut, CACHE_FLEET_DEFAULTS.fanOut);
+  const fanOut = resolveFanOut(scope, o.fanOut, defaultFanOut(capacity));
+  validateElastic(scope, capacity._elastic, { nlb: fanOut._networkLoadBalancer !== undefined, signalTimeout: o.signalTimeout });
   if (o.clientNfsVersion === NfsVersion.NFS_V3 && fanOut._networkLoadBalancer) {
     throw propError(scope, 'clientNfsVersion', 'NfsVersion.NFS_V3 needs fanOut: FanOut.route53(): an NFSv3 client asks ' +
-      `mountd (TCP ${NFS_MOUNTD_PORT}) for the export before NFS (TCP ${NFS_PORT}), and the load balancer has no listener for mountd.`);
+      `mountd (TCP ${NFS_MOUNTD_PORT}) for the export before NFS (TCP ${NFS_PORT}), and the load balancer has no listener for mountd.` +
+      (capacity._elastic ? ' An elastic fleet (Capacity.elastic()) is always behind the load balancer: give Capacity.nodes(n) for NFSv3.' : ''));
   }
   const diskCache = nodeDiskCacheOn(o, facts);
   validateDiskCache(scope, o, facts);
@@ -118,6 +104,11 @@ export function validateCacheFleetOptions(
         `(${facts.memoryGiB} GiB): reads beyond it go to EFS. Choose a larger instanceType or more memory-heavy family.`);
     }
   }
+}
+
+/** The fan-out of a fleet that gives none: the load balancer for an elastic fleet, which it adds and drains. */
+export function defaultFanOut(capacity: Capacity): FanOut {
+  return capacity._elastic ? CACHE_FLEET_DEFAULTS.elasticFanOut : CACHE_FLEET_DEFAULTS.fanOut;
 }
 
 /**

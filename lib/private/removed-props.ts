@@ -22,6 +22,8 @@ export const REMOVED_FLEET_PROPS: Readonly<Record<string, string>> = {
   crossZone: 'was moved into fanOut in 0.2: give fanOut: FanOut.networkLoadBalancer({ crossZone }).',
   loadBalancerAccessLogs: 'was moved into fanOut in 0.2: give fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket } }).',
   loadBalancerAccessLogsPrefix: 'was moved into fanOut in 0.2: give fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket, prefix } }).',
+  nodeCount: 'was moved into capacity in 0.2: give capacity: Capacity.nodes(n).',
+  elastic: 'was moved into capacity in 0.2: give capacity: Capacity.elastic({ ... }), with the same options.',
 };
 
 /** The client props of 0.1 that 0.2 removed (see REMOVED_FLEET_PROPS). */

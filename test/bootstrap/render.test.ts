@@ -5,7 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, DataSeeder, FsCacheClientLaunchTemplate, MountSource, NfsVersion, SeedSource } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity, DataSeeder, FsCacheClientLaunchTemplate, MountSource, NfsVersion, SeedSource } from '../../lib';
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/bootstrap/render';
 import { importedFs, newApp, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
@@ -255,7 +255,7 @@ describe('commands users add to a template\'s userData', () => {
 describe('the code\'s asset', () => {
   const fleetIn = (stack: Stack) => {
     const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 0, restrictDefaultSecurityGroup: false });
-    return new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, clientCidrs: ['10.0.0.0/16'] });
+    return new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), clientCidrs: ['10.0.0.0/16'] });
   };
 
   test('a synthesizer whose bucketPrefix the loader would refuse (a space, a +) is refused at synth, naming the key', () => {

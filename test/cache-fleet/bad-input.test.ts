@@ -8,6 +8,7 @@ import {
   CacheFleet,
   CacheFleetProps,
   CacheOrigin,
+  Capacity,
   FanOut,
   MirrorStorage,
   MountHelper,
@@ -34,18 +35,18 @@ const CASES: BadInput[] = [
   // CacheFleet
   {
     name: 'fleet: zero nodes',
-    build: fleet({ nodeCount: 0 }),
-    error: /^Invalid nodeCount: a cache fleet needs at least one node/,
+    build: fleet({ capacity: Capacity.nodes(0) }),
+    error: /^Invalid capacity: a cache fleet needs at least one node/,
   },
   {
     name: 'fleet: a fraction of a node',
-    build: fleet({ nodeCount: 1.5 }),
-    error: /^Invalid nodeCount: must be a whole number/,
+    build: fleet({ capacity: Capacity.nodes(1.5) }),
+    error: /^Invalid capacity: must be a whole number/,
   },
   {
     name: 'fleet: more nodes than one stack holds',
-    build: fleet({ nodeCount: 129 }),
-    error: /^Invalid nodeCount: at most 128 nodes fit in one stack, got 129: .*500 resources per stack\. .*FanOut\.route53\(\{ zoneName \}\)/,
+    build: fleet({ capacity: Capacity.nodes(129) }),
+    error: /^Invalid capacity: at most 128 nodes fit in one stack, got 129: .*500 resources per stack\. .*FanOut\.route53\(\{ zoneName \}\)/,
   },
   {
     name: 'fleet: a relative export path',
@@ -424,7 +425,7 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: an elastic fleet in isolated subnets (warning names S3 for the code and Auto Scaling)',
-    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4 } }),
+    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4 }) }),
     warning: new RegExp(/^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*S3 \(the instances' code: a gateway endpoint\).*/.source +
       /Auto Scaling \(an elastic node completes its lifecycle hooks: without it every node is abandoned\)/.source),
   },
@@ -484,7 +485,7 @@ const CASES: BadInput[] = [
   {
     name: 'fleet: the default type where the next alternative is x86_64 (warning)',
     region: 'me-central-1',
-    build: fleet({ nodeCount: 1 }),
+    build: fleet({ capacity: Capacity.nodes(1) }),
     warning: /^instanceType: the default c7gn.16xlarge is not offered in me-central-1 .*for example c8gn.16xlarge or c6in.16xlarge \(x86_64\)/,
   },
   {
@@ -574,8 +575,8 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: a node count as a token',
-    build: (stack, vpc) => fleet({ nodeCount: new CfnParameter(stack, 'Nodes', { type: 'Number' }).valueAsNumber })(stack, vpc),
-    error: /^Invalid nodeCount: must be known at synth .*got parameter Nodes \(a token, known at deploy time\)/,
+    build: (stack, vpc) => fleet({ capacity: Capacity.nodes(new CfnParameter(stack, 'Nodes', { type: 'Number' }).valueAsNumber) })(stack, vpc),
+    error: /^Invalid capacity: must be known at synth .*got parameter Nodes \(a token, known at deploy time\)/,
   },
   // Route 53 names that two fleets would both claim (Route 53 refuses the second at deploy)
   {
@@ -766,6 +767,26 @@ const CASES: BadInput[] = [
     build: fleet({ [prop]: 'x' } as Partial<CacheFleetProps>),
     error: new RegExp(`^Invalid ${prop}: was moved into fanOut in 0\\.2: give fanOut: FanOut\\.${factory}\\(${options.replace(/[{}]/g, '\\$&')}\\)\\.`),
   })),
+  {
+    name: 'fleet: the nodeCount prop, moved into capacity in 0.2 (JavaScript)',
+    build: fleet({ nodeCount: 3 } as Partial<CacheFleetProps>),
+    error: /^Invalid nodeCount: was moved into capacity in 0\.2: give capacity: Capacity\.nodes\(n\)\./,
+  },
+  {
+    name: 'fleet: the elastic prop, moved into capacity in 0.2 (JavaScript)',
+    build: fleet({ fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4 } } as Partial<CacheFleetProps>),
+    error: /^Invalid elastic: was moved into capacity in 0\.2: give capacity: Capacity\.elastic\(\{ \.\.\. \}\), with the same options\./,
+  },
+  {
+    name: 'fleet in a CachedFileSystem: the nodeCount prop of 0.1 (JavaScript)',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Cached', { vpc, cacheFleet: { nodeCount: 1 } as object }),
+    error: /^Invalid nodeCount: was moved into capacity in 0\.2/,
+  },
+  {
+    name: 'fleet: a number given as capacity (JavaScript)',
+    build: fleet({ capacity: 3 } as unknown as Partial<CacheFleetProps>),
+    error: /^Invalid capacity: must be Capacity\.nodes\(count\) or Capacity\.elastic\(\{ maxNodes \}\), got 3\./,
+  },
   {
     name: 'fleet in a CachedFileSystem: a fan-out prop of 0.1 (JavaScript)',
     build: (stack, vpc) => new CachedFileSystem(stack, 'Cached', { vpc, cacheFleet: { zoneName: 'data.internal' } as object }),

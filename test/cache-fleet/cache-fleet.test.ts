@@ -3,7 +3,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, EfsOriginOptions, FanOut, MountHelper } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, Capacity, EfsOriginOptions, FanOut, MountHelper } from '../../lib';
 import { fsidFor } from '../../lib/cache-fleet/cache-fleet';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
@@ -82,7 +82,7 @@ describe('CacheFleet node configuration', () => {
     ['r7g.large', 'arm64', '8'],
     ['m7i.metal-48xl', 'x86_64', '64'],
   ])('%s: %s image, %s nfsd threads by default', (type, arch, threads) => {
-    const { t, params } = fleet({ instanceType: new ec2.InstanceType(type), nodeCount: 1 });
+    const { t, params } = fleet({ instanceType: new ec2.InstanceType(type), capacity: Capacity.nodes(1) });
     expect(params[0].EFSC_NFSD_THREADS).toBe(threads);
     const p = t.toJSON().Parameters;
     const ssm = Object.values<any>(p).map((x) => x.Default).filter((d) => String(d).includes('al2023'));
@@ -92,7 +92,7 @@ describe('CacheFleet node configuration', () => {
 
   test('timers, threads, tuning and warming follow the props', () => {
     const { params } = fleet({
-      nodeCount: 1,
+      capacity: Capacity.nodes(1),
       nfsdThreads: 256,
       attributeCacheTimeout: Duration.seconds(30),
       directoryCacheTimeout: Duration.seconds(5),
@@ -149,7 +149,7 @@ describe('CacheFleet node configuration', () => {
   });
 
   test('nodes spread over the subnets, each group in one subnet', () => {
-    const { t, stack } = fleet({ nodeCount: 3 });
+    const { t, stack } = fleet({ capacity: Capacity.nodes(3) });
     const groups = Object.values(t.findResources('AWS::AutoScaling::AutoScalingGroup'));
     const subnets = groups.map((g) => JSON.stringify(stack.resolve(g.Properties.VPCZoneIdentifier)));
     expect(groups.every((g) => g.Properties.VPCZoneIdentifier.length === 1)).toBe(true);
@@ -217,7 +217,7 @@ describe('CacheFleet node configuration', () => {
 
 describe('CacheFleet fan-out', () => {
   test('Route 53 (default): a private zone, one name over all nodes, one per AZ, one per node, stable addresses', () => {
-    const { t, fleet: f, stack } = fleet({ nodeCount: 3 });
+    const { t, fleet: f, stack } = fleet({ capacity: Capacity.nodes(3) });
     t.resourceCountIs('AWS::EC2::NetworkInterface', 3);
     t.hasResourceProperties('AWS::Route53::HostedZone', { Name: 'efs-cache.internal.', VPCs: [Match.anyValue()] });
     const records = Object.values(t.findResources('AWS::Route53::RecordSet')).map((r) => r.Properties);
@@ -411,7 +411,7 @@ describe('CacheFleet working set (bad input: test/cache-fleet/bad-input.test.ts)
 describe('CachedFileSystem with a cache fleet', () => {
   test('composes the fleet over the new origin and lets the nodes in on 2049', () => {
     const { stack, vpc } = stackWithVpc();
-    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 2 } });
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(2) } });
     const t = Template.fromStack(stack);
     t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
       FromPort: 2049, ToPort: 2049,

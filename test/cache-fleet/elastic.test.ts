@@ -2,18 +2,18 @@ import { Duration, Size, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, CacheFleet, CacheOrigin, ElasticCapacity, FanOut, OriginFileSystem } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheOrigin, Capacity, ElasticCapacityOptions, FanOut, NfsVersion, OriginFileSystem } from '../../lib';
 import { nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
 
 /** An elastic fleet (issue: one Auto Scaling group that grows and shrinks), with the dashboard, as a user writes it. */
-function build(elastic: ElasticCapacity = { maxNodes: 8 }, mirrors = false) {
+function build(elastic: ElasticCapacityOptions = { maxNodes: 8 }, mirrors = false) {
   const { app, stack, vpc } = stackWithVpc();
   const masterKey = new kms.Key(stack, 'Key', { enableKeyRotation: true });
   const alarmTopic = new sns.Topic(stack, 'Alarms', { enforceSSL: true, masterKey });
   const cfs = new CachedFileSystem(stack, 'Data', {
     vpc,
-    cacheFleet: { fanOut: FanOut.networkLoadBalancer(), elastic, ...(mirrors ? { mirrorPaths: ['/efs/site'] } : {}) },
+    cacheFleet: { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic(elastic), ...(mirrors ? { mirrorPaths: ['/efs/site'] } : {}) },
     monitoring: { alarmTopic },
   });
   return { app, stack, cfs, t: Template.fromStack(stack) };
@@ -139,27 +139,39 @@ test('1,000 nodes in one stack: the same resources as 8, with the dashboard', ()
   expect(nagFindings(large.app, ['AwsSolutions', 'NIST'])).toEqual([]);
 });
 
+test('an elastic fleet is behind the load balancer by default: the same template as with FanOut.networkLoadBalancer() given', () => {
+  const given = build();
+  const { stack, vpc } = stackWithVpc();
+  const masterKey = new kms.Key(stack, 'Key', { enableKeyRotation: true });
+  const alarmTopic = new sns.Topic(stack, 'Alarms', { enforceSSL: true, masterKey });
+  const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.elastic({ maxNodes: 8 }) }, monitoring: { alarmTopic } });
+  expect(cfs.cacheFleet!.fanOut._networkLoadBalancer).toBeDefined();
+  expect(cfs.cacheFleet!.capacity._elastic).toEqual({ maxNodes: 8 });
+  expect(Template.fromStack(stack).toJSON()).toEqual(given.t.toJSON());
+});
+
 describe('bad elastic options are refused', () => {
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['with Route 53', { elastic: { maxNodes: 4 } }, /Invalid elastic: needs fanOut: FanOut\.networkLoadBalancer\(\)/],
-    ['with nodeCount', { fanOut: FanOut.networkLoadBalancer(), nodeCount: 3, elastic: { maxNodes: 4 } }, /Invalid elastic: and nodeCount exclude each other/],
-    ['maxNodes below minNodes', { fanOut: FanOut.networkLoadBalancer(), elastic: { minNodes: 5, maxNodes: 4 } }, /Invalid elastic.maxNodes: must be at least minNodes \(5\), got 4/],
-    ['maxNodes equal to minNodes', { fanOut: FanOut.networkLoadBalancer(), elastic: { minNodes: 3, maxNodes: 3 } }, /Invalid elastic.maxNodes: must be more than minNodes \(3\): .*use nodeCount/],
-    ['maxNodes equal to the default minNodes', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 2 } }, /Invalid elastic.maxNodes: must be more than minNodes \(2\)/],
-    ['a signal timeout past the warm-up\'s 3,600 s', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4 }, signalTimeout: Duration.minutes(61) },
+    ['with Route 53', { fanOut: FanOut.route53(), capacity: Capacity.elastic({ maxNodes: 4 }) }, /Invalid fanOut: FanOut\.route53\(\) cannot serve an elastic fleet \(capacity: Capacity\.elastic\(\)\): the load balancer is what adds and drains its nodes/],
+    ['maxNodes below minNodes', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ minNodes: 5, maxNodes: 4 }) }, /Invalid capacity.maxNodes: must be at least minNodes \(5\), got 4/],
+    ['maxNodes equal to minNodes', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ minNodes: 3, maxNodes: 3 }) }, /Invalid capacity.maxNodes: must be more than minNodes \(3\): .*give Capacity\.nodes\(n\)/],
+    ['maxNodes equal to the default minNodes', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 2 }) }, /Invalid capacity.maxNodes: must be more than minNodes \(2\)/],
+    ['a signal timeout past the warm-up\'s 3,600 s', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4 }), signalTimeout: Duration.minutes(61) },
       /Invalid signalTimeout: must be at most 60 minutes on an elastic fleet, got 1 hour 1 minute: .*3,600 seconds/],
-    ['no node', { fanOut: FanOut.networkLoadBalancer(), elastic: { minNodes: 0, maxNodes: 4 } }, /Invalid elastic.minNodes: must be a whole number from 1 to 10000, got 0/],
-    ['a fraction', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4.5 } }, /Invalid elastic.maxNodes: must be a whole number/],
-    ['a short cooldown', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, scaleInCooldown: Duration.minutes(1) } },
-      /Invalid elastic.scaleInCooldown: must be from 5 minutes to 1 day/],
-    ['a cooldown of seconds', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, scaleInCooldown: Duration.seconds(450) } }, /Invalid elastic.scaleInCooldown: must be whole minutes/],
-    ['a long drain', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, drainTimeout: Duration.hours(3) } }, /Invalid elastic.drainTimeout: must be from 30 seconds to 2 hours/],
-    ['a drain of a fraction of a second', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, drainTimeout: Duration.seconds(90.5) } },
-      /Invalid elastic.drainTimeout: must be whole seconds, got 90.5 seconds/],
-    ['a target from a token', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.mebibytes(Token.asNumber({ Ref: 'Target' })) } },
-      /Invalid elastic.targetNetworkOutPerNode: must be known at synth/],
-    ['a tiny target', { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 4, targetNetworkOutPerNode: Size.kibibytes(1) } },
-      /Invalid elastic.targetNetworkOutPerNode: must be at least 1 MiB/],
+    ['no node', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ minNodes: 0, maxNodes: 4 }) }, /Invalid capacity.minNodes: must be a whole number from 1 to 10000, got 0/],
+    ['a fraction', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4.5 }) }, /Invalid capacity.maxNodes: must be a whole number/],
+    ['a short cooldown', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, scaleInCooldown: Duration.minutes(1) }) },
+      /Invalid capacity.scaleInCooldown: must be from 5 minutes to 1 day/],
+    ['a cooldown of seconds', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, scaleInCooldown: Duration.seconds(450) }) }, /Invalid capacity.scaleInCooldown: must be whole minutes/],
+    ['a long drain', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, drainTimeout: Duration.hours(3) }) }, /Invalid capacity.drainTimeout: must be from 30 seconds to 2 hours/],
+    ['a drain of a fraction of a second', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, drainTimeout: Duration.seconds(90.5) }) },
+      /Invalid capacity.drainTimeout: must be whole seconds, got 90.5 seconds/],
+    ['a target from a token', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, targetNetworkOutPerNode: Size.mebibytes(Token.asNumber({ Ref: 'Target' })) }) },
+      /Invalid capacity.targetNetworkOutPerNode: must be known at synth/],
+    ['a tiny target', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, targetNetworkOutPerNode: Size.kibibytes(1) }) },
+      /Invalid capacity.targetNetworkOutPerNode: must be at least 1 MiB/],
+    ['NFSv3, which the load balancer cannot serve', { capacity: Capacity.elastic({ maxNodes: 4 }), clientNfsVersion: NfsVersion.NFS_V3 },
+      /Invalid clientNfsVersion: NfsVersion.NFS_V3 needs fanOut: FanOut.route53\(\): .* An elastic fleet \(Capacity.elastic\(\)\) is always behind the load balancer: give Capacity.nodes\(n\) for NFSv3\./],
   ];
   test.each(cases)('%s', (_name, options, message) => {
     const { stack, vpc } = stackWithVpc();

@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, FanOut } from '../../lib';
+import { CachedFileSystem, Capacity, FanOut } from '../../lib';
 import { nagFindings, stackWithVpc } from '../util';
 
 /** Fleets past CloudWatch's 10 metrics per alarm, and past what one CloudFormation template holds. */
@@ -9,7 +9,7 @@ function build(nodeCount: number, fanOut = FanOut.route53()) {
   const { app, stack, vpc } = stackWithVpc();
   const masterKey = new kms.Key(stack, 'Key', { enableKeyRotation: true });
   const alarmTopic = new sns.Topic(stack, 'Alarms', { enforceSSL: true, masterKey });
-  const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount, fanOut }, monitoring: { alarmTopic } });
+  const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(nodeCount), fanOut }, monitoring: { alarmTopic } });
   return { app, stack, cfs, t: Template.fromStack(stack) };
 }
 

@@ -1,7 +1,19 @@
 import { Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, EfsOriginOptions, FsCacheClientLaunchTemplate, MirrorStorage, MountHelper, MountSource, NfsVersion } from '../../lib';
+import {
+  CachedFileSystem,
+  CacheFleet,
+  CacheFleetProps,
+  CacheOrigin,
+  Capacity,
+  EfsOriginOptions,
+  FsCacheClientLaunchTemplate,
+  MirrorStorage,
+  MountHelper,
+  MountSource,
+  NfsVersion,
+} from '../../lib';
 import { renderedCode } from '../../lib/bootstrap/render';
 import { mirrorFsid } from '../../lib/cache-fleet/mirror';
 import { NFS_MIRROR_PORT } from '../../lib/private/constants';
@@ -167,7 +179,7 @@ describe('CacheFleet mirrors', () => {
   test('the dashboard shows the mirrors\' age, cost and space, with an alarm for failing syncs and one for a tree that no longer fits', () => {
     const alarmsOf = (mirrorPaths?: string[]) => {
       const { stack, vpc } = stackWithVpc();
-      new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1, mirrorPaths } });
+      new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1), mirrorPaths } });
       const t = Template.fromStack(stack);
       const body = JSON.stringify(t.findResources('AWS::CloudWatch::Dashboard'));
       return { body, alarms: Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties) };

@@ -10,8 +10,15 @@ import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import {
-  CacheFleet, CacheFleetProps, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, MountSource,
-  NfsServerOptions, NfsVersion,
+  CacheFleet,
+  CacheFleetProps,
+  CacheOrigin,
+  Capacity,
+  FanOut,
+  FsCacheClientLaunchTemplate,
+  MountSource,
+  NfsServerOptions,
+  NfsVersion,
 } from '../../lib';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
@@ -26,7 +33,7 @@ function nfsFleet(version: NfsVersion, origin: Partial<NfsServerOptions> | ((s: 
   const { app, stack, vpc } = stackWithVpc();
   const o = typeof origin === 'function' ? origin(stack, vpc) : origin;
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, nodeCount: 1, clientCidrs: ['10.0.0.0/16'], ...props, origin: CacheOrigin.nfsServer({ ...SERVER, nfsVersion: version, ...o }),
+    vpc, capacity: Capacity.nodes(1), clientCidrs: ['10.0.0.0/16'], ...props, origin: CacheOrigin.nfsServer({ ...SERVER, nfsVersion: version, ...o }),
   });
   const ud = Object.values(launchTemplateUserData(stack, () => 'tok'))[0];
   return { app, stack, vpc, fleet, ud, p: parameters(ud), t: Template.fromStack(stack) };
@@ -196,7 +203,7 @@ describe('CacheOrigin.nfsServer: security groups and IAM', () => {
     const nasSg = new ec2.SecurityGroup(nasStack, 'NasSg', { vpc });
     const fleetStack = new Stack(app, 'FleetStack');
     new CacheFleet(fleetStack, 'Fleet', {
-      vpc, nodeCount: 1, origin: CacheOrigin.nfsServer({ host: 'nas.example.internal', exportPath: '/srv', nfsVersion: NfsVersion.NFS_V4_1, peer: nasSg }),
+      vpc, capacity: Capacity.nodes(1), origin: CacheOrigin.nfsServer({ host: 'nas.example.internal', exportPath: '/srv', nfsVersion: NfsVersion.NFS_V4_1, peer: nasSg }),
     });
     expect(Template.fromStack(nasStack).findResources('AWS::EC2::SecurityGroupIngress')).toEqual({});
     Template.fromStack(fleetStack).hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 2049, ToPort: 2049 });

@@ -5,7 +5,7 @@
  */
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity, FanOut, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { expand, launchTemplateUserData, parameters } from '../util/user-data';
@@ -13,7 +13,7 @@ import { expand, launchTemplateUserData, parameters } from '../util/user-data';
 function build(clientNfsVersion?: NfsVersion) {
   const { stack, vpc } = stackWithVpc();
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1, clientCidrs: ['10.0.0.0/16'], clientNfsVersion,
+    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), clientCidrs: ['10.0.0.0/16'], clientNfsVersion,
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });
   const ud = launchTemplateUserData(stack, () => 'fs-0123456789abcdef0.efs.us-east-1.amazonaws.com');

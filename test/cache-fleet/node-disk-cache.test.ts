@@ -4,7 +4,7 @@
  * is the lab's to prove (test/lab/mirror.lab.ts, on a real kernel).
  */
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheFleetProps, CacheOrigin, MountHelper } from '../../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, Capacity, MountHelper } from '../../lib';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { launchTemplateUserData, parameters } from '../util/user-data';
@@ -12,7 +12,7 @@ import { launchTemplateUserData, parameters } from '../util/user-data';
 function nodeUserData(extra: Partial<CacheFleetProps> = {}): string {
   const { stack, vpc } = stackWithVpc();
   new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), nodeCount: 1, instanceType: new ec2.InstanceType('c7gd.4xlarge'),
+    vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), instanceType: new ec2.InstanceType('c7gd.4xlarge'),
     clientCidrs: ['10.0.0.0/16'], ...extra,
   });
   // The lab's values for what resolves at deploy time.

@@ -4,6 +4,7 @@ import {
   CachedFileSystem,
   CacheFleet,
   CacheOrigin,
+  Capacity,
   DiskCache,
   FsCacheClientLaunchTemplate,
   FsCacheClientLaunchTemplateProps,
@@ -230,17 +231,17 @@ const CASES: BadInput[] = [
   },
   {
     name: 'client: a fleet client asked to write',
-    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { readOnly: false }),
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } }).addClientLaunchTemplate('C', { readOnly: false }),
     error: /^Invalid readOnly: a cache fleet exports read-only/,
   },
   {
     name: 'client: a fleet client with amazon-efs-utils',
-    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { mountHelper: MountHelper.EFS_UTILS }),
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } }).addClientLaunchTemplate('C', { mountHelper: MountHelper.EFS_UTILS }),
     error: /^Invalid mountHelper: a cache fleet is mounted over plain NFSv4.1/,
   },
   {
     name: 'client: a fleet client with a TLS port',
-    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('C', { tlsPort: 20100 }),
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } }).addClientLaunchTemplate('C', { tlsPort: 20100 }),
     error: /^Invalid tlsPort: applies only when mounting EFS with amazon-efs-utils/,
   },
   {

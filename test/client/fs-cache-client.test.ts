@@ -3,8 +3,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import {
-  CachedFileSystem, CacheFleet, CacheOrigin, DiskCache, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, ICacheFleet,
-  MountHelper, MountSource,
+  CachedFileSystem, Capacity, CacheFleet, CacheOrigin, DiskCache, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps,
+  ICacheFleet, MountHelper, MountSource,
 } from '../../lib';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { codeParameters, launchTemplateUserData, parameters } from '../util/user-data';
@@ -147,7 +147,7 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
   test('mounts the fleet name and export read-only over NFSv4.1, and the fleet lets it in', () => {
     const { stack, vpc } = stackWithVpc();
     const cfs = new CachedFileSystem(stack, 'Data', {
-      vpc, cacheFleet: { nodeCount: 2, exportPath: '/cache', directoryCacheTimeout: Duration.minutes(2) },
+      vpc, cacheFleet: { capacity: Capacity.nodes(2), exportPath: '/cache', directoryCacheTimeout: Duration.minutes(2) },
     });
     cfs.addClientLaunchTemplate('Clients');
     const ud = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('DataClients'))![1];
@@ -168,7 +168,7 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
 
   test('MountSource.fileSystem of the origin file system mounts EFS directly even with a fleet', () => {
     const { stack, vpc } = stackWithVpc();
-    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } });
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } });
     cfs.addClientLaunchTemplate('Writers', { source: MountSource.fileSystem(cfs.originFileSystem.fileSystem) });
     const ud = Object.values(launchTemplateUserData(stack)).find((u) => u.includes("EFSC_CACHE_TAG"))!;
     expect(parameters(ud).EFSC_NFS_SERVER).toMatch(/^<Ref:DataOrigin[0-9A-F]{8}>\.efs\./);
@@ -180,7 +180,7 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
   ])('the default source is, %s: written out, the same template', (_name, withFleet, source) => {
     const synth = (explicit: boolean) => {
       const { stack, vpc } = stackWithVpc();
-      const cfs = new CachedFileSystem(stack, 'Data', { vpc, ...(withFleet ? { cacheFleet: { nodeCount: 1 } } : {}) });
+      const cfs = new CachedFileSystem(stack, 'Data', { vpc, ...(withFleet ? { cacheFleet: { capacity: Capacity.nodes(1) } } : {}) });
       cfs.addClientLaunchTemplate('Clients', explicit ? { source: source(cfs) } : {});
       return Template.fromStack(stack).toJSON();
     };
@@ -189,7 +189,7 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
 
   test('the source may ask for the fleet\'s mirrors', () => {
     const { stack, vpc } = stackWithVpc();
-    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1, mirrorPaths: ['/efs/app'] } });
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1), mirrorPaths: ['/efs/app'] } });
     cfs.addClientLaunchTemplate('Web', { source: MountSource.cacheFleet(cfs.cacheFleet!, { mirrorPaths: ['/efs/app'] }) });
     const ud = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('DataWeb'))![1];
     expect(parameters(ud)).toMatchObject({ EFSC_NFS_SERVER: 'cache.efs-cache.internal', EFSC_MIRROR_MOUNTS: '/mirror/app' });
@@ -207,7 +207,7 @@ describe('source: one MountSource', () => {
   function synth(props: Props) {
     const { stack, vpc } = stackWithVpc();
     const fs = importedFs(stack);
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs), nodeCount: 2, mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs), capacity: Capacity.nodes(2), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
     new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, ...props({ fs, fleet }) });
     const ud = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('Client'))![1];
     return { template: Template.fromStack(stack).toJSON(), params: parameters(ud) };
@@ -226,7 +226,7 @@ describe('source: one MountSource', () => {
   test('a MountSource says what the client mounts: server, path, connections, helper, mirrors', () => {
     const { stack, vpc } = stackWithVpc();
     const fs = importedFs(stack);
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs), nodeCount: 1, exportPath: '/data', mirrorPaths: ['/data/app'] });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs), capacity: Capacity.nodes(1), exportPath: '/data', mirrorPaths: ['/data/app'] });
     const direct = MountSource.fileSystem(fs);
     expect([direct.remotePath, direct.mountHelper, direct.mirrorPaths, direct.efsFileSystem, direct.fleet]).toEqual(['/', undefined, [], fs, undefined]);
     expect(direct.connections).toBe(fs.connections);
@@ -243,12 +243,12 @@ describe('source: one MountSource', () => {
     // The sample's snapshot holds this too.
     const viaSource = () => {
       const { stack, vpc } = stackWithVpc();
-      const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } });
+      const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } });
       new FsCacheClientLaunchTemplate(cfs, 'Clients', { vpc, source: MountSource.cacheFleet(cfs.cacheFleet!) });
       return Template.fromStack(stack).toJSON();
     };
     const { stack, vpc } = stackWithVpc();
-    new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1 } }).addClientLaunchTemplate('Clients');
+    new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } }).addClientLaunchTemplate('Clients');
     const viaMethod = Template.fromStack(stack).toJSON();
     // addClientLaunchTemplate also adds the clients to the dashboard: compare the launch templates only.
     const lt = (t: Record<string, any>) => Object.fromEntries(Object.entries(t.Resources).filter(([, r]: [string, any]) => r.Type === 'AWS::EC2::LaunchTemplate'));

@@ -13,7 +13,7 @@ import * as path from 'path';
 import { CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheOrigin, MirrorSource } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity, MirrorSource } from '../../lib';
 import { CfnTemplate, PSEUDO_VALUES, resolveUserData } from '../lab/harness/user-data';
 import { importedFs, stackWithVpc } from '../util';
 import { expand } from '../util/user-data';
@@ -33,7 +33,7 @@ const FILES: Record<string, string> = {
 function fleetUserData(): { userData: string; template: CfnTemplate; roleId: string } {
   const { stack, vpc } = stackWithVpc(undefined, 'MirrorS3');
   const fleet = new CacheFleet(stack, 'Fleet', {
-    vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, clientCidrs: ['10.0.0.0/16'],
+    vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), clientCidrs: ['10.0.0.0/16'],
     mirrorSources: [MirrorSource.s3(s3.Bucket.fromBucketName(stack, 'Site', BUCKET), 'site/')],
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;

@@ -9,6 +9,7 @@ import {
   CacheFleet,
   CacheFleetOptions,
   CacheOrigin,
+  Capacity,
   ClientLaunchTemplateOptions,
   DataSeeder,
   DiskCache,
@@ -114,7 +115,7 @@ function nfsServerFleet(name: string, peer: 'cidr' | 'group'): GateConfig {
           peer: new ec2.SecurityGroup(stack, 'NasSecurityGroup', { vpc, description: 'The NFS server in the VPC', allowAllOutbound: false }),
         });
       const fleet = new CacheFleet(stack, 'Fleet', {
-        vpc, origin, nodeCount: 2,
+        vpc, origin, capacity: Capacity.nodes(2),
         ...(peer === 'cidr'
           ? { mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] }
           : { instanceType: new ec2.InstanceType('c7gd.16xlarge'), fanOut: FanOut.networkLoadBalancer() }),
@@ -142,31 +143,31 @@ export const MATRIX: GateConfig[] = [
   variant('OriginClientArmEbs', {
     clients: [{ instanceType: ebsClient, diskCache: DiskCache.ebs() }],
   }),
-  variant('Route53OneNode', { fleet: { nodeCount: 1, fanOut: FanOut.route53() }, clients: [{}] }),
+  variant('Route53OneNode', { fleet: { capacity: Capacity.nodes(1), fanOut: FanOut.route53() }, clients: [{}] }),
   variant('Route53ThreeNodesX86', {
-    fleet: { nodeCount: 3, fanOut: FanOut.route53(), instanceType: x86Node },
+    fleet: { capacity: Capacity.nodes(3), fanOut: FanOut.route53(), instanceType: x86Node },
     clients: [{ instanceType: x86Client, source: viaFleet }],
   }),
   variant('Route53WarmArm', {
-    fleet: { nodeCount: 2, instanceType: armNode, warmPaths: ['/efs/models', '/efs/datasets/train'] },
+    fleet: { capacity: Capacity.nodes(2), instanceType: armNode, warmPaths: ['/efs/models', '/efs/datasets/train'] },
     clients: [
       { instanceType: armClient, source: viaFleet },
       { instanceType: x86Client, source: direct },
     ],
   }),
-  variant('NlbOneNode', { fleet: { nodeCount: 1, fanOut: FanOut.networkLoadBalancer() }, clients: [{}] }),
+  variant('NlbOneNode', { fleet: { capacity: Capacity.nodes(1), fanOut: FanOut.networkLoadBalancer() }, clients: [{}] }),
   variant('NlbFourNodesX86Warm', {
-    fleet: { nodeCount: 4, fanOut: FanOut.networkLoadBalancer(), instanceType: x86Node, warmPaths: ['/efs'] },
+    fleet: { capacity: Capacity.nodes(4), fanOut: FanOut.networkLoadBalancer(), instanceType: x86Node, warmPaths: ['/efs'] },
     clients: [{ instanceType: armClient }],
   }),
   // An NLB fleet with mirrors (a second listener, on the mirrors' port 2050) and clients that mount one.
   variant('NlbMirror', {
-    fleet: { nodeCount: 2, fanOut: FanOut.networkLoadBalancer(), mirrorPaths: ['/efs/app', '/efs/www'] },
+    fleet: { capacity: Capacity.nodes(2), fanOut: FanOut.networkLoadBalancer(), mirrorPaths: ['/efs/app', '/efs/www'] },
     mirrorClients: ['/efs/app'],
   }),
   // An elastic fleet (one Auto Scaling group with lifecycle hooks and scaling policies) with mirrors and warming.
   variant('NlbElasticMirrorWarm', {
-    fleet: { fanOut: FanOut.networkLoadBalancer(), elastic: { maxNodes: 8 }, mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] },
+    fleet: { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 8 }), mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] },
     clients: [{ instanceType: armClient, source: viaFleet }],
     mirrorClients: ['/efs/app'],
   }),
@@ -176,20 +177,20 @@ export const MATRIX: GateConfig[] = [
   }),
   // The largest node user data: the disk cache (instance store), mirrors and warming together.
   variant('DiskCacheMirrorWarm', {
-    fleet: { nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'] },
+    fleet: { capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'] },
     clients: [{ instanceType: armClient, source: viaFleet }],
     mirrorClients: ['/efs/www'],
   }),
   // The largest of all: NFSv3, the disk cache, mirrors and warming (refused for size while the code was user data).
   variant('DiskCacheNfsV3MirrorWarm', {
     fleet: {
-      nodeCount: 2, instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
+      capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
       clientNfsVersion: NfsVersion.NFS_V3,
     },
     clients: [{ instanceType: armClient, source: viaFleet }],
   }),
   variant('NfsV3MirrorWarm', {
-    fleet: { nodeCount: 2, mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'], clientNfsVersion: NfsVersion.NFS_V3 },
+    fleet: { capacity: Capacity.nodes(2), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'], clientNfsVersion: NfsVersion.NFS_V3 },
     clients: [{ instanceType: armClient, source: viaFleet }],
   }),
   nfsServerFleet('NfsServerOutsideVpc', 'cidr'),
@@ -197,7 +198,7 @@ export const MATRIX: GateConfig[] = [
   variant('ImportedOriginClient', { importedOrigin: true, clients: [{ instanceType: x86Client }] }),
   variant('ImportedOriginFleet', {
     importedOrigin: true,
-    fleet: { nodeCount: 2, fanOut: FanOut.route53(), warmPaths: ['/efs/hot'] },
+    fleet: { capacity: Capacity.nodes(2), fanOut: FanOut.route53(), warmPaths: ['/efs/hot'] },
     clients: [
       { instanceType: armClient, source: viaFleet },
       { instanceType: ebsClient, diskCache: DiskCache.ebs(), source: direct },

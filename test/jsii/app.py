@@ -14,7 +14,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from cdk_efs_cache import CacheFleetOptions, CacheDashboardOptions, CachedFileSystem
+from cdk_efs_cache import CacheFleetOptions, CacheDashboardOptions, CachedFileSystem, Capacity
 
 
 class SampleStack(cdk.Stack):
@@ -58,7 +58,7 @@ class SampleStack(cdk.Stack):
 
         cached = CachedFileSystem(self, "SharedData",
             vpc=vpc,
-            cache_fleet=CacheFleetOptions(node_count=2),
+            cache_fleet=CacheFleetOptions(capacity=Capacity.nodes(2)),
             monitoring=CacheDashboardOptions(alarm_topic=alarm_topic))
         clients = cached.add_client_launch_template("Clients")
         autoscaling.AutoScalingGroup(self, "ClientGroup",

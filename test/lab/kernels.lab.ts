@@ -10,7 +10,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, DiskCache, FanOut, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity, DiskCache, FanOut, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
 import { NOT_SERVING, notServing } from '../../lib/monitoring/metrics';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
@@ -47,7 +47,7 @@ function kernelUserData(tag: string): KernelUserData {
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
     origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }),
-    nodeCount: 1,
+    capacity: Capacity.nodes(1),
     clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(150),
     nfsdThreads: 16,

@@ -10,7 +10,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheFleetProps, CacheOrigin, MountHelper } from '../../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, Capacity, MountHelper } from '../../lib';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, ExecResult, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
@@ -40,7 +40,7 @@ function mirrorNodeUserData(extra: Partial<CacheFleetProps> = {}): { userData: s
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
     origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }),
-    nodeCount: 1,
+    capacity: Capacity.nodes(1),
     clientCidrs: [LAB_SUBNET],
     // (h) waits this long for a mount of an origin that does not answer.
     mountTimeout: Duration.seconds(60),

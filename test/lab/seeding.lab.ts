@@ -18,7 +18,7 @@ import * as path from 'path';
 import { App, CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, DataSeeder, MountHelper, SeedSource } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity, DataSeeder, MountHelper, SeedSource } from '../../lib';
 import { importedFs } from '../util';
 import { KEPT_CODE_DIR } from '../../lib/bootstrap/render';
 import { CfnTemplate, keptCode, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
@@ -103,7 +103,7 @@ function synthesize(): {
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
     origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
-    nodeCount: 1,
+    capacity: Capacity.nodes(1),
     instanceType: new ec2.InstanceType('c6i.large'),
     clientCidrs: [`${SUBNET}.0/24`],
     warmPaths: ['/efs/warm'],

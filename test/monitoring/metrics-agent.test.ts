@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { CacheFleet, CacheOrigin, DiskCacheMetric, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity, DiskCacheMetric, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
 import { CLIENT_METRICS, METRIC_NAMESPACE, NODE_METRICS } from '../../lib/monitoring/metrics';
 import { compactScript } from '../../lib/bootstrap/render';
 import { readAsset } from '../../lib/private/assets';
@@ -12,7 +12,7 @@ import { launchTemplateUserData, parameters, expand } from '../util/user-data';
 function setUp(metrics?: boolean) {
   const { app, stack, vpc } = stackWithVpc();
   const fileSystem = importedFs(stack);
-  const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), nodeCount: 1, metrics });
+  const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), metrics });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet), metrics });
   const ud = launchTemplateUserData(stack);
   const of = (prefix: string) => Object.entries(ud).find(([id]) => id.startsWith(prefix))![1];

@@ -18,10 +18,11 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import {
-  CachedFileSystem,
   CacheDashboard,
+  CachedFileSystem,
   CacheFleet,
   CacheOrigin,
+  Capacity,
   DataSeeder,
   DiskCache,
   FanOut,
@@ -42,7 +43,7 @@ const vpc = new ec2.Vpc(composed, 'Vpc', { maxAzs: 2, natGateways: 1 });
 const alarmTopic = new sns.Topic(composed, 'Alarms', { enforceSSL: true });
 const shared = new CachedFileSystem(composed, 'SharedData', {
   vpc,
-  cacheFleet: { nodeCount: 2, warmPaths: ['/efs/models'] },
+  cacheFleet: { capacity: Capacity.nodes(2), warmPaths: ['/efs/models'] },
   monitoring: { alarmTopic },
 });
 const clients = shared.addClientLaunchTemplate('Clients');
@@ -93,7 +94,7 @@ const fleet = new CacheFleet(tiers, 'Fleet', {
   vpc: vpc2,
   origin: CacheOrigin.efs(imported.fileSystem, { mountHelper: MountHelper.EFS_UTILS }),
   fanOut: FanOut.networkLoadBalancer(),
-  nodeCount: 2,
+  capacity: Capacity.nodes(2),
   instanceType: new ec2.InstanceType('c6in.8xlarge'),
 });
 const fleetReaders = new FsCacheClientLaunchTemplate(tiers, 'FleetReaders', { vpc: vpc2, source: MountSource.cacheFleet(fleet) });

@@ -7,14 +7,14 @@
 import { App, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { HIPAASecurityChecks, NIST80053R5Checks } from 'cdk-nag';
-import { CachedFileSystem } from 'cdk-efs-cache';
+import { CachedFileSystem, Capacity } from 'cdk-efs-cache';
 
 const outdir = process.argv[2];
 if (!outdir) throw new Error('usage: node consumer-nag.js OUTDIR');
 const app = new App({ outdir });
 const stack = new Stack(app, 'QuickStart');
 const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
-const data = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 2 } });
+const data = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(2) } });
 data.addClientLaunchTemplate('Clients');
 app.synth();
 

@@ -5,7 +5,7 @@
  */
 import { CfnParameter, Fn } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity } from '../../lib';
 import { formatCidr, parseCidr } from '../../lib/private/cidr';
 import { labUserData } from '../lab/scenarios/stacks';
 import { importedFs, stackWithVpc } from '../util';
@@ -22,7 +22,7 @@ describe('clientCidrs at synth', () => {
   ])('%s is accepted and rendered as %s', (given, canonical) => {
     expect(formatCidr(parseCidr(undefined, 'clientCidrs', given))).toBe(canonical);
     const { stack, vpc } = stackWithVpc();
-    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, clientCidrs: ['10.9.0.0/16', given] });
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), clientCidrs: ['10.9.0.0/16', given] });
     const [ud] = Object.values(launchTemplateUserData(stack));
     expect(parameters(ud).EFSC_EXPORT_CLIENTS).toBe(`10.9.0.0/16 ${canonical}`);
   });
@@ -31,7 +31,8 @@ describe('clientCidrs at synth', () => {
     const { stack, vpc } = stackWithVpc();
     const clients = new CfnParameter(stack, 'Clients', { type: 'String' });
     new CacheFleet(stack, 'Fleet', {
-      vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, clientCidrs: [clients.valueAsString, Fn.select(0, vpc.vpcCidrBlockAssociations)],
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1),
+      clientCidrs: [clients.valueAsString, Fn.select(0, vpc.vpcCidrBlockAssociations)],
     });
     const [ud] = Object.values(launchTemplateUserData(stack));
     expect(parameters(ud).EFSC_EXPORT_CLIENTS).toMatch(/^<Ref:Clients> <Fn::Select:/);
@@ -39,7 +40,7 @@ describe('clientCidrs at synth', () => {
 
   test('the default is the VPC\'s CIDR block', () => {
     const { stack, vpc } = stackWithVpc();
-    new CacheFleet(stack, 'Fleet', { vpc: vpc as ec2.IVpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1 });
+    new CacheFleet(stack, 'Fleet', { vpc: vpc as ec2.IVpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1) });
     const [ud] = Object.values(launchTemplateUserData(stack));
     expect(parameters(ud).EFSC_EXPORT_CLIENTS).toMatch(/^<Fn::GetAtt:Vpc\w+\.CidrBlock>$/);
   });

@@ -7,7 +7,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, DataSeeder, DiskCache, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity, DataSeeder, DiskCache, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
 import { INSTANCE_TYPE_REGIONS } from '../../lib/private/instance-type-regions';
 import { instanceTypeFacts } from '../../lib/private/instance-types';
 import { importedFs, newApp, stackWithVpc } from '../util';
@@ -55,7 +55,7 @@ describe('client types whose cache devices are found (no error, no warning)', ()
 describe('cache node sizes', () => {
   test.each(['c7gn.16xlarge', 'c6in.2xlarge', 'r7g.large', 'm4.4xlarge'])('%s: vCPUs and memory known, no warning', (type) => {
     const { stack, vpc } = stackWithVpc();
-    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, instanceType: new ec2.InstanceType(type) });
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), instanceType: new ec2.InstanceType(type) });
     Annotations.fromStack(stack).hasNoWarning('/TestStack/Fleet', Match.anyValue());
   });
 });
@@ -66,7 +66,7 @@ describe('where the default instance types are offered', () => {
   test('the data names each construct\'s real default type', () => {
     const { stack, vpc } = stackWithVpc();
     const fileSystem = importedFs(stack);
-    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1 });
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), capacity: Capacity.nodes(1) });
     new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem) });
     new DataSeeder(stack, 'Seeder', { vpc, fileSystem, source: SeedSource.instanceDirectory('/srv/data') });
     const t = Template.fromStack(stack);
@@ -96,7 +96,7 @@ describe('where the default instance types are offered', () => {
     const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
     const type = (t: string) => (explicit ? new ec2.InstanceType(t) : undefined);
     const fileSystem = importedFs(stack);
-    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), nodeCount: 1, instanceType: type('c6gn.16xlarge') });
+    new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), capacity: Capacity.nodes(1), instanceType: type('c6gn.16xlarge') });
     new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem), instanceType: type('m5d.xlarge') });
     new DataSeeder(stack, 'Seeder', { vpc, fileSystem, source: SeedSource.instanceDirectory('/srv/data'), instanceType: type('m6g.xlarge') });
     expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('^instanceType:'))).toEqual([]);

@@ -3,7 +3,17 @@ import * as path from 'path';
 import { Annotations as CoreAnnotations, CfnParameter, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { AmazonLinux2023KernelLine, CachedFileSystem, CacheFleet, CacheOrigin, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import {
+  AmazonLinux2023KernelLine,
+  CachedFileSystem,
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  DataSeeder,
+  FsCacheClientLaunchTemplate,
+  MountSource,
+  SeedSource,
+} from '../../lib';
 import { DEFAULT_KERNEL_LINE, PROVED_KERNEL_LINES } from '../../lib/private/kernel';
 import { importedFs, stackWithVpc } from '../util';
 
@@ -13,7 +23,7 @@ import { importedFs, stackWithVpc } from '../util';
  */
 type Build = (stack: Stack, vpc: ec2.Vpc, p: object) => unknown;
 const TIERS: Array<[string, Build, { arm64: string; x86_64: string }]> = [
-  ['CacheFleet', (stack, vpc, p) => new CacheFleet(stack, 'Tier', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, ...p }),
+  ['CacheFleet', (stack, vpc, p) => new CacheFleet(stack, 'Tier', { vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), ...p }),
     { arm64: 'c7gn.16xlarge', x86_64: 'c6in.2xlarge' }],
   ['FsCacheClientLaunchTemplate', (stack, vpc, p) => new FsCacheClientLaunchTemplate(stack, 'Tier', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...p }),
     { arm64: 'm6gd.xlarge', x86_64: 'm6id.xlarge' }],
@@ -53,7 +63,7 @@ describe('the default image: Amazon Linux 2023 of the proved default line', () =
 
   test('CachedFileSystem: the fleet and the client templates it adds take the default and their own kernel', () => {
     const { stack, vpc } = stackWithVpc();
-    const shared = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { nodeCount: 1, kernel: AmazonLinux2023KernelLine.KERNEL_6_1 } });
+    const shared = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1), kernel: AmazonLinux2023KernelLine.KERNEL_6_1 } });
     shared.addClientLaunchTemplate('Clients');
     shared.addClientLaunchTemplate('Newer', { kernel: AmazonLinux2023KernelLine.KERNEL_6_18 });
     const images = Object.values<{ Default: string }>(Template.fromStack(stack).toJSON().Parameters).map((x) => x.Default)

@@ -3,7 +3,18 @@ import * as path from 'path';
 import { CfnParameter, Duration, Size, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CachedFileSystem, CacheFleet, CacheOrigin, DataSeeder, DiskCache, FanOut, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
+import {
+  CachedFileSystem,
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  DataSeeder,
+  DiskCache,
+  FanOut,
+  FsCacheClientLaunchTemplate,
+  MountSource,
+  SeedSource,
+} from '../../lib';
 import { describeValue, pythonPropName } from '../../lib/private/errors';
 import { importedFs, stackWithVpc } from '../util';
 
@@ -36,8 +47,8 @@ describe('values in messages', () => {
 
   /** Each builds with a number (`n`) or string (`s`) token where the library needs a value at synth. */
   const TOKEN_CASES: Array<[string, (stack: Stack, vpc: ec2.Vpc, n: number, s: string) => unknown, RegExp]> = [
-    ['fleet nodeCount', (st, v, n) => F(st, v, { nodeCount: n }),
-      /^Invalid nodeCount: must be known at synth \(each node is an Auto Scaling group of its own\), got parameter N \(a token, known at deploy time\)\. Give a literal value/],
+    ['fleet capacity', (st, v, n) => F(st, v, { capacity: Capacity.nodes(n) }),
+      /^Invalid capacity: must be known at synth \(each node is an Auto Scaling group of its own\), got parameter N \(a token, known at deploy time\)\. Give a literal value/],
     ['fleet exportPath', (st, v, _n, s) => F(st, v, { exportPath: s }), /^Invalid exportPath: must be known at synth .*got parameter S \(a token/],
     ['fleet mirrorPaths', (st, v, _n, s) => F(st, v, { mirrorPaths: [`/efs/${s}`] }), /^Invalid mirrorPaths: must be known at synth .*got '\/efs\/\$\{parameter S\}' \(holds a token/],
     ['fleet mirrorSize in GiB', (st, v, n) => F(st, v, { mirrorSize: Size.gibibytes(n) }), /^Invalid mirrorSize: must be known at synth, got a token/],

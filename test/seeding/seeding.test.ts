@@ -6,7 +6,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheOrigin, DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity, DataSeeder, DataSeederProps, MountHelper, OriginFileSystem, SeedSource } from '../../lib';
 import { importedFs, nagFindings, newApp, stackWithVpc } from '../util';
 import { codeParameters, flatten, parameters, expand } from '../util/user-data';
 
@@ -263,7 +263,7 @@ describe('DataSeeder access', () => {
 describe('CacheFleet on-demand warming', () => {
   const fleet = (warmPaths?: string[]) => {
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), nodeCount: 1, warmPaths });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), warmPaths });
     return { f, t: Template.fromStack(stack) };
   };
 

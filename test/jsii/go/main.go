@@ -79,7 +79,7 @@ func NewSampleStack(scope constructs.Construct, id string, props *awscdk.StackPr
 
 	cached := cdkefscache.NewCachedFileSystem(stack, jsii.String("SharedData"), &cdkefscache.CachedFileSystemProps{
 		Vpc:        vpc,
-		CacheFleet: &cdkefscache.CacheFleetOptions{NodeCount: jsii.Number(2)},
+		CacheFleet: &cdkefscache.CacheFleetOptions{Capacity: cdkefscache.Capacity_Nodes(jsii.Number(2))},
 		Monitoring: &cdkefscache.CacheDashboardOptions{AlarmTopic: alarmTopic},
 	})
 	clients := cached.AddClientLaunchTemplate(jsii.String("Clients"), nil)

@@ -7,7 +7,18 @@ import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheOrigin, DiskCache, FanOut, FsCacheClientLaunchTemplate, MirrorSource, MountHelper, MountSource, NfsVersion } from '../../../lib';
+import {
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  DiskCache,
+  FanOut,
+  FsCacheClientLaunchTemplate,
+  MirrorSource,
+  MountHelper,
+  MountSource,
+  NfsVersion,
+} from '../../../lib';
 import { importedFs, newApp } from '../../util';
 import { CacheNode } from '../../../lib/cache-fleet/cache-node';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveUserData } from '../harness';
@@ -111,7 +122,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     ...s3Mirror,
     vpc,
     origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
-    nodeCount: 2,
+    capacity: Capacity.nodes(2),
     clientCidrs: [LAB_SUBNET],
     warmPaths: ['/efs/warm'],
     warmWorkers: 4,
@@ -123,7 +134,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     ...s3Mirror, // the same code as the fleet's (aws.lab.ts runs it with the fleet's role, which may fetch only that)
     vpc,
     origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
-    nodeCount: 1,
+    capacity: Capacity.nodes(1),
     clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(30),
     nfsdThreads: 16,
@@ -132,7 +143,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
   const v3Fleet = new CacheFleet(stack, 'V3Fleet', {
     vpc,
     origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
-    nodeCount: 1,
+    capacity: Capacity.nodes(1),
     clientCidrs: [LAB_SUBNET],
     nfsdThreads: 16,
     clientNfsVersion: NfsVersion.NFS_V3,
@@ -145,7 +156,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     origin: CacheOrigin.nfsServer({
       host: NFS3_ORIGIN_IP, exportPath: NFS3_ORIGIN_EXPORT, nfsVersion: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4(`${NFS3_ORIGIN_IP}/32`),
     }),
-    nodeCount: 1,
+    capacity: Capacity.nodes(1),
     clientCidrs: [LAB_SUBNET],
     nfsdThreads: 16,
     clientNfsVersion: NfsVersion.NFS_V3,
@@ -157,7 +168,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     vpc,
     origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
     fanOut: FanOut.networkLoadBalancer(),
-    elastic: { minNodes: 1, maxNodes: 4 },
+    capacity: Capacity.elastic({ minNodes: 1, maxNodes: 4 }),
     clientCidrs: [LAB_SUBNET],
     nfsdThreads: 16,
     mountTimeout: Duration.seconds(150),
