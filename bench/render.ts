@@ -728,7 +728,7 @@ const DECISION_ROWS: Array<{ data: string; where: string; why: string; measured?
   { data: 'anything written by clients', where: 'EFS directly', why: 'mirrors and the re-export are read-only' },
   {
     data: 'trees of thousands of files larger than a node\'s spare RAM',
-    where: 'mirror on the instance store (`mirrorStorage`, node types with NVMe instance store)',
+    where: 'mirror on the instance store (`mirrorStorage`, with `nodeDiskCache: NodeDiskCache.instanceStore()`)',
     why: 'the copy lives on local NVMe beside the disk cache, its hot files in the page cache; delegations as in RAM',
   },
   {

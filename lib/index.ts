@@ -6,6 +6,7 @@ export { CacheFleet } from './cache-fleet/cache-fleet';
 export { CacheOrigin, EfsOriginOptions, NfsServerOptions, NfsServerPorts } from './cache-fleet/cache-origin';
 export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ICacheFleet } from './cache-fleet/options';
 export { Capacity, ElasticCapacityOptions } from './cache-fleet/capacity';
+export { NodeDiskCache, NodeDiskCacheOptions } from './cache-fleet/node-disk-cache';
 export { DiskCacheMetric, MirrorMetric } from './monitoring/metrics';
 export { AccessLogsOptions, FanOut, NetworkLoadBalancerFanOutOptions, Route53FanOutOptions } from './cache-fleet/fan-out';
 export { ICacheNode } from './cache-fleet/cache-node';

@@ -30,7 +30,7 @@ describe('exports', () => {
     expect(values.sort()).toEqual([
       'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheOrigin', 'CachedFileSystem', 'Capacity',
       'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'FanOut', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorSource', 'MirrorStorage', 'MountHelper',
-      'MountSource', 'NfsVersion', 'OriginFileSystem', 'SeedSource',
+      'MountSource', 'NfsVersion', 'NodeDiskCache', 'OriginFileSystem', 'SeedSource',
     ]);
   });
 

@@ -6,7 +6,7 @@ import { Size, Stack, Token } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
-import { CacheFleet, CacheFleetProps, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, MirrorStorage, MountSource } from '../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, MirrorStorage, MountSource, NodeDiskCache } from '../lib';
 import { checkImageArchitecture, imageArchitecture } from '../lib/private/image';
 import { instanceTypeFacts } from '../lib/private/instance-types';
 import { systemDirectoryOf } from '../lib/private/paths';
@@ -50,22 +50,23 @@ describe('mirrorSize against the node type', () => {
 
   test('in memory on a type whose memory is not known: not checked (the unknown-size warning stands)', () => {
     const w = warnings({
-      ...mirrors, instanceType: new ec2.InstanceType('i4i.large'), mirrorStorage: MirrorStorage.MEMORY, mirrorSize: Size.tebibytes(16), nodeDiskCache: true,
+      ...mirrors, instanceType: new ec2.InstanceType('i4i.large'), mirrorStorage: MirrorStorage.MEMORY, mirrorSize: Size.tebibytes(16), nodeDiskCache: NodeDiskCache.instanceStore(),
     }, 'unknownInstanceSize');
     expect(w).toHaveLength(1);
   });
 
   test('on the instance store: the bound is half of the disks, to the MiB (c6gd.large: 118 GB)', () => {
     // 56266 MiB is 58,999,177,216 bytes, under 59 GB; 56267 MiB is over it.
-    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), mirrorSize: Size.mebibytes(56266) }, 'mirrorSizeNearHalfInstanceStore')).toHaveLength(1);
-    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), mirrorSize: Size.mebibytes(56267) }))
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), nodeDiskCache: NodeDiskCache.instanceStore(), mirrorSize: Size.mebibytes(56266) }, 'mirrorSizeNearHalfInstanceStore')).toHaveLength(1);
+    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), nodeDiskCache: NodeDiskCache.instanceStore(), mirrorSize: Size.mebibytes(56267) }))
       .toThrow(/^Invalid mirrorSize: 54.948 GiB on the instance store/);
     // Below 97% of half: no warning.
-    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), mirrorSize: Size.gibibytes(53) }, 'mirrorSizeNearHalfInstanceStore')).toHaveLength(0);
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), nodeDiskCache: NodeDiskCache.instanceStore(), mirrorSize: Size.gibibytes(53) }, 'mirrorSizeNearHalfInstanceStore')).toHaveLength(0);
   });
 
   test('on the instance store of a type whose size is not known: left to the boot check', () => {
-    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('m6idn.large'), mirrorSize: Size.tebibytes(16) })).not.toThrow();
+    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('m6idn.large'), nodeDiskCache: NodeDiskCache.instanceStore(), mirrorSize: Size.tebibytes(16) }))
+      .not.toThrow();
   });
 
   test('without mirrors nothing is checked', () => {

@@ -23,6 +23,7 @@ import {
   MountHelper,
   MountSource,
   NfsVersion,
+  NodeDiskCache,
   SeedSource,
 } from '../lib';
 import { MATRIX } from './gates/matrix';
@@ -76,11 +77,10 @@ const EXTRA: Case[] = [
       const origin = CacheOrigin.efs(importedFs(stack));
       new CacheFleet(stack, 'Off', {
         vpc, origin, capacity: Capacity.nodes(1), instanceType: new ec2.InstanceType('c7gd.16xlarge'),
-        nodeDiskCache: false,
       });
       new CacheFleet(stack, 'Strict', {
         vpc, origin, capacity: Capacity.nodes(1), instanceType: new ec2.InstanceType('c7gd.16xlarge'),
-        nodeDiskCache: true, nodeDiskCacheDeviceModel: 'Amazon EC2 NVMe Instance Storage', nodeDiskCacheRequireSelfTest: true,
+        nodeDiskCache: NodeDiskCache.instanceStore({ deviceModel: 'Amazon EC2 NVMe Instance Storage', requireSelfTest: true }),
         fanOut: FanOut.route53({ zoneName: 'strict.internal' }),
       });
     },
@@ -95,7 +95,8 @@ const EXTRA: Case[] = [
         mirrorPaths: ['/efs/app', '/efs/www/static'],
         mirrorSources: [MirrorSource.s3(bucket, 'site/'), MirrorSource.s3(bucket, '', { name: 'all' })],
         mirrorInterval: Duration.minutes(10), mirrorSize: Size.gibibytes(20), mirrorStorage: MirrorStorage.INSTANCE_STORE,
-        instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorSyncTimeout: Duration.minutes(20), mirrorSyncWorkers: 8,
+        instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
+        mirrorSyncTimeout: Duration.minutes(20), mirrorSyncWorkers: 8,
         mirrorChangeMarker: '.release', mirrorFullSyncInterval: Duration.hours(12),
       });
       new FsCacheClientLaunchTemplate(stack, 'Clients', {

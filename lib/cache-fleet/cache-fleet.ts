@@ -14,6 +14,7 @@ import { ElasticNodes, LIFECYCLE_HOOKS } from './elastic';
 import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from './cache-origin';
 import { FanOut, FanOutResources } from './fan-out';
 import { grantMirrorSources, mirrorExportPath, mirrorFsid, mirrorSourceFsid } from './mirror';
+import { NodeDiskCache } from './node-disk-cache';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirror, CacheFleetProps, ICacheFleet } from './options';
@@ -135,8 +136,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly userData: ec2.UserData;
   /** Estimated size of the nodes' user data in bytes (tokens counted generously), without commands added to `userData`. */
   public readonly userDataBytes: number;
-  /** Whether the nodes keep a second cache level on their instance store (`nodeDiskCache`). */
-  public readonly diskCache: boolean;
+  /** The nodes' second cache level on their instance store: the `nodeDiskCache` prop, undefined without one. */
+  public readonly nodeDiskCache?: NodeDiskCache;
   /** The private hosted zone of the fleet's names (Route 53 fan-out): its own, or the `hostedZone` it was given. */
   public readonly hostedZone?: route53.IPrivateHostedZone;
   /** The internal Network Load Balancer in front of the nodes (NLB fan-out). */
@@ -205,7 +206,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     const v3 = this.clientNfsVersion === NfsVersion.NFS_V3;
     // NFSv3: a number (4 bytes in every file handle) rather than a UUID (16), room for a longer origin handle in 64.
     this.fsid = fsidFor(this.node.path, originFsidKey(this.origin, props.originPath ?? DEFAULTS.originPath), v3);
-    this.diskCache = nodeDiskCacheOn(props, facts);
+    this.nodeDiskCache = props.nodeDiskCache;
+    const diskCache = nodeDiskCacheOn(props);
     this.metricsGroup = this.node.path;
     this.mirrors = [
       ...(props.mirrorPaths ?? []).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) })),
@@ -247,7 +249,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       // lib/fscache.sh only with the disk cache, lib/mirror.sh only with mirrors and lib/mirror-s3.sh only with S3 mirrors:
       // their functions run only then.
       libraries: ['lib/common.sh', 'lib/metrics.sh', ...(this.mirrors.length ? ['lib/mirror.sh'] : []),
-        ...(props.mirrorSources?.length ? ['lib/mirror-s3.sh'] : []), ...(this.diskCache ? ['lib/fscache.sh'] : []),
+        ...(props.mirrorSources?.length ? ['lib/mirror-s3.sh'] : []), ...(diskCache ? ['lib/fscache.sh'] : []),
         'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
       scope: this,
@@ -255,7 +257,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       drop: ['initialize-devices', ...(v3 ? [] : ['nfsv3']), ...(this.mirrors.length ? ['no-mirrors'] : [])],
       parameters: {
         ...nodeParameters(this, this.role, props, {
-          origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache: this.diskCache,
+          origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache,
           clientNfsVersion: this.clientNfsVersion, mountHelper,
         }),
         // An elastic fleet's node completes the group's launch hook once it serves, and drains at its terminate hook.

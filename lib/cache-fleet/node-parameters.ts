@@ -85,9 +85,9 @@ export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFl
     ...(v.clientNfsVersion === NfsVersion.NFS_V3 ? { EFSC_NFS_V3: 'true' } : {}),
     ...(v.diskCache ? diskCacheParameters({
       dir: NODE_CACHE_DIR, label: 'efs-node-cache', tag: 'efsnode',
-      deviceModel: props.nodeDiskCacheDeviceModel ?? INSTANCE_STORE_MODEL, initializeDevices: false, cull: DEFAULT_CULL,
+      deviceModel: props.nodeDiskCache?._deviceModel ?? INSTANCE_STORE_MODEL, initializeDevices: false, cull: DEFAULT_CULL,
     }) : {}),
-    ...(v.diskCache ? { EFSC_CACHE_SELF_TEST: props.nodeDiskCacheRequireSelfTest ? 'require' : 'log' } : {}),
+    ...(v.diskCache ? { EFSC_CACHE_SELF_TEST: props.nodeDiskCache?._requireSelfTest ? 'require' : 'log' } : {}),
     // One launch template for every node: what differs between nodes (the stable interface to attach, the group to
     // signal) reaches each instance as tags its group propagates, read at boot through the metadata service.
     EFSC_NODE_IDENTITY: 'tags',

@@ -5,6 +5,7 @@ import { CacheOrigin } from './cache-origin';
 import { Capacity } from './capacity';
 import { FanOut } from './fan-out';
 import { MirrorOptions } from './mirror';
+import { NodeDiskCache } from './node-disk-cache';
 import { CommonInstanceOptions } from '../instance-options';
 import { NfsVersion } from '../nfs-version';
 
@@ -135,32 +136,12 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly vfsCachePressure?: number;
 
   /**
-   * A second cache level on each node: the node's origin mount keeps what it reads on a RAID 0 of the node type's
-   * NVMe instance store too (FS-Cache), so a working set larger than RAM is still served from the node, and a file
-   * the page cache evicted is read from local disk, not from EFS. Instance store is lost on stop/start (the cache
-   * is rebuilt empty) and kept across reboots. A node that cannot build it does not serve.
+   * A second cache level on each node, on its NVMe instance store (`NodeDiskCache.instanceStore()`): a working set
+   * larger than RAM is still served from the node. The node type must have NVMe instance store.
    *
-   * @default - on when `instanceType` has NVMe instance store (c7gd, c6gd, m6id, i4i and the like), off otherwise
+   * @default - no disk cache
    */
-  readonly nodeDiskCache?: boolean;
-
-  /**
-   * The model string of the devices the nodes' disk cache is built on, as `/sys/block/<device>/device/model` shows
-   * it: change it only for images or hardware that name instance store otherwise.
-   *
-   * @default 'Amazon EC2 NVMe Instance Storage'
-   */
-  readonly nodeDiskCacheDeviceModel?: string;
-
-  /**
-   * At every boot a node with the disk cache checks that FS-Cache serves reads on its kernel: it reads one file of
-   * the origin (64 KiB to 64 MiB), drops it from the page cache and reads it again, which must cost the origin less
-   * than half the file and count an FS-Cache read (a cache that stores but never serves looks healthy on every other
-   * measure). The result is logged either way; with `true` a node whose cache did not serve does not serve.
-   *
-   * @default false - the result is logged, the node serves
-   */
-  readonly nodeDiskCacheRequireSelfTest?: boolean;
+  readonly nodeDiskCache?: NodeDiskCache;
 
   /**
    * Paths under `exportPath` read in parallel before a node starts serving, so the first client read hits RAM.

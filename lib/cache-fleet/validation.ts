@@ -4,7 +4,6 @@ import { Construct } from 'constructs';
 import { checkClientCidrs } from '../private/cidr';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '../private/errors';
-import { checkDeviceModel } from '../private/fscache';
 import { checkImageArchitecture } from '../private/image';
 import { checkKernel } from '../private/kernel';
 import { instanceTypeFacts } from '../private/instance-types';
@@ -15,6 +14,7 @@ import { Capacity, resolveCapacity } from './capacity';
 import { validateElastic } from './elastic';
 import { FanOut, resolveFanOut } from './fan-out';
 import { checkMirrorSizeFits, hasMirrors, MIRROR_ROOT, validateMirrorOptions } from './mirror';
+import { resolveNodeDiskCache } from './node-disk-cache';
 
 /** The fleet's default node type. */
 export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
@@ -49,8 +49,8 @@ export function validateCacheFleetOptions(
       `mountd (TCP ${NFS_MOUNTD_PORT}) for the export before NFS (TCP ${NFS_PORT}), and the load balancer has no listener for mountd.` +
       (capacity._elastic ? ' An elastic fleet (Capacity.elastic()) is always behind the load balancer: give Capacity.nodes(n) for NFSv3.' : ''));
   }
-  const diskCache = nodeDiskCacheOn(o, facts);
   validateDiskCache(scope, o, facts);
+  const diskCache = nodeDiskCacheOn(o);
   validateMirrorOptions(scope, o, exportPath, diskCache);
   checkNodePaths(scope, exportPath, hasMirrors(o), diskCache);
   checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? DEFAULT_INSTANCE_TYPE));
@@ -153,28 +153,32 @@ export function checkClientNfsVersion(scope: Construct, v: NfsVersion | undefine
     'CacheOrigin.nfsServer({ nfsVersion }), which the nodes re-export in the client version)' : ''}.`);
 }
 
-/** Whether the nodes keep the second cache level: `nodeDiskCache`, by default on for node types with NVMe instance store. */
-export function nodeDiskCacheOn(o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): boolean {
-  return o.nodeDiskCache ?? (facts.instanceStore === true && facts.nvmeInstanceStore === true);
+/** Whether the nodes keep the second cache level (`nodeDiskCache`, given: none by default). */
+export function nodeDiskCacheOn(o: CacheFleetOptions): boolean {
+  return o.nodeDiskCache !== undefined && o.nodeDiskCache !== null;
 }
 
-/** The nodes' second cache level (`nodeDiskCache`) needs NVMe instance store the bootstrap can find by its model. */
+/**
+ * The nodes' second cache level (`nodeDiskCache`) needs NVMe instance store the bootstrap can find by its model; a
+ * node type that has it, left without one, is worth a word.
+ */
 function validateDiskCache(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): void {
   const type = describeValue(o.instanceType ?? DEFAULT_INSTANCE_TYPE, scope, false);
-  const on = nodeDiskCacheOn(o, facts);
-  if (o.nodeDiskCacheDeviceModel !== undefined) {
-    if (!on) {
-      throw propError(scope, 'nodeDiskCacheDeviceModel', o.nodeDiskCache === false ? 'applies only with nodeDiskCache.'
-        : `applies only with nodeDiskCache, which is off by default for ${type} (no NVMe instance store known).`);
+  const cache = resolveNodeDiskCache(scope, o.nodeDiskCache);
+  const nvme = facts.instanceStore === true && facts.nvmeInstanceStore === true;
+  if (!cache) {
+    if (nvme) {
+      Annotations.of(scope).addWarningV2('cdk-efs-cache:nodeInstanceStoreUnused',
+        `nodeDiskCache: ${type} has NVMe instance store, which the nodes leave unused without a disk cache. Give ` +
+        'nodeDiskCache: NodeDiskCache.instanceStore() for a second cache level on it, or acknowledge this warning.');
     }
-    checkDeviceModel(scope, 'nodeDiskCacheDeviceModel', o.nodeDiskCacheDeviceModel);
+    return;
   }
-  if (!o.nodeDiskCache) return;
   if (facts.instanceStore === false || (facts.instanceStore === true && facts.nvmeInstanceStore === false)) {
     throw propError(scope, 'nodeDiskCache', `${type} has no NVMe instance store to hold the disk cache; choose a node type ` +
-      'with it (for example c7gd, c6gd, m6id, i4i), or leave nodeDiskCache off.');
+      'with it (for example c7gd, c6gd, m6id, i4i), or leave nodeDiskCache out.');
   }
-  if (facts.instanceStore === undefined && o.nodeDiskCacheDeviceModel === undefined) {
+  if (facts.instanceStore === undefined && cache._deviceModel === undefined) {
     Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownNodeInstanceStore',
       `nodeDiskCache: whether ${type} has NVMe instance store is not known here; if it has none, every node fails ` +
       'its bootstrap and does not serve.');

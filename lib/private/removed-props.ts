@@ -24,6 +24,8 @@ export const REMOVED_FLEET_PROPS: Readonly<Record<string, string>> = {
   loadBalancerAccessLogsPrefix: 'was moved into fanOut in 0.2: give fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket, prefix } }).',
   nodeCount: 'was moved into capacity in 0.2: give capacity: Capacity.nodes(n).',
   elastic: 'was moved into capacity in 0.2: give capacity: Capacity.elastic({ ... }), with the same options.',
+  nodeDiskCacheDeviceModel: 'was moved into nodeDiskCache in 0.2: give nodeDiskCache: NodeDiskCache.instanceStore({ deviceModel }).',
+  nodeDiskCacheRequireSelfTest: 'was moved into nodeDiskCache in 0.2: give nodeDiskCache: NodeDiskCache.instanceStore({ requireSelfTest }).',
 };
 
 /** The client props of 0.1 that 0.2 removed (see REMOVED_FLEET_PROPS). */

@@ -5,7 +5,17 @@ import * as os from 'os';
 import * as path from 'path';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, Capacity, DataSeeder, FsCacheClientLaunchTemplate, MountSource, NfsVersion, SeedSource } from '../../lib';
+import {
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  DataSeeder,
+  FsCacheClientLaunchTemplate,
+  MountSource,
+  NfsVersion,
+  NodeDiskCache,
+  SeedSource,
+} from '../../lib';
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/bootstrap/render';
 import { importedFs, newApp, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
@@ -208,8 +218,8 @@ describe('commands users add to a template\'s userData', () => {
   test('8 KB of them fit on the largest node (NFSv3, disk cache, two mirrors, warming) and on a client of it, and synthesize', () => {
     const { app, stack, vpc } = stackWithVpc();
     const fleet = new CacheFleet(stack, 'Fleet', {
-      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.16xlarge'), clientNfsVersion: NfsVersion.NFS_V3,
-      mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
+      clientNfsVersion: NfsVersion.NFS_V3, mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
     });
     const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }) });
     // 8,192 bytes of commands: 64 lines of 128 bytes (127 and the newline).

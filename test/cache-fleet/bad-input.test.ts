@@ -9,11 +9,13 @@ import {
   CacheFleetProps,
   CacheOrigin,
   Capacity,
+  DiskCache,
   FanOut,
   MirrorStorage,
   MountHelper,
   NfsServerOptions,
   NfsVersion,
+  NodeDiskCache,
 } from '../../lib';
 import { importedFs } from '../util';
 import {
@@ -150,29 +152,42 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: a disk cache on a node type without instance store',
-    build: fleet({ nodeDiskCache: true }),
+    build: fleet({ nodeDiskCache: NodeDiskCache.instanceStore() }),
     error: /^Invalid nodeDiskCache: c7gn\.16xlarge has no NVMe instance store/,
   },
   {
     name: 'fleet: a disk cache on a Xen type whose instance store is not NVMe',
-    build: fleet({ nodeDiskCache: true, instanceType: new ec2.InstanceType('m3.xlarge') }),
+    build: fleet({ nodeDiskCache: NodeDiskCache.instanceStore(), instanceType: new ec2.InstanceType('m3.xlarge') }),
     error: /^Invalid nodeDiskCache: m3\.xlarge has no NVMe instance store/,
   },
   {
-    name: 'fleet: a disk cache device model with the disk cache off',
-    build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: false, nodeDiskCacheDeviceModel: 'X' }),
-    error: /^Invalid nodeDiskCacheDeviceModel: applies only with nodeDiskCache\. \(at /,
-  },
-  {
-    name: 'fleet: a disk cache device model on a type where it is off by default',
-    build: fleet({ nodeDiskCacheDeviceModel: 'X' }),
-    error: /^Invalid nodeDiskCacheDeviceModel: applies only with nodeDiskCache, which is off by default for c7gn\.16xlarge/,
-  },
-  {
     name: 'fleet: a disk cache device model with a newline',
-    build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCacheDeviceModel: 'A\nB' }),
-    error: /^Invalid nodeDiskCacheDeviceModel: must be printable ASCII/,
+    build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore({ deviceModel: 'A\nB' }) }),
+    error: /^Invalid nodeDiskCache\.deviceModel: must be printable ASCII/,
   },
+  {
+    name: 'fleet: nodeDiskCache: true, the boolean of 0.1 (JavaScript)',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: true } as unknown as Partial<CacheFleetProps>),
+    error: /^Invalid nodeDiskCache: is no longer a boolean in 0\.2: give nodeDiskCache: NodeDiskCache\.instanceStore\(\)\./,
+  },
+  {
+    name: 'fleet: nodeDiskCache: false, the boolean of 0.1 (JavaScript)',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: false } as unknown as Partial<CacheFleetProps>),
+    error: /^Invalid nodeDiskCache: is no longer a boolean in 0\.2: leave it out for no disk cache, or give nodeDiskCache: NodeDiskCache\.instanceStore\(\) for one\./,
+  },
+  {
+    name: 'fleet: a client DiskCache given as nodeDiskCache (JavaScript)',
+    build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: DiskCache.instanceStore() } as unknown as Partial<CacheFleetProps>),
+    error: /^Invalid nodeDiskCache: must be NodeDiskCache\.instanceStore\(\), got an object of another kind\./,
+  },
+  ...([
+    ['nodeDiskCacheDeviceModel', '{ deviceModel }'],
+    ['nodeDiskCacheRequireSelfTest', '{ requireSelfTest }'],
+  ] as const).map(([prop, options]): BadInput => ({
+    name: `fleet: the ${prop} prop, moved into nodeDiskCache in 0.2 (JavaScript)`,
+    build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), [prop]: 'x' } as Partial<CacheFleetProps>),
+    error: new RegExp(`^Invalid ${prop}: was moved into nodeDiskCache in 0\\.2: give nodeDiskCache: NodeDiskCache\\.instanceStore\\(${options.replace(/[{}]/g, '\\$&')}\\)\\.`),
+  })),
   {
     name: 'fleet: a mirror sync timeout under 10 s',
     build: fleet({ mirrorPaths: ['/efs/app'], mirrorSyncTimeout: Duration.seconds(2) }),
@@ -640,18 +655,18 @@ const CASES: BadInput[] = [
   },
   {
     name: 'mirrors: on the instance store, more than half of it',
-    build: fleet({ instanceType: new ec2.InstanceType('c6gd.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(60) }),
+    build: fleet({ nodeDiskCache: NodeDiskCache.instanceStore(), instanceType: new ec2.InstanceType('c6gd.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(60) }),
     error: new RegExp(/^Invalid mirrorSize: 60 GiB on the instance store \(MirrorStorage.INSTANCE_STORE\) is more than half of the 118 GB of c6gd.large: /.source +
       /every node would refuse to serve at boot.*Choose at most 53 GiB/.source),
   },
   {
     name: 'mirrors: on an i4i\'s instance store, more than half of it',
-    build: fleet({ instanceType: new ec2.InstanceType('i4i.2xlarge'), mirrorPaths: ['/efs/app'], mirrorStorage: MirrorStorage.INSTANCE_STORE, mirrorSize: Size.tebibytes(1) }),
+    build: fleet({ nodeDiskCache: NodeDiskCache.instanceStore(), instanceType: new ec2.InstanceType('i4i.2xlarge'), mirrorPaths: ['/efs/app'], mirrorStorage: MirrorStorage.INSTANCE_STORE, mirrorSize: Size.tebibytes(1) }),
     error: /^Invalid mirrorSize: 1024 GiB on the instance store .* half of the 1875 GB of i4i.2xlarge/,
   },
   {
     name: 'mirrors: on the instance store, within ext4\'s overhead of half of it (warning)',
-    build: fleet({ instanceType: new ec2.InstanceType('c6gd.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(54) }),
+    build: fleet({ nodeDiskCache: NodeDiskCache.instanceStore(), instanceType: new ec2.InstanceType('c6gd.large'), mirrorPaths: ['/efs/app'], mirrorSize: Size.gibibytes(54) }),
     warning: /^mirrorSize: 54 GiB is within 3% of half of the 118 GB instance store of c6gd.large.*Choose at most 53 GiB/,
   },
   {
@@ -717,7 +732,7 @@ const CASES: BadInput[] = [
   },
   {
     name: 'paths: an export path inside the nodes\' disk cache',
-    build: fleet({ instanceType: new ec2.InstanceType('c6gd.16xlarge'), exportPath: '/var/cache/fscache/efs' }),
+    build: fleet({ nodeDiskCache: NodeDiskCache.instanceStore(), instanceType: new ec2.InstanceType('c6gd.16xlarge'), exportPath: '/var/cache/fscache/efs' }),
     error: /^Invalid exportPath: '\/var\/cache\/fscache\/efs' is inside \/var\/cache\/fscache, where each node mounts the disk cache/,
   },
   // The origin of a fleet (CacheOrigin): given, and an NFS server that can be reached

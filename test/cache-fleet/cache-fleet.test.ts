@@ -3,7 +3,17 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CachedFileSystem, CacheFleet, CacheFleetProps, CacheOrigin, Capacity, EfsOriginOptions, FanOut, MountHelper } from '../../lib';
+import {
+  CachedFileSystem,
+  CacheFleet,
+  CacheFleetProps,
+  CacheOrigin,
+  Capacity,
+  EfsOriginOptions,
+  FanOut,
+  MountHelper,
+  NodeDiskCache,
+} from '../../lib';
 import { fsidFor } from '../../lib/cache-fleet/cache-fleet';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
@@ -423,17 +433,18 @@ describe('CachedFileSystem with a cache fleet', () => {
 });
 
 describe('the nodes\' second cache level (nodeDiskCache)', () => {
-  test('off by default on the default type (no instance store): no fsc, no cache parameters', () => {
+  test('off by default: no fsc, no cache parameters', () => {
     const { params, fleet: f } = fleet();
-    expect(f.diskCache).toBe(false);
+    expect(f.nodeDiskCache).toBeUndefined();
     expect(params[0].EFSC_NODE_DISK_CACHE).toBe('false');
     expect(params[0].EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).not.toContain('fsc');
     expect(params[0].EFSC_CACHE_DIR).toBeUndefined();
   });
 
-  test('on by default on a type with NVMe instance store: fsc on the origin mount, efs-utils\' TLS port pinned', () => {
-    const { params, fleet: f } = fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge') });
-    expect(f.diskCache).toBe(true);
+  test('NodeDiskCache.instanceStore() on a type with NVMe instance store: fsc on the origin mount, efs-utils\' TLS port pinned', () => {
+    const nodeDiskCache = NodeDiskCache.instanceStore();
+    const { params, fleet: f } = fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache });
+    expect(f.nodeDiskCache).toBe(nodeDiskCache);
     const p = params[0];
     expect(p).toMatchObject({
       EFSC_NODE_DISK_CACHE: 'true', EFSC_CACHE_DIR: '/var/cache/fscache', EFSC_CACHE_LABEL: 'efs-node-cache',
@@ -443,17 +454,21 @@ describe('the nodes\' second cache level (nodeDiskCache)', () => {
     expect(p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).toEqual(expect.arrayContaining(['fsc', 'tls', 'iam', 'tlsport=20049', 'ro']));
   });
 
-  test('can be turned off on a type with instance store, and given another device model', () => {
-    expect(fleet({ instanceType: new ec2.InstanceType('i4i.4xlarge'), nodeDiskCache: false }).params[0].EFSC_NODE_DISK_CACHE).toBe('false');
-    const p = fleet({ instanceType: new ec2.InstanceType('c6gd.4xlarge'), nodeDiskCacheDeviceModel: 'QEMU NVMe Ctrl' }, { mountHelper: MountHelper.NFS }).params[0];
+  test('left out on a type with instance store: off, with a warning that names the unused instance store; given another device model', () => {
+    const off = fleet({ instanceType: new ec2.InstanceType('i4i.4xlarge') });
+    expect(off.params[0].EFSC_NODE_DISK_CACHE).toBe('false');
+    expect(Annotations.fromStack(off.stack).findWarning('*', Match.stringLikeRegexp('nodeDiskCache: i4i\\.4xlarge has NVMe instance store, which the nodes ' +
+      'leave unused without a disk cache\\. Give nodeDiskCache: NodeDiskCache\\.instanceStore\\(\\)'))).toHaveLength(1);
+    const p = fleet({ instanceType: new ec2.InstanceType('c6gd.4xlarge'), nodeDiskCache: NodeDiskCache.instanceStore({ deviceModel: 'QEMU NVMe Ctrl' }) },
+      { mountHelper: MountHelper.NFS }).params[0];
     expect(p.EFSC_DEVICE_MODEL).toBe('QEMU NVMe Ctrl');
     expect(p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).toContain('fsc');
     expect(p.EFSC_ORIGIN_MOUNT_OPTIONS).not.toMatch(/tlsport/);
   });
 
   test('on a type whose instance store is not known, explicitly on, with a warning', () => {
-    const { stack, fleet: f } = fleet({ instanceType: new ec2.InstanceType('x99z.large'), nodeDiskCache: true });
-    expect(f.diskCache).toBe(true);
+    const { stack, fleet: f } = fleet({ instanceType: new ec2.InstanceType('x99z.large'), nodeDiskCache: NodeDiskCache.instanceStore() });
+    expect(f.nodeDiskCache).toBeDefined();
     const w = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('whether x99z\\.large has NVMe instance store is not known'));
     expect(w).toHaveLength(1);
   });

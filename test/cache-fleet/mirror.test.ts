@@ -13,6 +13,7 @@ import {
   MountHelper,
   MountSource,
   NfsVersion,
+  NodeDiskCache,
 } from '../../lib';
 import { renderedCode } from '../../lib/bootstrap/render';
 import { mirrorFsid } from '../../lib/cache-fleet/mirror';
@@ -133,14 +134,15 @@ describe('CacheFleet mirrors', () => {
     const ofType = (type: string, props: Partial<CacheFleetProps> = {}) =>
       fleet({ mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType(type), ...props }).params;
     expect(ofType('c7gn.16xlarge')).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'false' });
-    expect(ofType('c7gd.4xlarge')).toMatchObject({ EFSC_MIRROR_STORAGE: 'disk', EFSC_NODE_DISK_CACHE: 'true', EFSC_CACHE_DIR: '/var/cache/fscache' });
-    expect(ofType('c7gd.4xlarge', { mirrorStorage: MirrorStorage.MEMORY })).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'true' });
-    expect(ofType('c7gd.4xlarge', { nodeDiskCache: false })).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'false' });
+    const nodeDiskCache = NodeDiskCache.instanceStore();
+    expect(ofType('c7gd.4xlarge', { nodeDiskCache })).toMatchObject({ EFSC_MIRROR_STORAGE: 'disk', EFSC_NODE_DISK_CACHE: 'true', EFSC_CACHE_DIR: '/var/cache/fscache' });
+    expect(ofType('c7gd.4xlarge', { nodeDiskCache, mirrorStorage: MirrorStorage.MEMORY })).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'true' });
+    expect(ofType('c7gd.4xlarge')).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'false' });
     expect(() => ofType('c7gn.16xlarge', { mirrorStorage: MirrorStorage.INSTANCE_STORE }))
       .toThrow(/^Invalid mirrorStorage: INSTANCE_STORE needs the second cache level on the nodes \(nodeDiskCache/);
-    expect(() => ofType('c7gd.4xlarge', { nodeDiskCache: false, mirrorStorage: MirrorStorage.INSTANCE_STORE })).toThrow(/^Invalid mirrorStorage/);
+    expect(() => ofType('c7gd.4xlarge', { mirrorStorage: MirrorStorage.INSTANCE_STORE })).toThrow(/^Invalid mirrorStorage/);
     // The node's code holds the disk storage and not the devices' initialization, which only clients run.
-    const code = renderedCode(fleet({ mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType('c7gd.4xlarge') }).userData);
+    const code = renderedCode(fleet({ mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType('c7gd.4xlarge'), nodeDiskCache }).userData);
     expect(code).toContain('mirror_disk() {');
     expect(code).not.toContain('dd if=/dev/zero');
   });

@@ -19,6 +19,7 @@ import {
   MountSource,
   NfsServerOptions,
   NfsVersion,
+  NodeDiskCache,
 } from '../../lib';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
@@ -101,8 +102,8 @@ describe('CacheOrigin.nfsServer: what the nodes are told', () => {
   });
 
   test('the disk cache: fsc on the origin mount, and no efs-utils TLS port to pin', () => {
-    const { p, fleet } = nfsFleet(NfsVersion.NFS_V3, {}, { instanceType: new ec2.InstanceType('c6gd.4xlarge') });
-    expect(fleet.diskCache).toBe(true);
+    const { p, fleet } = nfsFleet(NfsVersion.NFS_V3, {}, { instanceType: new ec2.InstanceType('c6gd.4xlarge'), nodeDiskCache: NodeDiskCache.instanceStore() });
+    expect(fleet.nodeDiskCache).toBeDefined();
     const o = p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',');
     expect(o[0]).toBe('fsc');
     expect(o.filter((x) => /^(tls|iam|tlsport=.*|noresvport)$/.test(x))).toEqual([]);
@@ -138,7 +139,7 @@ describe('CacheOrigin.nfsServer: what the nodes are told', () => {
 describe('CacheOrigin.nfsServer: the nodes\' own checks', () => {
   test.each([
     ['NFSv3', NfsVersion.NFS_V3, {}],
-    ['NFSv3 with lockd, mirrors and the disk cache', NfsVersion.NFS_V3, { mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType('c6gd.4xlarge') }],
+    ['NFSv3 with lockd, mirrors and the disk cache', NfsVersion.NFS_V3, { mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType('c6gd.4xlarge'), nodeDiskCache: NodeDiskCache.instanceStore() }],
     ['NFSv4.1', NfsVersion.NFS_V4_1, {}],
     ['NFSv4.2 with a change marker', NfsVersion.NFS_V4_2, { mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published' }],
   ])('%s: the node\'s run gets past its parameter checks to the packages, and installs no efs-utils', (_n, version, props) => {

@@ -5,7 +5,17 @@
  */
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, Capacity, FanOut, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
+import {
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  FanOut,
+  FsCacheClientLaunchTemplate,
+  MountHelper,
+  MountSource,
+  NfsVersion,
+  NodeDiskCache,
+} from '../../lib';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { expand, launchTemplateUserData, parameters } from '../util/user-data';
@@ -86,9 +96,10 @@ describe('NfsVersion.NFS_V3', () => {
   test('with mirrors on nodes that keep the disk cache it is accepted: the code of all three is an asset, not user data', () => {
     const { stack, vpc } = stackWithVpc();
     const fleet = new CacheFleet(stack, 'Fleet', {
-      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.4xlarge'), mirrorPaths: ['/efs/app'], clientNfsVersion: NfsVersion.NFS_V3,
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.4xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
+      mirrorPaths: ['/efs/app'], clientNfsVersion: NfsVersion.NFS_V3,
     });
-    expect(fleet.diskCache).toBe(true);
+    expect(fleet.nodeDiskCache).toBeDefined();
     // Refused for size before the code moved out of the user data; now more than half of EC2's 16 KB is left.
     expect(fleet.userDataBytes).toBeLessThan(8192);
     const code = expand(Object.values(launchTemplateUserData(stack))[0]);

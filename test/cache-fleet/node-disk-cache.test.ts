@@ -4,7 +4,7 @@
  * is the lab's to prove (test/lab/mirror.lab.ts, on a real kernel).
  */
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheFleetProps, CacheOrigin, Capacity, MountHelper } from '../../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, Capacity, MountHelper, NodeDiskCache } from '../../lib';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { launchTemplateUserData, parameters } from '../util/user-data';
@@ -13,7 +13,7 @@ function nodeUserData(extra: Partial<CacheFleetProps> = {}): string {
   const { stack, vpc } = stackWithVpc();
   new CacheFleet(stack, 'Fleet', {
     vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), instanceType: new ec2.InstanceType('c7gd.4xlarge'),
-    clientCidrs: ['10.0.0.0/16'], ...extra,
+    nodeDiskCache: NodeDiskCache.instanceStore(), clientCidrs: ['10.0.0.0/16'], ...extra,
   });
   // The lab's values for what resolves at deploy time.
   return Object.values(launchTemplateUserData(stack, () => 'fs-0123456789abcdef0.efs.us-east-1.amazonaws.com'))[0];
@@ -28,10 +28,10 @@ describe('node disk cache: the script\'s own checks', () => {
     expect(p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).toContain('fsc');
   });
 
-  test('the boot self-test of the cache: logged by default, required with nodeDiskCacheRequireSelfTest, absent without the disk cache', () => {
+  test('the boot self-test of the cache: logged by default, required with requireSelfTest, absent without the disk cache', () => {
     expect(parameters(ud).EFSC_CACHE_SELF_TEST).toBe('log');
-    expect(parameters(nodeUserData({ nodeDiskCacheRequireSelfTest: true })).EFSC_CACHE_SELF_TEST).toBe('require');
-    expect(parameters(nodeUserData({ nodeDiskCache: false })).EFSC_CACHE_SELF_TEST).toBeUndefined();
+    expect(parameters(nodeUserData({ nodeDiskCache: NodeDiskCache.instanceStore({ requireSelfTest: true }) })).EFSC_CACHE_SELF_TEST).toBe('require');
+    expect(parameters(nodeUserData({ nodeDiskCache: undefined })).EFSC_CACHE_SELF_TEST).toBeUndefined();
     const bad = ud.replace("EFSC_CACHE_SELF_TEST='log'", "EFSC_CACHE_SELF_TEST='maybe'");
     expect(bad).not.toBe(ud);
     const run = runScript(bad, ['--disk-cache'], {});

@@ -17,6 +17,7 @@ import {
   FsCacheClientLaunchTemplate,
   MountSource,
   NfsVersion,
+  NodeDiskCache,
   SeedSource,
 } from '../../lib';
 
@@ -118,7 +119,7 @@ function nfsServerFleet(name: string, peer: 'cidr' | 'group'): GateConfig {
         vpc, origin, capacity: Capacity.nodes(2),
         ...(peer === 'cidr'
           ? { mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] }
-          : { instanceType: new ec2.InstanceType('c7gd.16xlarge'), fanOut: FanOut.networkLoadBalancer() }),
+          : { instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(), fanOut: FanOut.networkLoadBalancer() }),
       });
       new FsCacheClientLaunchTemplate(stack, 'Clients', {
         vpc, instanceType: armClient, source: MountSource.cacheFleet(fleet, peer === 'cidr' ? { mirrorPaths: ['/efs/app'] } : {}),
@@ -177,15 +178,18 @@ export const MATRIX: GateConfig[] = [
   }),
   // The largest node user data: the disk cache (instance store), mirrors and warming together.
   variant('DiskCacheMirrorWarm', {
-    fleet: { capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'] },
+    fleet: {
+      capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
+      mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
+    },
     clients: [{ instanceType: armClient, source: viaFleet }],
     mirrorClients: ['/efs/www'],
   }),
   // The largest of all: NFSv3, the disk cache, mirrors and warming (refused for size while the code was user data).
   variant('DiskCacheNfsV3MirrorWarm', {
     fleet: {
-      capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
-      clientNfsVersion: NfsVersion.NFS_V3,
+      capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
+      mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'], clientNfsVersion: NfsVersion.NFS_V3,
     },
     clients: [{ instanceType: armClient, source: viaFleet }],
   }),

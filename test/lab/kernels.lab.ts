@@ -10,7 +10,18 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, Capacity, DiskCache, FanOut, FsCacheClientLaunchTemplate, MountHelper, MountSource, NfsVersion } from '../../lib';
+import {
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  DiskCache,
+  FanOut,
+  FsCacheClientLaunchTemplate,
+  MountHelper,
+  MountSource,
+  NfsVersion,
+  NodeDiskCache,
+} from '../../lib';
 import { NOT_SERVING, notServing } from '../../lib/monitoring/metrics';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
@@ -55,7 +66,7 @@ function kernelUserData(tag: string): KernelUserData {
     mirrorPaths: ['/efs/app'],
     mirrorSize: Size.mebibytes(64),
     instanceType: new ec2.InstanceType('c6id.xlarge'),
-    nodeDiskCacheDeviceModel: LAB_NVME_MODEL,
+    nodeDiskCache: NodeDiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }),
     fanOut: FanOut.route53({ zoneName: `k${tag.replace(/\W/g, '')}.efs-cache.internal` }),
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', {

@@ -10,7 +10,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheFleetProps, CacheOrigin, Capacity, MountHelper } from '../../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, Capacity, MountHelper, NodeDiskCache } from '../../lib';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, ExecResult, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
@@ -51,7 +51,7 @@ function mirrorNodeUserData(extra: Partial<CacheFleetProps> = {}): { userData: s
     mirrorSyncTimeout: Duration.seconds(SYNC_TIMEOUT_S),
     // A type with NVMe instance store (the lab's disks stand in for it): the disk cache is on by default there.
     instanceType: new ec2.InstanceType('c6id.xlarge'),
-    nodeDiskCacheDeviceModel: LAB_NVME_MODEL,
+    nodeDiskCache: NodeDiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }),
     ...extra,
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, CachedFileSystemProps, Capacity, FanOut } from '../../lib';
+import { CachedFileSystem, CachedFileSystemProps, Capacity, FanOut, NodeDiskCache } from '../../lib';
 import { NOT_SERVING, notServing } from '../../lib/monitoring/metrics';
 import { nagFindings, stackWithVpc } from '../util';
 import { flatten } from '../util/user-data';
@@ -111,7 +111,7 @@ describe('CacheDashboard', () => {
     check(notServing[1], 'TestStack/Data/Clients2');
     // The fleet's nodes have no disk cache by default (c7gn has no instance store): no node alarm or widget.
     expect(notServing.some((a) => /cache nodes/.test(a.AlarmDescription))).toBe(false);
-    const withDisk = build({ cacheFleet: { capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c6gd.16xlarge'), nodeDiskCache: true } }, 0);
+    const withDisk = build({ cacheFleet: { capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c6gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore() } }, 0);
     const [node] = withDisk.alarms.filter((a) => /the cache nodes of TestStack\/Data\/CacheFleet was written but did not serve/.test(a.AlarmDescription));
     check(node, 'TestStack/Data/CacheFleet');
     expect(metricsOf(withDisk.byTitle(/^Cache nodes: disk cache bytes served/)[0]).flat()).toEqual(expect.arrayContaining(['CacheDiskReadBytes', 'TestStack/Data/CacheFleet']));

@@ -97,7 +97,7 @@ const ROWS: Row[] = [
     cell: (f) => f.nodeEvicted && `yes: ${mib(f.nodeEvicted.fileBytes)}, cache device read ${mib(f.nodeEvicted.cacheDiskReadBytes)}, origin +${n(f.nodeEvicted.originBytes)} bytes`,
   },
   {
-    what: 'the node\'s boot self-test of its disk cache (`nodeDiskCacheRequireSelfTest`)',
+    what: 'the node\'s boot self-test of its disk cache (`NodeDiskCache.instanceStore({ requireSelfTest })`)',
     onSix1: 'served (`mirror.lab.ts` (a))',
     cell: (f) => f.selfTest && `served: ${n(f.selfTest.serverBytes)} bytes from the origin, ${n(f.selfTest.fscacheReads)} FS-Cache reads`,
   },

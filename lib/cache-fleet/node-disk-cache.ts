@@ -1,0 +1,70 @@
+import { IConstruct } from 'constructs';
+import { DiskCacheOptions } from '../client/disk-cache';
+import { describeValue, propError } from '../private/errors';
+import { checkDeviceModel } from '../private/fscache';
+
+/** Options of a cache node's disk cache (`NodeDiskCache.instanceStore`). */
+export interface NodeDiskCacheOptions extends DiskCacheOptions {
+  /**
+   * Whether a node whose disk cache failed its boot self-test does not serve. At every boot a node reads one file of
+   * the origin (64 KiB to 64 MiB), drops it from the page cache and reads it again, which must cost the origin less
+   * than half the file and count an FS-Cache read; the result is logged either way.
+   *
+   * @default false - the result is logged, the node serves
+   */
+  readonly requireSelfTest?: boolean;
+}
+
+/**
+ * A second cache level on each cache node (the `nodeDiskCache` prop): the node's origin mount keeps what it reads on a
+ * RAID 0 of the node type's NVMe instance store too (FS-Cache), so a working set larger than RAM is still served from
+ * the node, and a file the page cache evicted is read from local disk, not from the origin. Instance store is lost on
+ * stop/start (the cache is rebuilt empty) and kept across reboots. A node that cannot build it does not serve.
+ */
+export class NodeDiskCache {
+  /**
+   * A RAID 0 of the node's NVMe instance store. The node type must have NVMe instance store (c7gd, c6gd, m6id, i4i
+   * and the like).
+   */
+  public static instanceStore(options: NodeDiskCacheOptions = {}): NodeDiskCache {
+    return new NodeDiskCache(options.deviceModel, options.requireSelfTest ?? false);
+  }
+
+  /**
+   * The model string of the cache devices as given; undefined for the instance store's own.
+   *
+   * @internal
+   */
+  public readonly _deviceModel?: string;
+
+  /**
+   * Whether a node whose cache failed its boot self-test does not serve.
+   *
+   * @internal
+   */
+  public readonly _requireSelfTest: boolean;
+
+  private constructor(deviceModel: string | undefined, requireSelfTest: boolean) {
+    this._deviceModel = deviceModel;
+    this._requireSelfTest = requireSelfTest;
+  }
+}
+
+/**
+ * The node disk cache given as `nodeDiskCache`, checked; undefined when none is given. From JavaScript, which has no
+ * types, anything else is refused, the boolean of 0.1 included.
+ */
+export function resolveNodeDiskCache(scope: IConstruct, given: NodeDiskCache | undefined): NodeDiskCache | undefined {
+  if (given === undefined || given === null) return undefined;
+  if (typeof given === 'boolean') {
+    throw propError(scope, 'nodeDiskCache', given
+      ? 'is no longer a boolean in 0.2: give nodeDiskCache: NodeDiskCache.instanceStore().'
+      : 'is no longer a boolean in 0.2: leave it out for no disk cache, or give nodeDiskCache: NodeDiskCache.instanceStore() for one.');
+  }
+  if (!(given instanceof NodeDiskCache)) {
+    const got = typeof given === 'object' ? 'an object of another kind' : describeValue(given, scope);
+    throw propError(scope, 'nodeDiskCache', `must be NodeDiskCache.instanceStore(), got ${got}.`);
+  }
+  if (given._deviceModel !== undefined) checkDeviceModel(scope, 'nodeDiskCache.deviceModel', given._deviceModel);
+  return given;
+}
