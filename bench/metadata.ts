@@ -82,7 +82,7 @@ function fleetUserData(s: MetadataSettings): {
   const fileSystem = importedFs(stack);
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), clientCidrs: [LAB_SUBNET],
-    mountTimeout: Duration.seconds(150), nfsdThreads: 16,
+    mountTimeout: Duration.seconds(150), tuning: { nfsdThreads: 16 },
     mirrorPaths: ['/efs/app'],
     // The bench holds the timer and starts each sync itself: the passes' counters are the passes' own.
     mirrorInterval: Duration.minutes(10),

@@ -61,7 +61,7 @@ function userData(): { node: string; nodeTags: Record<string, string>; clientOpt
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), clientCidrs: [LAB_SUBNET],
-    mountTimeout: Duration.seconds(150), nfsdThreads: 16, metrics: false,
+    mountTimeout: Duration.seconds(150), tuning: { nfsdThreads: 16 }, metrics: false,
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(fleet) });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;

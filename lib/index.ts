@@ -4,7 +4,9 @@ export { OriginFileSystem, OriginFileSystemOptions, OriginFileSystemProps } from
 export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions } from './cached-file-system';
 export { CacheFleet } from './cache-fleet/cache-fleet';
 export { CacheOrigin, EfsOriginOptions, NfsServerOptions, NfsServerPorts } from './cache-fleet/cache-origin';
-export { CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ICacheFleet } from './cache-fleet/options';
+export {
+  CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ICacheFleet, TuningOptions, WarmingOptions,
+} from './cache-fleet/options';
 export { Capacity, ElasticCapacityOptions } from './cache-fleet/capacity';
 export { NodeDiskCache, NodeDiskCacheOptions } from './cache-fleet/node-disk-cache';
 export { DiskCacheMetric, MirrorMetric } from './monitoring/metrics';

@@ -63,8 +63,8 @@ const EXTRA: Case[] = [
         vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(2), originPath: '/data', exportPath: '/cache',
         clientCidrs: ['10.50.0.0/16'],
         attributeCacheTimeout: Duration.seconds(30), directoryCacheTimeout: Duration.seconds(20), closeToOpenConsistency: true,
-        nfsdThreads: 128, readAhead: Size.mebibytes(4), sunrpcSlotTableEntries: 256, vfsCachePressure: 50,
-        warmPaths: ['/cache/models'], warmWorkers: 8, rewarmInterval: Duration.hours(6), workingSetSize: Size.gibibytes(40),
+        tuning: { nfsdThreads: 128, readAhead: Size.mebibytes(4), sunrpcSlotTableEntries: 256, vfsCachePressure: 50 },
+        warming: { paths: ['/cache/models'], workers: 8, rewarmInterval: Duration.hours(6) }, workingSetSize: Size.gibibytes(40),
         mountTimeout: Duration.minutes(3), signalTimeout: Duration.minutes(30), rootVolumeSize: Size.gibibytes(40),
         metrics: false,
       });

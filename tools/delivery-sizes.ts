@@ -26,7 +26,7 @@ const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Fs', {
 });
 const fleet = new CacheFleet(stack, 'Fleet', {
   vpc, origin: CacheOrigin.efs(fileSystem), capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
-  clientNfsVersion: NfsVersion.NFS_V3, mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
+  clientNfsVersion: NfsVersion.NFS_V3, mirrorPaths: ['/efs/app', '/efs/www'], warming: { paths: ['/efs/models'] },
 });
 const template = Template.fromStack(stack).toJSON() as CfnTemplate;
 const id = stack.getLogicalId(fleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate);

@@ -162,7 +162,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
    * identical on every node (a UUID; a number with NFSv3).
    */
   public readonly fsid: string;
-  /** nfsd threads per node. */
+  /** nfsd threads per node (`tuning.nfsdThreads`, or its default for the node type). */
   public readonly nfsdThreads: number;
   /** The nodes' instance type. */
   public readonly instanceType: ec2.InstanceType;
@@ -177,7 +177,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   /** The NFS version clients mount the fleet with (`clientNfsVersion`): `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3`. */
   public readonly clientNfsVersion: NfsVersion;
   /**
-   * With `warmPaths`: an SSM Command document that warms the nodes on demand (it runs the nodes'
+   * With `warming`: an SSM Command document that warms the nodes on demand (it runs the nodes'
    * `/usr/local/sbin/efs-cache-warm`, the same warming as at boot and on the re-warm timer), for example after new
    * data landed: `aws ssm send-command --document-name <warmDocument.ref> --targets
    * Key=tag:cdk-efs-cache:fleet,Values=<fleet.node.addr>`.
@@ -200,8 +200,9 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.attributeCacheTimeout = props.attributeCacheTimeout ?? DEFAULTS.attributeCacheTimeout;
     this.directoryCacheTimeout = props.directoryCacheTimeout ?? DEFAULTS.directoryCacheTimeout;
     this.exportPath = props.exportPath ?? DEFAULTS.exportPath;
-    this.nfsdThreads = props.nfsdThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
-    warnUnknownNodeSize(this, this.instanceType, facts, props.nfsdThreads === undefined ? this.nfsdThreads : undefined);
+    const givenThreads = props.tuning?.nfsdThreads;
+    this.nfsdThreads = givenThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
+    warnUnknownNodeSize(this, this.instanceType, facts, givenThreads === undefined ? this.nfsdThreads : undefined);
     this.clientNfsVersion = props.clientNfsVersion ?? DEFAULTS.clientNfsVersion;
     const v3 = this.clientNfsVersion === NfsVersion.NFS_V3;
     // NFSv3: a number (4 bytes in every file handle) rather than a UUID (16), room for a longer origin handle in 64.
@@ -325,13 +326,14 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.targetGroup = this.fanOutResources.targetGroup;
     this.mirrorTargetGroup = this.fanOutResources.mirrorTargetGroup;
 
-    if (props.warmPaths?.length) {
+    const warmPaths = props.warming?.paths ?? [];
+    if (warmPaths.length) {
       this.warmDocument = new ssm.CfnDocument(this, 'WarmDocument', {
         documentType: 'Command',
         updateMethod: 'NewVersion',
         content: {
           schemaVersion: '2.2',
-          description: `Warm the RAM cache of the EFS cache nodes of ${this.node.path}: read ${props.warmPaths.join(' ')} in parallel.`,
+          description: `Warm the RAM cache of the EFS cache nodes of ${this.node.path}: read ${warmPaths.join(' ')} in parallel.`,
           mainSteps: [{
             action: 'aws:runShellScript',
             name: 'warm',

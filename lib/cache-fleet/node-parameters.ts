@@ -62,7 +62,9 @@ export interface NodeValues {
 export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFleetProps, v: NodeValues): Record<string, string> {
   const stack = Stack.of(fleet);
   const clientCidrs = props.clientCidrs ?? [props.vpc.vpcCidrBlock];
-  const rewarm = props.warmPaths?.length ? (props.rewarmInterval ?? DEFAULTS.rewarmInterval) : undefined;
+  const tuning = props.tuning ?? {};
+  const warming = props.warming;
+  const rewarm = warming?.paths.length ? (warming.rewarmInterval ?? DEFAULTS.warming.rewarmInterval) : undefined;
   return {
     EFSC_ORIGIN_SERVER: v.origin.server,
     EFSC_ORIGIN_PATH: originServerPath(v.origin, props.originPath ?? DEFAULTS.originPath),
@@ -73,11 +75,11 @@ export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFl
     EFSC_EXPORT_FSID: v.fsid,
     EFSC_EXPORT_CLIENTS: exportClients(clientCidrs),
     EFSC_NFSD_THREADS: String(v.nfsdThreads),
-    EFSC_READ_AHEAD_KB: String((props.readAhead ?? DEFAULTS.readAhead).toKibibytes()),
-    EFSC_SUNRPC_SLOTS: String(props.sunrpcSlotTableEntries ?? DEFAULTS.sunrpcSlotTableEntries),
-    EFSC_VFS_CACHE_PRESSURE: String(props.vfsCachePressure ?? DEFAULTS.vfsCachePressure),
-    EFSC_WARM_PATHS: (props.warmPaths ?? []).join(' '),
-    EFSC_WARM_WORKERS: String(props.warmWorkers ?? DEFAULTS.warmWorkers),
+    EFSC_READ_AHEAD_KB: String((tuning.readAhead ?? DEFAULTS.tuning.readAhead).toKibibytes()),
+    EFSC_SUNRPC_SLOTS: String(tuning.sunrpcSlotTableEntries ?? DEFAULTS.tuning.sunrpcSlotTableEntries),
+    EFSC_VFS_CACHE_PRESSURE: String(tuning.vfsCachePressure ?? DEFAULTS.tuning.vfsCachePressure),
+    EFSC_WARM_PATHS: (warming?.paths ?? []).join(' '),
+    EFSC_WARM_WORKERS: String(warming?.workers ?? DEFAULTS.warming.workers),
     EFSC_REWARM_INTERVAL: rewarm ? systemdTimeSpan(rewarm) : '',
     ...instanceMetrics(fleet, role, props.metrics ?? DEFAULTS.metrics),
     ...mirrorParameters(fleet.node.path, props, originBaseOptions(v.origin, v.mountHelper), v.diskCache),

@@ -14,6 +14,58 @@ import { NfsVersion } from '../nfs-version';
  * validation, its import and its clients share, and the defaults they apply, each written once.
  */
 
+/** Settings of the cache nodes' nfsd and kernel (`CacheFleetOptions.tuning`). */
+export interface TuningOptions {
+  /**
+   * nfsd threads per node.
+   *
+   * @default - 2 per vCPU, at least 8 (128 on a c7gn.16xlarge); 64 when the type's vCPU count is not known (with
+   * a synth warning)
+   */
+  readonly nfsdThreads?: number;
+
+  /**
+   * Read-ahead of the origin mount on the nodes.
+   *
+   * @default Size.mebibytes(8)
+   */
+  readonly readAhead?: Size;
+
+  /**
+   * sunrpc TCP slot table entries (concurrent RPCs per connection to the origin).
+   *
+   * @default 128
+   */
+  readonly sunrpcSlotTableEntries?: number;
+
+  /**
+   * vm.vfs_cache_pressure: low values keep inodes and dentries cached, which metadata-heavy work wants.
+   *
+   * @default 1
+   */
+  readonly vfsCachePressure?: number;
+}
+
+/** Warming of the cache nodes (`CacheFleetOptions.warming`): what a node reads before it serves, and how often again. */
+export interface WarmingOptions {
+  /** Paths under `exportPath` read in parallel before a node starts serving, so the first client read hits RAM. */
+  readonly paths: string[];
+
+  /**
+   * Parallel readers when warming.
+   *
+   * @default 16
+   */
+  readonly workers?: number;
+
+  /**
+   * How often a node reads the paths again, bringing back what the page cache evicted. Whole minutes, at least 5.
+   *
+   * @default Duration.hours(6)
+   */
+  readonly rewarmInterval?: Duration;
+}
+
 /**
  * Options of a cache fleet, shared by `CacheFleet` and `CachedFileSystem`'s `cacheFleet` prop.
  */
@@ -107,35 +159,6 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly clientNfsVersion?: NfsVersion;
 
   /**
-   * nfsd threads per node.
-   *
-   * @default - 2 per vCPU, at least 8 (128 on a c7gn.16xlarge); 64 when the type's vCPU count is not known (with
-   * a synth warning)
-   */
-  readonly nfsdThreads?: number;
-
-  /**
-   * Read-ahead of the origin mount on the nodes.
-   *
-   * @default Size.mebibytes(8)
-   */
-  readonly readAhead?: Size;
-
-  /**
-   * sunrpc TCP slot table entries (concurrent RPCs per connection to the origin).
-   *
-   * @default 128
-   */
-  readonly sunrpcSlotTableEntries?: number;
-
-  /**
-   * vm.vfs_cache_pressure: low values keep inodes and dentries cached, which metadata-heavy work wants.
-   *
-   * @default 1
-   */
-  readonly vfsCachePressure?: number;
-
-  /**
    * A second cache level on each node, on its NVMe instance store (`NodeDiskCache.instanceStore()`): a working set
    * larger than RAM is still served from the node. The node type must have NVMe instance store.
    *
@@ -144,25 +167,20 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly nodeDiskCache?: NodeDiskCache;
 
   /**
-   * Paths under `exportPath` read in parallel before a node starts serving, so the first client read hits RAM.
+   * Settings of the nodes' nfsd and kernel: nfsd threads, the origin mount's read-ahead, sunrpc slots, and
+   * vm.vfs_cache_pressure.
+   *
+   * @default - each setting's own default (`TuningOptions`)
+   */
+  readonly tuning?: TuningOptions;
+
+  /**
+   * Warming: paths under `exportPath` that a node reads in parallel before it serves, and again on a timer, so that the
+   * first client read hits RAM.
    *
    * @default - no warming
    */
-  readonly warmPaths?: string[];
-
-  /**
-   * Parallel readers when warming.
-   *
-   * @default 16
-   */
-  readonly warmWorkers?: number;
-
-  /**
-   * How often a node reads the warm paths again, bringing back what the page cache evicted. Whole minutes.
-   *
-   * @default Duration.hours(6) when warmPaths are given
-   */
-  readonly rewarmInterval?: Duration;
+  readonly warming?: WarmingOptions;
 
   /**
    * The data a node is expected to hold in RAM. A node type with less memory gets a synth-time warning.
@@ -315,11 +333,8 @@ export const CACHE_FLEET_DEFAULTS = {
   attributeCacheTimeout: Duration.minutes(10),
   directoryCacheTimeout: Duration.minutes(10),
   clientNfsVersion: NfsVersion.NFS_V4_1,
-  readAhead: Size.mebibytes(8),
-  sunrpcSlotTableEntries: 128,
-  vfsCachePressure: 1,
-  warmWorkers: 16,
-  rewarmInterval: Duration.hours(6),
+  tuning: { readAhead: Size.mebibytes(8), sunrpcSlotTableEntries: 128, vfsCachePressure: 1 },
+  warming: { workers: 16, rewarmInterval: Duration.hours(6) },
   mountTimeout: Duration.minutes(3),
   signalTimeout: Duration.minutes(20),
   rootVolumeSize: Size.gibibytes(16),

@@ -9,7 +9,7 @@ import { checkKernel } from '../private/kernel';
 import { instanceTypeFacts } from '../private/instance-types';
 import { NfsVersion } from '../nfs-version';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
-import { CACHE_FLEET_DEFAULTS, CacheFleetOptions } from './options';
+import { CACHE_FLEET_DEFAULTS, CacheFleetOptions, WarmingOptions } from './options';
 import { Capacity, resolveCapacity } from './capacity';
 import { validateElastic } from './elastic';
 import { FanOut, resolveFanOut } from './fan-out';
@@ -25,15 +25,17 @@ export const NODE_CACHE_DIR = '/var/cache/fscache';
 export function validateCacheFleetOptions(
   scope: Construct, o: CacheFleetOptions, facts = instanceTypeFacts(o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE)),
 ): void {
-  const int = (name: keyof CacheFleetOptions, v: number | undefined, min: number, max: number) => {
+  const int = (name: string, v: number | undefined, min: number, max: number) => {
     if (v === undefined || Token.isUnresolved(v)) return;
     if (!Number.isInteger(v) || v < min || v > max) throw propError(scope, name, `must be a whole number from ${min} to ${max}, got ${v}.`);
   };
   const capacity = resolveCapacity(scope, o.capacity, CACHE_FLEET_DEFAULTS.capacity);
-  int('nfsdThreads', o.nfsdThreads, 1, 4096);
-  int('sunrpcSlotTableEntries', o.sunrpcSlotTableEntries, 2, 65536);
-  int('vfsCachePressure', o.vfsCachePressure, 0, 1000);
-  int('warmWorkers', o.warmWorkers, 1, 512);
+  const tuning = o.tuning ?? {};
+  const warming = o.warming;
+  int('tuning.nfsdThreads', tuning.nfsdThreads, 1, 4096);
+  int('tuning.sunrpcSlotTableEntries', tuning.sunrpcSlotTableEntries, 2, 65536);
+  int('tuning.vfsCachePressure', tuning.vfsCachePressure, 0, 1000);
+  int('warming.workers', warming?.workers, 1, 512);
   const exportPath = o.exportPath ?? CACHE_FLEET_DEFAULTS.exportPath;
   knownAtSynth(scope, 'exportPath', exportPath, 'mirror and warm paths are checked against it');
   knownAtSynth(scope, 'originPath', o.originPath, 'the fleet\'s file system id is derived from it');
@@ -56,24 +58,7 @@ export function validateCacheFleetOptions(
   checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? DEFAULT_INSTANCE_TYPE));
   checkImageArchitecture(scope, o.machineImage, o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE));
   checkKernel(scope, o);
-  for (const p of o.warmPaths ?? []) {
-    knownAtSynth(scope, 'warmPaths', p, 'each is checked against exportPath');
-    if (!PATH_RE.test(p) || DOT_SEGMENT_RE.test(p)) throw propError(scope, 'warmPaths', `'${p}' is not an absolute path.`);
-    if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {
-      throw propError(scope, 'warmPaths', `'${p}' is outside the export (exportPath '${exportPath}'); warm paths are node paths under it, e.g. '${exportPath}/data'.`);
-    }
-  }
-  if (o.rewarmInterval && !o.warmPaths?.length) {
-    throw propError(scope, 'rewarmInterval', 'needs warmPaths: there is nothing to re-warm.');
-  }
-  if (o.warmWorkers !== undefined && !o.warmPaths?.length) {
-    throw propError(scope, 'warmWorkers', 'needs warmPaths: there is nothing to warm.');
-  }
-  if (o.rewarmInterval) {
-    knownAtSynth(scope, 'rewarmInterval', o.rewarmInterval);
-    const minutes = o.rewarmInterval.toMinutes({ integral: false });
-    if (!Number.isInteger(minutes) || minutes < 5) throw propError(scope, 'rewarmInterval', `must be whole minutes, at least 5, got ${o.rewarmInterval.toHumanString()}.`);
-  }
+  if (warming) validateWarming(scope, warming, exportPath);
   for (const [name, d] of [['attributeCacheTimeout', o.attributeCacheTimeout], ['directoryCacheTimeout', o.directoryCacheTimeout]] as const) {
     knownAtSynth(scope, name, d);
     if (d && (d.toSeconds() < 0 || d.toSeconds() > 3600)) throw propError(scope, name, `must be between 0 and 60 minutes, got ${d.toHumanString()}.`);
@@ -87,10 +72,10 @@ export function validateCacheFleetOptions(
   wholeGib(scope, 'rootVolumeSize', o.rootVolumeSize, 8, 16384);
   // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.
   wholeSeconds(scope, 'signalTimeout', o.signalTimeout, 300, 43200, '5 minutes to 12 hours');
-  if (o.readAhead) {
-    knownAtSynth(scope, 'readAhead', o.readAhead);
-    const kib = o.readAhead.toKibibytes({ rounding: SizeRoundingBehavior.NONE });
-    if (!Number.isInteger(kib) || kib < 0 || kib > 1048576) throw propError(scope, 'readAhead', `must be whole KiB from 0 to 1 GiB, got ${kib} KiB.`);
+  if (tuning.readAhead) {
+    knownAtSynth(scope, 'tuning.readAhead', tuning.readAhead);
+    const kib = tuning.readAhead.toKibibytes({ rounding: SizeRoundingBehavior.NONE });
+    if (!Number.isInteger(kib) || kib < 0 || kib > 1048576) throw propError(scope, 'tuning.readAhead', `must be whole KiB from 0 to 1 GiB, got ${kib} KiB.`);
   }
   knownAtSynth(scope, 'workingSetSize', o.workingSetSize, 'it is compared with the nodes\' memory');
   if (o.workingSetSize && o.workingSetSize.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
@@ -109,6 +94,25 @@ export function validateCacheFleetOptions(
 /** The fan-out of a fleet that gives none: the load balancer for an elastic fleet, which it adds and drains. */
 export function defaultFanOut(capacity: Capacity): FanOut {
   return capacity._elastic ? CACHE_FLEET_DEFAULTS.elasticFanOut : CACHE_FLEET_DEFAULTS.fanOut;
+}
+
+/** Throws `Invalid warming.<option>` for warming that cannot work: no path, a path outside the export, a short interval. */
+function validateWarming(scope: Construct, w: WarmingOptions, exportPath: string): void {
+  if (!w.paths?.length) throw propError(scope, 'warming.paths', 'is empty: there is nothing to warm. Leave warming out for no warming.');
+  for (const p of w.paths) {
+    knownAtSynth(scope, 'warming.paths', p, 'each is checked against exportPath');
+    if (!PATH_RE.test(p) || DOT_SEGMENT_RE.test(p)) throw propError(scope, 'warming.paths', `'${p}' is not an absolute path.`);
+    if (p !== exportPath && !p.startsWith(`${exportPath}/`)) {
+      throw propError(scope, 'warming.paths', `'${p}' is outside the export (exportPath '${exportPath}'); warm paths are node paths under it, e.g. '${exportPath}/data'.`);
+    }
+  }
+  if (w.rewarmInterval) {
+    knownAtSynth(scope, 'warming.rewarmInterval', w.rewarmInterval);
+    const minutes = w.rewarmInterval.toMinutes({ integral: false });
+    if (!Number.isInteger(minutes) || minutes < 5) {
+      throw propError(scope, 'warming.rewarmInterval', `must be whole minutes, at least 5, got ${w.rewarmInterval.toHumanString()}.`);
+    }
+  }
 }
 
 /**

@@ -170,13 +170,13 @@ export function defaultImageArchitecture(scope: IConstruct, instanceType: ec2.In
 /**
  * Warns (`instanceType:`) when a cache node type's vCPUs or memory are not known from its name: the nfsd thread
  * default then falls back to a fixed number, and `workingSetSize` cannot be compared with the node's memory.
- * `defaultThreads`: the threads chosen for the user, undefined when they set `nfsdThreads`.
+ * `defaultThreads`: the threads chosen for the user, undefined when they set `tuning.nfsdThreads`.
  */
 export function warnUnknownNodeSize(scope: Construct, instanceType: ec2.InstanceType, facts: InstanceTypeFacts, defaultThreads?: number): void {
   if (facts.vcpus !== undefined && facts.memoryGiB !== undefined) return;
   const consequences = [
     ...(facts.vcpus === undefined && defaultThreads !== undefined
-      ? [`each node runs ${defaultThreads} nfsd threads by default (set nfsdThreads to size them)`] : []),
+      ? [`each node runs ${defaultThreads} nfsd threads by default (set tuning.nfsdThreads to size them)`] : []),
     'workingSetSize cannot be checked against its memory',
   ];
   Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownInstanceSize',

@@ -26,6 +26,13 @@ export const REMOVED_FLEET_PROPS: Readonly<Record<string, string>> = {
   elastic: 'was moved into capacity in 0.2: give capacity: Capacity.elastic({ ... }), with the same options.',
   nodeDiskCacheDeviceModel: 'was moved into nodeDiskCache in 0.2: give nodeDiskCache: NodeDiskCache.instanceStore({ deviceModel }).',
   nodeDiskCacheRequireSelfTest: 'was moved into nodeDiskCache in 0.2: give nodeDiskCache: NodeDiskCache.instanceStore({ requireSelfTest }).',
+  nfsdThreads: 'was moved into tuning in 0.2: give tuning: { nfsdThreads }.',
+  readAhead: 'was moved into tuning in 0.2: give tuning: { readAhead }.',
+  sunrpcSlotTableEntries: 'was moved into tuning in 0.2: give tuning: { sunrpcSlotTableEntries }.',
+  vfsCachePressure: 'was moved into tuning in 0.2: give tuning: { vfsCachePressure }.',
+  warmPaths: 'was moved into warming in 0.2: give warming: { paths }.',
+  warmWorkers: 'was moved into warming in 0.2: give warming: { paths, workers }.',
+  rewarmInterval: 'was moved into warming in 0.2: give warming: { paths, rewarmInterval }.',
 };
 
 /** The client props of 0.1 that 0.2 removed (see REMOVED_FLEET_PROPS). */

@@ -219,7 +219,7 @@ describe('commands users add to a template\'s userData', () => {
     const { app, stack, vpc } = stackWithVpc();
     const fleet = new CacheFleet(stack, 'Fleet', {
       vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
-      clientNfsVersion: NfsVersion.NFS_V3, mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
+      clientNfsVersion: NfsVersion.NFS_V3, mirrorPaths: ['/efs/app', '/efs/www'], warming: { paths: ['/efs/models'] },
     });
     const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }) });
     // 8,192 bytes of commands: 64 lines of 128 bytes (127 and the newline).

@@ -67,23 +67,23 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: a warm path outside the export',
-    build: fleet({ warmPaths: ['/data/x'] }),
-    error: /^Invalid warmPaths: '\/data\/x' is outside the export/,
+    build: fleet({ warming: { paths: ['/data/x'] } }),
+    error: /^Invalid warming\.paths: '\/data\/x' is outside the export/,
   },
   {
     name: 'fleet: a relative warm path',
-    build: fleet({ warmPaths: ['x'] }),
-    error: /^Invalid warmPaths: 'x' is not an absolute path/,
+    build: fleet({ warming: { paths: ['x'] } }),
+    error: /^Invalid warming\.paths: 'x' is not an absolute path/,
   },
   {
     name: 'fleet: re-warming with nothing to warm',
-    build: fleet({ rewarmInterval: Duration.hours(1) }),
-    error: /^Invalid rewarmInterval: needs warmPaths/,
+    build: fleet({ warming: { paths: [], rewarmInterval: Duration.hours(1) } }),
+    error: /^Invalid warming\.paths: is empty: there is nothing to warm\. Leave warming out for no warming\./,
   },
   {
-    name: 'fleet: warm workers with nothing to warm',
-    build: fleet({ warmWorkers: 4 }),
-    error: /^Invalid warmWorkers: needs warmPaths/,
+    name: 'fleet: warm workers with nothing to warm (JavaScript: no paths)',
+    build: fleet({ warming: { workers: 4 } } as unknown as Partial<CacheFleetProps>),
+    error: /^Invalid warming\.paths: is empty: there is nothing to warm/,
   },
   {
     name: 'fleet: a mirror path outside the export',
@@ -405,8 +405,8 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: zero nfsd threads',
-    build: fleet({ nfsdThreads: 0 }),
-    error: /^Invalid nfsdThreads/,
+    build: fleet({ tuning: { nfsdThreads: 0 } }),
+    error: /^Invalid tuning\.nfsdThreads: must be a whole number from 1 to 4096, got 0\. \(at [^;]*; in Python: tuning\.nfsd_threads\)/,
   },
   {
     name: 'fleet: an attribute cache timeout over an hour',
@@ -430,8 +430,8 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: a read-ahead of 1 TiB',
-    build: fleet({ readAhead: Size.tebibytes(1) }),
-    error: /^Invalid readAhead: must be whole KiB from 0 to 1 GiB/,
+    build: fleet({ tuning: { readAhead: Size.tebibytes(1) } }),
+    error: /^Invalid tuning\.readAhead: must be whole KiB from 0 to 1 GiB/,
   },
   {
     name: 'fleet: an empty working set',
@@ -478,7 +478,7 @@ const CASES: BadInput[] = [
     name: 'fleet: a bare-metal node type (warning)',
     build: fleet({ instanceType: new ec2.InstanceType('c7gn.metal') }),
     warning: new RegExp(/^instanceType: the vCPUs and memory of c7gn.metal are not known here, so each node runs 64 nfsd threads by default /.source +
-      /\(set nfsdThreads to size them\), and workingSetSize cannot be checked/.source),
+      /\(set tuning\.nfsdThreads to size them\), and workingSetSize cannot be checked/.source),
   },
   {
     name: 'fleet: a node type name that does not parse (warning)',
@@ -487,7 +487,7 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: unknown vCPUs with nfsdThreads given (warning)',
-    build: fleet({ instanceType: new ec2.InstanceType('m7i.metal-48xl'), nfsdThreads: 192 }),
+    build: fleet({ instanceType: new ec2.InstanceType('m7i.metal-48xl'), tuning: { nfsdThreads: 192 } }),
     warning: /^instanceType: the vCPUs and memory of m7i.metal-48xl are not known here, so workingSetSize cannot be checked/,
   },
   {
@@ -801,6 +801,24 @@ const CASES: BadInput[] = [
     name: 'fleet: a number given as capacity (JavaScript)',
     build: fleet({ capacity: 3 } as unknown as Partial<CacheFleetProps>),
     error: /^Invalid capacity: must be Capacity\.nodes\(count\) or Capacity\.elastic\(\{ maxNodes \}\), got 3\./,
+  },
+  ...([
+    ['nfsdThreads', 'tuning', '{ nfsdThreads }'],
+    ['readAhead', 'tuning', '{ readAhead }'],
+    ['sunrpcSlotTableEntries', 'tuning', '{ sunrpcSlotTableEntries }'],
+    ['vfsCachePressure', 'tuning', '{ vfsCachePressure }'],
+    ['warmPaths', 'warming', '{ paths }'],
+    ['warmWorkers', 'warming', '{ paths, workers }'],
+    ['rewarmInterval', 'warming', '{ paths, rewarmInterval }'],
+  ] as const).map(([prop, group, options]): BadInput => ({
+    name: `fleet: the ${prop} prop, moved into ${group} in 0.2 (JavaScript)`,
+    build: fleet({ [prop]: 1 } as Partial<CacheFleetProps>),
+    error: new RegExp(`^Invalid ${prop}: was moved into ${group} in 0\\.2: give ${group}: ${options.replace(/[{}]/g, '\\$&')}\\.`),
+  })),
+  {
+    name: 'fleet in a CachedFileSystem: the warmPaths prop of 0.1 (JavaScript)',
+    build: (stack, vpc) => new CachedFileSystem(stack, 'Cached', { vpc, cacheFleet: { warmPaths: ['/efs/models'] } as object }),
+    error: /^Invalid warmPaths: was moved into warming in 0\.2: give warming: \{ paths \}\./,
   },
   {
     name: 'fleet in a CachedFileSystem: a fan-out prop of 0.1 (JavaScript)',

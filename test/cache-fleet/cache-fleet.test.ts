@@ -77,7 +77,7 @@ describe('CacheFleet node configuration', () => {
   });
 
   test('user data starts with the shebang and stays under 16 KB (size printed)', () => {
-    const { userData, fleet: f } = fleet({ warmPaths: ['/efs/models', '/efs/datasets'] });
+    const { userData, fleet: f } = fleet({ warming: { paths: ['/efs/models', '/efs/datasets'] } });
     for (const [id, text] of Object.entries(userData)) {
       expect(text.startsWith('#!/bin/bash\nset -euo pipefail\n')).toBe(true);
       expect(Buffer.byteLength(text)).toBeLessThan(16 * 1024);
@@ -103,18 +103,13 @@ describe('CacheFleet node configuration', () => {
   test('timers, threads, tuning and warming follow the props', () => {
     const { params } = fleet({
       capacity: Capacity.nodes(1),
-      nfsdThreads: 256,
       attributeCacheTimeout: Duration.seconds(30),
       directoryCacheTimeout: Duration.seconds(5),
       closeToOpenConsistency: true,
-      readAhead: Size.mebibytes(16),
-      sunrpcSlotTableEntries: 64,
-      vfsCachePressure: 50,
+      tuning: { nfsdThreads: 256, readAhead: Size.mebibytes(16), sunrpcSlotTableEntries: 64, vfsCachePressure: 50 },
       exportPath: '/cache',
       originPath: '/datasets',
-      warmPaths: ['/cache/a', '/cache/b'],
-      warmWorkers: 4,
-      rewarmInterval: Duration.minutes(90),
+      warming: { paths: ['/cache/a', '/cache/b'], workers: 4, rewarmInterval: Duration.minutes(90) },
       clientCidrs: ['10.1.0.0/16', '10.2.0.0/16'],
       mountTimeout: Duration.seconds(30),
     }, { mountHelper: MountHelper.NFS });
@@ -138,7 +133,7 @@ describe('CacheFleet node configuration', () => {
   });
 
   test('re-warming defaults to every 6 hours when warm paths are given', () => {
-    expect(fleet({ warmPaths: ['/efs/x'] }).params[0].EFSC_REWARM_INTERVAL).toBe('6h');
+    expect(fleet({ warming: { paths: ['/efs/x'] } }).params[0].EFSC_REWARM_INTERVAL).toBe('6h');
   });
 
   test('nodes: IMDSv2 only, encrypted gp3 root, no SSH key, one instance per group, signals awaited', () => {

@@ -118,7 +118,7 @@ function nfsServerFleet(name: string, peer: 'cidr' | 'group'): GateConfig {
       const fleet = new CacheFleet(stack, 'Fleet', {
         vpc, origin, capacity: Capacity.nodes(2),
         ...(peer === 'cidr'
-          ? { mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] }
+          ? { mirrorPaths: ['/efs/app'], warming: { paths: ['/efs/models'] } }
           : { instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(), fanOut: FanOut.networkLoadBalancer() }),
       });
       new FsCacheClientLaunchTemplate(stack, 'Clients', {
@@ -150,7 +150,7 @@ export const MATRIX: GateConfig[] = [
     clients: [{ instanceType: x86Client, source: viaFleet }],
   }),
   variant('Route53WarmArm', {
-    fleet: { capacity: Capacity.nodes(2), instanceType: armNode, warmPaths: ['/efs/models', '/efs/datasets/train'] },
+    fleet: { capacity: Capacity.nodes(2), instanceType: armNode, warming: { paths: ['/efs/models', '/efs/datasets/train'] } },
     clients: [
       { instanceType: armClient, source: viaFleet },
       { instanceType: x86Client, source: direct },
@@ -158,7 +158,7 @@ export const MATRIX: GateConfig[] = [
   }),
   variant('NlbOneNode', { fleet: { capacity: Capacity.nodes(1), fanOut: FanOut.networkLoadBalancer() }, clients: [{}] }),
   variant('NlbFourNodesX86Warm', {
-    fleet: { capacity: Capacity.nodes(4), fanOut: FanOut.networkLoadBalancer(), instanceType: x86Node, warmPaths: ['/efs'] },
+    fleet: { capacity: Capacity.nodes(4), fanOut: FanOut.networkLoadBalancer(), instanceType: x86Node, warming: { paths: ['/efs'] } },
     clients: [{ instanceType: armClient }],
   }),
   // An NLB fleet with mirrors (a second listener, on the mirrors' port 2050) and clients that mount one.
@@ -168,7 +168,7 @@ export const MATRIX: GateConfig[] = [
   }),
   // An elastic fleet (one Auto Scaling group with lifecycle hooks and scaling policies) with mirrors and warming.
   variant('NlbElasticMirrorWarm', {
-    fleet: { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 8 }), mirrorPaths: ['/efs/app'], warmPaths: ['/efs/models'] },
+    fleet: { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 8 }), mirrorPaths: ['/efs/app'], warming: { paths: ['/efs/models'] } },
     clients: [{ instanceType: armClient, source: viaFleet }],
     mirrorClients: ['/efs/app'],
   }),
@@ -180,7 +180,7 @@ export const MATRIX: GateConfig[] = [
   variant('DiskCacheMirrorWarm', {
     fleet: {
       capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
-      mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'],
+      mirrorPaths: ['/efs/app', '/efs/www'], warming: { paths: ['/efs/models'] },
     },
     clients: [{ instanceType: armClient, source: viaFleet }],
     mirrorClients: ['/efs/www'],
@@ -189,12 +189,12 @@ export const MATRIX: GateConfig[] = [
   variant('DiskCacheNfsV3MirrorWarm', {
     fleet: {
       capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
-      mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'], clientNfsVersion: NfsVersion.NFS_V3,
+      mirrorPaths: ['/efs/app', '/efs/www'], warming: { paths: ['/efs/models'] }, clientNfsVersion: NfsVersion.NFS_V3,
     },
     clients: [{ instanceType: armClient, source: viaFleet }],
   }),
   variant('NfsV3MirrorWarm', {
-    fleet: { capacity: Capacity.nodes(2), mirrorPaths: ['/efs/app', '/efs/www'], warmPaths: ['/efs/models'], clientNfsVersion: NfsVersion.NFS_V3 },
+    fleet: { capacity: Capacity.nodes(2), mirrorPaths: ['/efs/app', '/efs/www'], warming: { paths: ['/efs/models'] }, clientNfsVersion: NfsVersion.NFS_V3 },
     clients: [{ instanceType: armClient, source: viaFleet }],
   }),
   nfsServerFleet('NfsServerOutsideVpc', 'cidr'),
@@ -202,7 +202,7 @@ export const MATRIX: GateConfig[] = [
   variant('ImportedOriginClient', { importedOrigin: true, clients: [{ instanceType: x86Client }] }),
   variant('ImportedOriginFleet', {
     importedOrigin: true,
-    fleet: { capacity: Capacity.nodes(2), fanOut: FanOut.route53(), warmPaths: ['/efs/hot'] },
+    fleet: { capacity: Capacity.nodes(2), fanOut: FanOut.route53(), warming: { paths: ['/efs/hot'] } },
     clients: [
       { instanceType: armClient, source: viaFleet },
       { instanceType: ebsClient, diskCache: DiskCache.ebs(), source: direct },

@@ -61,7 +61,7 @@ function kernelUserData(tag: string): KernelUserData {
     capacity: Capacity.nodes(1),
     clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(150),
-    nfsdThreads: 16,
+    tuning: { nfsdThreads: 16 },
     clientNfsVersion: NfsVersion.NFS_V3,
     mirrorPaths: ['/efs/app'],
     mirrorSize: Size.mebibytes(64),
@@ -226,7 +226,7 @@ describe('lab: the kernel matrix', () => {
       const exports = (await node.execOk('exportfs -v')).replace(/\s+/g, ' ');
       expect(exports).toMatch(new RegExp(`/efs \\S+\\([^)]*fsid=${ud.fsid}`));
       expect(await node.execOk('cat /var/log/lab-aws.log')).toMatch(/--status SUCCESS/);
-      // The boot self-test of the node's disk cache (nodeDiskCacheRequireSelfTest): a re-read served by FS-Cache.
+      // The boot self-test of the node's disk cache (NodeDiskCache.instanceStore({ requireSelfTest })): a re-read served by FS-Cache.
       const selfTest = (await node.execOk("journalctl -b -o cat | grep -m1 'cache self-test' || true")).trim();
       progress(`kernel ${tag}: ${selfTest}`);
       expect(selfTest).toMatch(/cache self-test: FS-Cache served a re-read of \/efs\/\S+ \(\d+ bytes\): \d+ bytes from the server, [1-9]\d* FS-Cache reads/);

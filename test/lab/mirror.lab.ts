@@ -44,7 +44,7 @@ function mirrorNodeUserData(extra: Partial<CacheFleetProps> = {}): { userData: s
     clientCidrs: [LAB_SUBNET],
     // (h) waits this long for a mount of an origin that does not answer.
     mountTimeout: Duration.seconds(60),
-    nfsdThreads: 16,
+    tuning: { nfsdThreads: 16 },
     mirrorPaths: ['/efs/app'],
     mirrorInterval: Duration.seconds(INTERVAL_S),
     mirrorSize: Size.mebibytes(64),

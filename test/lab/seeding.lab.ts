@@ -106,7 +106,7 @@ function synthesize(): {
     capacity: Capacity.nodes(1),
     instanceType: new ec2.InstanceType('c6i.large'),
     clientCidrs: [`${SUBNET}.0/24`],
-    warmPaths: ['/efs/warm'],
+    warming: { paths: ['/efs/warm'] },
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const logicalId = (c: { node: { defaultChild?: unknown } }) => stack.resolve((c.node.defaultChild as ec2.CfnInstance).logicalId) as string;

@@ -43,7 +43,7 @@ const vpc = new ec2.Vpc(composed, 'Vpc', { maxAzs: 2, natGateways: 1 });
 const alarmTopic = new sns.Topic(composed, 'Alarms', { enforceSSL: true });
 const shared = new CachedFileSystem(composed, 'SharedData', {
   vpc,
-  cacheFleet: { capacity: Capacity.nodes(2), warmPaths: ['/efs/models'] },
+  cacheFleet: { capacity: Capacity.nodes(2), warming: { paths: ['/efs/models'] } },
   monitoring: { alarmTopic },
 });
 const clients = shared.addClientLaunchTemplate('Clients');

@@ -23,7 +23,7 @@ import { importedFs, stackWithVpc } from '../util';
  * refers to and that it is known only at deploy time, never as `${Token[TOKEN.12]}` or a number such as -1.888e+289;
  * and the Python name of a prop whose name differs there.
  */
-const F = (stack: Stack, vpc: ec2.Vpc, p: object) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/a'], warmPaths: ['/efs/a'], ...p });
+const F = (stack: Stack, vpc: ec2.Vpc, p: object) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/a'], warming: { paths: ['/efs/a'] }, ...p });
 const C = (stack: Stack, vpc: ec2.Vpc, p: object) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...p });
 const S = (stack: Stack, vpc: ec2.Vpc, p: object, source?: SeedSource) =>
   new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source ?? SeedSource.instanceDirectory('/srv/data'), ...p });
@@ -53,12 +53,13 @@ describe('values in messages', () => {
     ['fleet mirrorPaths', (st, v, _n, s) => F(st, v, { mirrorPaths: [`/efs/${s}`] }), /^Invalid mirrorPaths: must be known at synth .*got '\/efs\/\$\{parameter S\}' \(holds a token/],
     ['fleet mirrorSize in GiB', (st, v, n) => F(st, v, { mirrorSize: Size.gibibytes(n) }), /^Invalid mirrorSize: must be known at synth, got a token/],
     ['fleet rootVolumeSize', (st, v, n) => F(st, v, { rootVolumeSize: Size.gibibytes(n) }), /^Invalid rootVolumeSize: must be known at synth/],
-    ['fleet readAhead', (st, v, n) => F(st, v, { readAhead: Size.kibibytes(n) }), /^Invalid readAhead: must be known at synth/],
+    ['fleet tuning.readAhead', (st, v, n) => F(st, v, { tuning: { readAhead: Size.kibibytes(n) } }), /^Invalid tuning\.readAhead: must be known at synth/],
     ['fleet mirrorInterval in minutes', (st, v, n) => F(st, v, { mirrorInterval: Duration.minutes(n) }), /^Invalid mirrorInterval: must be known at synth/],
     ['fleet mirrorChangeMarker', (st, v, _n, s) => F(st, v, { mirrorChangeMarker: s }), /^Invalid mirrorChangeMarker: must be known at synth, got parameter S \(a token/],
     ['fleet mirrorFullSyncInterval in hours', (st, v, n) => F(st, v, { mirrorChangeMarker: '.published', mirrorFullSyncInterval: Duration.hours(n) }),
       /^Invalid mirrorFullSyncInterval: must be known at synth/],
-    ['fleet rewarmInterval in hours', (st, v, n) => F(st, v, { rewarmInterval: Duration.hours(n) }), /^Invalid rewarmInterval: must be known at synth/],
+    ['fleet warming.rewarmInterval in hours', (st, v, n) => F(st, v, { warming: { paths: ['/efs/a'], rewarmInterval: Duration.hours(n) } }),
+      /^Invalid warming\.rewarmInterval: must be known at synth/],
     ['fleet workingSetSize', (st, v, n) => F(st, v, { workingSetSize: Size.gibibytes(n) }), /^Invalid workingSetSize: must be known at synth/],
     ['client cullLimits', (st, v, n) => C(st, v, { cullLimits: { blocksRun: n } }), /^Invalid cullLimits.blocksRun: must be known at synth .*got parameter N/],
     ['client mountPoint', (st, v, _n, s) => C(st, v, { mountPoint: s }), /^Invalid mountPoint: must be known at synth/],

@@ -263,7 +263,7 @@ describe('DataSeeder access', () => {
 describe('CacheFleet on-demand warming', () => {
   const fleet = (warmPaths?: string[]) => {
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), warmPaths });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), ...(warmPaths ? { warming: { paths: warmPaths } } : {}) });
     return { f, t: Template.fromStack(stack) };
   };
 

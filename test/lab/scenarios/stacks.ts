@@ -124,10 +124,9 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
     capacity: Capacity.nodes(2),
     clientCidrs: [LAB_SUBNET],
-    warmPaths: ['/efs/warm'],
-    warmWorkers: 4,
+    warming: { paths: ['/efs/warm'], workers: 4 },
     mountTimeout: Duration.seconds(150),
-    nfsdThreads: 16,
+    tuning: { nfsdThreads: 16 },
   });
   // The same fleet settings with a short origin timeout: the scenario that blackholes the origin waits for this one.
   const impatient = new CacheFleet(stack, 'ImpatientFleet', {
@@ -137,7 +136,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     capacity: Capacity.nodes(1),
     clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(30),
-    nfsdThreads: 16,
+    tuning: { nfsdThreads: 16 },
     fanOut: FanOut.route53({ zoneName: 'impatient.efs-cache.internal' }), // a fleet of its own on the same VPC needs a zone of its own
   });
   const v3Fleet = new CacheFleet(stack, 'V3Fleet', {
@@ -145,7 +144,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
     capacity: Capacity.nodes(1),
     clientCidrs: [LAB_SUBNET],
-    nfsdThreads: 16,
+    tuning: { nfsdThreads: 16 },
     clientNfsVersion: NfsVersion.NFS_V3,
     fanOut: FanOut.route53({ zoneName: 'v3.efs-cache.internal' }),
   });
@@ -158,7 +157,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     }),
     capacity: Capacity.nodes(1),
     clientCidrs: [LAB_SUBNET],
-    nfsdThreads: 16,
+    tuning: { nfsdThreads: 16 },
     clientNfsVersion: NfsVersion.NFS_V3,
     mountTimeout: Duration.seconds(150),
     fanOut: FanOut.route53({ zoneName: 'nfs3.efs-cache.internal' }),
@@ -170,7 +169,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
     fanOut: FanOut.networkLoadBalancer(),
     capacity: Capacity.elastic({ minNodes: 1, maxNodes: 4 }),
     clientCidrs: [LAB_SUBNET],
-    nfsdThreads: 16,
+    tuning: { nfsdThreads: 16 },
     mountTimeout: Duration.seconds(150),
   });
   const v3Client = new FsCacheClientLaunchTemplate(stack, 'V3Client', {
