@@ -65,17 +65,10 @@ export interface CachedFileSystemProps {
 }
 
 /**
- * Amazon EFS with caches in front of it, in one construct.
+ * Amazon EFS with caches in front of it: the origin file system, a cache fleet, client templates and a dashboard.
+ * Every tier has its own security group, and NFS is opened only between the tiers that talk to each other.
  *
- * ## Resources Deployed
- * - The origin: an encrypted EFS file system with a TLS-only policy (see `OriginFileSystem`), or an imported one.
- * - With `cacheFleet`: the RAM cache tier (see `CacheFleet`), allowed to the origin on TCP 2049.
- * - With `addClientLaunchTemplate()`: FS-Cache client launch templates (see `FsCacheClientLaunchTemplate`).
- * - Unless `dashboard: false`: a CloudWatch dashboard and alarms (see `CacheDashboard`).
- *
- * ## Security Considerations
- * Every tier has its own security group; NFS (TCP 2049) is opened only between the tiers that talk to each other,
- * never to 0.0.0.0/0.
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/getting-started.md
  */
 export class CachedFileSystem extends Construct {
   /** The origin tier: the EFS file system every other tier reads. */
@@ -118,8 +111,10 @@ export class CachedFileSystem extends Construct {
   }
 
   /**
-   * Adds a launch template for FS-Cache clients that mount the cache fleet (default, when there is one) or the
-   * origin file system, with TCP 2049 opened from them to it. Use it in an Auto Scaling group or with `ec2.Instance`.
+   * Adds a launch template for FS-Cache clients of this construct's cache fleet or origin file system, which lets
+   * them in. Use it in an Auto Scaling group or with `ec2.Instance`.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/getting-started.md
    */
   public addClientLaunchTemplate(id: string, options: ClientLaunchTemplateOptions = {}): FsCacheClientLaunchTemplate {
     const source = checkClientSource(this, options.source)

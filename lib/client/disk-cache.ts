@@ -36,9 +36,10 @@ export interface EbsDiskCacheOptions extends DiskCacheOptions {
 }
 
 /**
- * Where FS-Cache clients keep their disk cache (`FsCacheClientOptions.diskCache`): a RAID 0 of the instance's NVMe
- * instance store, or an EBS volume that the launch template adds. One value, so that the options of one kind of disk
- * cannot be given with the other.
+ * Where FS-Cache clients keep their disk cache: a RAID 0 of the NVMe instance store, or an added EBS volume.
+ * One value, so that the options of one kind of disk cannot be given with the other.
+ *
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/fs-cache-clients.md
  */
 export class DiskCache {
   /**

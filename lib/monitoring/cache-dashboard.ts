@@ -79,12 +79,10 @@ export interface CacheDashboardProps extends CacheDashboardOptions {
 }
 
 /**
- * A CloudWatch dashboard and alarms that show whether the cache pays off: what EFS serves, what the cache tiers
- * serve instead, and whether anything is near a limit.
+ * A CloudWatch dashboard and alarms that show whether the caches pay off and whether anything is near a limit.
+ * Its first figure is what the cache tiers served against what EFS served.
  *
- * ## Resources Deployed
- * A dashboard; alarms for PercentIOLimit, throughput near the permitted limit, BurstCreditBalance (Bursting only),
- * no healthy cache node (with a fleet) and culling stalled on each client group (`addClients`).
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/operations.md
  */
 export class CacheDashboard extends Construct {
   /** The dashboard. */
@@ -251,9 +249,10 @@ export class CacheDashboard extends Construct {
   }
 
   /**
-   * Adds a group of FS-Cache clients: what their disk caches served, wrote and grew, cache disk space, an alarm when
-   * culling cannot keep the cache disk above the cull limit for 15 minutes, and one when the caches are written but
-   * do not serve (`NOT_SERVING`) for an hour.
+   * Adds a group of FS-Cache clients: widgets of their disk caches, and alarms when culling stalls or caches stop
+   * serving.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/operations.md
    */
   public addClients(clients: FsCacheClientLaunchTemplate): void {
     const n = this.clientServed.length + 1;

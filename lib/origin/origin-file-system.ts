@@ -32,8 +32,8 @@ export interface OriginFileSystemOptions {
   readonly removalPolicy?: RemovalPolicy;
 
   /**
-   * Set to true, together with `removalPolicy: RemovalPolicy.DESTROY`, to confirm that deleting the stack may
-   * delete the file system and everything in it.
+   * Confirms, with `removalPolicy: RemovalPolicy.DESTROY`, that deleting the stack may delete the file system and its
+   * data.
    *
    * @default false
    */
@@ -109,16 +109,10 @@ export interface OriginFileSystemProps extends OriginFileSystemOptions {
 }
 
 /**
- * The origin tier: an Amazon EFS file system, new or imported.
+ * The origin tier: an Amazon EFS file system, new or imported, with its mount targets and EFS metrics.
+ * A new one is encrypted and refuses plain NFS, so instances mount it over TLS.
  *
- * ## Resources Deployed
- * For a new file system: an encrypted EFS file system (General Purpose, Elastic throughput, automatic backups,
- * retained on stack deletion), a file system policy that denies any access not made over TLS, one mount target per
- * AZ of the selected subnets and a security group with no inbound rule of its own: peers are let in on TCP 2049
- * through `connections`. An imported file system is used as it is.
- *
- * ## Security Considerations
- * Instances mount a new file system over TLS (amazon-efs-utils); plain NFS is refused by its policy.
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/origins.md
  */
 export class OriginFileSystem extends Construct implements ec2.IConnectable {
   /** The EFS file system. */
@@ -133,7 +127,10 @@ export class OriginFileSystem extends Construct implements ec2.IConnectable {
   /** The file system's DNS name, `fs-id.efs.REGION.URL_SUFFIX`. */
   public readonly dnsName: string;
 
-  /** Whether the file system was created here (and so has the TLS-only policy). */
+  /**
+   * Whether the file system was given as `fileSystem` rather than created here.
+   * Only a file system created here gets the TLS-only policy.
+   */
   public readonly isImported: boolean;
 
   /** Throughput mode of a file system created here; undefined for an imported one (not known). */

@@ -40,15 +40,16 @@ type SeedSpec =
   | { readonly kind: SeedKind.INSTANCE_DIRECTORY; readonly path: string };
 
 /**
- * The data set a `DataSeeder` loads into EFS: an S3 prefix, a local directory shipped as a CDK asset, or a directory
- * already on the seeding instance.
+ * The data set a `DataSeeder` loads: an S3 prefix, a local directory uploaded as an asset, or an instance directory.
+ *
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/data-loading.md
  */
 export class SeedSource {
   /**
-   * Every object under `prefix` in `bucket`. The seeding instance may list the bucket under the prefix and read the
-   * objects under it, nothing else (and decrypt with the bucket's KMS key, when it has one). A change of the objects
-   * is not visible to CloudFormation: change `version` to seed again.
+   * Every object under `prefix` in `bucket`, which the seeder may list and read, and nothing else of the bucket.
+   * CloudFormation cannot see a change of the objects: change `version` to seed again.
    *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/data-loading.md
    * @param prefix key prefix, for example `datasets/images/` (a trailing `/` is added), of letters, digits and
    *   `_=+-/.` without empty, `.` or `..` components; '' for the whole bucket
    */
@@ -57,10 +58,10 @@ export class SeedSource {
   }
 
   /**
-   * A local directory (or a .zip of one), zipped and uploaded with the stack as a CDK asset. A change of its content
-   * changes the asset hash, which seeds again. Zips keep no modification times, so re-runs compare file contents
-   * (rsync --checksum). With a customer-managed key on the CDK assets bucket, grant `kms:Decrypt` on it to the
-   * seeder's role.
+   * A local directory (or a .zip of one), zipped and uploaded with the stack as a CDK asset.
+   * A change of its content changes the asset hash, which seeds again.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/data-loading.md
    */
   public static asset(path: string, options: s3_assets.AssetOptions = {}): SeedSource {
     return new SeedSource({ kind: SeedKind.ASSET, path, options });
@@ -172,9 +173,10 @@ export interface DataSeederProps extends CommonInstanceOptions {
   readonly deleteExtraneous?: boolean;
 
   /**
-   * Any label (up to 64 of A-Z a-z 0-9 . _ : + -). Changing it seeds again: use it after an S3 prefix or an
-   * instance directory changed, which CloudFormation cannot see. Re-runs copy only what changed.
+   * Any label of up to 64 characters (`A-Z a-z 0-9 . _ : + -`) whose change seeds again.
+   * Use it after an S3 prefix or an instance directory changed, which CloudFormation cannot see.
    *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/data-loading.md
    * @default - none
    */
   readonly version?: string;
@@ -194,8 +196,8 @@ export interface DataSeederProps extends CommonInstanceOptions {
   readonly mountTimeout?: Duration;
 
   /**
-   * How long CloudFormation waits for the instance's signal that the data is there (5 minutes to 12 hours): `cdk
-   * deploy` fails (and rolls back) after it.
+   * How long CloudFormation waits for the instance's signal that the data is there, from 5 minutes to 12 hours.
+   * After it, `cdk deploy` fails and rolls back.
    *
    * @default Duration.hours(2)
    */
@@ -233,23 +235,10 @@ export const DATA_SEEDER_DEFAULTS = {
 const DEFAULT_INSTANCE_TYPE = 'm7g.xlarge';
 
 /**
- * Loads a data set into EFS in parallel (fpsync: fpart splits the file list into parts, one rsync per part, many at
- * a time), once per deployment that changes it, and makes `cdk deploy` wait until the data is there.
+ * Loads a data set into EFS in parallel when a deployment changes it, and makes `cdk deploy` wait for it.
+ * A one-shot instance copies it with fpsync and terminates itself; nothing can log in to it.
  *
- * ## Resources Deployed
- * - One EC2 instance (IMDSv2 required, encrypted gp3 root volume, detailed monitoring) whose user data stages the
- *   source on local disk, mounts the file system, copies with fpsync, verifies, signals CloudFormation and powers
- *   off; its shutdown behavior is terminate, so it removes itself. A CreationPolicy makes the deployment wait for
- *   the signal. A new source, version or setting changes the instance's logical id, which replaces it: the new
- *   instance seeds again, and rsync copies only what changed.
- * - A security group with no inbound rule (outbound HTTPS, and NFS to the file system).
- * - An IAM role: read the source's bucket under its prefix (or the asset's one object), mount and write the file
- *   system as root (to keep owners and modes), signal its own stack.
- *
- * ## Security Considerations
- * No SSH and no Session Manager: the instance has nothing to log in for. When a run fails, it signals FAILURE,
- * logs one line `efs-cache: FATAL: <reason>` (console output and /var/log/cloud-init-output.log), and stays up
- * until the stack's rollback removes it. A run never deletes data unless `deleteExtraneous` is set.
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/data-loading.md
  */
 export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGrantable {
   /** The seeding instance. */
