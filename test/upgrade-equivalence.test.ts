@@ -77,6 +77,7 @@ const EXTRA: Case[] = [
       const origin = CacheOrigin.efs(importedFs(stack));
       new CacheFleet(stack, 'Off', {
         vpc, origin, capacity: Capacity.nodes(1), instanceType: new ec2.InstanceType('c7gd.16xlarge'),
+        nodeDiskCache: NodeDiskCache.none(),
       });
       new CacheFleet(stack, 'Strict', {
         vpc, origin, capacity: Capacity.nodes(1), instanceType: new ec2.InstanceType('c7gd.16xlarge'),

@@ -18,7 +18,7 @@ import { NodeDiskCache } from './node-disk-cache';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirror, CacheFleetProps, ICacheFleet } from './options';
-import { DEFAULT_INSTANCE_TYPE, defaultFanOut, nodeDiskCacheOn, validateCacheFleetOptions } from './validation';
+import { DEFAULT_INSTANCE_TYPE, defaultFanOut, resolvedNodeDiskCache, validateCacheFleetOptions } from './validation';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import { NfsVersion } from '../nfs-version';
 import {
@@ -136,8 +136,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly userData: ec2.UserData;
   /** Estimated size of the nodes' user data in bytes (tokens counted generously), without commands added to `userData`. */
   public readonly userDataBytes: number;
-  /** The nodes' second cache level on their instance store: the `nodeDiskCache` prop, undefined without one. */
-  public readonly nodeDiskCache?: NodeDiskCache;
+  /** The nodes' second cache level: the `nodeDiskCache` prop, or its default for the node type. */
+  public readonly nodeDiskCache: NodeDiskCache;
   /** The private hosted zone of the fleet's names (Route 53 fan-out): its own, or the `hostedZone` it was given. */
   public readonly hostedZone?: route53.IPrivateHostedZone;
   /** The internal Network Load Balancer in front of the nodes (NLB fan-out). */
@@ -207,8 +207,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     const v3 = this.clientNfsVersion === NfsVersion.NFS_V3;
     // NFSv3: a number (4 bytes in every file handle) rather than a UUID (16), room for a longer origin handle in 64.
     this.fsid = fsidFor(this.node.path, originFsidKey(this.origin, props.originPath ?? DEFAULTS.originPath), v3);
-    this.nodeDiskCache = props.nodeDiskCache;
-    const diskCache = nodeDiskCacheOn(props);
+    this.nodeDiskCache = resolvedNodeDiskCache(this, props, facts);
+    const diskCache = this.nodeDiskCache._enabled;
     this.metricsGroup = this.node.path;
     this.mirrors = [
       ...(props.mirrorPaths ?? []).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) })),

@@ -27,8 +27,20 @@ export class NodeDiskCache {
    * and the like).
    */
   public static instanceStore(options: NodeDiskCacheOptions = {}): NodeDiskCache {
-    return new NodeDiskCache(options.deviceModel, options.requireSelfTest ?? false);
+    return new NodeDiskCache(true, options.deviceModel, options.requireSelfTest ?? false);
   }
+
+  /** No disk cache: the nodes cache in RAM only, and leave any instance store unused. */
+  public static none(): NodeDiskCache {
+    return new NodeDiskCache(false, undefined, false);
+  }
+
+  /**
+   * Whether the nodes keep the disk cache.
+   *
+   * @internal
+   */
+  public readonly _enabled: boolean;
 
   /**
    * The model string of the cache devices as given; undefined for the instance store's own.
@@ -44,26 +56,26 @@ export class NodeDiskCache {
    */
   public readonly _requireSelfTest: boolean;
 
-  private constructor(deviceModel: string | undefined, requireSelfTest: boolean) {
+  private constructor(enabled: boolean, deviceModel: string | undefined, requireSelfTest: boolean) {
+    this._enabled = enabled;
     this._deviceModel = deviceModel;
     this._requireSelfTest = requireSelfTest;
   }
 }
 
 /**
- * The node disk cache given as `nodeDiskCache`, checked; undefined when none is given. From JavaScript, which has no
- * types, anything else is refused, the boolean of 0.1 included.
+ * The node disk cache given as `nodeDiskCache`, checked, or the default: `NodeDiskCache.instanceStore()` when the node
+ * type has NVMe instance store (`nvmeInstanceStore`), else `NodeDiskCache.none()`. From JavaScript, which has no types,
+ * anything else is refused, the boolean of 0.1 included.
  */
-export function resolveNodeDiskCache(scope: IConstruct, given: NodeDiskCache | undefined): NodeDiskCache | undefined {
-  if (given === undefined || given === null) return undefined;
+export function resolveNodeDiskCache(scope: IConstruct, given: NodeDiskCache | undefined, nvmeInstanceStore: boolean): NodeDiskCache {
+  if (given === undefined || given === null) return nvmeInstanceStore ? NodeDiskCache.instanceStore() : NodeDiskCache.none();
   if (typeof given === 'boolean') {
-    throw propError(scope, 'nodeDiskCache', given
-      ? 'is no longer a boolean in 0.2: give nodeDiskCache: NodeDiskCache.instanceStore().'
-      : 'is no longer a boolean in 0.2: leave it out for no disk cache, or give nodeDiskCache: NodeDiskCache.instanceStore() for one.');
+    throw propError(scope, 'nodeDiskCache', `is no longer a boolean in 0.2: give nodeDiskCache: ${given ? 'NodeDiskCache.instanceStore()' : 'NodeDiskCache.none()'}.`);
   }
   if (!(given instanceof NodeDiskCache)) {
     const got = typeof given === 'object' ? 'an object of another kind' : describeValue(given, scope);
-    throw propError(scope, 'nodeDiskCache', `must be NodeDiskCache.instanceStore(), got ${got}.`);
+    throw propError(scope, 'nodeDiskCache', `must be NodeDiskCache.instanceStore() or NodeDiskCache.none(), got ${got}.`);
   }
   if (given._deviceModel !== undefined) checkDeviceModel(scope, 'nodeDiskCache.deviceModel', given._deviceModel);
   return given;

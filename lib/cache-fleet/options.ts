@@ -159,10 +159,9 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly clientNfsVersion?: NfsVersion;
 
   /**
-   * A second cache level on each node, on its NVMe instance store (`NodeDiskCache.instanceStore()`): a working set
-   * larger than RAM is still served from the node. The node type must have NVMe instance store.
+   * A second cache level on each node's NVMe instance store, for working sets larger than RAM.
    *
-   * @default - no disk cache
+   * @default - NodeDiskCache.instanceStore() when the node type has NVMe instance store, else NodeDiskCache.none()
    */
   readonly nodeDiskCache?: NodeDiskCache;
 

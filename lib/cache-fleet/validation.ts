@@ -14,7 +14,7 @@ import { Capacity, resolveCapacity } from './capacity';
 import { validateElastic } from './elastic';
 import { FanOut, resolveFanOut } from './fan-out';
 import { checkMirrorSizeFits, hasMirrors, MIRROR_ROOT, validateMirrorOptions } from './mirror';
-import { resolveNodeDiskCache } from './node-disk-cache';
+import { NodeDiskCache, resolveNodeDiskCache } from './node-disk-cache';
 
 /** The fleet's default node type. */
 export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
@@ -52,7 +52,7 @@ export function validateCacheFleetOptions(
       (capacity._elastic ? ' An elastic fleet (Capacity.elastic()) is always behind the load balancer: give Capacity.nodes(n) for NFSv3.' : ''));
   }
   validateDiskCache(scope, o, facts);
-  const diskCache = nodeDiskCacheOn(o);
+  const diskCache = nodeDiskCacheOn(scope, o, facts);
   validateMirrorOptions(scope, o, exportPath, diskCache);
   checkNodePaths(scope, exportPath, hasMirrors(o), diskCache);
   checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? DEFAULT_INSTANCE_TYPE));
@@ -157,30 +157,24 @@ export function checkClientNfsVersion(scope: Construct, v: NfsVersion | undefine
     'CacheOrigin.nfsServer({ nfsVersion }), which the nodes re-export in the client version)' : ''}.`);
 }
 
-/** Whether the nodes keep the second cache level (`nodeDiskCache`, given: none by default). */
-export function nodeDiskCacheOn(o: CacheFleetOptions): boolean {
-  return o.nodeDiskCache !== undefined && o.nodeDiskCache !== null;
+/** The nodes' disk cache (`nodeDiskCache`), given or by default: on for node types with NVMe instance store. */
+export function resolvedNodeDiskCache(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): NodeDiskCache {
+  return resolveNodeDiskCache(scope, o.nodeDiskCache, facts.instanceStore === true && facts.nvmeInstanceStore === true);
 }
 
-/**
- * The nodes' second cache level (`nodeDiskCache`) needs NVMe instance store the bootstrap can find by its model; a
- * node type that has it, left without one, is worth a word.
- */
+/** Whether the nodes keep the second cache level (`nodeDiskCache`). */
+export function nodeDiskCacheOn(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): boolean {
+  return resolvedNodeDiskCache(scope, o, facts)._enabled;
+}
+
+/** The nodes' second cache level (`nodeDiskCache`) needs NVMe instance store the bootstrap can find by its model. */
 function validateDiskCache(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): void {
   const type = describeValue(o.instanceType ?? DEFAULT_INSTANCE_TYPE, scope, false);
-  const cache = resolveNodeDiskCache(scope, o.nodeDiskCache);
-  const nvme = facts.instanceStore === true && facts.nvmeInstanceStore === true;
-  if (!cache) {
-    if (nvme) {
-      Annotations.of(scope).addWarningV2('cdk-efs-cache:nodeInstanceStoreUnused',
-        `nodeDiskCache: ${type} has NVMe instance store, which the nodes leave unused without a disk cache. Give ` +
-        'nodeDiskCache: NodeDiskCache.instanceStore() for a second cache level on it, or acknowledge this warning.');
-    }
-    return;
-  }
+  const cache = resolvedNodeDiskCache(scope, o, facts);
+  if (!cache._enabled) return;
   if (facts.instanceStore === false || (facts.instanceStore === true && facts.nvmeInstanceStore === false)) {
     throw propError(scope, 'nodeDiskCache', `${type} has no NVMe instance store to hold the disk cache; choose a node type ` +
-      'with it (for example c7gd, c6gd, m6id, i4i), or leave nodeDiskCache out.');
+      'with it (for example c7gd, c6gd, m6id, i4i), or give nodeDiskCache: NodeDiskCache.none().');
   }
   if (facts.instanceStore === undefined && cache._deviceModel === undefined) {
     Annotations.of(scope).addWarningV2('cdk-efs-cache:unknownNodeInstanceStore',

@@ -200,7 +200,7 @@ export class CacheDashboard extends Construct {
           new cloudwatch.GraphWidget({ title: 'NLB: active flows', width: 8, left: [lb.metrics.activeFlowCount()] }),
         );
       }
-      if (f.nodeDiskCache) {
+      if (f.nodeDiskCache._enabled) {
         this.dashboard.addWidgets(this.diskCacheWidget('Cache nodes', (m, label) => f.metricNodeDiskCache(m, { label })),
           new cloudwatch.GraphWidget({ title: 'Cache nodes: disk cache free (%)', width: 12,
             left: [f.metricNodeDiskCache(DiskCacheMetric.FREE_PERCENT)], leftYAxis: { min: 0, max: 100 } }));

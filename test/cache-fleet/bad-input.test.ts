@@ -173,12 +173,12 @@ const CASES: BadInput[] = [
   {
     name: 'fleet: nodeDiskCache: false, the boolean of 0.1 (JavaScript)',
     build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: false } as unknown as Partial<CacheFleetProps>),
-    error: /^Invalid nodeDiskCache: is no longer a boolean in 0\.2: leave it out for no disk cache, or give nodeDiskCache: NodeDiskCache\.instanceStore\(\) for one\./,
+    error: /^Invalid nodeDiskCache: is no longer a boolean in 0\.2: give nodeDiskCache: NodeDiskCache\.none\(\)\./,
   },
   {
     name: 'fleet: a client DiskCache given as nodeDiskCache (JavaScript)',
     build: fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: DiskCache.instanceStore() } as unknown as Partial<CacheFleetProps>),
-    error: /^Invalid nodeDiskCache: must be NodeDiskCache\.instanceStore\(\), got an object of another kind\./,
+    error: /^Invalid nodeDiskCache: must be NodeDiskCache\.instanceStore\(\) or NodeDiskCache\.none\(\), got an object of another kind\./,
   },
   ...([
     ['nodeDiskCacheDeviceModel', '{ deviceModel }'],

@@ -428,18 +428,17 @@ describe('CachedFileSystem with a cache fleet', () => {
 });
 
 describe('the nodes\' second cache level (nodeDiskCache)', () => {
-  test('off by default: no fsc, no cache parameters', () => {
+  test('off by default on the default type (no instance store): no fsc, no cache parameters', () => {
     const { params, fleet: f } = fleet();
-    expect(f.nodeDiskCache).toBeUndefined();
+    expect(f.nodeDiskCache._enabled).toBe(false);
     expect(params[0].EFSC_NODE_DISK_CACHE).toBe('false');
     expect(params[0].EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).not.toContain('fsc');
     expect(params[0].EFSC_CACHE_DIR).toBeUndefined();
   });
 
-  test('NodeDiskCache.instanceStore() on a type with NVMe instance store: fsc on the origin mount, efs-utils\' TLS port pinned', () => {
-    const nodeDiskCache = NodeDiskCache.instanceStore();
-    const { params, fleet: f } = fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache });
-    expect(f.nodeDiskCache).toBe(nodeDiskCache);
+  test('on by default on a type with NVMe instance store: fsc on the origin mount, efs-utils\' TLS port pinned', () => {
+    const { params, fleet: f } = fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge') });
+    expect(f.nodeDiskCache._enabled).toBe(true);
     const p = params[0];
     expect(p).toMatchObject({
       EFSC_NODE_DISK_CACHE: 'true', EFSC_CACHE_DIR: '/var/cache/fscache', EFSC_CACHE_LABEL: 'efs-node-cache',
@@ -447,13 +446,14 @@ describe('the nodes\' second cache level (nodeDiskCache)', () => {
       EFSC_CULL_BRUN: '10', EFSC_CULL_BCULL: '7', EFSC_CULL_BSTOP: '3',
     });
     expect(p.EFSC_ORIGIN_MOUNT_OPTIONS.split(',')).toEqual(expect.arrayContaining(['fsc', 'tls', 'iam', 'tlsport=20049', 'ro']));
+    const given = NodeDiskCache.instanceStore();
+    const explicit = fleet({ instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: given });
+    expect(explicit.fleet.nodeDiskCache).toBe(given);
+    expect(explicit.params[0]).toEqual(p);
   });
 
-  test('left out on a type with instance store: off, with a warning that names the unused instance store; given another device model', () => {
-    const off = fleet({ instanceType: new ec2.InstanceType('i4i.4xlarge') });
-    expect(off.params[0].EFSC_NODE_DISK_CACHE).toBe('false');
-    expect(Annotations.fromStack(off.stack).findWarning('*', Match.stringLikeRegexp('nodeDiskCache: i4i\\.4xlarge has NVMe instance store, which the nodes ' +
-      'leave unused without a disk cache\\. Give nodeDiskCache: NodeDiskCache\\.instanceStore\\(\\)'))).toHaveLength(1);
+  test('can be turned off on a type with instance store (NodeDiskCache.none()), and given another device model', () => {
+    expect(fleet({ instanceType: new ec2.InstanceType('i4i.4xlarge'), nodeDiskCache: NodeDiskCache.none() }).params[0].EFSC_NODE_DISK_CACHE).toBe('false');
     const p = fleet({ instanceType: new ec2.InstanceType('c6gd.4xlarge'), nodeDiskCache: NodeDiskCache.instanceStore({ deviceModel: 'QEMU NVMe Ctrl' }) },
       { mountHelper: MountHelper.NFS }).params[0];
     expect(p.EFSC_DEVICE_MODEL).toBe('QEMU NVMe Ctrl');
@@ -463,7 +463,7 @@ describe('the nodes\' second cache level (nodeDiskCache)', () => {
 
   test('on a type whose instance store is not known, explicitly on, with a warning', () => {
     const { stack, fleet: f } = fleet({ instanceType: new ec2.InstanceType('x99z.large'), nodeDiskCache: NodeDiskCache.instanceStore() });
-    expect(f.nodeDiskCache).toBeDefined();
+    expect(f.nodeDiskCache._enabled).toBe(true);
     const w = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('whether x99z\\.large has NVMe instance store is not known'));
     expect(w).toHaveLength(1);
   });

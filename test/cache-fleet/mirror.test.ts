@@ -137,10 +137,11 @@ describe('CacheFleet mirrors', () => {
     const nodeDiskCache = NodeDiskCache.instanceStore();
     expect(ofType('c7gd.4xlarge', { nodeDiskCache })).toMatchObject({ EFSC_MIRROR_STORAGE: 'disk', EFSC_NODE_DISK_CACHE: 'true', EFSC_CACHE_DIR: '/var/cache/fscache' });
     expect(ofType('c7gd.4xlarge', { nodeDiskCache, mirrorStorage: MirrorStorage.MEMORY })).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'true' });
-    expect(ofType('c7gd.4xlarge')).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'false' });
+    expect(ofType('c7gd.4xlarge')).toMatchObject({ EFSC_MIRROR_STORAGE: 'disk', EFSC_NODE_DISK_CACHE: 'true' });
+    expect(ofType('c7gd.4xlarge', { nodeDiskCache: NodeDiskCache.none() })).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'false' });
     expect(() => ofType('c7gn.16xlarge', { mirrorStorage: MirrorStorage.INSTANCE_STORE }))
       .toThrow(/^Invalid mirrorStorage: INSTANCE_STORE needs the second cache level on the nodes \(nodeDiskCache/);
-    expect(() => ofType('c7gd.4xlarge', { mirrorStorage: MirrorStorage.INSTANCE_STORE })).toThrow(/^Invalid mirrorStorage/);
+    expect(() => ofType('c7gd.4xlarge', { nodeDiskCache: NodeDiskCache.none(), mirrorStorage: MirrorStorage.INSTANCE_STORE })).toThrow(/^Invalid mirrorStorage/);
     // The node's code holds the disk storage and not the devices' initialization, which only clients run.
     const code = renderedCode(fleet({ mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType('c7gd.4xlarge'), nodeDiskCache }).userData);
     expect(code).toContain('mirror_disk() {');

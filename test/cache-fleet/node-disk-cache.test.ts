@@ -31,7 +31,7 @@ describe('node disk cache: the script\'s own checks', () => {
   test('the boot self-test of the cache: logged by default, required with requireSelfTest, absent without the disk cache', () => {
     expect(parameters(ud).EFSC_CACHE_SELF_TEST).toBe('log');
     expect(parameters(nodeUserData({ nodeDiskCache: NodeDiskCache.instanceStore({ requireSelfTest: true }) })).EFSC_CACHE_SELF_TEST).toBe('require');
-    expect(parameters(nodeUserData({ nodeDiskCache: undefined })).EFSC_CACHE_SELF_TEST).toBeUndefined();
+    expect(parameters(nodeUserData({ nodeDiskCache: NodeDiskCache.none() })).EFSC_CACHE_SELF_TEST).toBeUndefined();
     const bad = ud.replace("EFSC_CACHE_SELF_TEST='log'", "EFSC_CACHE_SELF_TEST='maybe'");
     expect(bad).not.toBe(ud);
     const run = runScript(bad, ['--disk-cache'], {});
