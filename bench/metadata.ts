@@ -15,7 +15,7 @@ import * as path from 'path';
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, Capacity, DiskCache, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../lib';
+import { CacheFleet, CacheOrigin, Capacity, DiskCache, FsCacheClientLaunchTemplate, Mirror, MountHelper, MountSource } from '../lib';
 import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from '../test/lab/harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
@@ -83,11 +83,13 @@ function fleetUserData(s: MetadataSettings): {
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(150), tuning: { nfsdThreads: 16 },
-    mirrorPaths: ['/efs/app'],
+    mirrors: [Mirror.path('/efs/app')],
     // The bench holds the timer and starts each sync itself: the passes' counters are the passes' own.
-    mirrorInterval: Duration.minutes(10),
-    mirrorSize: Size.mebibytes(Math.ceil((s.treeFiles * 64 + s.stormFiles * 8) / 1024) + 128),
-    mirrorSyncTimeout: Duration.hours(1),
+    mirroring: {
+      interval: Duration.minutes(10),
+      size: Size.mebibytes(Math.ceil((s.treeFiles * 64 + s.stormFiles * 8) / 1024) + 128),
+      syncTimeout: Duration.hours(1),
+    },
   });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
     vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS,

@@ -1,7 +1,7 @@
 /**
  * Item 7: the mirrors' sync (issues 19 and 29), on the lab's VMs, in one run. An origin that behaves like EFS (kernel
  * nfsd, NFSv4.1 only, no delegations, shaped link) and one cache node with a mirror of /efs/app and the default
- * `mirrorSyncWorkers`. Each sync is started by hand (the timer is held) and timed, with the origin nfsd's own counters
+ * `mirroring.syncWorkers`. Each sync is started by hand (the timer is held) and timed, with the origin nfsd's own counters
  * read around it.
  *
  * 1. A tree of `smallFiles`: copied into the mirror, then synced unchanged `rounds` times (issue 29's first target:
@@ -19,7 +19,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, Capacity, MountHelper } from '../lib';
+import { CacheFleet, CacheOrigin, Capacity, Mirror, MountHelper } from '../lib';
 import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from '../test/lab/harness';
 import { LAB_SUBNET } from '../test/lab/scenarios/stacks';
 import { importedFs, newApp } from '../test/util';
@@ -60,13 +60,15 @@ function nodeUserData(s: MirrorSyncSettings): { userData: string; tags: Record<s
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc, origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1), clientCidrs: [LAB_SUBNET],
     mountTimeout: Duration.seconds(150), metrics: false,
-    mirrorPaths: ['/efs/app'],
+    mirrors: [Mirror.path('/efs/app')],
     // The bench holds the timer and starts each sync itself, but for the staleness measurement.
-    mirrorInterval: Duration.seconds(s.intervalSeconds),
-    // Files of 0.5-4 KiB take a page each on the tmpfs.
-    mirrorSize: Size.mebibytes(Math.ceil(s.largeFiles * 5 / 1024) + 256),
-    mirrorSyncTimeout: Duration.hours(2),
-    mirrorSyncWorkers: WORKERS,
+    mirroring: {
+      interval: Duration.seconds(s.intervalSeconds),
+      // Files of 0.5-4 KiB take a page each on the tmpfs.
+      size: Size.mebibytes(Math.ceil(s.largeFiles * 5 / 1024) + 256),
+      syncTimeout: Duration.hours(2),
+      syncWorkers: WORKERS,
+    },
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   return {

@@ -525,7 +525,7 @@ export function mirrorSyncTables(recorded: MirrorSyncResults | undefined): strin
   if (ms.staleness.length) {
     const same = syncSamples(ms, 'unchanged', ms.largeFiles);
     const bound = same.length ? ms.intervalSeconds + 2 * median(same.map((x) => x.seconds)) + 60 : undefined;
-    out.push(`Staleness of the tree of ${int(ms.largeFiles)} files with \`mirrorInterval\` ${ms.intervalSeconds} s: how long after the change on the origin a client of the mirror saw it` +
+    out.push(`Staleness of the tree of ${int(ms.largeFiles)} files with \`mirroring.interval\` ${ms.intervalSeconds} s: how long after the change on the origin a client of the mirror saw it` +
       (bound ? ` (the bound, the interval plus two unchanged syncs plus the client's 60 s of directory attributes: ${secs(bound)})` : '') + ':', '');
     out.push(table(['Change on the origin', 'Seen by the client after'], ms.staleness.map((x) => [x.change, secs(x.seconds)])), '');
   }
@@ -668,7 +668,7 @@ function decisionAvoided(m: MetaResults, wl: MetaWorkload, state: MetaState): st
 }
 
 /**
- * What `mirrorSyncTimeout` allows, from item 7's large tree: each try of a sync walks the whole tree (an unchanged
+ * What `mirroring.syncTimeout` allows, from item 7's large tree: each try of a sync walks the whole tree (an unchanged
  * sync is that walk), then copies what the copy lacks (a first sync's rate, its walk taken out). A first sync longer
  * than the timeout continues in further tries; a walk longer than it never completes.
  */
@@ -682,7 +682,7 @@ function syncTimeoutRates(ms: MirrorSyncResults): string | undefined {
   const walkRate = ms.largeFiles / walk;
   const copyRate = ms.largeFiles / copy;
   const tenMinutes = 600;
-  return `\`mirrorSyncTimeout\` and the tree's size, from these syncs: each try walks the whole tree (the unchanged sync: ` +
+  return `\`mirroring.syncTimeout\` and the tree's size, from these syncs: each try walks the whole tree (the unchanged sync: ` +
     `about ${int(Math.round(walkRate))} entries per second) and then copies what the copy lacks (the first sync, its walk taken out: ` +
     `about ${int(Math.round(copyRate))} files per second). At these rates the default of 10 minutes walks about ` +
     `${int(Math.round((walkRate * tenMinutes) / 1000) * 1000)} entries, and a first sync of about ` +
@@ -728,12 +728,12 @@ const DECISION_ROWS: Array<{ data: string; where: string; why: string; measured?
   { data: 'anything written by clients', where: 'EFS directly', why: 'mirrors and the re-export are read-only' },
   {
     data: 'trees of thousands of files larger than a node\'s spare RAM',
-    where: 'mirror on the instance store (`mirrorStorage`, with `nodeDiskCache: NodeDiskCache.instanceStore()`)',
+    where: 'mirror on the instance store (`mirroring.storage`, node types with NVMe instance store)',
     why: 'the copy lives on local NVMe beside the disk cache, its hot files in the page cache; delegations as in RAM',
   },
   {
     data: 'trees of hundreds of thousands of files and more',
-    where: 'mirror, with `mirrorInterval` above one sync; the re-export when the staleness that gives is too long',
+    where: 'mirror, with `mirroring.interval` above one sync; the re-export when the staleness that gives is too long',
     why: 'each sync walks the whole tree, one READDIR per reply-full of entries, and copies what changed',
     measured: (r) => decisionSyncCost(r.mirrorSync),
   },

@@ -5,14 +5,14 @@ export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions } 
 export { CacheFleet } from './cache-fleet/cache-fleet';
 export { CacheOrigin, EfsOriginOptions, NfsServerOptions, NfsServerPorts } from './cache-fleet/cache-origin';
 export {
-  CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ICacheFleet, TuningOptions, WarmingOptions,
+  CacheFleetAttributes, CacheFleetOptions, CacheFleetProps, ICacheFleet, MirrorExport, TuningOptions, WarmingOptions,
 } from './cache-fleet/options';
 export { Capacity, ElasticCapacityOptions } from './cache-fleet/capacity';
 export { NodeDiskCache, NodeDiskCacheOptions } from './cache-fleet/node-disk-cache';
 export { DiskCacheMetric, MirrorMetric } from './monitoring/metrics';
 export { AccessLogsOptions, FanOut, NetworkLoadBalancerFanOutOptions, Route53FanOutOptions } from './cache-fleet/fan-out';
 export { ICacheNode } from './cache-fleet/cache-node';
-export { MirrorOptions, MirrorSource, MirrorStorage, S3MirrorOptions } from './cache-fleet/mirror';
+export { Mirror, MirroringOptions, MirrorOptions, MirrorStorage, S3MirrorOptions } from './cache-fleet/mirror';
 export { AmazonLinux2023KernelLine } from './kernel-line';
 export { CommonInstanceOptions } from './instance-options';
 export { MountHelper } from './mount-helper';

@@ -16,6 +16,7 @@ import {
   DataSeeder,
   FanOut,
   FsCacheClientLaunchTemplate,
+  Mirror,
   MountSource,
   NfsVersion,
   OriginFileSystem,
@@ -67,7 +68,7 @@ function multiStackApp(layout: Layout, env?: Environment) {
   const fleetStack = new Stack(app, 'Fleet', { env });
   const fleet = new CacheFleet(fleetStack, 'Fleet', {
     vpc, origin: CacheOrigin.efs(origin.fileSystem), capacity: Capacity.nodes(2), fanOut: layout.fanOut, clientNfsVersion: layout.clientNfsVersion,
-    mirrorPaths: layout.mirrorPaths,
+    mirrors: layout.mirrorPaths?.map((p) => Mirror.path(p)),
   });
   const clientStack = new Stack(app, 'Clients', { env });
   new FsCacheClientLaunchTemplate(clientStack, 'ViaFleet', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: layout.mirrorPaths }) });
@@ -76,7 +77,7 @@ function multiStackApp(layout: Layout, env?: Environment) {
   const importedStack = new Stack(app, 'ImportedFleetClients', { env });
   const imported = CacheFleet.fromCacheFleetAttributes(importedStack, 'Fleet', {
     endpoint: fleet.endpoint, securityGroup: fleet.connections.securityGroups[0], exportPath: fleet.exportPath,
-    clientNfsVersion: fleet.clientNfsVersion, mirrors: fleet.mirrors,
+    clientNfsVersion: fleet.clientNfsVersion, mirrorExports: fleet.mirrorExports,
   });
   new FsCacheClientLaunchTemplate(importedStack, 'ViaImported', { vpc, source: MountSource.cacheFleet(imported, { mirrorPaths: layout.mirrorPaths }) });
   const seederStack = new Stack(app, 'Seeder', { env });
@@ -173,7 +174,7 @@ describe('a fleet and a file system of another app, imported by their attributes
       endpoint: 'cache.efs-cache.internal',
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', FLEET_SG),
       clientNfsVersion,
-      mirrors: MIRRORS,
+      mirrorExports: MIRRORS,
     });
     const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Efs', {
       fileSystemId: 'fs-0123456789abcdef0',

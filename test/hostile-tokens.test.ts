@@ -21,6 +21,7 @@ import {
   DataSeeder,
   FanOut,
   FsCacheClientLaunchTemplate,
+  Mirror,
   MountHelper,
   MountSource,
   NfsVersion,
@@ -64,7 +65,7 @@ function parameterizedStack() {
   // A fleet over an NFS server whose host is a deploy-time value (CacheOrigin.nfsServer), NFSv3 with mirrors: the
   // host reaches EFSC_ORIGIN_SERVER, which the mount unit and the mirrors' mounts name.
   const nfsFleet = new CacheFleet(stack, 'NfsFleet', {
-    vpc, capacity: Capacity.nodes(1), clientCidrs: [cidr.valueAsString], fanOut: FanOut.route53({ zoneName: 'nfs-cache.internal' }), mirrorPaths: ['/efs/app'],
+    vpc, capacity: Capacity.nodes(1), clientCidrs: [cidr.valueAsString], fanOut: FanOut.route53({ zoneName: 'nfs-cache.internal' }), mirrors: [Mirror.path('/efs/app')],
     origin: CacheOrigin.nfsServer({ host: nfsHost.valueAsString, exportPath: '/srv/data', nfsVersion: NfsVersion.NFS_V3, peer: ec2.Peer.ipv4('10.20.0.0/16') }),
   });
   const client = new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS });

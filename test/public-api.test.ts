@@ -29,7 +29,7 @@ describe('exports', () => {
     const values = Object.keys(lib).filter((k) => (lib as Record<string, unknown>)[k] !== undefined);
     expect(values.sort()).toEqual([
       'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheOrigin', 'CachedFileSystem', 'Capacity',
-      'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'FanOut', 'FsCacheClientLaunchTemplate', 'MirrorMetric', 'MirrorSource', 'MirrorStorage', 'MountHelper',
+      'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'FanOut', 'FsCacheClientLaunchTemplate', 'Mirror', 'MirrorMetric', 'MirrorStorage', 'MountHelper',
       'MountSource', 'NfsVersion', 'NodeDiskCache', 'OriginFileSystem', 'SeedSource',
     ]);
   });
@@ -50,7 +50,7 @@ describe('CacheFleet.fromCacheFleetAttributes', () => {
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(clientStack, 'FleetSg', 'sg-0123456789abcdef1'),
       ...attrs,
     });
-    const clients = new FsCacheClientLaunchTemplate(clientStack, 'Clients', { vpc: clientVpc, source: MountSource.cacheFleet(imported, { mirrorPaths: attrs.mirrors ? ['/efs/app'] : undefined }) });
+    const clients = new FsCacheClientLaunchTemplate(clientStack, 'Clients', { vpc: clientVpc, source: MountSource.cacheFleet(imported, { mirrorPaths: attrs.mirrorExports ? ['/efs/app'] : undefined }) });
     const params = parameters(Object.values(launchTemplateUserData(clientStack))[0]);
     return { fleet, imported, clients, clientStack, params };
   }
@@ -71,13 +71,13 @@ describe('CacheFleet.fromCacheFleetAttributes', () => {
     expect(imported.exportPath).toBe(fleet.exportPath);
     expect(imported.attributeCacheTimeout.toSeconds()).toBe(fleet.attributeCacheTimeout.toSeconds());
     expect(imported.directoryCacheTimeout.toSeconds()).toBe(fleet.directoryCacheTimeout.toSeconds());
-    expect(imported.mirrors).toEqual([]);
+    expect(imported.mirrorExports).toEqual([]);
     expect(params.EFSC_NFS_PATH).toBe('/efs');
   });
 
   test('mirrors given as attributes can be mounted; others are refused with the imported fleet named', () => {
-    const mirrors = [{ path: '/efs/app', exportPath: '/mirror/app', fsid: '0f6a1b2c-3d4e-5f60-8172-93a4b5c6d7e8' }];
-    expect(() => fleetAndClients({ mirrors })).not.toThrow();
+    const mirrorExports = [{ path: '/efs/app', exportPath: '/mirror/app', fsid: '0f6a1b2c-3d4e-5f60-8172-93a4b5c6d7e8' }];
+    expect(() => fleetAndClients({ mirrorExports })).not.toThrow();
     const { stack, vpc } = stackWithVpc();
     const imported = CacheFleet.fromCacheFleetAttributes(stack, 'Imported', {
       endpoint: 'x', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef1'),

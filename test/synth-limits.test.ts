@@ -6,7 +6,7 @@ import { Size, Stack, Token } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
-import { CacheFleet, CacheFleetProps, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, MirrorStorage, MountSource, NodeDiskCache } from '../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, Mirror, MirrorStorage, MountSource, NodeDiskCache } from '../lib';
 import { checkImageArchitecture, imageArchitecture } from '../lib/private/image';
 import { instanceTypeFacts } from '../lib/private/instance-types';
 import { systemDirectoryOf } from '../lib/private/paths';
@@ -35,38 +35,37 @@ describe('instance store sizes', () => {
 });
 
 describe('mirrorSize against the node type', () => {
-  const mirrors = { mirrorPaths: ['/efs/app'] };
+  const mirrors = { mirrors: [Mirror.path('/efs/app')] };
 
   test('in memory: half the RAM exactly, and the default size on the smallest type, pass without a warning', () => {
-    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.xlarge'), mirrorSize: Size.gibibytes(4) }, 'mirrorSizeOverHalfMemory')).toHaveLength(0);
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.xlarge'), mirroring: { size: Size.gibibytes(4) } }, 'mirrorSizeOverHalfMemory')).toHaveLength(0);
     expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.medium') }, 'mirrorSizeOverHalfMemory')).toHaveLength(0);
   });
 
   test('in memory: just under the RAM warns, the RAM itself is refused', () => {
-    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.large'), mirrorSize: Size.mebibytes(4095) }, 'mirrorSizeOverHalfMemory')).toHaveLength(1);
-    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.large'), mirrorSize: Size.mebibytes(4096) }))
-      .toThrow(/^Invalid mirrorSize: 4 GiB in memory/);
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.large'), mirroring: { size: Size.mebibytes(4095) } }, 'mirrorSizeOverHalfMemory')).toHaveLength(1);
+    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('c7gn.large'), mirroring: { size: Size.mebibytes(4096) } }))
+      .toThrow(/^Invalid mirroring\.size: 4 GiB in memory/);
   });
 
   test('in memory on a type whose memory is not known: not checked (the unknown-size warning stands)', () => {
     const w = warnings({
-      ...mirrors, instanceType: new ec2.InstanceType('i4i.large'), mirrorStorage: MirrorStorage.MEMORY, mirrorSize: Size.tebibytes(16), nodeDiskCache: NodeDiskCache.instanceStore(),
+      ...mirrors, instanceType: new ec2.InstanceType('i4i.large'), mirroring: { storage: MirrorStorage.MEMORY, size: Size.tebibytes(16) }, nodeDiskCache: NodeDiskCache.instanceStore(),
     }, 'unknownInstanceSize');
     expect(w).toHaveLength(1);
   });
 
   test('on the instance store: the bound is half of the disks, to the MiB (c6gd.large: 118 GB)', () => {
     // 56266 MiB is 58,999,177,216 bytes, under 59 GB; 56267 MiB is over it.
-    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), nodeDiskCache: NodeDiskCache.instanceStore(), mirrorSize: Size.mebibytes(56266) }, 'mirrorSizeNearHalfInstanceStore')).toHaveLength(1);
-    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), nodeDiskCache: NodeDiskCache.instanceStore(), mirrorSize: Size.mebibytes(56267) }))
-      .toThrow(/^Invalid mirrorSize: 54.948 GiB on the instance store/);
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), mirroring: { size: Size.mebibytes(56266) } }, 'mirrorSizeNearHalfInstanceStore')).toHaveLength(1);
+    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), mirroring: { size: Size.mebibytes(56267) } }))
+      .toThrow(/^Invalid mirroring\.size: 54.948 GiB on the instance store/);
     // Below 97% of half: no warning.
-    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), nodeDiskCache: NodeDiskCache.instanceStore(), mirrorSize: Size.gibibytes(53) }, 'mirrorSizeNearHalfInstanceStore')).toHaveLength(0);
+    expect(warnings({ ...mirrors, instanceType: new ec2.InstanceType('c6gd.large'), mirroring: { size: Size.gibibytes(53) } }, 'mirrorSizeNearHalfInstanceStore')).toHaveLength(0);
   });
 
   test('on the instance store of a type whose size is not known: left to the boot check', () => {
-    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('m6idn.large'), nodeDiskCache: NodeDiskCache.instanceStore(), mirrorSize: Size.tebibytes(16) }))
-      .not.toThrow();
+    expect(() => fleet({ ...mirrors, instanceType: new ec2.InstanceType('m6idn.large'), mirroring: { size: Size.tebibytes(16) } })).not.toThrow();
   });
 
   test('without mirrors nothing is checked', () => {
@@ -161,6 +160,6 @@ describe('system directories', () => {
   });
 
   test('the defaults pass', () => {
-    expect(() => fleet({ mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType('c6gd.16xlarge') })).not.toThrow();
+    expect(() => fleet({ mirrors: [Mirror.path('/efs/app')], instanceType: new ec2.InstanceType('c6gd.16xlarge') })).not.toThrow();
   });
 });

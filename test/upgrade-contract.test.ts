@@ -12,8 +12,8 @@ import {
   DiskCacheMetric,
   FanOut,
   FsCacheClientLaunchTemplate,
+  Mirror,
   MirrorMetric,
-  MirrorSource,
   MountHelper,
   MountSource,
   NfsVersion,
@@ -33,7 +33,7 @@ function nodeParameters(protocol: NfsVersion): { params: Record<string, string>;
     vpc,
     origin: CacheOrigin.efs(importedFs(stack)),
     originPath: '/data',
-    mirrorPaths: ['/efs/app', '/efs/www/static'],
+    mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www/static')],
     clientNfsVersion: protocol,
   });
   const userData = Object.values(launchTemplateUserData(stack));
@@ -63,7 +63,7 @@ describe('upgrade contract', () => {
     }
   });
 
-  test('mirror fsids are pinned, in the order of mirrorPaths, and do not depend on the client protocol', () => {
+  test('mirror fsids are pinned, in the order of the path mirrors, and do not depend on the client protocol', () => {
     for (const protocol of [NfsVersion.NFS_V4_1, NfsVersion.NFS_V3]) {
       const { params } = nodeParameters(protocol);
       expect(params.EFSC_MIRROR_PATHS).toBe('/efs/app /efs/www/static');
@@ -98,13 +98,15 @@ describe('upgrade contract', () => {
     const { stack, vpc } = stackWithVpc(undefined, 'Pinned');
     const fleet = new CacheFleet(stack, 'Fleet', {
       vpc, origin: CacheOrigin.efs(importedFs(stack)), originPath: '/data', capacity: Capacity.nodes(2),
-      mirrorPaths: ['/efs/app', '/efs/www/static'],
-      mirrorSources: [MirrorSource.s3(s3.Bucket.fromBucketName(stack, 'Site', 'example-site'), 'site/')],
+      mirrors: [
+        Mirror.path('/efs/app'), Mirror.path('/efs/www/static'),
+        Mirror.s3(s3.Bucket.fromBucketName(stack, 'Site', 'example-site'), 'site/'),
+      ],
     });
     const params = parameters(Object.values(launchTemplateUserData(stack))[0]);
     expect(fleet.exportPath).toBe('/efs');
     expect(params.EFSC_EXPORT_PATH).toBe('/efs');
-    expect(fleet.mirrors).toEqual([
+    expect(fleet.mirrorExports).toEqual([
       { path: '/efs/app', exportPath: '/mirror/app', fsid: '4ef15917-cc5e-c97b-c462-beb4a33a03b1' },
       { path: '/efs/www/static', exportPath: '/mirror/www/static', fsid: 'd07f34a3-d22c-af5e-5414-e52684201e0c' },
       { path: '/mirror/site', exportPath: '/mirror/site', fsid: '18556618-a54d-fd6b-0271-a626c0e9d60d' },

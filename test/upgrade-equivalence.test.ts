@@ -18,7 +18,7 @@ import {
   DiskCache,
   FanOut,
   FsCacheClientLaunchTemplate,
-  MirrorSource,
+  Mirror,
   MirrorStorage,
   MountHelper,
   MountSource,
@@ -93,12 +93,15 @@ const EXTRA: Case[] = [
       const bucket = s3.Bucket.fromBucketName(stack, 'Site', 'example-site');
       const fleet = new CacheFleet(stack, 'Fleet', {
         vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(2),
-        mirrorPaths: ['/efs/app', '/efs/www/static'],
-        mirrorSources: [MirrorSource.s3(bucket, 'site/'), MirrorSource.s3(bucket, '', { name: 'all' })],
-        mirrorInterval: Duration.minutes(10), mirrorSize: Size.gibibytes(20), mirrorStorage: MirrorStorage.INSTANCE_STORE,
-        instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
-        mirrorSyncTimeout: Duration.minutes(20), mirrorSyncWorkers: 8,
-        mirrorChangeMarker: '.release', mirrorFullSyncInterval: Duration.hours(12),
+        mirrors: [
+          Mirror.path('/efs/app'), Mirror.path('/efs/www/static'),
+          Mirror.s3(bucket, 'site/'), Mirror.s3(bucket, '', { name: 'all' }),
+        ],
+        mirroring: {
+          interval: Duration.minutes(10), size: Size.gibibytes(20), storage: MirrorStorage.INSTANCE_STORE,
+          syncTimeout: Duration.minutes(20), syncWorkers: 8, changeMarker: '.release', fullSyncInterval: Duration.hours(12),
+        },
+        instanceType: new ec2.InstanceType('c7gd.16xlarge'),
       });
       new FsCacheClientLaunchTemplate(stack, 'Clients', {
         vpc, instanceType: armClient, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app', '/mirror/site'], mirrorMountPoint: '/srv/mirrors' }),
@@ -170,7 +173,7 @@ const EXTRA: Case[] = [
     build: (app) => {
       const { stack, vpc } = stackWithVpc(app, 'Fleet');
       const fleet = new CacheFleet(stack, 'Fleet', {
-        vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(2), mirrorPaths: ['/efs/app'], clientNfsVersion: NfsVersion.NFS_V3,
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(2), mirrors: [Mirror.path('/efs/app')], clientNfsVersion: NfsVersion.NFS_V3,
       });
       const clients = new Stack(app, 'Clients');
       const clientVpc = ec2.Vpc.fromVpcAttributes(clients, 'Vpc', {
@@ -181,7 +184,7 @@ const EXTRA: Case[] = [
         endpoint: 'cache.efs-cache.internal',
         securityGroup: ec2.SecurityGroup.fromSecurityGroupId(clients, 'FleetSg', 'sg-0123456789abcdef1'),
         exportPath: fleet.exportPath, clientNfsVersion: NfsVersion.NFS_V3,
-        mirrors: fleet.mirrors.map((m) => ({ path: m.path, exportPath: m.exportPath })),
+        mirrorExports: fleet.mirrorExports.map((m) => ({ path: m.path, exportPath: m.exportPath })),
       });
       new FsCacheClientLaunchTemplate(clients, 'Readers', {
         vpc: clientVpc, instanceType: armClient, source: MountSource.cacheFleet(imported, { mirrorPaths: ['/efs/app'] }),

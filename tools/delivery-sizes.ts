@@ -12,7 +12,7 @@
 import * as zlib from 'zlib';
 import { App, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, Capacity, NfsVersion, NodeDiskCache } from '../lib';
+import { CacheFleet, CacheOrigin, Capacity, Mirror, NfsVersion } from '../lib';
 import { renderedCode } from '../lib/bootstrap/render';
 import { resolveUserData, PSEUDO_VALUES, CfnTemplate } from '../test/lab/harness/user-data';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -25,8 +25,8 @@ const fileSystem = efs.FileSystem.fromFileSystemAttributes(stack, 'Fs', {
   fileSystemId: 'fs-0123456789abcdef0', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'FsSg', 'sg-0123456789abcdef0'),
 });
 const fleet = new CacheFleet(stack, 'Fleet', {
-  vpc, origin: CacheOrigin.efs(fileSystem), capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
-  clientNfsVersion: NfsVersion.NFS_V3, mirrorPaths: ['/efs/app', '/efs/www'], warming: { paths: ['/efs/models'] },
+  vpc, origin: CacheOrigin.efs(fileSystem), capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), clientNfsVersion: NfsVersion.NFS_V3,
+  mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www')], warming: { paths: ['/efs/models'] },
 });
 const template = Template.fromStack(stack).toJSON() as CfnTemplate;
 const id = stack.getLogicalId(fleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate);

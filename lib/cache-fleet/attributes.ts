@@ -6,7 +6,7 @@ import { propError } from '../private/errors';
 import { isEndpoint } from '../private/endpoint';
 import { DOT_SEGMENT_RE } from '../private/paths';
 import { NfsVersion } from '../nfs-version';
-import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, CacheFleetMirror, ICacheFleet } from './options';
+import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, ICacheFleet, MirrorExport } from './options';
 import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, MIRROR_ROOT, mirrorExportPath, mirrorFsid } from './mirror';
 import { checkClientNfsVersion, checkExportPath } from './validation';
 import { REMOVED_FLEET_ATTRIBUTES, refuseRemovedProps } from '../private/removed-props';
@@ -20,7 +20,7 @@ export class ImportedCacheFleet extends Construct implements ICacheFleet {
   public readonly exportPath: string;
   public readonly attributeCacheTimeout: Duration;
   public readonly directoryCacheTimeout: Duration;
-  public readonly mirrors: CacheFleetMirror[];
+  public readonly mirrorExports: MirrorExport[];
   public readonly clientNfsVersion: NfsVersion;
   public readonly connections: ec2.Connections;
 
@@ -32,7 +32,7 @@ export class ImportedCacheFleet extends Construct implements ICacheFleet {
     this.exportPath = attrs.exportPath ?? CACHE_FLEET_DEFAULTS.exportPath;
     this.attributeCacheTimeout = attrs.attributeCacheTimeout ?? CACHE_FLEET_DEFAULTS.attributeCacheTimeout;
     this.directoryCacheTimeout = attrs.directoryCacheTimeout ?? CACHE_FLEET_DEFAULTS.directoryCacheTimeout;
-    this.mirrors = attrs.mirrors ?? [];
+    this.mirrorExports = attrs.mirrorExports ?? [];
     this.clientNfsVersion = attrs.clientNfsVersion ?? CACHE_FLEET_DEFAULTS.clientNfsVersion;
     this.connections = new ec2.Connections({ securityGroups: [attrs.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
   }
@@ -60,38 +60,38 @@ export function validateCacheFleetAttributes(scope: IConstruct, attrs: CacheFlee
   validateImportedMirrors(scope, attrs, exportPath);
 }
 
-/** The rules of a fleet's `mirrors`, for mirrors given as attributes: concrete paths, export paths and fsids. */
+/** The rules of a fleet's `mirrorExports`, for mirrors given as attributes: concrete paths, export paths and fsids. */
 function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes, exportPath: string): void {
-  const mirrors = attrs.mirrors ?? [];
+  const mirrors = attrs.mirrorExports ?? [];
   const concrete = (v: string) => !Token.isUnresolved(v);
   const example = concrete(exportPath) && !DOT_SEGMENT_RE.test(exportPath) ? exportPath : CACHE_FLEET_DEFAULTS.exportPath;
   mirrors.forEach((m, i) => {
-    const at = `mirrors[${i}]`;
-    // An S3 mirror (mirrorSources) has no node path: its path is its export path, under /mirror.
+    const at = `mirrorExports[${i}]`;
+    // An S3 mirror (Mirror.s3) has no node path: its path is its export path, under /mirror.
     if (concrete(m.path) && m.path === m.exportPath && isMirrorExportPath(m.path)) {
       if (m.fsid !== undefined && concrete(m.fsid) && !MIRROR_FSID_RE.test(m.fsid)) {
-        throw propError(scope, 'mirrors', `${at}.fsid '${m.fsid}' is not a UUID in lowercase hex: give the fleet's mirrors[].fsid.`);
+        throw propError(scope, 'mirrorExports', `${at}.fsid '${m.fsid}' is not a UUID in lowercase hex: give the fleet's mirrorExports[].fsid.`);
       }
       return;
     }
     if (concrete(m.path) && !isMirrorPath(m.path)) {
-      throw propError(scope, 'mirrors', `${at}.path '${m.path}' is not an absolute path (letters, digits, . _ - /, no trailing / ` +
+      throw propError(scope, 'mirrorExports', `${at}.path '${m.path}' is not an absolute path (letters, digits, . _ - /, no trailing / ` +
         `or //, no . or .. segment): give the fleet's mirror path, e.g. '${example}/app'.`);
     }
     if (concrete(m.path) && concrete(exportPath) && !m.path.startsWith(`${exportPath}/`)) {
-      throw propError(scope, 'mirrors', `${at}.path '${m.path}' is not under the fleet's exportPath '${exportPath}': a fleet ` +
+      throw propError(scope, 'mirrorExports', `${at}.path '${m.path}' is not under the fleet's exportPath '${exportPath}': a fleet ` +
         `mirrors node paths below its export, e.g. '${exportPath}/app'.`);
     }
     if (concrete(m.exportPath) && !isMirrorExportPath(m.exportPath)) {
-      throw propError(scope, 'mirrors', `${at}.exportPath '${m.exportPath}' is not a path under ${MIRROR_ROOT} (letters, digits, . _ - /, ` +
-        `no trailing / or //, no . or .. segment): give the fleet's mirrors[].exportPath, e.g. '${MIRROR_ROOT}/app'.`);
+      throw propError(scope, 'mirrorExports', `${at}.exportPath '${m.exportPath}' is not a path under ${MIRROR_ROOT} (letters, digits, . _ - /, ` +
+        `no trailing / or //, no . or .. segment): give the fleet's mirrorExports[].exportPath, e.g. '${MIRROR_ROOT}/app'.`);
     }
     if (concrete(m.path) && concrete(exportPath) && concrete(m.exportPath) && m.exportPath !== mirrorExportPath(exportPath, m.path)) {
-      throw propError(scope, 'mirrors', `${at}.exportPath '${m.exportPath}' is not where the fleet exports '${m.path}': a fleet with ` +
+      throw propError(scope, 'mirrorExports', `${at}.exportPath '${m.exportPath}' is not where the fleet exports '${m.path}': a fleet with ` +
         `exportPath '${exportPath}' serves it at '${mirrorExportPath(exportPath, m.path)}'.`);
     }
     if (m.fsid !== undefined && concrete(m.fsid) && !MIRROR_FSID_RE.test(m.fsid)) {
-      throw propError(scope, 'mirrors', `${at}.fsid '${m.fsid}' is not a UUID in lowercase hex: give the fleet's mirrors[].fsid, ` +
+      throw propError(scope, 'mirrorExports', `${at}.fsid '${m.fsid}' is not a UUID in lowercase hex: give the fleet's mirrorExports[].fsid, ` +
         `e.g. '${mirrorFsid('Stack/Fleet', `${example}/app`)}'.`);
     }
   });
@@ -108,10 +108,10 @@ function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes,
       mirrors.forEach((o, j) => {
         const w = o[field];
         if (j >= i || w === undefined || !concrete(w)) return;
-        if (v === w) throw propError(scope, 'mirrors', `mirrors[${j}] and mirrors[${i}] have the same ${field} '${v}': ${why}.`);
+        if (v === w) throw propError(scope, 'mirrorExports', `mirrorExports[${j}] and mirrorExports[${i}] have the same ${field} '${v}': ${why}.`);
         if (field !== 'fsid' && (v.startsWith(`${w}/`) || w.startsWith(`${v}/`))) {
           const [inner, outer] = v.startsWith(`${w}/`) ? [v, w] : [w, v];
-          throw propError(scope, 'mirrors', `the ${field} '${inner}' is inside '${outer}' (mirrors[${j}] and mirrors[${i}]): ${why}.`);
+          throw propError(scope, 'mirrorExports', `the ${field} '${inner}' is inside '${outer}' (mirrorExports[${j}] and mirrorExports[${i}]): ${why}.`);
         }
       });
     });

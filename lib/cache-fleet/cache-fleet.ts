@@ -13,11 +13,11 @@ import { Capacity } from './capacity';
 import { ElasticNodes, LIFECYCLE_HOOKS } from './elastic';
 import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from './cache-origin';
 import { FanOut, FanOutResources } from './fan-out';
-import { grantMirrorSources, mirrorExportPath, mirrorFsid, mirrorSourceFsid } from './mirror';
+import { grantS3Mirrors, mirrorExportPath, mirrorFsid, pathMirrors, s3MirrorFsid, s3Mirrors } from './mirror';
 import { NodeDiskCache } from './node-disk-cache';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
-import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetMirror, CacheFleetProps, ICacheFleet } from './options';
+import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetProps, ICacheFleet, MirrorExport } from './options';
 import { DEFAULT_INSTANCE_TYPE, defaultFanOut, resolvedNodeDiskCache, validateCacheFleetOptions } from './validation';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import { NfsVersion } from '../nfs-version';
@@ -42,7 +42,7 @@ import { REMOVED_FLEET_PROPS, refuseRemovedProps } from '../private/removed-prop
 // and the metric names and statistics (../monitoring/metrics.ts).
 // The public types stay importable from here, as before.
 export {
-  CacheFleetAttributes, CacheFleetMirror, CacheFleetOptions, CacheFleetProps, ICacheFleet,
+  CacheFleetAttributes, MirrorExport, CacheFleetOptions, CacheFleetProps, ICacheFleet,
 } from './options';
 export { MirrorMetric } from '../monitoring/metrics';
 export { fsidFor } from './node-parameters';
@@ -72,7 +72,7 @@ export { fsidFor } from './node-parameters';
  * The export is read-only, NFSv4.1 only, `root_squash`, limited to `clientCidrs`, with the same `fsid` on every
  * node. There is no SSH: use Session Manager. Writes go to the origin directly, never through the cache tier. An NFS
  * server origin is mounted without TLS (plain NFS, as its clients mount it): keep it on a network you trust. Mirrors
- * (`mirrorPaths`) are exported read-only too, on TCP 2050 (`MIRROR_PORT`), which is opened only to clients that mount
+ * (`mirrors`) are exported read-only too, on TCP 2050 (`MIRROR_PORT`), which is opened only to clients that mount
  * them (and, with an NLB, from the load balancer).
  */
 export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable {
@@ -87,7 +87,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public static readonly MOUNTD_PORT: number = NFS_MOUNTD_PORT;
 
   /**
-   * The TCP port the nodes serve their mirrors on (`mirrorPaths`): a second nfsd of each node, apart from the
+   * The TCP port the nodes serve their mirrors on (`mirrors`): a second nfsd of each node, apart from the
    * re-export's on 2049, so that the mirrors keep answering while readers of the re-export wait on an unreachable
    * origin. Clients mount a mirror with `port=2050`; `FsCacheClientLaunchTemplate`s that mount mirrors are let in on it
    * by themselves, other clients need it as well as 2049 (`peer.connections.allowTo(fleet, ec2.Port.tcp(CacheFleet.MIRROR_PORT))`,
@@ -172,8 +172,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly directoryCacheTimeout: Duration;
   /** The `Group` dimension of the metrics the nodes publish (namespace CdkEfsCache): this construct's path. */
   public readonly metricsGroup: string;
-  /** The subtrees served from a local copy on every node (`mirrorPaths`), with the paths clients mount. */
-  public readonly mirrors: CacheFleetMirror[];
+  /** Where the fleet exports each of its mirrors (`mirrors`): the paths and fsids clients mount. */
+  public readonly mirrorExports: MirrorExport[];
   /** The NFS version clients mount the fleet with (`clientNfsVersion`): `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3`. */
   public readonly clientNfsVersion: NfsVersion;
   /**
@@ -210,10 +210,11 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.nodeDiskCache = resolvedNodeDiskCache(this, props, facts);
     const diskCache = this.nodeDiskCache._enabled;
     this.metricsGroup = this.node.path;
-    this.mirrors = [
-      ...(props.mirrorPaths ?? []).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) })),
+    this.mirrorExports = [
+      // The path mirrors first, then the S3 mirrors, each in their order: their handles come from those orders.
+      ...pathMirrors(props).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) })),
       // An S3 mirror has no node path: clients name it by its export path.
-      ...(props.mirrorSources ?? []).map((m) => ({ path: m.exportPath, exportPath: m.exportPath, fsid: mirrorSourceFsid(this.node.path, m) })),
+      ...s3Mirrors(props).map((m) => ({ path: m.exportPath, exportPath: m.exportPath, fsid: s3MirrorFsid(this.node.path, m) })),
     ];
     this.fanOut = props.fanOut ?? defaultFanOut(this.capacity);
     const nlb = this.fanOut._networkLoadBalancer !== undefined;
@@ -229,12 +230,12 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     allowNodesToOrigin(this.securityGroup, this.origin);
 
     this.role = nodeRole(this, this.origin);
-    grantMirrorSources(this.role, props);
+    grantS3Mirrors(this.role, props);
     this.grantPrincipal = this.role;
 
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
     if (subnets.length === 0) throw propError(this, 'vpcSubnets', 'selects no subnet of the VPC.');
-    warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, s3Need(...(props.mirrorSources?.length ? ['the S3 mirrors'] : [])),
+    warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, s3Need(...(s3Mirrors(props).length ? ['the S3 mirrors'] : [])),
       ENDPOINT_NEEDS.cloudFormation, ...(nlb ? [] : [ENDPOINT_NEEDS.ec2]),
       ...(elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
       ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
@@ -249,13 +250,13 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       script: 'cache-node/bootstrap.sh',
       // lib/fscache.sh only with the disk cache, lib/mirror.sh only with mirrors and lib/mirror-s3.sh only with S3 mirrors:
       // their functions run only then.
-      libraries: ['lib/common.sh', 'lib/metrics.sh', ...(this.mirrors.length ? ['lib/mirror.sh'] : []),
-        ...(props.mirrorSources?.length ? ['lib/mirror-s3.sh'] : []), ...(diskCache ? ['lib/fscache.sh'] : []),
+      libraries: ['lib/common.sh', 'lib/metrics.sh', ...(this.mirrorExports.length ? ['lib/mirror.sh'] : []),
+        ...(s3Mirrors(props).length ? ['lib/mirror-s3.sh'] : []), ...(diskCache ? ['lib/fscache.sh'] : []),
         'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
       scope: this,
       // The NFSv3 code (mountd's port, the handle check) only in the user data of a fleet that serves NFSv3.
-      drop: ['initialize-devices', ...(v3 ? [] : ['nfsv3']), ...(this.mirrors.length ? ['no-mirrors'] : [])],
+      drop: ['initialize-devices', ...(v3 ? [] : ['nfsv3']), ...(this.mirrorExports.length ? ['no-mirrors'] : [])],
       parameters: {
         ...nodeParameters(this, this.role, props, {
           origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache,
@@ -317,7 +318,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       nodes,
       ...(this.autoScalingGroup ? { autoScalingGroup: this.autoScalingGroup, subnets } : {}),
       nodeSecurityGroup: this.securityGroup,
-      mirrors: this.mirrors.length > 0,
+      mirrors: this.mirrorExports.length > 0,
     });
     this.endpoint = this.fanOutResources.endpoint;
     this.connections = this.fanOutResources.connections;
@@ -425,7 +426,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   }
 
   /**
-   * A mirror metric of the nodes (`mirrorPaths`): `SYNC_FAILURES` and `ORIGIN_OPS` summed per period, the gauges
+   * A mirror metric of the nodes (`mirrors`): `SYNC_FAILURES` and `ORIGIN_OPS` summed per period, the gauges
    * (`AGE_SECONDS`, `SYNC_SECONDS`, `FILES_WALKED`, `FULL`, `BYTES`) as their maximum over the nodes.
    */
   public metricMirror(metric: MirrorMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {

@@ -170,7 +170,7 @@ export interface FanOutProps {
   /** The nodes' security group (NLB mode lets the load balancer in on 2049, and on 2050 with `mirrors`). */
   readonly nodeSecurityGroup: ec2.ISecurityGroup;
   /**
-   * Whether the nodes serve mirrors (`mirrorPaths`), on their own port (`CacheFleet.MIRROR_PORT`, 2050). NLB mode then
+   * Whether the nodes serve mirrors (`mirrors`), on their own port (`CacheFleet.MIRROR_PORT`, 2050). NLB mode then
    * adds a listener on that port with a target group of its own, and lets the load balancer into the nodes' group on
    * it too; Route 53 mode needs nothing more (clients reach the nodes' addresses on any port their group lets in).
    *

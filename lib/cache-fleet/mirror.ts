@@ -4,211 +4,259 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
 import { NFS_MIRROR_PORT } from '../private/constants';
-import { knownAtSynth, propError, wholeSeconds } from '../private/errors';
+import { describeValue, knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
 import { seconds } from '../private/mount';
 import { grantReadPrefix } from '../private/s3-grant';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 
-/** Where a node keeps the copies of its mirrors (`mirrorStorage`). */
+/** Where a node keeps the copies of its mirrors (`mirroring.storage`). */
 export enum MirrorStorage {
   /**
-   * A RAM-backed file system (tmpfs) of `mirrorSize`: the copies take that much of the node's memory at most, beside
+   * A RAM-backed file system (tmpfs) of `mirroring.size`: the copies take that much of the node's memory at most, beside
    * the page cache of the re-export.
    */
   MEMORY = 'MEMORY',
   /**
-   * An ext4 file system of `mirrorSize` in an image file on the node's instance store (the RAID 0 of the second cache
+   * An ext4 file system of `mirroring.size` in an image file on the node's instance store (the RAID 0 of the second cache
    * level, `nodeDiskCache`), made afresh at every boot: trees larger than the memory a node can spare, with hot files
    * still served from the page cache. At most half the instance store; the rest stays the disk cache.
    */
   INSTANCE_STORE = 'INSTANCE_STORE',
 }
 
-/** Options of `MirrorSource.s3`. */
+/** Options of `Mirror.s3`. */
 export interface S3MirrorOptions {
   /**
-   * Where the nodes export the mirror: at `/mirror/<name>`, which clients mount (`mirrorPaths: ['/mirror/<name>']`
-   * of `MountSource.cacheFleet`). A relative path of letters, digits, `. _ - /` (no empty, `.` or `..` component),
-   * apart from every other mirror's export (`mirrorPaths` export `/mirror/<path under exportPath>`). Changing it
-   * gives the mirror a new fsid: clients then mount it again.
+   * The name of the mirror under `/mirror`: the nodes export it at `/mirror/<name>`, which clients mount.
    *
-   * @default - the prefix without its trailing `/` (`'site/'` is exported at `/mirror/site`); required for the whole
-   * bucket (prefix '')
+   * A relative path of letters, digits and `. _ - /`, apart from every other mirror's export; changing it changes the fsid.
+   *
+   * @default - the prefix without its trailing `/`; required for the whole bucket (prefix '')
    */
   readonly name?: string;
 }
 
-/**
- * A mirror whose source is not the origin (`mirrorSources`): for now an S3 prefix (`MirrorSource.s3`). Path mirrors of
- * the origin stay in `mirrorPaths`.
- */
-export class MirrorSource {
-  /**
-   * Every object under `prefix` in `bucket`, copied by each node into its mirrors' file system and served read-only
-   * at `/mirror/<name>` like a path mirror: with delegations, the same interval, timeout, size check and failure rules,
-   * and a first sync before the node serves. Each sync lists the prefix (`aws s3api list-objects-v2`, every page) and
-   * fetches only the objects whose ETag or size changed, each written aside and renamed over the old one; removals
-   * come last, after every fetch succeeded. A listing that fails keeps the last copy. Keys that would leave the mirror
-   * (a `.` or `..` component, a leading `/`, an empty component) or that hold control characters are skipped with a
-   * warning; keys that end in `/` (folder placeholders) are skipped.
-   *
-   * The nodes' role may list the bucket under the prefix (`s3:ListBucket` with an `s3:prefix` condition) and read the
-   * objects under it (`s3:GetObject` on `<prefix>*`), decrypt with the bucket's key if it has one, and nothing else
-   * of the bucket. The bucket's region is its stack's (`bucket.env.region`).
-   *
-   * @param bucket the bucket, made anywhere or imported
-   * @param prefix key prefix, for example `'site/'` (a trailing `/` is added); '' for the whole bucket (then `name`
-   *   is required). Letters, digits and `. _ = + -` in each component, no empty, `.` or `..` component.
-   */
-  public static s3(bucket: s3.IBucket, prefix: string, options: S3MirrorOptions = {}): MirrorSource {
-    return new MirrorSource(bucket, prefix, options.name);
-  }
-
-  /** The bucket. */
-  public readonly bucket: s3.IBucket;
-  /** The key prefix as given. */
-  public readonly givenPrefix: string;
-  /** The key prefix as listed: '' or ending in `/`. */
-  public readonly prefix: string;
-  /**
-   * The name under /mirror, as given.
-   *
-   * @default - the prefix without its trailing `/`
-   */
-  public readonly givenName?: string;
-
-  private constructor(bucket: s3.IBucket, prefix: string, name: string | undefined) {
-    this.bucket = bucket;
-    this.givenPrefix = prefix;
-    this.prefix = Token.isUnresolved(prefix) ? prefix : normalS3Prefix(prefix);
-    this.givenName = name;
-  }
-
-  /** The name under /mirror: as given, or the prefix without its trailing `/`. */
-  public get name(): string {
-    return this.givenName ?? this.prefix.replace(/\/$/, '');
-  }
-
-  /** Where the nodes export this mirror and clients mount it from: `/mirror/<name>`. */
-  public get exportPath(): string {
-    return `${MIRROR_ROOT}/${this.name}`;
-  }
+/** The kinds of mirror, as `Mirror`'s factories make them. */
+enum MirrorKind {
+  PATH = 'PATH',
+  S3 = 'S3',
 }
 
 /**
- * Mirror options of a cache fleet: subtrees that the nodes serve from a local copy instead of the
- * re-export, so that clients get read delegations and re-open and re-read hot files with no request at all.
+ * A tree that every node of a cache fleet copies to a local file system and serves read-only from there (the
+ * `mirrors` prop): a path of the origin (`Mirror.path`) or an S3 prefix (`Mirror.s3`).
+ *
+ * The nodes make the path mirrors' roots first, in their order, then the S3 mirrors': reordering mirrors of one kind
+ * gives them new file handles, and clients then mount them again.
+ *
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md
+ */
+export class Mirror {
+  /**
+   * A node path under the fleet's `exportPath`, exported read-only at `/mirror/<path under exportPath>`.
+   *
+   * @param path the node path, for example `'/efs/app'` (exported at `/mirror/app`); no mirror path inside another
+   */
+  public static path(path: string): Mirror {
+    return new Mirror(MirrorKind.PATH, path, undefined, undefined, undefined);
+  }
+
+  /**
+   * Every object under `prefix` in `bucket`, copied by each node and served read-only at `/mirror/<name>`.
+   *
+   * The nodes' role may list the bucket under the prefix and read the objects under it, and nothing else of the bucket.
+   *
+   * @param bucket the bucket, made anywhere or imported
+   * @param prefix key prefix, for example `'site/'` (a trailing `/` is added), of letters, digits and `. _ = + - /`
+   *   without an empty, `.` or `..` component; '' for the whole bucket (then `name` is required)
+   */
+  public static s3(bucket: s3.IBucket, prefix: string, options: S3MirrorOptions = {}): Mirror {
+    return new Mirror(MirrorKind.S3, undefined, bucket, prefix, options.name);
+  }
+
+  /**
+   * The node path mirrored, for a path mirror.
+   *
+   * @default - none: an S3 mirror
+   */
+  public readonly nodePath?: string;
+
+  /**
+   * The bucket, for an S3 mirror.
+   *
+   * @default - none: a path mirror
+   */
+  public readonly bucket?: s3.IBucket;
+
+  /**
+   * The key prefix as listed ('' or ending in `/`), for an S3 mirror.
+   *
+   * @default - none: a path mirror
+   */
+  public readonly prefix?: string;
+
+  /** @internal */
+  public readonly _kind: MirrorKind;
+
+  /**
+   * The key prefix as given, for an S3 mirror.
+   *
+   * @internal
+   */
+  public readonly _givenPrefix?: string;
+
+  /**
+   * The name under /mirror as given, for an S3 mirror.
+   *
+   * @internal
+   */
+  public readonly _givenName?: string;
+
+  private constructor(kind: MirrorKind, path: string | undefined, bucket: s3.IBucket | undefined, prefix: string | undefined,
+    name: string | undefined) {
+    this._kind = kind;
+    this.nodePath = path;
+    this.bucket = bucket;
+    this._givenPrefix = prefix;
+    if (prefix !== undefined) this.prefix = Token.isUnresolved(prefix) ? prefix : normalS3Prefix(prefix);
+    this._givenName = name;
+  }
+
+  /**
+   * The name under /mirror of an S3 mirror: as given, or the prefix without its trailing `/`.
+   *
+   * @default - none: a path mirror is named by its path under the fleet's `exportPath`
+   */
+  public get name(): string | undefined {
+    if (this._kind !== MirrorKind.S3) return undefined;
+    return this._givenName ?? (this.prefix ?? '').replace(/\/$/, '');
+  }
+
+  /**
+   * Where the nodes export an S3 mirror and clients mount it from: `/mirror/<name>`.
+   *
+   * @default - none: a path mirror's export follows the fleet's `exportPath`
+   */
+  public get exportPath(): string | undefined {
+    return this._kind === MirrorKind.S3 ? `${MIRROR_ROOT}/${this.name}` : undefined;
+  }
+}
+
+/** An S3 mirror, as the fleet's code reads it: bucket, prefix and name known to be there. */
+export interface S3Mirror {
+  readonly bucket: s3.IBucket;
+  readonly givenPrefix: string;
+  readonly prefix: string;
+  readonly givenName?: string;
+  readonly name: string;
+  readonly exportPath: string;
+}
+
+/** The node paths of the path mirrors, in their order: they give the mirrors their fsids and root inodes. */
+export function pathMirrors(o: MirrorOptions): string[] {
+  return (o.mirrors ?? []).filter((m) => m._kind === MirrorKind.PATH).map((m) => m.nodePath!);
+}
+
+/** The S3 mirrors, in their order (`EFSC_MIRROR_S3_*`). */
+export function s3Mirrors(o: MirrorOptions): S3Mirror[] {
+  return (o.mirrors ?? []).filter((m) => m._kind === MirrorKind.S3).map((m) => ({
+    bucket: m.bucket!, givenPrefix: m._givenPrefix!, prefix: m.prefix!, givenName: m._givenName, name: m.name!, exportPath: m.exportPath!,
+  }));
+}
+
+/**
+ * Mirror options of a cache fleet: trees that the nodes serve from a local copy instead of the re-export, so that
+ * clients get read delegations and re-open and re-read hot files with no request at all.
  */
 export interface MirrorOptions {
   /**
-   * Node paths under `exportPath` (for example `'/efs/app'`) that every node copies to a local file system of its
-   * own (`mirrorStorage`) and exports read-only from there, at `/mirror/<path under exportPath>` (`'/efs/app'` becomes `node:/mirror/app`). A copy lags the
-   * origin by at most `mirrorInterval` plus two syncs (plus the client's own attribute cache for directory listings).
-   * For trees read again and again and changed rarely: application code, templates, vendor and package trees.
-   * Writes still go to EFS. No path may contain another. Clients' mounts of a mirror outlive a reboot or replacement
-   * of the node; reordering the paths gives the mirrors new file handles, and clients then mount them again.
+   * Trees every node copies to a local file system and serves read-only: `Mirror.path('/efs/app')` (at `/mirror/app`)
+   * or `Mirror.s3(bucket, 'site/')` (at `/mirror/site`).
    *
    * @default - no mirror
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md
    */
-  readonly mirrorPaths?: string[];
+  readonly mirrors?: Mirror[];
 
   /**
-   * Mirrors whose source is not the origin: S3 prefixes (`MirrorSource.s3(bucket, 'site/')`), each exported at
-   * `/mirror/<name>` with an fsid of its own, the same on every node, beside the `mirrorPaths`, with the same
-   * interval, size, storage, timeout and jobs (`mirrorSyncWorkers`: objects fetched at a time). A copy lags the
-   * bucket by at most `mirrorInterval` plus two syncs. Clients mount one with `MountSource.cacheFleet(fleet,
-   * { mirrorPaths: ['/mirror/<name>'] })`. The change marker (`mirrorChangeMarker`) applies to `mirrorPaths` only:
-   * each sync lists every prefix (one request per 1,000 keys). Proved against an AWS API emulator's S3 only.
+   * How the nodes keep their mirrors: how often and how long they sync, where the copies live and how large they are.
    *
-   * @default - no S3 mirror
+   * @default - each option's default
    */
-  readonly mirrorSources?: MirrorSource[];
+  readonly mirroring?: MirroringOptions;
+}
 
+/** How the nodes of a cache fleet keep its mirrors (the fleet's `mirroring`). */
+export interface MirroringOptions {
   /**
-   * Time from the end of one sync of the mirrors to the start of the next. Whole seconds, 10 seconds to 24 hours.
+   * Time from the end of one sync of the mirrors to the start of the next, in whole seconds (10 seconds to 24 hours).
    *
    * @default Duration.minutes(1)
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md#mirroring-options
    */
-  readonly mirrorInterval?: Duration;
+  readonly interval?: Duration;
 
   /**
-   * Size of the file system that holds every mirror of a node (`mirrorStorage`). A tree that outgrows it (bytes, or
-   * on the instance store also inodes: one per 4 KiB) is not copied further: the node keeps serving the last copy
-   * and reports `MirrorFull`; at boot the node refuses to serve. Whole MiB. With `MirrorStorage.MEMORY`, less than
-   * the node type's RAM (where its name tells it: c, m and r families), with a synth warning above half of it: the
-   * page cache is the cache. With `MirrorStorage.INSTANCE_STORE`, at most half of the disk cache's file system (the
-   * node refuses more at boot): refused at synth above half of the type's instance store where the library knows its
-   * size (the NVMe families c5d, c5ad, m5d, r5d, the c/m/r `gd`/`id` families of generations 6 to 8, i3, i3en, i4g,
-   * i4i, i7i, i7ie, i8g, i8ge, im4gn, is4gen), with a warning within 3% of that (ext4's share of the disks).
+   * Size of the file system that holds every mirror of a node, in whole MiB (1 MiB to 16 TiB).
+   *
+   * A tree that outgrows it is not copied further, and synth refuses a size the node type cannot hold.
    *
    * @default Size.gibibytes(1)
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md#mirroring-options
    */
-  readonly mirrorSize?: Size;
+  readonly size?: Size;
 
   /**
-   * Where the nodes keep the copies. `INSTANCE_STORE` needs the second cache level (`nodeDiskCache`). Changing it
-   * gives the mirrors new file handles: clients then mount them again.
+   * Where the nodes keep the copies: in memory or on the instance store, beside the disk cache (`nodeDiskCache`).
    *
-   * @default - `MirrorStorage.INSTANCE_STORE` when the nodes keep the second cache level (`nodeDiskCache`), else
+   * Changing it gives the mirrors new file handles, and clients then mount them again.
+   *
+   * @default - `MirrorStorage.INSTANCE_STORE` when the nodes keep the disk cache (`nodeDiskCache`), else
    * `MirrorStorage.MEMORY`
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md#mirroring-options
    */
-  readonly mirrorStorage?: MirrorStorage;
+  readonly storage?: MirrorStorage;
 
   /**
-   * Longest time one try of a sync of one mirror may take; a try that takes longer is ended and counted as failed.
-   * What it copied is kept, and the next try continues from it: the first sync at boot tries again at once for as
-   * long as each try copies more (the node serves once the copy is whole), later syncs at the next interval. Each try
-   * walks the whole tree first, so the timeout must exceed the walk (docs/benchmarks.md gives measured rates).
+   * Longest time one try of a sync of one mirror may take, in whole seconds (10 seconds to 24 hours).
+   *
+   * Each try walks the whole tree first, so the timeout must exceed the walk.
    *
    * @default Duration.minutes(10)
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md#mirroring-options
    */
-  readonly mirrorSyncTimeout?: Duration;
+  readonly syncTimeout?: Duration;
 
   /**
-   * rsync jobs of one sync at a time. The sync walks the origin once and compares the walk with the last one; what
-   * changed is split into parts of at most 500 entries, one per job. Copying small files over NFS is latency-bound,
-   * so jobs in flight are what makes a copy fast; each job is one more client of EFS while it copies. An unchanged
-   * tree starts no job. 1 to 64.
+   * Copy jobs of one sync at a time (rsync jobs of a path mirror, object fetches of an S3 mirror), 1 to 64.
+   *
+   * Copying small files over NFS is latency-bound, so jobs in flight are what makes a copy fast.
    *
    * @default 8
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md#mirroring-options
    */
-  readonly mirrorSyncWorkers?: number;
+  readonly syncWorkers?: number;
 
   /**
-   * A change marker: while this file, which your publisher updates after each publish, is unchanged, a sync does not
-   * walk the mirror.
+   * A file under each path mirror's root (for example `'.published'`) that your publisher updates after each publish.
    *
-   * A path relative to each mirror's root, the same for every mirror (for example `'.published'`). Your publisher
-   * touches or rewrites it once each publish is complete (a deploy pipeline usually has one place to do that).
-   * Before walking a mirror, each sync reads the marker's attributes (inode, size, mtime, ctime) with one stat on an
-   * origin mount of its own without attribute cache; while they are what they were before the last walk, the mirror
-   * is not walked and the sync costs the origin that stat alone, whatever the tree's size. A walk still happens when
-   * the marker changed (a publish during a walk is walked by the next sync), is absent (every sync walks then), or
-   * cannot be trusted (a new boot, a lost copy), and at least every `mirrorFullSyncInterval`. A marker that cannot be
-   * read (the origin does not answer) is a failed sync: the copy stays served.
-   *
-   * The contract: a change published without updating the marker is seen at the next walk the interval forces,
-   * i.e. within `mirrorFullSyncInterval` plus a sync (plus the client's attribute cache), not within
-   * `mirrorInterval`. Update the marker after the publish, never before: a marker updated first may let the sync
-   * walk and save it before the rest of the publish lands.
-   *
-   * Letters, digits, `. _ - /`; relative; no empty, `.` or `..` component.
+   * While it is unchanged a sync does not walk the mirror, and costs the origin one stat.
    *
    * @default - no marker: every sync walks every mirror
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md#mirroring-options
    */
-  readonly mirrorChangeMarker?: string;
+  readonly changeMarker?: string;
 
   /**
-   * With `mirrorChangeMarker`: the longest time between two walks of a mirror whatever its marker says.
+   * With `changeMarker`: the longest time between two walks of a mirror, whatever its marker says (up to 7 days).
    *
-   * It bounds how late a change published without updating the marker is copied: within this interval plus a sync
-   * (plus the client's attribute cache). Whole seconds, at least `mirrorInterval`, at
-   * most 7 days. Only with a marker (without one every sync walks).
+   * It bounds how late a change published without updating the marker is copied.
    *
    * @default Duration.hours(1)
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md#mirroring-options
    */
-  readonly mirrorFullSyncInterval?: Duration;
+  readonly fullSyncInterval?: Duration;
 }
 
 /**
@@ -253,11 +301,11 @@ export function mirrorFsid(constructPath: string, path: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-/** The longest time between two walks of a mirror with a change marker, by default (`mirrorFullSyncInterval`). */
+/** The longest time between two walks of a mirror with a change marker, by default (`mirroring.fullSyncInterval`). */
 const MIRROR_FULL_SYNC_DEFAULT = Duration.hours(1);
 
 /**
- * Whether `m` may be a change marker (`mirrorChangeMarker`): a relative path of letters, digits, . _ - and /, not
+ * Whether `m` may be a change marker (`mirroring.changeMarker`): a relative path of letters, digits, . _ - and /, not
  * empty, no leading or trailing /, no empty, . or .. component (the nodes' check, assets/lib/mirror.sh, takes the same).
  */
 export function isChangeMarker(m: string): boolean {
@@ -266,114 +314,123 @@ export function isChangeMarker(m: string): boolean {
 
 /** Throws `Invalid <prop>` for mirror options that cannot work (`diskCache`: the fleet's `nodeDiskCache`, resolved). */
 export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, exportPath: string, diskCache: boolean): void {
-  const paths = o.mirrorPaths ?? [];
+  (o.mirrors ?? []).forEach((given, i) => {
+    // From JavaScript, a 0.1 mirrorPaths entry (a string) or MirrorSource given in mirrors.
+    if (typeof given !== 'object' || given === null || !Object.values(MirrorKind).includes((given as Mirror)._kind)) {
+      throw propError(scope, 'mirrors', `mirrors[${i}] must be made by Mirror.path(path) or Mirror.s3(bucket, prefix), got ` +
+        `${describeValue(given, scope)}.`);
+    }
+  });
+  const paths = pathMirrors(o);
   for (const p of paths) {
-    knownAtSynth(scope, 'mirrorPaths', p, 'each mirror is an export of its own');
+    knownAtSynth(scope, 'mirrors', p, 'each mirror is an export of its own');
     if (!isMirrorPath(p)) {
-      throw propError(scope, 'mirrorPaths', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing / or //, no . or .. segment).`);
+      throw propError(scope, 'mirrors', `'${p}' is not an absolute path (letters, digits, . _ - /, no trailing / or //, no . or .. segment).`);
     }
     if (!p.startsWith(`${exportPath}/`)) {
-      throw propError(scope, 'mirrorPaths', `'${p}' is not under the export (exportPath '${exportPath}'); mirror paths are node paths below it, e.g. '${exportPath}/app'.`);
+      throw propError(scope, 'mirrors', `'${p}' is not under the export (exportPath '${exportPath}'); mirror paths are node paths below it, e.g. '${exportPath}/app'.`);
     }
     const outer = paths.find((q) => q !== p && p.startsWith(`${q}/`));
-    if (outer) throw propError(scope, 'mirrorPaths', `'${p}' is inside '${outer}': a tree is mirrored once.`);
+    if (outer) throw propError(scope, 'mirrors', `'${p}' is inside '${outer}': a tree is mirrored once.`);
   }
-  if (new Set(paths).size !== paths.length) throw propError(scope, 'mirrorPaths', 'lists a path twice.');
-  validateMirrorSources(scope, o, exportPath);
-  const sources = o.mirrorSources ?? [];
-  const needsPaths = (name: keyof MirrorOptions, given: unknown) => {
+  if (new Set(paths).size !== paths.length) throw propError(scope, 'mirrors', 'lists a path twice.');
+  validateS3Mirrors(scope, o, exportPath);
+  const sources = s3Mirrors(o);
+  const m = o.mirroring ?? {};
+  const needsPaths = (name: keyof MirroringOptions, given: unknown) => {
     if (given !== undefined && paths.length === 0 && sources.length === 0) {
-      throw propError(scope, name, 'needs mirrorPaths (or mirrorSources): there is nothing to mirror.');
+      throw propError(scope, `mirroring.${name}`, 'needs mirrors: there is nothing to mirror.');
     }
   };
-  needsPaths('mirrorInterval', o.mirrorInterval);
-  needsPaths('mirrorSize', o.mirrorSize);
-  needsPaths('mirrorStorage', o.mirrorStorage);
-  needsPaths('mirrorSyncTimeout', o.mirrorSyncTimeout);
-  needsPaths('mirrorSyncWorkers', o.mirrorSyncWorkers);
-  if (o.mirrorChangeMarker !== undefined && paths.length === 0 && sources.length > 0) {
-    throw propError(scope, 'mirrorChangeMarker', 'needs mirrorPaths: the marker is a file of the origin\'s mirrored trees, and S3 mirrors ' +
-      '(mirrorSources) are listed at every sync.');
+  needsPaths('interval', m.interval);
+  needsPaths('size', m.size);
+  needsPaths('storage', m.storage);
+  needsPaths('syncTimeout', m.syncTimeout);
+  needsPaths('syncWorkers', m.syncWorkers);
+  if (m.changeMarker !== undefined && paths.length === 0 && sources.length > 0) {
+    throw propError(scope, 'mirroring.changeMarker', 'needs a path mirror (Mirror.path): the marker is a file of the origin\'s mirrored trees, ' +
+      'and S3 mirrors are listed at every sync.');
   }
-  needsPaths('mirrorChangeMarker', o.mirrorChangeMarker);
-  needsPaths('mirrorFullSyncInterval', o.mirrorFullSyncInterval);
-  const marker = o.mirrorChangeMarker;
+  needsPaths('changeMarker', m.changeMarker);
+  needsPaths('fullSyncInterval', m.fullSyncInterval);
+  const marker = m.changeMarker;
   if (marker !== undefined) {
-    knownAtSynth(scope, 'mirrorChangeMarker', marker);
+    knownAtSynth(scope, 'mirroring.changeMarker', marker);
     if (!isChangeMarker(marker)) {
-      throw propError(scope, 'mirrorChangeMarker', `'${marker}' is not a path relative to each mirror's root (letters, digits, . _ - /, ` +
+      throw propError(scope, 'mirroring.changeMarker', `'${marker}' is not a path relative to each mirror's root (letters, digits, . _ - /, ` +
         'not empty, no leading or trailing /, no empty, . or .. component), e.g. \'.published\'.');
     }
   }
-  if (o.mirrorFullSyncInterval !== undefined && marker === undefined) {
-    throw propError(scope, 'mirrorFullSyncInterval', 'applies only with mirrorChangeMarker: without a marker every sync walks every mirror.');
+  if (m.fullSyncInterval !== undefined && marker === undefined) {
+    throw propError(scope, 'mirroring.fullSyncInterval', 'applies only with mirroring.changeMarker: without a marker every sync walks every mirror.');
   }
-  wholeSeconds(scope, 'mirrorFullSyncInterval', o.mirrorFullSyncInterval, 10, 7 * 86400, '10 seconds to 7 days');
-  const w = o.mirrorSyncWorkers;
-  knownAtSynth(scope, 'mirrorSyncWorkers', w);
+  wholeSeconds(scope, 'mirroring.fullSyncInterval', m.fullSyncInterval, 10, 7 * 86400, '10 seconds to 7 days');
+  const w = m.syncWorkers;
+  knownAtSynth(scope, 'mirroring.syncWorkers', w);
   if (w !== undefined && (!Number.isInteger(w) || w < 1 || w > 64)) {
-    throw propError(scope, 'mirrorSyncWorkers', `must be a whole number from 1 to 64, got ${w}.`);
+    throw propError(scope, 'mirroring.syncWorkers', `must be a whole number from 1 to 64, got ${w}.`);
   }
-  if (o.mirrorStorage === MirrorStorage.INSTANCE_STORE && !diskCache) {
-    throw propError(scope, 'mirrorStorage', 'INSTANCE_STORE needs the second cache level on the nodes (nodeDiskCache, on by ' +
+  if (m.storage === MirrorStorage.INSTANCE_STORE && !diskCache) {
+    throw propError(scope, 'mirroring.storage', 'INSTANCE_STORE needs the second cache level on the nodes (nodeDiskCache, on by ' +
       'default for types with NVMe instance store such as c7gd, c6gd, i4i): the mirrors live beside the disk cache.');
   }
-  wholeSeconds(scope, 'mirrorInterval', o.mirrorInterval, 10, 86400, '10 seconds to 24 hours');
-  wholeSeconds(scope, 'mirrorSyncTimeout', o.mirrorSyncTimeout, 10, 86400, '10 seconds to 24 hours');
+  wholeSeconds(scope, 'mirroring.interval', m.interval, 10, 86400, '10 seconds to 24 hours');
+  wholeSeconds(scope, 'mirroring.syncTimeout', m.syncTimeout, 10, 86400, '10 seconds to 24 hours');
   if (marker !== undefined) {
-    const interval = o.mirrorInterval ?? Duration.minutes(1);
-    const full = o.mirrorFullSyncInterval ?? MIRROR_FULL_SYNC_DEFAULT;
+    const interval = m.interval ?? Duration.minutes(1);
+    const full = m.fullSyncInterval ?? MIRROR_FULL_SYNC_DEFAULT;
     if (full.toSeconds() < interval.toSeconds()) {
-      throw propError(scope, 'mirrorFullSyncInterval', `must be at least mirrorInterval (${interval.toHumanString()}), got ${full.toHumanString()}.`);
+      throw propError(scope, 'mirroring.fullSyncInterval', `must be at least mirroring.interval (${interval.toHumanString()}), got ${full.toHumanString()}.`);
     }
   }
-  if (o.mirrorSize) {
-    knownAtSynth(scope, 'mirrorSize', o.mirrorSize);
-    const mib = o.mirrorSize.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
+  if (m.size) {
+    knownAtSynth(scope, 'mirroring.size', m.size);
+    const mib = m.size.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
     if (!Number.isInteger(mib) || mib < 1 || mib > 16 * 1024 * 1024) {
-      throw propError(scope, 'mirrorSize', `must be whole MiB from 1 MiB to 16 TiB, got ${mib} MiB.`);
+      throw propError(scope, 'mirroring.size', `must be whole MiB from 1 MiB to 16 TiB, got ${mib} MiB.`);
     }
   }
 }
 
 /**
- * Throws `Invalid mirrorSources` for S3 mirrors that cannot work: a prefix or name that is not a literal, a prefix
+ * Throws `Invalid mirrors` for S3 mirrors that cannot work: a prefix or name that is not a literal, a prefix
  * outside the seeder's rule or with a `.` or `..` component, a bad name, the whole bucket without a name, and export
  * paths that meet another mirror's (the same, or one inside the other: clients mount them side by side).
  */
-function validateMirrorSources(scope: IConstruct, o: MirrorOptions, exportPath: string): void {
-  const sources = o.mirrorSources ?? [];
-  const exports = (o.mirrorPaths ?? []).map((p) => ({ at: mirrorExportPath(exportPath, p), what: `the mirror of '${p}' (mirrorPaths)` }));
-  sources.forEach((m, i) => {
-    const at = `mirrorSources[${i}]`;
-    knownAtSynth(scope, 'mirrorSources', m.givenPrefix, `${at}.prefix: the nodes' role may read only under it`);
+function validateS3Mirrors(scope: IConstruct, o: MirrorOptions, exportPath: string): void {
+  const exports = pathMirrors(o).map((p) => ({ at: mirrorExportPath(exportPath, p), what: `the mirror of '${p}'` }));
+  (o.mirrors ?? []).forEach((given, i) => {
+    if (given._kind !== MirrorKind.S3) return;
+    const m = s3Mirrors({ mirrors: [given] })[0];
+    const at = `mirrors[${i}]`;
+    knownAtSynth(scope, 'mirrors', m.givenPrefix, `${at}.prefix: the nodes' role may read only under it`);
     if (!S3_PREFIX_RE.test(m.prefix) || DOT_SEGMENT_RE.test(m.prefix)) {
-      throw propError(scope, 'mirrorSources', `${at}: the S3 prefix '${m.givenPrefix}' may hold only letters, digits and . _ = + - / ` +
+      throw propError(scope, 'mirrors', `${at}: the S3 prefix '${m.givenPrefix}' may hold only letters, digits and . _ = + - / ` +
         '(no empty, . or .. component), e.g. \'site/\'.');
     }
     // S3 keys are at most 1,024 bytes: under a longer listed prefix no object can exist, and the mirror would stay empty.
     if (m.prefix.length > 1023) {
-      throw propError(scope, 'mirrorSources', `${at}: the S3 prefix is ${m.prefix.length} characters with its trailing /; S3 keys ` +
+      throw propError(scope, 'mirrors', `${at}: the S3 prefix is ${m.prefix.length} characters with its trailing /; S3 keys ` +
         'are at most 1,024, so no object can be under it. Use a prefix of at most 1,022 characters.');
     }
     if (m.givenName === undefined && m.prefix === '') {
-      throw propError(scope, 'mirrorSources', `${at}: a mirror of the whole bucket needs a name (MirrorSource.s3(bucket, '', { name: 'site' })): ` +
+      throw propError(scope, 'mirrors', `${at}: a mirror of the whole bucket needs a name (Mirror.s3(bucket, '', { name: 'site' })): ` +
         'it is exported at /mirror/<name>.');
     }
-    knownAtSynth(scope, 'mirrorSources', m.name, `${at}.name: each mirror is an export of its own`);
+    knownAtSynth(scope, 'mirrors', m.name, `${at}.name: each mirror is an export of its own`);
     if (!isChangeMarker(m.name)) {
-      throw propError(scope, 'mirrorSources', `${at}: the name '${m.name}' is not a relative path (letters, digits, . _ - /, not empty, ` +
+      throw propError(scope, 'mirrors', `${at}: the name '${m.name}' is not a relative path (letters, digits, . _ - /, not empty, ` +
         'no leading or trailing /, no empty, . or .. component), e.g. \'site\'.');
     }
     const mine = m.exportPath;
     for (const other of exports) {
       const how = mine === other.at ? 'is' : other.at.startsWith(`${mine}/`) ? 'contains' : mine.startsWith(`${other.at}/`) ? 'is inside' : undefined;
       if (how) {
-        throw propError(scope, 'mirrorSources', `${at}: its export '${mine}' ${how} ${how === 'is' ? 'the export of' : 'that of'} ${other.what}, ` +
+        throw propError(scope, 'mirrors', `${at}: its export '${mine}' ${how} ${how === 'is' ? 'the export of' : 'that of'} ${other.what}, ` +
           `'${other.at}': each mirror is exported apart from the others; give it another name.`);
       }
     }
-    exports.push({ at: mine, what: `mirrorSources[${i}]` });
+    exports.push({ at: mine, what: `mirrors[${i}]` });
   });
 }
 
@@ -382,37 +439,38 @@ function validateMirrorSources(scope: IConstruct, o: MirrorOptions, exportPath: 
  * prefix (none for the whole bucket), `s3:GetObject` on `<prefix>*`, and decrypt with the bucket's key if it has one;
  * nothing else. The objects' wildcard is acknowledged to cdk-nag: their keys are not known at synth.
  */
-export function grantMirrorSources(role: iam.IRole, o: MirrorOptions): void {
-  for (const m of o.mirrorSources ?? []) {
+export function grantS3Mirrors(role: iam.IRole, o: MirrorOptions): void {
+  for (const m of s3Mirrors(o)) {
     grantReadPrefix(role, m.bucket, m.prefix,
+      // The reason is in the template (the cdk-nag acknowledgement): it keeps the 0.1 prop's name, so the template stays the same.
       'The nodes copy every object under the S3 mirror\'s prefix (mirrorSources); their keys are not known at synth time.');
   }
 }
 
 /** The fsid of an S3 mirror exported at `/mirror/<name>`: from the fleet's construct path and that export path. */
-export function mirrorSourceFsid(constructPath: string, m: MirrorSource): string {
+export function s3MirrorFsid(constructPath: string, m: S3Mirror): string {
   return mirrorFsid(constructPath, m.exportPath);
 }
 
-/** Whether the fleet has any mirror: `mirrorPaths` or `mirrorSources`. */
+/** Whether the fleet has any mirror. */
 export function hasMirrors(o: MirrorOptions): boolean {
-  return (o.mirrorPaths?.length ?? 0) + (o.mirrorSources?.length ?? 0) > 0;
+  return (o.mirrors?.length ?? 0) > 0;
 }
 
-/** Where the mirrors of a fleet live: `mirrorStorage`, or its default. */
+/** Where the mirrors of a fleet live: `mirroring.storage`, or its default. */
 export function mirrorStorageOf(o: MirrorOptions, diskCache: boolean): MirrorStorage {
-  return o.mirrorStorage ?? (diskCache ? MirrorStorage.INSTANCE_STORE : MirrorStorage.MEMORY);
+  return o.mirroring?.storage ?? (diskCache ? MirrorStorage.INSTANCE_STORE : MirrorStorage.MEMORY);
 }
 
 /**
  * The part of the instance store a node's file system loses to ext4 (inode tables: 1/64 of it; the journal, up to
- * 1 GiB; the RAID's metadata), at most: the boot check compares `mirrorSize` with half of the file system, which is
+ * 1 GiB; the RAID's metadata), at most: the boot check compares `mirroring.size` with half of the file system, which is
  * this much smaller than the disks AWS lists.
  */
 const EXT4_OVERHEAD = 0.03;
 
 /**
- * Checks `mirrorSize` (or its default) against the node type, where its name tells the memory or instance store
+ * Checks `mirroring.size` (or its default) against the node type, where its name tells the memory or instance store
  * (`facts`): in memory (a tmpfs), refuses a size not below the type's RAM, which leaves nothing for the page cache
  * that is the cache (and the tmpfs, filled, would drive the node out of memory), and warns above half of it. On the
  * instance store, refuses what each node refuses at boot (assets/lib/mirror.sh: more than half of the disk cache's
@@ -420,20 +478,20 @@ const EXT4_OVERHEAD = 0.03;
  */
 export function checkMirrorSizeFits(scope: IConstruct, o: MirrorOptions, diskCache: boolean, facts: InstanceTypeFacts, type: string): void {
   if (!hasMirrors(o)) return;
-  const size = o.mirrorSize ?? Size.gibibytes(1);
+  const size = o.mirroring?.size ?? Size.gibibytes(1);
   const bytes = size.toBytes({ rounding: SizeRoundingBehavior.NONE });
   const gib = bytes / 2 ** 30;
-  const shown = `${o.mirrorSize ? '' : 'the default '}${+gib.toFixed(3)} GiB`;
+  const shown = `${o.mirroring?.size ? '' : 'the default '}${+gib.toFixed(3)} GiB`;
   if (mirrorStorageOf(o, diskCache) === MirrorStorage.MEMORY) {
     if (facts.memoryGiB === undefined) return;
     if (gib >= facts.memoryGiB) {
-      throw propError(scope, 'mirrorSize', `${shown} in memory (MirrorStorage.MEMORY) is not less than the ${facts.memoryGiB} GiB ` +
+      throw propError(scope, 'mirroring.size', `${shown} in memory (MirrorStorage.MEMORY) is not less than the ${facts.memoryGiB} GiB ` +
         `of RAM of ${type}: a tmpfs that size leaves nothing for the page cache, which is the cache, and filled it drives ` +
         `the node out of memory. Choose at most ${facts.memoryGiB / 2} GiB (half the RAM), a type with more memory, or ` +
         'MirrorStorage.INSTANCE_STORE on a type with NVMe instance store.');
     }
     if (gib > facts.memoryGiB / 2) {
-      Annotations.of(scope).addWarningV2('cdk-efs-cache:mirrorSizeOverHalfMemory', `mirrorSize: ${shown} in memory is more than ` +
+      Annotations.of(scope).addWarningV2('cdk-efs-cache:mirrorSizeOverHalfMemory', `mirroring.size: ${shown} in memory is more than ` +
         `half of the ${facts.memoryGiB} GiB of RAM of ${type}: filled, the mirrors leave less than half of it to the page ` +
         'cache that serves everything else. Choose a type with more memory, or MirrorStorage.INSTANCE_STORE on a type ' +
         'with NVMe instance store.');
@@ -444,13 +502,13 @@ export function checkMirrorSizeFits(scope: IConstruct, o: MirrorOptions, diskCac
   const store = facts.instanceStoreGB * 1e9;
   const most = Math.floor((store * (1 - EXT4_OVERHEAD)) / 2 / 2 ** 30);
   if (2 * bytes > store) {
-    throw propError(scope, 'mirrorSize', `${shown} on the instance store (MirrorStorage.INSTANCE_STORE) is more than half of ` +
+    throw propError(scope, 'mirroring.size', `${shown} on the instance store (MirrorStorage.INSTANCE_STORE) is more than half of ` +
       `the ${facts.instanceStoreGB} GB of ${type}: every node would refuse to serve at boot (the mirrors may take at most ` +
       `half of the disk cache's file system; the rest stays the disk cache). Choose at most ${most} GiB, or a type with ` +
       'more instance store.');
   }
   if (2 * bytes > store * (1 - EXT4_OVERHEAD)) {
-    Annotations.of(scope).addWarningV2('cdk-efs-cache:mirrorSizeNearHalfInstanceStore', `mirrorSize: ${shown} is within ` +
+    Annotations.of(scope).addWarningV2('cdk-efs-cache:mirrorSizeNearHalfInstanceStore', `mirroring.size: ${shown} is within ` +
       `${EXT4_OVERHEAD * 100}% of half of the ${facts.instanceStoreGB} GB instance store of ${type}, and the disk cache's ` +
       'file system is up to that much smaller than the disks (ext4\'s inode tables and journal): a node whose mirrors ' +
       `take more than half of it refuses to serve at boot. Choose at most ${most} GiB.`);
@@ -466,10 +524,11 @@ export const MIRROR_SOURCE_ATTR_SEC = 3600;
  * superblock of its own, no attribute cache: each stat asks the origin, so an unchanged marker is seen as it is).
  */
 function markerParameters(o: MirrorOptions, base: string[]): Record<string, string> {
-  if (o.mirrorChangeMarker === undefined) return {};
+  const m = o.mirroring ?? {};
+  if (m.changeMarker === undefined) return {};
   return {
-    EFSC_MIRROR_MARKER: o.mirrorChangeMarker,
-    EFSC_MIRROR_FULL_SEC: seconds(o.mirrorFullSyncInterval ?? MIRROR_FULL_SYNC_DEFAULT),
+    EFSC_MIRROR_MARKER: m.changeMarker,
+    EFSC_MIRROR_FULL_SEC: seconds(m.fullSyncInterval ?? MIRROR_FULL_SYNC_DEFAULT),
     EFSC_MIRROR_MARKER_OPTIONS: [...base, 'ro', 'nosharecache', 'actimeo=0'].join(','),
   };
 }
@@ -480,11 +539,11 @@ function markerParameters(o: MirrorOptions, base: string[]): Record<string, stri
  * A bucket or region may be a token (its parameter is then decoded at boot, and checked there).
  */
 function mirrorSourceParameters(constructPath: string, o: MirrorOptions): Record<string, string> {
-  const sources = o.mirrorSources ?? [];
+  const sources = s3Mirrors(o);
   if (sources.length === 0) return {};
   return {
     EFSC_MIRROR_S3_NAMES: sources.map((m) => m.name).join(' '),
-    EFSC_MIRROR_S3_FSIDS: sources.map((m) => mirrorSourceFsid(constructPath, m)).join(' '),
+    EFSC_MIRROR_S3_FSIDS: sources.map((m) => s3MirrorFsid(constructPath, m)).join(' '),
     EFSC_MIRROR_S3_URIS: sources.map((m) => `s3://${m.bucket.bucketName}/${m.prefix}`).join(' '),
     EFSC_MIRROR_S3_REGIONS: sources.map((m) => m.bucket.env.region).join(' '),
   };
@@ -500,7 +559,8 @@ function mirrorSourceParameters(constructPath: string, o: MirrorOptions): Record
  * `base`: the options of every mount of the origin (the origin's helper, version and ports: `originBaseOptions`).
  */
 export function mirrorParameters(constructPath: string, o: MirrorOptions, base: string[], diskCache: boolean): Record<string, string> {
-  const paths = o.mirrorPaths ?? [];
+  const paths = pathMirrors(o);
+  const m = o.mirroring ?? {};
   // Without mirrors the user data has no lib/mirror.sh, only its stand-ins, which read EFSC_MIRROR_PATHS alone.
   if (!hasMirrors(o)) return { EFSC_MIRROR_PATHS: '' };
   return {
@@ -508,11 +568,11 @@ export function mirrorParameters(constructPath: string, o: MirrorOptions, base: 
     ...mirrorSourceParameters(constructPath, o),
     EFSC_MIRROR_FSIDS: paths.map((p) => mirrorFsid(constructPath, p)).join(' '),
     EFSC_MIRROR_PORT: String(NFS_MIRROR_PORT),
-    EFSC_MIRROR_INTERVAL: `${seconds(o.mirrorInterval ?? Duration.minutes(1))}s`,
-    EFSC_MIRROR_SIZE_MB: String((o.mirrorSize ?? Size.gibibytes(1)).toMebibytes()),
+    EFSC_MIRROR_INTERVAL: `${seconds(m.interval ?? Duration.minutes(1))}s`,
+    EFSC_MIRROR_SIZE_MB: String((m.size ?? Size.gibibytes(1)).toMebibytes()),
     EFSC_MIRROR_STORAGE: mirrorStorageOf(o, diskCache) === MirrorStorage.MEMORY ? 'memory' : 'disk',
-    EFSC_MIRROR_TIMEOUT_SEC: seconds(o.mirrorSyncTimeout ?? Duration.minutes(10)),
-    EFSC_MIRROR_WORKERS: String(o.mirrorSyncWorkers ?? 8),
+    EFSC_MIRROR_TIMEOUT_SEC: seconds(m.syncTimeout ?? Duration.minutes(10)),
+    EFSC_MIRROR_WORKERS: String(m.syncWorkers ?? 8),
     EFSC_MIRROR_SOURCE_OPTIONS: [...base, 'ro', 'nosharecache', `actimeo=${MIRROR_SOURCE_ATTR_SEC}`, 'noatime'].join(','),
     ...markerParameters(o, base),
   };

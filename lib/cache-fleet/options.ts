@@ -108,7 +108,7 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
    * /sys, /tmp, /usr and /var, /usr/bin, /usr/include, /usr/lib, /usr/lib64, /usr/libexec, /usr/local, /usr/sbin,
    * /usr/share, /var/cache, /var/lib, /var/lib/nfs, /var/lock, /var/log, /var/run, /var/spool, /var/tmp) or a parent
    * of one, nor inside /boot, /dev, /etc, /proc, /run, /sys, /var/lib/nfs, /var/lock or /var/run; nor the nodes'
-   * own /mirror (with `mirrorPaths`) or /var/cache/fscache (with `nodeDiskCache`), inside them or containing them.
+   * own /mirror (with `mirrors`) or /var/cache/fscache (with `nodeDiskCache`), inside them or containing them.
    *
    * @default '/efs'
    */
@@ -215,11 +215,11 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly metrics?: boolean;
 }
 
-/** A subtree that the nodes serve from a local copy (`mirrorPaths`), or an S3 prefix they copy (`mirrorSources`). */
-export interface CacheFleetMirror {
+/** Where a fleet exports one of its mirrors (`Mirror.path` or `Mirror.s3`), as clients mount it: `mirrorExports`. */
+export interface MirrorExport {
   /**
    * What clients name the mirror by (`MountSource.cacheFleet(fleet, { mirrorPaths })`): the node path under
-   * `exportPath` that is mirrored, e.g. `/efs/app`; for an S3 mirror (`mirrorSources`), which has none, its
+   * `exportPath` that is mirrored, e.g. `/efs/app`; for an S3 mirror (`Mirror.s3`), which has none, its
    * `exportPath`, e.g. `/mirror/site`.
    */
   readonly path: string;
@@ -260,8 +260,8 @@ export interface ICacheFleet extends IConstruct, ec2.IConnectable {
   readonly attributeCacheTimeout: Duration;
   /** How long nodes cache the origin's directory attributes and listings. */
   readonly directoryCacheTimeout: Duration;
-  /** The subtrees served from a local copy on every node (`mirrorPaths`), with the paths clients mount. */
-  readonly mirrors: CacheFleetMirror[];
+  /** Where the fleet exports each of its mirrors (`mirrors`): the paths and fsids clients mount. */
+  readonly mirrorExports: MirrorExport[];
   /** The NFS version clients mount the fleet with: `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3`. */
   readonly clientNfsVersion: NfsVersion;
 }
@@ -299,14 +299,15 @@ export interface CacheFleetAttributes {
    */
   readonly directoryCacheTimeout?: Duration;
   /**
-   * The fleet's `mirrors`, for clients that mount them (`mirrorPaths`), copied whole: each `path` under `exportPath`,
+   * The fleet's `mirrorExports`, for clients that mount its mirrors (`MountSource.cacheFleet(fleet, { mirrorPaths })`),
+   * copied whole: each `path` under `exportPath`,
    * its `exportPath` where the fleet serves it (`/mirror/<path under exportPath>`), its `fsid` a UUID; no path twice
    * or inside another. Any of them may be a token: a client computes a mirror's mount point from its `exportPath`
    * at boot. Clients that mount mirrors are let into `securityGroup` on `CacheFleet.MIRROR_PORT` (2050) as well.
    *
    * @default - none
    */
-  readonly mirrors?: CacheFleetMirror[];
+  readonly mirrorExports?: MirrorExport[];
   /**
    * The fleet's `clientNfsVersion`: `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3`. With `NfsVersion.NFS_V3` clients
    * are let into `securityGroup` on TCP 2049 and on `CacheFleet.MOUNTD_PORT`.

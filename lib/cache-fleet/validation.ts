@@ -117,11 +117,11 @@ function validateWarming(scope: Construct, w: WarmingOptions, exportPath: string
 
 /**
  * The nodes' own directories that the origin mount at `exportPath` must stay clear of: the mirrors' root (/mirror,
- * with `mirrorPaths`) and the disk cache (/var/cache/fscache, with `nodeDiskCache`), which are mounted there too.
+ * with `mirrors`) and the disk cache (/var/cache/fscache, with `nodeDiskCache`), which are mounted there too.
  */
 function checkNodePaths(scope: Construct, exportPath: string, mirrors: boolean, diskCache: boolean): void {
   const own = [
-    ...(mirrors ? [{ dir: MIRROR_ROOT, what: 'the root of the mirrors (mirrorPaths)' }] : []),
+    ...(mirrors ? [{ dir: MIRROR_ROOT, what: 'the root of the mirrors (mirrors)' }] : []),
     ...(diskCache ? [{ dir: NODE_CACHE_DIR, what: 'the disk cache (nodeDiskCache)' }] : []),
   ];
   for (const { dir, what } of own) {

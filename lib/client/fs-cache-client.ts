@@ -510,9 +510,9 @@ function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCac
   const twice = paths.find((p, i) => paths.indexOf(p) !== i);
   if (twice !== undefined) throw propError(scope, pathsProp, `lists '${twice}' twice: each mirror is mounted once.`);
   const mirrors = paths.map((p) => {
-    const m = fleet.mirrors.find((x) => x.path === p);
+    const m = fleet.mirrorExports.find((x) => x.path === p);
     if (!m) {
-      throw propError(scope, pathsProp, `${describeValue(p, scope)} is not a mirror of ${fleet.node.path} (its mirrorPaths: ${fleet.mirrors.map((x) => x.path).join(', ') || 'none'}).`);
+      throw propError(scope, pathsProp, `${describeValue(p, scope)} is not a mirror of ${fleet.node.path} (its mirrors: ${fleet.mirrorExports.map((x) => x.path).join(', ') || 'none'}).`);
     }
     if (!Token.isUnresolved(m.exportPath) && !isMirrorExportPath(m.exportPath)) {
       throw propError(scope, pathsProp, `'${p}' is served by ${fleet.node.path} at '${m.exportPath}', which is not a path under ${MIRROR_ROOT} ` +

@@ -206,7 +206,7 @@ export class CacheDashboard extends Construct {
             left: [f.metricNodeDiskCache(DiskCacheMetric.FREE_PERCENT)], leftYAxis: { min: 0, max: 100 } }));
         this.notServingAlarm('NodeCacheNotServing', `the cache nodes of ${f.node.path}`, (m) => f.metricNodeDiskCache(m, { period: NOT_SERVING_PERIOD }));
       }
-      if (f.mirrors.length > 0) this.addMirrors(f);
+      if (f.mirrorExports.length > 0) this.addMirrors(f);
       const noHealthy = {
         threshold: 1,
         evaluationPeriods: 2,

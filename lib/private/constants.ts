@@ -11,7 +11,7 @@ export const NFS_PORT = 2049;
 export const NFS_MOUNTD_PORT = 20048;
 
 /**
- * The mirrors' own nfsd (`mirrorPaths`): each node serves its mirrors from a second nfsd, in a network namespace of
+ * The mirrors' own nfsd (`mirrors`): each node serves its mirrors from a second nfsd, in a network namespace of
  * the node, reached through a DNAT rule from this port of the node's own addresses, so that readers of the re-export
  * that hang on an unreachable origin (every thread of the node's nfsd waiting on EFS) leave the mirrors answering.
  * The re-export stays on NFS_PORT. Clients name it in `port=` when they mount a mirror.

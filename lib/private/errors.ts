@@ -4,8 +4,8 @@ import { IConstruct } from 'constructs';
 /**
  * An invalid prop, bound to the construct that was given it: the message reads `Invalid <prop>: <why> (at <path>)`,
  * so the user sees which prop to change and on which construct, like aws-cdk's own validation errors (whose class is
- * internal to aws-cdk-lib). When the prop's Python name differs (`mirrorSyncWorkers`, `cacheFleet.mirrorSize`), the
- * suffix names it too: `(at <path>; in Python: mirror_sync_workers)`. `constructPath` carries the path on its own.
+ * internal to aws-cdk-lib). When the prop's Python name differs (`mirroring.syncWorkers`, `cacheFleet.vpcSubnets`), the
+ * suffix names it too: `(at <path>; in Python: mirroring.sync_workers)`. `constructPath` carries the path on its own.
  */
 export class PropError extends Error {
   /** The path of the construct whose prop is invalid; undefined before there is one. */
@@ -39,8 +39,8 @@ export function constructError(scope: IConstruct | undefined, message: string): 
 }
 
 /**
- * The name jsii gives a prop in Python (snake_case, as codemaker's `toSnakeCase`: `mirrorSyncWorkers` ->
- * `mirror_sync_workers`, `cacheFleet.mirrorSize` -> `cache_fleet.mirror_size`), or undefined when it is the same.
+ * The name jsii gives a prop in Python (snake_case, as codemaker's `toSnakeCase`: `mirroring.syncWorkers` ->
+ * `mirroring.sync_workers`, `cacheFleet.vpcSubnets` -> `cache_fleet.vpc_subnets`), or undefined when it is the same.
  */
 export function pythonPropName(prop: string): string | undefined {
   const snake = prop.split('.').map((part) => part

@@ -33,6 +33,15 @@ export const REMOVED_FLEET_PROPS: Readonly<Record<string, string>> = {
   warmPaths: 'was moved into warming in 0.2: give warming: { paths }.',
   warmWorkers: 'was moved into warming in 0.2: give warming: { paths, workers }.',
   rewarmInterval: 'was moved into warming in 0.2: give warming: { paths, rewarmInterval }.',
+  mirrorPaths: 'was moved into mirrors in 0.2: give mirrors: [Mirror.path(...)].',
+  mirrorSources: 'was moved into mirrors in 0.2: give mirrors: [Mirror.s3(bucket, prefix)].',
+  mirrorInterval: 'was moved into mirroring in 0.2: give mirroring: { interval }.',
+  mirrorSize: 'was moved into mirroring in 0.2: give mirroring: { size }.',
+  mirrorStorage: 'was moved into mirroring in 0.2: give mirroring: { storage }.',
+  mirrorSyncTimeout: 'was moved into mirroring in 0.2: give mirroring: { syncTimeout }.',
+  mirrorSyncWorkers: 'was moved into mirroring in 0.2: give mirroring: { syncWorkers }.',
+  mirrorChangeMarker: 'was moved into mirroring in 0.2: give mirroring: { changeMarker }.',
+  mirrorFullSyncInterval: 'was moved into mirroring in 0.2: give mirroring: { fullSyncInterval }.',
 };
 
 /** The client props of 0.1 that 0.2 removed (see REMOVED_FLEET_PROPS). */
@@ -68,6 +77,7 @@ export const REMOVED_DASHBOARD_PROPS: Readonly<Record<string, string>> = {
 /** The fleet attributes of 0.1 that 0.2 renamed (see REMOVED_FLEET_PROPS). */
 export const REMOVED_FLEET_ATTRIBUTES: Readonly<Record<string, string>> = {
   clientProtocol: REMOVED_FLEET_PROPS.clientProtocol,
+  mirrors: 'was renamed mirrorExports in 0.2.',
 };
 
 /** Throws `Invalid <prop>: was renamed ...` for the first prop of `removed` that `props` still gives. */

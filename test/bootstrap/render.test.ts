@@ -11,9 +11,9 @@ import {
   Capacity,
   DataSeeder,
   FsCacheClientLaunchTemplate,
+  Mirror,
   MountSource,
   NfsVersion,
-  NodeDiskCache,
   SeedSource,
 } from '../../lib';
 import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/bootstrap/render';
@@ -45,7 +45,7 @@ describe('renderScript', () => {
   test('the code asset is deterministic: two apps synthesize the same template (its key is the content\'s hash)', () => {
     const synth = () => {
       const { stack, vpc } = stackWithVpc();
-      new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'] });
+      new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/app')] });
       return JSON.stringify(Template.fromStack(stack).toJSON());
     };
     const [a, b] = [synth(), synth()];
@@ -218,8 +218,8 @@ describe('commands users add to a template\'s userData', () => {
   test('8 KB of them fit on the largest node (NFSv3, disk cache, two mirrors, warming) and on a client of it, and synthesize', () => {
     const { app, stack, vpc } = stackWithVpc();
     const fleet = new CacheFleet(stack, 'Fleet', {
-      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
-      clientNfsVersion: NfsVersion.NFS_V3, mirrorPaths: ['/efs/app', '/efs/www'], warming: { paths: ['/efs/models'] },
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.16xlarge'), clientNfsVersion: NfsVersion.NFS_V3,
+      mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www')], warming: { paths: ['/efs/models'] },
     });
     const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }) });
     // 8,192 bytes of commands: 64 lines of 128 bytes (127 and the newline).

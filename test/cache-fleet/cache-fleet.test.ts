@@ -11,6 +11,7 @@ import {
   Capacity,
   EfsOriginOptions,
   FanOut,
+  Mirror,
   MountHelper,
   NodeDiskCache,
 } from '../../lib';
@@ -355,7 +356,7 @@ describe('CacheFleet fan-out', () => {
   });
 
   test('NLB with mirrors: a second listener on 2050 with a target group of its own, set as the 2049 one, and the load balancer let into the nodes on 2050', () => {
-    const { t, fleet: f, stack } = fleet({ fanOut: FanOut.networkLoadBalancer({ idleTimeout: Duration.seconds(600) }), mirrorPaths: ['/efs/app'] });
+    const { t, fleet: f, stack } = fleet({ fanOut: FanOut.networkLoadBalancer({ idleTimeout: Duration.seconds(600) }), mirrors: [Mirror.path('/efs/app')] });
     const listeners = Object.values(t.findResources('AWS::ElasticLoadBalancingV2::Listener')).map((r) => r.Properties);
     expect(listeners.map((l) => [l.Port, l.Protocol]).sort()).toEqual([[2049, 'TCP'], [2050, 'TCP']]);
     const groups = Object.entries(t.findResources('AWS::ElasticLoadBalancingV2::TargetGroup'));
@@ -401,7 +402,7 @@ describe('CacheFleet fan-out', () => {
   });
 
   test('NLB with mirrors: cdk-nag AwsSolutions, NIST 800-53 R5 and HIPAA Security find nothing unacknowledged on the second listener either', () => {
-    const { app } = fleet({ fanOut: FanOut.networkLoadBalancer(), mirrorPaths: ['/efs/app'] });
+    const { app } = fleet({ fanOut: FanOut.networkLoadBalancer(), mirrors: [Mirror.path('/efs/app')] });
     expect(nagFindings(app, ['AwsSolutions', 'NIST', 'HIPAA'])).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { Duration, Size, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CachedFileSystem, CacheFleet, CacheOrigin, Capacity, ElasticCapacityOptions, FanOut, NfsVersion, OriginFileSystem } from '../../lib';
+import { CachedFileSystem, CacheFleet, CacheOrigin, Capacity, ElasticCapacityOptions, FanOut, Mirror, NfsVersion, OriginFileSystem } from '../../lib';
 import { nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
 
@@ -13,7 +13,7 @@ function build(elastic: ElasticCapacityOptions = { maxNodes: 8 }, mirrors = fals
   const alarmTopic = new sns.Topic(stack, 'Alarms', { enforceSSL: true, masterKey });
   const cfs = new CachedFileSystem(stack, 'Data', {
     vpc,
-    cacheFleet: { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic(elastic), ...(mirrors ? { mirrorPaths: ['/efs/site'] } : {}) },
+    cacheFleet: { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic(elastic), ...(mirrors ? { mirrors: [Mirror.path('/efs/site')] } : {}) },
     monitoring: { alarmTopic },
   });
   return { app, stack, cfs, t: Template.fromStack(stack) };

@@ -9,6 +9,7 @@ import {
   Capacity,
   EfsOriginOptions,
   FsCacheClientLaunchTemplate,
+  Mirror,
   MirrorStorage,
   MountHelper,
   MountSource,
@@ -30,9 +31,9 @@ function fleet(props: Partial<CacheFleetProps> = {}, id = 'Fleet', originOptions
 }
 
 describe('CacheFleet mirrors', () => {
-  test('without mirrorPaths the nodes get empty mirror parameters and the fleet no mirror', () => {
+  test('without mirrors the nodes get empty mirror parameters and the fleet no mirror', () => {
     const { fleet: f, params } = fleet();
-    expect(f.mirrors).toEqual([]);
+    expect(f.mirrorExports).toEqual([]);
     expect(params).toMatchObject({ EFSC_MIRROR_PATHS: '' });
     expect(params.EFSC_MIRROR_FSIDS).toBeUndefined();
     expect(params.EFSC_MIRROR_INTERVAL).toBeUndefined();
@@ -46,7 +47,7 @@ describe('CacheFleet mirrors', () => {
     const code = renderedCode(without.userData);
     expect(code).not.toMatch(/mirror_sync_one\(\) \{/);
     expect(code).toMatch(/mirrors\(\) \{ false; \}/);
-    const withMirror = renderedCode(fleet({ mirrorPaths: ['/efs/app'] }).userData);
+    const withMirror = renderedCode(fleet({ mirrors: [Mirror.path('/efs/app')] }).userData);
     expect(withMirror).toMatch(/mirror_sync_one\(\) \{/);
     expect(withMirror).not.toMatch(/mirrors\(\) \{ false; \}/);
     const bad = without.userData.replace("EFSC_MIRROR_PATHS=''", "EFSC_MIRROR_PATHS='/efs/app'");
@@ -58,16 +59,13 @@ describe('CacheFleet mirrors', () => {
 
   test('mirror paths, fsids, interval, size, timeout and the sync\'s own origin mount are rendered', () => {
     const { fleet: f, params } = fleet({
-      mirrorPaths: ['/efs/app', '/efs/www/vendor'],
-      mirrorInterval: Duration.seconds(90),
-      mirrorSize: Size.gibibytes(2),
-      mirrorSyncTimeout: Duration.minutes(5),
-      mirrorSyncWorkers: 16,
+      mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www/vendor')],
+      mirroring: { interval: Duration.seconds(90), size: Size.gibibytes(2), syncTimeout: Duration.minutes(5), syncWorkers: 16 },
     });
-    expect(f.mirrors.map((m) => [m.path, m.exportPath])).toEqual([['/efs/app', '/mirror/app'], ['/efs/www/vendor', '/mirror/www/vendor']]);
+    expect(f.mirrorExports.map((m) => [m.path, m.exportPath])).toEqual([['/efs/app', '/mirror/app'], ['/efs/www/vendor', '/mirror/www/vendor']]);
     expect(params).toMatchObject({
       EFSC_MIRROR_PATHS: '/efs/app /efs/www/vendor',
-      EFSC_MIRROR_FSIDS: f.mirrors.map((m) => m.fsid).join(' '),
+      EFSC_MIRROR_FSIDS: f.mirrorExports.map((m) => m.fsid).join(' '),
       // The mirrors' own nfsd, reached through the node's DNAT rule on this port; the re-export stays on 2049.
       EFSC_MIRROR_PORT: '2050',
       EFSC_MIRROR_INTERVAL: '90s',
@@ -84,7 +82,7 @@ describe('CacheFleet mirrors', () => {
   });
 
   test('a change marker renders its path, the full sync interval and the options of the marker\'s own mount; none without one', () => {
-    const { params } = fleet({ mirrorPaths: ['/efs/app', '/efs/lib'], mirrorChangeMarker: 'deploy/.published', mirrorFullSyncInterval: Duration.hours(6) });
+    const { params } = fleet({ mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/lib')], mirroring: { changeMarker: 'deploy/.published', fullSyncInterval: Duration.hours(6) } });
     expect(params).toMatchObject({ EFSC_MIRROR_MARKER: 'deploy/.published', EFSC_MIRROR_FULL_SEC: '21600' });
     // Kept between syncs for the markers' stats alone: read-only, its own superblock, no attribute cache (each stat
     // asks the origin).
@@ -92,21 +90,21 @@ describe('CacheFleet mirrors', () => {
       'tls', 'iam', 'nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport',
       'ro', 'nosharecache', 'actimeo=0',
     ]);
-    const plain = fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published' }, 'Fleet', { mountHelper: MountHelper.NFS }).params;
+    const plain = fleet({ mirrors: [Mirror.path('/efs/app')], mirroring: { changeMarker: '.published' } }, 'Fleet', { mountHelper: MountHelper.NFS }).params;
     expect(plain).toMatchObject({ EFSC_MIRROR_MARKER: '.published', EFSC_MIRROR_FULL_SEC: '3600' });
     expect(plain.EFSC_MIRROR_MARKER_OPTIONS).toBe('nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,ro,nosharecache,actimeo=0');
-    for (const without of [fleet({ mirrorPaths: ['/efs/app'] }).params, fleet().params]) {
+    for (const without of [fleet({ mirrors: [Mirror.path('/efs/app')] }).params, fleet().params]) {
       expect(Object.keys(without).filter((k) => /^EFSC_MIRROR_(MARKER|FULL)/.test(k))).toEqual([]);
     }
     // A full sync interval equal to the mirror interval is allowed.
-    expect(fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.p', mirrorInterval: Duration.hours(2), mirrorFullSyncInterval: Duration.hours(2) }).params.EFSC_MIRROR_FULL_SEC).toBe('7200');
+    expect(fleet({ mirrors: [Mirror.path('/efs/app')], mirroring: { changeMarker: '.p', interval: Duration.hours(2), fullSyncInterval: Duration.hours(2) } }).params.EFSC_MIRROR_FULL_SEC).toBe('7200');
   });
 
   test('the node script takes a user data without a marker, and refuses marker parameters that are invalid', () => {
     const tags = { 'cdk-efs-cache:signal-resource': 'FleetNode1GroupASG' };
     const refusal = (ud: string) => runScript(ud, [], { tags }).stderr.split('\n').find((l) => /FATAL/.test(l)) ?? '';
-    const { userData } = fleet({ mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published' });
-    const plain = fleet({ mirrorPaths: ['/efs/app'] }).userData;
+    const { userData } = fleet({ mirrors: [Mirror.path('/efs/app')], mirroring: { changeMarker: '.published' } });
+    const plain = fleet({ mirrors: [Mirror.path('/efs/app')] }).userData;
     // Past the parameters' check (mirror_check is its last step), the stubbed node stops where one without a marker does.
     expect(refusal(userData)).not.toMatch(/EFSC_MIRROR/);
     expect(refusal(userData)).toBe(refusal(plain));
@@ -125,31 +123,29 @@ describe('CacheFleet mirrors', () => {
   });
 
   test('defaults: one minute, 1 GiB, 10 minutes, 8 sync jobs; plain NFS without tls and iam', () => {
-    const { params } = fleet({ mirrorPaths: ['/efs/app'] }, 'Fleet', { mountHelper: MountHelper.NFS });
+    const { params } = fleet({ mirrors: [Mirror.path('/efs/app')] }, 'Fleet', { mountHelper: MountHelper.NFS });
     expect(params).toMatchObject({ EFSC_MIRROR_INTERVAL: '60s', EFSC_MIRROR_SIZE_MB: '1024', EFSC_MIRROR_TIMEOUT_SEC: '600', EFSC_MIRROR_WORKERS: '8' });
     expect(params.EFSC_MIRROR_SOURCE_OPTIONS).toMatch(/^nfsvers=4\.1,/);
   });
 
   test('storage: memory on a type without instance store, the instance store where the nodes keep the disk cache, or as chosen', () => {
     const ofType = (type: string, props: Partial<CacheFleetProps> = {}) =>
-      fleet({ mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType(type), ...props }).params;
+      fleet({ mirrors: [Mirror.path('/efs/app')], instanceType: new ec2.InstanceType(type), ...props }).params;
     expect(ofType('c7gn.16xlarge')).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'false' });
-    const nodeDiskCache = NodeDiskCache.instanceStore();
-    expect(ofType('c7gd.4xlarge', { nodeDiskCache })).toMatchObject({ EFSC_MIRROR_STORAGE: 'disk', EFSC_NODE_DISK_CACHE: 'true', EFSC_CACHE_DIR: '/var/cache/fscache' });
-    expect(ofType('c7gd.4xlarge', { nodeDiskCache, mirrorStorage: MirrorStorage.MEMORY })).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'true' });
-    expect(ofType('c7gd.4xlarge')).toMatchObject({ EFSC_MIRROR_STORAGE: 'disk', EFSC_NODE_DISK_CACHE: 'true' });
+    expect(ofType('c7gd.4xlarge')).toMatchObject({ EFSC_MIRROR_STORAGE: 'disk', EFSC_NODE_DISK_CACHE: 'true', EFSC_CACHE_DIR: '/var/cache/fscache' });
+    expect(ofType('c7gd.4xlarge', { mirroring: { storage: MirrorStorage.MEMORY } })).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'true' });
     expect(ofType('c7gd.4xlarge', { nodeDiskCache: NodeDiskCache.none() })).toMatchObject({ EFSC_MIRROR_STORAGE: 'memory', EFSC_NODE_DISK_CACHE: 'false' });
-    expect(() => ofType('c7gn.16xlarge', { mirrorStorage: MirrorStorage.INSTANCE_STORE }))
-      .toThrow(/^Invalid mirrorStorage: INSTANCE_STORE needs the second cache level on the nodes \(nodeDiskCache/);
-    expect(() => ofType('c7gd.4xlarge', { nodeDiskCache: NodeDiskCache.none(), mirrorStorage: MirrorStorage.INSTANCE_STORE })).toThrow(/^Invalid mirrorStorage/);
+    expect(() => ofType('c7gn.16xlarge', { mirroring: { storage: MirrorStorage.INSTANCE_STORE } }))
+      .toThrow(/^Invalid mirroring\.storage: INSTANCE_STORE needs the second cache level on the nodes \(nodeDiskCache/);
+    expect(() => ofType('c7gd.4xlarge', { nodeDiskCache: NodeDiskCache.none(), mirroring: { storage: MirrorStorage.INSTANCE_STORE } })).toThrow(/^Invalid mirroring\.storage/);
     // The node's code holds the disk storage and not the devices' initialization, which only clients run.
-    const code = renderedCode(fleet({ mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType('c7gd.4xlarge'), nodeDiskCache }).userData);
+    const code = renderedCode(fleet({ mirrors: [Mirror.path('/efs/app')], instanceType: new ec2.InstanceType('c7gd.4xlarge') }).userData);
     expect(code).toContain('mirror_disk() {');
     expect(code).not.toContain('dd if=/dev/zero');
   });
 
   test('the node script refuses disk storage without the disk cache, and a storage it does not know', () => {
-    const { userData } = fleet({ mirrorPaths: ['/efs/app'] });
+    const { userData } = fleet({ mirrors: [Mirror.path('/efs/app')] });
     const tags = { 'cdk-efs-cache:signal-resource': 'FleetNode1GroupASG' };
     expect(userData).toContain("EFSC_MIRROR_STORAGE='memory'");
     const disk = runScript(userData.replace("EFSC_MIRROR_STORAGE='memory'", "EFSC_MIRROR_STORAGE='disk'"), [], { tags });
@@ -160,17 +156,17 @@ describe('CacheFleet mirrors', () => {
   });
 
   test('each mirror\'s fsid is a UUID of the fleet\'s path and the mirror path: stable, distinct from the re-export and from other mirrors', () => {
-    const a = fleet({ mirrorPaths: ['/efs/app', '/efs/lib'] }).fleet;
-    const b = fleet({ mirrorPaths: ['/efs/app', '/efs/lib'] }).fleet;
-    expect(a.mirrors.map((m) => m.fsid)).toEqual(b.mirrors.map((m) => m.fsid));
-    expect(a.mirrors[0].fsid).toBe(mirrorFsid(a.node.path, '/efs/app'));
-    expect(new Set([a.fsid, ...a.mirrors.map((m) => m.fsid)]).size).toBe(3);
-    expect(a.mirrors[0].fsid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    expect(fleet({ mirrorPaths: ['/efs/app'] }, 'Other').fleet.mirrors[0].fsid).not.toBe(a.mirrors[0].fsid);
+    const a = fleet({ mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/lib')] }).fleet;
+    const b = fleet({ mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/lib')] }).fleet;
+    expect(a.mirrorExports.map((m) => m.fsid)).toEqual(b.mirrorExports.map((m) => m.fsid));
+    expect(a.mirrorExports[0].fsid).toBe(mirrorFsid(a.node.path, '/efs/app'));
+    expect(new Set([a.fsid, ...a.mirrorExports.map((m) => m.fsid)]).size).toBe(3);
+    expect(a.mirrorExports[0].fsid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(fleet({ mirrors: [Mirror.path('/efs/app')] }, 'Other').fleet.mirrorExports[0].fsid).not.toBe(a.mirrorExports[0].fsid);
   });
 
   test('the node script refuses mirror parameters that do not match (paths outside the export, fsid count)', () => {
-    const { userData } = fleet({ mirrorPaths: ['/efs/app'] });
+    const { userData } = fleet({ mirrors: [Mirror.path('/efs/app')] });
     const tags = { 'cdk-efs-cache:signal-resource': 'FleetNode1GroupASG' };
     const outside = runScript(userData.replace("EFSC_MIRROR_PATHS='/efs/app'", "EFSC_MIRROR_PATHS='/etc/app'"), [], { tags });
     expect(outside.status).toBe(1);
@@ -182,7 +178,7 @@ describe('CacheFleet mirrors', () => {
   test('the dashboard shows the mirrors\' age, cost and space, with an alarm for failing syncs and one for a tree that no longer fits', () => {
     const alarmsOf = (mirrorPaths?: string[]) => {
       const { stack, vpc } = stackWithVpc();
-      new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1), mirrorPaths } });
+      new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1), mirrors: mirrorPaths?.map((p) => Mirror.path(p)) } });
       const t = Template.fromStack(stack);
       const body = JSON.stringify(t.findResources('AWS::CloudWatch::Dashboard'));
       return { body, alarms: Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties) };
@@ -200,7 +196,7 @@ describe('CacheFleet mirrors', () => {
 
   test('a client template mounts the fleet\'s mirrors read-only, without fsc, beside the fsc mount of the re-export', () => {
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www/vendor')] });
     const c = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/www/vendor'] }) });
     const plain = new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, source: MountSource.cacheFleet(f) });
     const ud = launchTemplateUserData(stack);
@@ -233,11 +229,11 @@ describe('the mirrors\' own port (2050)', () => {
 
   test('Route 53: a fleet with mirrors opens nothing by itself; a client template that mounts them is let in on 2049 and 2050, one that does not on 2049 only', () => {
     const alone = stackWithVpc();
-    new CacheFleet(alone.stack, 'Fleet', { vpc: alone.vpc, origin: CacheOrigin.efs(importedFs(alone.stack)), mirrorPaths: ['/efs/app'] });
+    new CacheFleet(alone.stack, 'Fleet', { vpc: alone.vpc, origin: CacheOrigin.efs(importedFs(alone.stack)), mirrors: [Mirror.path('/efs/app')] });
     expect(portsFrom(alone.stack, /FleetSecurityGroup/)).toEqual([]);
 
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'] });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/app')] });
     new FsCacheClientLaunchTemplate(stack, 'Mirrored', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/app'] }) });
     new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, source: MountSource.cacheFleet(f) });
     expect(portsFrom(stack, /FleetSecurityGroup/, 'Mirrored')).toEqual(['2049-2049', '2050-2050']);
@@ -258,7 +254,7 @@ describe('the mirrors\' own port (2050)', () => {
 
   test('an NFSv3 fleet\'s mirrors: their clients are let in on 2049, mountd\'s 20048 and 2050', () => {
     const { stack, vpc } = stackWithVpc();
-    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'], clientNfsVersion: NfsVersion.NFS_V3 });
+    const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/app')], clientNfsVersion: NfsVersion.NFS_V3 });
     const c = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/app'] }) });
     expect(portsFrom(stack, /FleetSecurityGroup/)).toEqual(['20048-20048', '2049-2049', '2050-2050']);
     const p = parameters(launchTemplateUserData(stack)[stack.getLogicalId(c.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)]);
@@ -274,8 +270,8 @@ describe('the mirrors\' own port (2050)', () => {
   ])('an imported fleet (%s): a client that mounts its mirrors opens 2050 into its group as it opens 2049; one that does not, 2049 only', (_name, byId) => {
     const { stack, vpc } = stackWithVpc();
     const sg = byId ? ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', 'sg-0fee7000000000001') : new ec2.SecurityGroup(stack, 'FleetSg', { vpc });
-    const mirrors = [{ path: '/efs/app', exportPath: '/mirror/app', fsid: mirrorFsid('Other/Fleet', '/efs/app') }];
-    const imported = CacheFleet.fromCacheFleetAttributes(stack, 'Fleet', { endpoint: 'cache.efs-cache.internal', securityGroup: sg, mirrors });
+    const mirrorExports = [{ path: '/efs/app', exportPath: '/mirror/app', fsid: mirrorFsid('Other/Fleet', '/efs/app') }];
+    const imported = CacheFleet.fromCacheFleetAttributes(stack, 'Fleet', { endpoint: 'cache.efs-cache.internal', securityGroup: sg, mirrorExports });
     const into = byId ? 'sg-0fee7000000000001' : /FleetSg/;
     new FsCacheClientLaunchTemplate(stack, 'Plain', { vpc, source: MountSource.cacheFleet(imported) });
     const c = new FsCacheClientLaunchTemplate(stack, 'Mirrored', { vpc, source: MountSource.cacheFleet(imported, { mirrorPaths: ['/efs/app'] }) });
@@ -290,15 +286,15 @@ describe('the mirrors\' own port (2050)', () => {
     const sg = ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', 'sg-0fee7000000000001');
     const imported = CacheFleet.fromCacheFleetAttributes(stack, 'Fleet', {
       endpoint: 'cache.efs-cache.internal', securityGroup: sg,
-      mirrors: [{ path: '/efs/app', exportPath: '/mirror/app' }, { path: '/efs/lib', exportPath: '/mirror/lib' }],
+      mirrorExports: [{ path: '/efs/app', exportPath: '/mirror/app' }, { path: '/efs/lib', exportPath: '/mirror/lib' }],
     });
-    expect(imported.mirrors.map((m) => m.fsid)).toEqual([undefined, undefined]);
+    expect(imported.mirrorExports.map((m) => m.fsid)).toEqual([undefined, undefined]);
     const c = new FsCacheClientLaunchTemplate(stack, 'Mirrored', { vpc, source: MountSource.cacheFleet(imported, { mirrorPaths: ['/efs/app'] }) });
     const p = parameters(launchTemplateUserData(stack)[stack.getLogicalId(c.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)]);
     expect(p.EFSC_MIRROR_MOUNTS).toBe('/mirror/app');
     expect(JSON.stringify(Template.fromStack(stack).toJSON())).not.toMatch(/undefined/);
     expect(() => CacheFleet.fromCacheFleetAttributes(stack, 'Bad', {
-      endpoint: 'cache.efs-cache.internal', securityGroup: sg, mirrors: [{ path: '/efs/app', exportPath: '/mirror/app', fsid: 'nope' }],
-    })).toThrow(/^Invalid mirrors: mirrors\[0\]\.fsid 'nope' is not a UUID/);
+      endpoint: 'cache.efs-cache.internal', securityGroup: sg, mirrorExports: [{ path: '/efs/app', exportPath: '/mirror/app', fsid: 'nope' }],
+    })).toThrow(/^Invalid mirrorExports: mirrorExports\[0\]\.fsid 'nope' is not a UUID/);
   });
 });

@@ -16,6 +16,7 @@ import {
   Capacity,
   FanOut,
   FsCacheClientLaunchTemplate,
+  Mirror,
   MountSource,
   NfsServerOptions,
   NfsVersion,
@@ -110,11 +111,11 @@ describe('CacheOrigin.nfsServer: what the nodes are told', () => {
   });
 
   test('mirrors work on an NFS server: their sync and marker mounts take the origin\'s type, version and ports', () => {
-    const { p } = nfsFleet(NfsVersion.NFS_V3, { ports: { mountd: 635 } }, { mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published' });
+    const { p } = nfsFleet(NfsVersion.NFS_V3, { ports: { mountd: 635 } }, { mirrors: [Mirror.path('/efs/app')], mirroring: { changeMarker: '.published' } });
     const base = ['nfsvers=3', 'proto=tcp', 'port=2049', 'mountproto=tcp', 'mountport=635', 'mountvers=3', 'nolock', ...TRANSFER];
     expect(p.EFSC_MIRROR_SOURCE_OPTIONS.split(',')).toEqual([...base, 'ro', 'nosharecache', 'actimeo=3600', 'noatime']);
     expect(p.EFSC_MIRROR_MARKER_OPTIONS.split(',')).toEqual([...base, 'ro', 'nosharecache', 'actimeo=0']);
-    const v4 = nfsFleet(NfsVersion.NFS_V4_2, {}, { mirrorPaths: ['/efs/app'] }).p;
+    const v4 = nfsFleet(NfsVersion.NFS_V4_2, {}, { mirrors: [Mirror.path('/efs/app')] }).p;
     expect(v4.EFSC_MIRROR_SOURCE_OPTIONS.split(',')).toEqual(['nfsvers=4.2', ...TRANSFER, 'ro', 'nosharecache', 'actimeo=3600', 'noatime']);
   });
 
@@ -139,11 +140,11 @@ describe('CacheOrigin.nfsServer: what the nodes are told', () => {
 describe('CacheOrigin.nfsServer: the nodes\' own checks', () => {
   test.each([
     ['NFSv3', NfsVersion.NFS_V3, {}],
-    ['NFSv3 with lockd, mirrors and the disk cache', NfsVersion.NFS_V3, { mirrorPaths: ['/efs/app'], instanceType: new ec2.InstanceType('c6gd.4xlarge'), nodeDiskCache: NodeDiskCache.instanceStore() }],
+    ['NFSv3 with lockd, mirrors and the disk cache', NfsVersion.NFS_V3, { mirrors: [Mirror.path('/efs/app')], instanceType: new ec2.InstanceType('c6gd.4xlarge') }],
     ['NFSv4.1', NfsVersion.NFS_V4_1, {}],
-    ['NFSv4.2 with a change marker', NfsVersion.NFS_V4_2, { mirrorPaths: ['/efs/app'], mirrorChangeMarker: '.published' }],
+    ['NFSv4.2 with a change marker', NfsVersion.NFS_V4_2, { mirrors: [Mirror.path('/efs/app')], mirroring: { changeMarker: '.published' } }],
   ])('%s: the node\'s run gets past its parameter checks to the packages, and installs no efs-utils', (_n, version, props) => {
-    const { ud } = nfsFleet(version, version === NfsVersion.NFS_V3 && 'mirrorPaths' in props ? { ports: { lockd: 4045 } } : {}, props);
+    const { ud } = nfsFleet(version, version === NfsVersion.NFS_V3 && 'mirrors' in props ? { ports: { lockd: 4045 } } : {}, props);
     const run = runScript(ud, [], { tags: { 'cdk-efs-cache:signal-resource': 'FleetNode1GroupASG0123ABCD' } });
     expect(run.stderr).not.toMatch(/is invalid|FATAL: EFSC_/);
     expect(run.calls.some((c) => /^(dpkg-query|rpm) /.test(c))).toBe(true);
@@ -167,7 +168,7 @@ describe('CacheOrigin.nfsServer: the nodes\' own checks', () => {
   });
 
   test('the mount unit and the mirrors\' mounts take the type as given: nothing in the code names efs for an NFS server', () => {
-    const code = expand(nfsFleet(NfsVersion.NFS_V3, {}, { mirrorPaths: ['/efs/app'] }).ud);
+    const code = expand(nfsFleet(NfsVersion.NFS_V3, {}, { mirrors: [Mirror.path('/efs/app')] }).ud);
     expect(code).toContain('Type=$EFSC_ORIGIN_MOUNT_TYPE');
     expect(code).toContain('mount -t "$EFSC_ORIGIN_MOUNT_TYPE" -o "$EFSC_MIRROR_SOURCE_OPTIONS"');
     expect(code).toContain('if [ "$EFSC_ORIGIN_MOUNT_TYPE" = efs ]; then ensure_efs_utils; fi');
@@ -221,7 +222,7 @@ describe('CacheOrigin.nfsServer: security groups and IAM', () => {
     ['outside the VPC (a CIDR peer)', {}],
     ['inside the VPC (a security group peer)', (s: Stack, vpc: ec2.Vpc) => ({ peer: new ec2.SecurityGroup(s, 'NasSg', { vpc }) })],
   ])('cdk-nag AwsSolutions, NIST 800-53 R5 and HIPAA: an NFSv3 server %s, with mirrors, no unacknowledged finding', (_n, origin) => {
-    const { app } = nfsFleet(NfsVersion.NFS_V3, origin as any, { mirrorPaths: ['/efs/app'] });
+    const { app } = nfsFleet(NfsVersion.NFS_V3, origin as any, { mirrors: [Mirror.path('/efs/app')] });
     expect(nagFindings(app, ['AwsSolutions', 'NIST', 'HIPAA'])).toEqual([]);
   });
 });

@@ -11,10 +11,10 @@ import {
   Capacity,
   FanOut,
   FsCacheClientLaunchTemplate,
+  Mirror,
   MountHelper,
   MountSource,
   NfsVersion,
-  NodeDiskCache,
 } from '../../lib';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
@@ -96,8 +96,7 @@ describe('NfsVersion.NFS_V3', () => {
   test('with mirrors on nodes that keep the disk cache it is accepted: the code of all three is an asset, not user data', () => {
     const { stack, vpc } = stackWithVpc();
     const fleet = new CacheFleet(stack, 'Fleet', {
-      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.4xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
-      mirrorPaths: ['/efs/app'], clientNfsVersion: NfsVersion.NFS_V3,
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.4xlarge'), mirrors: [Mirror.path('/efs/app')], clientNfsVersion: NfsVersion.NFS_V3,
     });
     expect(fleet.nodeDiskCache).toBeDefined();
     // Refused for size before the code moved out of the user data; now more than half of EC2's 16 KB is left.

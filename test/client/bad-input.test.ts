@@ -8,6 +8,7 @@ import {
   DiskCache,
   FsCacheClientLaunchTemplate,
   FsCacheClientLaunchTemplateProps,
+  Mirror,
   MountHelper,
   MountSource,
 } from '../../lib';
@@ -201,7 +202,7 @@ const CASES: BadInput[] = [
   {
     name: 'client: a source mirror the fleet does not have',
     build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
-      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'] }), { mirrorPaths: ['/efs/lib'] }),
+      vpc, source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/app')] }), { mirrorPaths: ['/efs/lib'] }),
     }),
     error: /^Invalid source\.mirrorPaths: '\/efs\/lib' is not a mirror of .*\/efs\/app/,
   },
@@ -216,7 +217,7 @@ const CASES: BadInput[] = [
     name: 'client: a relative source mirror mount point',
     build: (stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Client', {
       vpc,
-      source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app'] }), {
+      source: MountSource.cacheFleet(new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/app')] }), {
         mirrorPaths: ['/efs/app'], mirrorMountPoint: 'mnt',
       }),
     }),

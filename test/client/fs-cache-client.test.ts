@@ -3,8 +3,17 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import {
-  CachedFileSystem, Capacity, CacheFleet, CacheOrigin, DiskCache, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps,
-  ICacheFleet, MountHelper, MountSource,
+  CachedFileSystem,
+  CacheFleet,
+  CacheOrigin,
+  Capacity,
+  DiskCache,
+  FsCacheClientLaunchTemplate,
+  FsCacheClientLaunchTemplateProps,
+  ICacheFleet,
+  Mirror,
+  MountHelper,
+  MountSource,
 } from '../../lib';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { codeParameters, launchTemplateUserData, parameters } from '../util/user-data';
@@ -189,7 +198,7 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
 
   test('the source may ask for the fleet\'s mirrors', () => {
     const { stack, vpc } = stackWithVpc();
-    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1), mirrorPaths: ['/efs/app'] } });
+    const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1), mirrors: [Mirror.path('/efs/app')] } });
     cfs.addClientLaunchTemplate('Web', { source: MountSource.cacheFleet(cfs.cacheFleet!, { mirrorPaths: ['/efs/app'] }) });
     const ud = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('DataWeb'))![1];
     expect(parameters(ud)).toMatchObject({ EFSC_NFS_SERVER: 'cache.efs-cache.internal', EFSC_MIRROR_MOUNTS: '/mirror/app' });
@@ -207,7 +216,7 @@ describe('source: one MountSource', () => {
   function synth(props: Props) {
     const { stack, vpc } = stackWithVpc();
     const fs = importedFs(stack);
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs), capacity: Capacity.nodes(2), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs), capacity: Capacity.nodes(2), mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www/vendor')] });
     new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, ...props({ fs, fleet }) });
     const ud = Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('Client'))![1];
     return { template: Template.fromStack(stack).toJSON(), params: parameters(ud) };
@@ -226,7 +235,7 @@ describe('source: one MountSource', () => {
   test('a MountSource says what the client mounts: server, path, connections, helper, mirrors', () => {
     const { stack, vpc } = stackWithVpc();
     const fs = importedFs(stack);
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs), capacity: Capacity.nodes(1), exportPath: '/data', mirrorPaths: ['/data/app'] });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fs), capacity: Capacity.nodes(1), exportPath: '/data', mirrors: [Mirror.path('/data/app')] });
     const direct = MountSource.fileSystem(fs);
     expect([direct.remotePath, direct.mountHelper, direct.mirrorPaths, direct.efsFileSystem, direct.fleet]).toEqual(['/', undefined, [], fs, undefined]);
     expect(direct.connections).toBe(fs.connections);

@@ -7,7 +7,7 @@
 import { Fn, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, Capacity, FsCacheClientLaunchTemplate, MountSource } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity, FsCacheClientLaunchTemplate, Mirror, MountSource } from '../../lib';
 import { expand, launchTemplateUserData, parameters } from '../util/user-data';
 import { CfnTemplate, PSEUDO_VALUES, resolveUserData } from '../lab/harness/user-data';
 import { importedFs, stackWithVpc } from '../util';
@@ -37,7 +37,7 @@ describe('an imported fleet given as tokens', () => {
       endpoint: p('Endpoint'),
       exportPath: p('ExportPath'),
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', 'sg-0123456789abcdef1'),
-      mirrors: [{ path: mirrorPath, exportPath: p('MirrorExportPath'), fsid: p('MirrorFsid') }],
+      mirrorExports: [{ path: mirrorPath, exportPath: p('MirrorExportPath'), fsid: p('MirrorFsid') }],
     });
     const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: [mirrorPath] }) });
     const template = Template.fromStack(stack).toJSON() as CfnTemplate;
@@ -88,7 +88,7 @@ describe('an imported fleet given as tokens', () => {
 
 describe('the client\'s boot check of its mount paths', () => {
   const { stack, vpc } = stackWithVpc();
-  const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack as Stack)), capacity: Capacity.nodes(1), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+  const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack as Stack)), capacity: Capacity.nodes(1), mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www/vendor')] });
   const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }) });
   const userData = launchTemplateUserData(stack)[stack.getLogicalId(clients.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)];
   const check = (values: Record<string, string>) => {

@@ -1,5 +1,5 @@
 /**
- * The S3 mirrors' sync (assets/lib/mirror-s3.sh, `mirrorSources`) against the emulator's S3 (see aws-boundary.emu.ts):
+ * The S3 mirrors' sync (assets/lib/mirror-s3.sh, `Mirror.s3`) against the emulator's S3 (see aws-boundary.emu.ts):
  * the cache node's rendered code, loaded by its own loader with the nodes' role, runs the mirrors' check and their
  * sync (mirror_check, mirror_sync) with the REAL aws CLI over TLS, every call authorized against the statements the
  * synthesized template grants the nodes' role. What needs a real kernel is left out: the copies live in a directory of
@@ -13,7 +13,7 @@ import * as path from 'path';
 import { CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { CacheFleet, CacheOrigin, Capacity, MirrorSource } from '../../lib';
+import { CacheFleet, CacheOrigin, Capacity, Mirror } from '../../lib';
 import { CfnTemplate, PSEUDO_VALUES, resolveUserData } from '../lab/harness/user-data';
 import { importedFs, stackWithVpc } from '../util';
 import { expand } from '../util/user-data';
@@ -34,7 +34,7 @@ function fleetUserData(): { userData: string; template: CfnTemplate; roleId: str
   const { stack, vpc } = stackWithVpc(undefined, 'MirrorS3');
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc, origin: CacheOrigin.efs(importedFs(stack)), capacity: Capacity.nodes(1), clientCidrs: ['10.0.0.0/16'],
-    mirrorSources: [MirrorSource.s3(s3.Bucket.fromBucketName(stack, 'Site', BUCKET), 'site/')],
+    mirrors: [Mirror.s3(s3.Bucket.fromBucketName(stack, 'Site', BUCKET), 'site/')],
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const [logicalId] = Object.entries(template.Resources ?? {}).find(([, r]) => r.Type === 'AWS::EC2::LaunchTemplate')!;

@@ -15,9 +15,9 @@ import {
   DiskCache,
   FanOut,
   FsCacheClientLaunchTemplate,
+  Mirror,
   MountSource,
   NfsVersion,
-  NodeDiskCache,
   SeedSource,
 } from '../../lib';
 
@@ -118,8 +118,8 @@ function nfsServerFleet(name: string, peer: 'cidr' | 'group'): GateConfig {
       const fleet = new CacheFleet(stack, 'Fleet', {
         vpc, origin, capacity: Capacity.nodes(2),
         ...(peer === 'cidr'
-          ? { mirrorPaths: ['/efs/app'], warming: { paths: ['/efs/models'] } }
-          : { instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(), fanOut: FanOut.networkLoadBalancer() }),
+          ? { mirrors: [Mirror.path('/efs/app')], warming: { paths: ['/efs/models'] } }
+          : { instanceType: new ec2.InstanceType('c7gd.16xlarge'), fanOut: FanOut.networkLoadBalancer() }),
       });
       new FsCacheClientLaunchTemplate(stack, 'Clients', {
         vpc, instanceType: armClient, source: MountSource.cacheFleet(fleet, peer === 'cidr' ? { mirrorPaths: ['/efs/app'] } : {}),
@@ -163,12 +163,12 @@ export const MATRIX: GateConfig[] = [
   }),
   // An NLB fleet with mirrors (a second listener, on the mirrors' port 2050) and clients that mount one.
   variant('NlbMirror', {
-    fleet: { capacity: Capacity.nodes(2), fanOut: FanOut.networkLoadBalancer(), mirrorPaths: ['/efs/app', '/efs/www'] },
+    fleet: { capacity: Capacity.nodes(2), fanOut: FanOut.networkLoadBalancer(), mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www')] },
     mirrorClients: ['/efs/app'],
   }),
   // An elastic fleet (one Auto Scaling group with lifecycle hooks and scaling policies) with mirrors and warming.
   variant('NlbElasticMirrorWarm', {
-    fleet: { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 8 }), mirrorPaths: ['/efs/app'], warming: { paths: ['/efs/models'] } },
+    fleet: { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 8 }), mirrors: [Mirror.path('/efs/app')], warming: { paths: ['/efs/models'] } },
     clients: [{ instanceType: armClient, source: viaFleet }],
     mirrorClients: ['/efs/app'],
   }),
@@ -178,23 +178,20 @@ export const MATRIX: GateConfig[] = [
   }),
   // The largest node user data: the disk cache (instance store), mirrors and warming together.
   variant('DiskCacheMirrorWarm', {
-    fleet: {
-      capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
-      mirrorPaths: ['/efs/app', '/efs/www'], warming: { paths: ['/efs/models'] },
-    },
+    fleet: { capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www')], warming: { paths: ['/efs/models'] } },
     clients: [{ instanceType: armClient, source: viaFleet }],
     mirrorClients: ['/efs/www'],
   }),
   // The largest of all: NFSv3, the disk cache, mirrors and warming (refused for size while the code was user data).
   variant('DiskCacheNfsV3MirrorWarm', {
     fleet: {
-      capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
-      mirrorPaths: ['/efs/app', '/efs/www'], warming: { paths: ['/efs/models'] }, clientNfsVersion: NfsVersion.NFS_V3,
+      capacity: Capacity.nodes(2), instanceType: new ec2.InstanceType('c7gd.16xlarge'), mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www')], warming: { paths: ['/efs/models'] },
+      clientNfsVersion: NfsVersion.NFS_V3,
     },
     clients: [{ instanceType: armClient, source: viaFleet }],
   }),
   variant('NfsV3MirrorWarm', {
-    fleet: { capacity: Capacity.nodes(2), mirrorPaths: ['/efs/app', '/efs/www'], warming: { paths: ['/efs/models'] }, clientNfsVersion: NfsVersion.NFS_V3 },
+    fleet: { capacity: Capacity.nodes(2), mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www')], warming: { paths: ['/efs/models'] }, clientNfsVersion: NfsVersion.NFS_V3 },
     clients: [{ instanceType: armClient, source: viaFleet }],
   }),
   nfsServerFleet('NfsServerOutsideVpc', 'cidr'),

@@ -14,7 +14,7 @@
  * The lab plays EC2's data plane for the stable interface: once the emulator has the interface attached to an
  * instance, the lab moves the interface's address to that instance's VM (on AWS the OS configures the attached
  * interface). The data seeder runs here too: its own CLI fetches a bucket's prefix from the emulator's S3, and its
- * signal is held while the test lists what the origin holds. The fleet has an S3 mirror (`MirrorSource.s3`) of a
+ * signal is held while the test lists what the origin holds. The fleet has an S3 mirror (`Mirror.s3`) of a
  * prefix of another bucket there, synced by each node's own CLI with its role's session and read by the client through
  * the stable address. Clients do not signal (their launch templates have no
  * creation policy). Failures of the seeder (a missing bucket, a prefix its role may not list) are proved against the
@@ -50,7 +50,7 @@ const ELASTIC_GROUP = 'Lab-ElasticFleetNodesGroup';
 /** The tree the client reads through the virtual address while the fleet grows and shrinks: files of 1 MiB. */
 const ELASTIC_TREE_FILES = 16;
 /**
- * The fleet's S3 mirror (`MirrorSource.s3`): this bucket's prefix site/, exported at /mirror/site. Its first sync is the
+ * The fleet's S3 mirror (`Mirror.s3`): this bucket's prefix site/, exported at /mirror/site. Its first sync is the
  * boot's; the tests start each later one (efs-cache-mirror.service, what the timer starts every 30 min here).
  */
 const MIRROR_BUCKET = 'efsc-lab-mirror';
@@ -498,7 +498,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     });
   });
 
-  describe('an S3 mirror (MirrorSource.s3): the prefix site/ of a bucket in the emulator\'s S3, synced by each node\'s own CLI', () => {
+  describe('an S3 mirror (Mirror.s3): the prefix site/ of a bucket in the emulator\'s S3, synced by each node\'s own CLI', () => {
     const listings = (calls: ApiCall[]) => calls.filter((c) => c.params['list-type'] === '2');
     const fetches = (calls: ApiCall[]) => calls.filter((c) => c.action.startsWith('GET /') && c.params['list-type'] === undefined);
     /** What a tree holds: each file's path and the sha256 of its bytes, sorted. */

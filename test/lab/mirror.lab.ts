@@ -10,7 +10,7 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheFleetProps, CacheOrigin, Capacity, MountHelper, NodeDiskCache } from '../../lib';
+import { CacheFleet, CacheFleetProps, CacheOrigin, Capacity, Mirror, MountHelper, NodeDiskCache } from '../../lib';
 import { importedFs, newApp } from '../util';
 import { CfnTemplate, CloudInitResult, ExecResult, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
@@ -45,10 +45,8 @@ function mirrorNodeUserData(extra: Partial<CacheFleetProps> = {}): { userData: s
     // (h) waits this long for a mount of an origin that does not answer.
     mountTimeout: Duration.seconds(60),
     tuning: { nfsdThreads: 16 },
-    mirrorPaths: ['/efs/app'],
-    mirrorInterval: Duration.seconds(INTERVAL_S),
-    mirrorSize: Size.mebibytes(64),
-    mirrorSyncTimeout: Duration.seconds(SYNC_TIMEOUT_S),
+    mirrors: [Mirror.path('/efs/app')],
+    mirroring: { interval: Duration.seconds(INTERVAL_S), size: Size.mebibytes(64), syncTimeout: Duration.seconds(SYNC_TIMEOUT_S) },
     // A type with NVMe instance store (the lab's disks stand in for it): the disk cache is on by default there.
     instanceType: new ec2.InstanceType('c6id.xlarge'),
     nodeDiskCache: NodeDiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }),
@@ -61,7 +59,7 @@ function mirrorNodeUserData(extra: Partial<CacheFleetProps> = {}): { userData: s
   return {
     userData,
     tags: { 'cdk-efs-cache:signal-resource': stack.getLogicalId(asg), 'cdk-efs-cache:fleet': fleet.node.addr },
-    fsid: fleet.mirrors[0].fsid!,
+    fsid: fleet.mirrorExports[0].fsid!,
   };
 }
 
@@ -255,7 +253,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect(signal[0]).toMatch(/--status SUCCESS/);
     expect(signal[0]).toMatch(/serving=yes/);
     expect(Number(signal[0].split(' ')[0])).toBeGreaterThan(serving);
-    // The copy is on the instance store: an ext4 of mirrorSize in an image on the disk cache's file system, on a loop
+    // The copy is on the instance store: an ext4 of mirroring.size in an image on the disk cache's file system, on a loop
     // device. Exported read-only from there, with the synthesized fsid; leases on, so nfsd may delegate.
     const img = '/var/cache/fscache/efs-cache-mirror.img';
     expect((await node.execOk('findmnt -no FSTYPE,SOURCE /mirror')).trim()).toMatch(/^ext4\s+\/dev\/loop\d+$/);
@@ -438,7 +436,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect(results).toEqual({ 'mirror': 'query 0 (100, 4950) ; flock -s 0', 're-export': 'query 0 (100, 4950) ; flock -s 0' });
   });
 
-  test('(g) a tree that outgrows mirrorSize: the sync stops, says so (WARN, state, metric), and the last copy stays served', async () => {
+  test('(g) a tree that outgrows mirroring.size: the sync stops, says so (WARN, state, metric), and the last copy stays served', async () => {
     // Unshaped for this one: 80 MiB through 16 Mbit/s would take a minute, and the point is the space, not the link.
     await lab.setLink(origin, undefined);
     const expected = (await client.execOk(`md5sum < ${MIRROR_MNT}/f7`)).trim();
@@ -527,7 +525,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
 
   test('(j) the same node with its mirrors in RAM (EFSC_MIRROR_STORAGE=memory): after a reboot /mirror is a tmpfs that serves the tree, ' +
     'whose first sync its timeout cut is continued by further tries', async () => {
-    // The boot units run the installed copy of the user data: its parameter line is what mirrorStorage MEMORY renders.
+    // The boot units run the installed copy of the user data: its parameter line is what mirroring.storage MEMORY renders.
     const self = '/usr/local/lib/efs-cache/cache-node.sh';
     await node.execOk(`sed -i "s/^EFSC_MIRROR_STORAGE='disk'$/EFSC_MIRROR_STORAGE='memory'/" ${self} && grep -qx "EFSC_MIRROR_STORAGE='memory'" ${self}`);
     // The reboot's first sync copies the whole tree again (a tmpfs starts empty). With CUT_TREE_MIB more of it behind
@@ -551,7 +549,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect((await node.execOk('losetup -j /var/cache/fscache/efs-cache-mirror.img')).trim()).toBe('');
     expect((await node.execOk(`${MIRROR_NFSD} cat /proc/fs/nfsd/threads`)).trim()).toBe('16');
     // Another kind of file system gives the mirror's root another inode number, so another file handle: clients
-    // mount again after a change of mirrorStorage (the README says so).
+    // mount again after a change of mirroring.storage (the README says so).
     await client.execOk(`umount -l ${MIRROR_MNT} && mount -t nfs4 -o ${MIRROR_OPTIONS} ${NODE}:/mirror/app ${MIRROR_MNT}`, { timeoutMs: 5 * MIN });
     const sum = (await origin.execOk('md5sum < /srv/efs/app/f7')).trim();
     expect((await client.execOk(`md5sum < ${MIRROR_MNT}/f7`, { timeoutMs: 5 * MIN })).trim()).toBe(sum);
@@ -566,9 +564,9 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
   });
 
   test('(k) with a change marker, an unchanged sync costs the origin at most 5 requests and walks nothing; a change shows once the marker is updated', async () => {
-    // The marker's parameters as the library renders them for mirrorChangeMarker, added to the installed copy that
+    // The marker's parameters as the library renders them for mirroring.changeMarker, added to the installed copy that
     // the mirror unit runs (the node's other parameters unchanged).
-    const marked = mirrorNodeUserData({ mirrorChangeMarker: '.published' }).userData;
+    const marked = mirrorNodeUserData({ mirroring: { changeMarker: '.published' } }).userData;
     const params = marked.split('\n').filter((l) => /^EFSC_MIRROR_(MARKER|FULL_SEC|MARKER_OPTIONS)=/.test(l));
     expect(params.map((l) => l.split('=')[0]).sort()).toEqual(['EFSC_MIRROR_FULL_SEC', 'EFSC_MIRROR_MARKER', 'EFSC_MIRROR_MARKER_OPTIONS']);
     const self = '/usr/local/lib/efs-cache/cache-node.sh';

@@ -5,13 +5,14 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
   CachedFileSystem,
+  Capacity,
   CacheFleet,
   CacheOrigin,
-  Capacity,
   DataSeeder,
   DiskCache,
   FanOut,
   FsCacheClientLaunchTemplate,
+  Mirror,
   MountSource,
   SeedSource,
 } from '../../lib';
@@ -23,7 +24,7 @@ import { importedFs, stackWithVpc } from '../util';
  * refers to and that it is known only at deploy time, never as `${Token[TOKEN.12]}` or a number such as -1.888e+289;
  * and the Python name of a prop whose name differs there.
  */
-const F = (stack: Stack, vpc: ec2.Vpc, p: object) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/a'], warming: { paths: ['/efs/a'] }, ...p });
+const F = (stack: Stack, vpc: ec2.Vpc, p: object) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/a')], warming: { paths: ['/efs/a'] }, ...p });
 const C = (stack: Stack, vpc: ec2.Vpc, p: object) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...p });
 const S = (stack: Stack, vpc: ec2.Vpc, p: object, source?: SeedSource) =>
   new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source ?? SeedSource.instanceDirectory('/srv/data'), ...p });
@@ -50,14 +51,14 @@ describe('values in messages', () => {
     ['fleet capacity', (st, v, n) => F(st, v, { capacity: Capacity.nodes(n) }),
       /^Invalid capacity: must be known at synth \(each node is an Auto Scaling group of its own\), got parameter N \(a token, known at deploy time\)\. Give a literal value/],
     ['fleet exportPath', (st, v, _n, s) => F(st, v, { exportPath: s }), /^Invalid exportPath: must be known at synth .*got parameter S \(a token/],
-    ['fleet mirrorPaths', (st, v, _n, s) => F(st, v, { mirrorPaths: [`/efs/${s}`] }), /^Invalid mirrorPaths: must be known at synth .*got '\/efs\/\$\{parameter S\}' \(holds a token/],
-    ['fleet mirrorSize in GiB', (st, v, n) => F(st, v, { mirrorSize: Size.gibibytes(n) }), /^Invalid mirrorSize: must be known at synth, got a token/],
+    ['fleet mirrors', (st, v, _n, s) => F(st, v, { mirrors: [Mirror.path(`/efs/${s}`)] }), /^Invalid mirrors: must be known at synth .*got '\/efs\/\$\{parameter S\}' \(holds a token/],
+    ['fleet mirroring.size in GiB', (st, v, n) => F(st, v, { mirroring: { size: Size.gibibytes(n) } }), /^Invalid mirroring\.size: must be known at synth, got a token/],
     ['fleet rootVolumeSize', (st, v, n) => F(st, v, { rootVolumeSize: Size.gibibytes(n) }), /^Invalid rootVolumeSize: must be known at synth/],
     ['fleet tuning.readAhead', (st, v, n) => F(st, v, { tuning: { readAhead: Size.kibibytes(n) } }), /^Invalid tuning\.readAhead: must be known at synth/],
-    ['fleet mirrorInterval in minutes', (st, v, n) => F(st, v, { mirrorInterval: Duration.minutes(n) }), /^Invalid mirrorInterval: must be known at synth/],
-    ['fleet mirrorChangeMarker', (st, v, _n, s) => F(st, v, { mirrorChangeMarker: s }), /^Invalid mirrorChangeMarker: must be known at synth, got parameter S \(a token/],
-    ['fleet mirrorFullSyncInterval in hours', (st, v, n) => F(st, v, { mirrorChangeMarker: '.published', mirrorFullSyncInterval: Duration.hours(n) }),
-      /^Invalid mirrorFullSyncInterval: must be known at synth/],
+    ['fleet mirroring.interval in minutes', (st, v, n) => F(st, v, { mirroring: { interval: Duration.minutes(n) } }), /^Invalid mirroring\.interval: must be known at synth/],
+    ['fleet mirroring.changeMarker', (st, v, _n, s) => F(st, v, { mirroring: { changeMarker: s } }), /^Invalid mirroring\.changeMarker: must be known at synth, got parameter S \(a token/],
+    ['fleet mirroring.fullSyncInterval in hours', (st, v, n) => F(st, v, { mirroring: { changeMarker: '.published', fullSyncInterval: Duration.hours(n) } }),
+      /^Invalid mirroring\.fullSyncInterval: must be known at synth/],
     ['fleet warming.rewarmInterval in hours', (st, v, n) => F(st, v, { warming: { paths: ['/efs/a'], rewarmInterval: Duration.hours(n) } }),
       /^Invalid warming\.rewarmInterval: must be known at synth/],
     ['fleet workingSetSize', (st, v, n) => F(st, v, { workingSetSize: Size.gibibytes(n) }), /^Invalid workingSetSize: must be known at synth/],
@@ -111,7 +112,7 @@ describe('values in messages', () => {
 describe('prop names in Python', () => {
   test('the message names the Python prop where it differs, nested props too, and only there', () => {
     const { stack, vpc } = stackWithVpc();
-    expect(() => F(stack, vpc, { mirrorSyncWorkers: 0 })).toThrow(/^Invalid mirrorSyncWorkers: .* \(at TestStack\/Fleet; in Python: mirror_sync_workers\)$/);
+    expect(() => F(stack, vpc, { mirroring: { syncWorkers: 0 } })).toThrow(/^Invalid mirroring\.syncWorkers: .* \(at TestStack\/Fleet; in Python: mirroring\.sync_workers\)$/);
     const second = stackWithVpc();
     expect(() => new CachedFileSystem(second.stack, 'Data', {
       vpc: second.vpc,
@@ -132,7 +133,7 @@ describe('prop names in Python', () => {
   test('pythonPropName is jsii\'s snake_case (codemaker) for every prop of the library', () => {
 
     const { toSnakeCase } = require('codemaker') as { toSnakeCase: (s: string) => string };
-    const names = new Set<string>(['readAheadKiB', 'ipv6Cidrs', 's3Prefix', 'cacheFleet.mirrorSize', 'cullLimits.blocksRun', 'diskCache.volumeSize', 'fanOut.accessLogs.prefix']);
+    const names = new Set<string>(['readAheadKiB', 'ipv6Cidrs', 's3Prefix', 'cacheFleet.mirroring.syncWorkers', 'cullLimits.blocksRun', 'diskCache.volumeSize', 'fanOut.accessLogs.prefix']);
     const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
       .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
     for (const file of walk(path.join(__dirname, '..', '..', 'lib'))) {

@@ -16,6 +16,7 @@ import {
   FsCacheClientLaunchTemplate,
   FsCacheClientLaunchTemplateProps,
   ICacheFleet,
+  Mirror,
   MountSource,
   NfsServerOptions,
   NfsVersion,
@@ -97,17 +98,17 @@ export const importedFleet = (stack: Stack, attrs: Partial<CacheFleetAttributes>
 export const FSIDS = ['0f6a1b2c-3d4e-5f60-8172-93a4b5c6d7e8', '1f6a1b2c-3d4e-5f60-8172-93a4b5c6d7e8'];
 /** Imported fleet attributes with these mirrors ([path, exportPath, fsid?]). */
 export const importedMirrors = (...mirrors: [string, string, string?][]) => (stack: Stack) =>
-  importedFleet(stack, { mirrors: mirrors.map(([path, exportPath, fsid], i) => ({ path, exportPath, fsid: fsid ?? FSIDS[i] })) });
+  importedFleet(stack, { mirrorExports: mirrors.map(([path, exportPath, fsid], i) => ({ path, exportPath, fsid: fsid ?? FSIDS[i] })) });
 /** Clients of a fleet with mirrors /efs/app and /efs/www/vendor, mounting `mirrorPaths` with the given client props. */
 export const mirrorClient = (options: FleetSourceOptions, props: Partial<FsCacheClientLaunchTemplateProps> = {}) => (stack: Stack, vpc: ec2.Vpc) => {
-  const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrorPaths: ['/efs/app', '/efs/www/vendor'] });
+  const f = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www/vendor')] });
   return new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(f, options), ...props });
 };
 /** Clients of a fleet of the user's own making (an ICacheFleet), whose mirrors no CacheFleet would have. */
 export const ownFleetClient = (mirrors: [string, string][]) => (stack: Stack, vpc: ec2.Vpc) => {
   const base = importedFleet(stack);
   const own: ICacheFleet = Object.assign(Object.create(base), {
-    mirrors: mirrors.map(([path, exportPath], i) => ({ path, exportPath, fsid: FSIDS[i] })),
+    mirrorExports: mirrors.map(([path, exportPath], i) => ({ path, exportPath, fsid: FSIDS[i] })),
   });
   return new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.cacheFleet(own, { mirrorPaths: mirrors.map(([p]) => p) }) });
 };

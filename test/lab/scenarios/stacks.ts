@@ -14,7 +14,7 @@ import {
   DiskCache,
   FanOut,
   FsCacheClientLaunchTemplate,
-  MirrorSource,
+  Mirror,
   MountHelper,
   MountSource,
   NfsVersion,
@@ -97,7 +97,7 @@ export interface LabUserData {
 
 /** What `labUserData` adds to the fleet for one lab file. */
 export interface LabOptions {
-  /** An S3 mirror (`MirrorSource.s3`) of this bucket and prefix on the fleet, its timer's interval 30 min (aws.lab.ts). */
+  /** An S3 mirror (`Mirror.s3`) of this bucket and prefix on the fleet, its timer's interval 30 min (aws.lab.ts). */
   readonly s3Mirror?: { readonly bucket: string; readonly prefix: string };
 }
 
@@ -112,11 +112,10 @@ export function labUserData(options: LabOptions = {}): LabUserData {
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
   const fileSystem = importedFs(stack);
   const s3Mirror = options.s3Mirror && {
-    mirrorSources: [MirrorSource.s3(s3.Bucket.fromBucketName(stack, 'MirrorBucket', options.s3Mirror.bucket), options.s3Mirror.prefix)],
+    mirrors: [Mirror.s3(s3.Bucket.fromBucketName(stack, 'MirrorBucket', options.s3Mirror.bucket), options.s3Mirror.prefix)],
     // The lab starts each later sync itself (the unit the timer starts): a sync every few seconds is an aws CLI run
     // each, which under the lab's emulated CPUs slowed every boot beside it by minutes.
-    mirrorInterval: Duration.minutes(30),
-    mirrorSize: Size.mebibytes(64),
+    mirroring: { interval: Duration.minutes(30), size: Size.mebibytes(64) },
   };
   const fleet = new CacheFleet(stack, 'Fleet', {
     ...s3Mirror,
