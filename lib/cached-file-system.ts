@@ -102,10 +102,11 @@ export class CachedFileSystem extends Construct {
       });
       checkMountTargetsCover(this.originFileSystem, this.cacheFleet.nodes.map((n) => n.subnet), 'cacheFleet.vpcSubnets');
     }
-    if (props.dashboard === false && props.monitoring) {
+    const dashboard = props.dashboard ?? CACHED_FILE_SYSTEM_DEFAULTS.dashboard;
+    if (!dashboard && props.monitoring) {
       throw propError(this, 'monitoring', 'configures the dashboard and alarms, but dashboard is false. Remove one of them.');
     }
-    if (props.dashboard !== false) {
+    if (dashboard) {
       this.dashboard = new CacheDashboard(this, 'Dashboard', { ...props.monitoring, originFileSystem: this.originFileSystem, cacheFleet: this.cacheFleet });
     }
   }
@@ -151,3 +152,8 @@ function checkClientSource(cfs: CachedFileSystem, source: MountSource | undefine
   }
   return source;
 }
+
+/** The defaults of `CachedFileSystemProps` (test/defaults.test.ts). */
+export const CACHED_FILE_SYSTEM_DEFAULTS = {
+  dashboard: true,
+} as const;

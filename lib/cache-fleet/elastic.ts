@@ -16,7 +16,8 @@ import { acknowledgeWildcardResource } from '../private/nag';
  */
 export const LIFECYCLE_HOOKS = { launch: 'efs-cache-serving', drain: 'efs-cache-drained' } as const;
 
-const ELASTIC_DEFAULTS = {
+/** The defaults of `ElasticCapacityOptions` (test/defaults.test.ts). */
+export const ELASTIC_DEFAULTS = {
   minNodes: 2,
   targetNetworkOutPerNode: Size.gibibytes(2),
   scaleInCooldown: Duration.minutes(30),

@@ -302,7 +302,6 @@ export function mirrorFsid(constructPath: string, path: string): string {
 }
 
 /** The longest time between two walks of a mirror with a change marker, by default (`mirroring.fullSyncInterval`). */
-const MIRROR_FULL_SYNC_DEFAULT = Duration.hours(1);
 
 /**
  * Whether `m` may be a change marker (`mirroring.changeMarker`): a relative path of letters, digits, . _ - and /, not
@@ -377,8 +376,8 @@ export function validateMirrorOptions(scope: IConstruct, o: MirrorOptions, expor
   wholeSeconds(scope, 'mirroring.interval', m.interval, 10, 86400, '10 seconds to 24 hours');
   wholeSeconds(scope, 'mirroring.syncTimeout', m.syncTimeout, 10, 86400, '10 seconds to 24 hours');
   if (marker !== undefined) {
-    const interval = m.interval ?? Duration.minutes(1);
-    const full = m.fullSyncInterval ?? MIRROR_FULL_SYNC_DEFAULT;
+    const interval = m.interval ?? MIRRORING_DEFAULTS.interval;
+    const full = m.fullSyncInterval ?? MIRRORING_DEFAULTS.fullSyncInterval;
     if (full.toSeconds() < interval.toSeconds()) {
       throw propError(scope, 'mirroring.fullSyncInterval', `must be at least mirroring.interval (${interval.toHumanString()}), got ${full.toHumanString()}.`);
     }
@@ -478,7 +477,7 @@ const EXT4_OVERHEAD = 0.03;
  */
 export function checkMirrorSizeFits(scope: IConstruct, o: MirrorOptions, diskCache: boolean, facts: InstanceTypeFacts, type: string): void {
   if (!hasMirrors(o)) return;
-  const size = o.mirroring?.size ?? Size.gibibytes(1);
+  const size = o.mirroring?.size ?? MIRRORING_DEFAULTS.size;
   const bytes = size.toBytes({ rounding: SizeRoundingBehavior.NONE });
   const gib = bytes / 2 ** 30;
   const shown = `${o.mirroring?.size ? '' : 'the default '}${+gib.toFixed(3)} GiB`;
@@ -528,7 +527,7 @@ function markerParameters(o: MirrorOptions, base: string[]): Record<string, stri
   if (m.changeMarker === undefined) return {};
   return {
     EFSC_MIRROR_MARKER: m.changeMarker,
-    EFSC_MIRROR_FULL_SEC: seconds(m.fullSyncInterval ?? MIRROR_FULL_SYNC_DEFAULT),
+    EFSC_MIRROR_FULL_SEC: seconds(m.fullSyncInterval ?? MIRRORING_DEFAULTS.fullSyncInterval),
     EFSC_MIRROR_MARKER_OPTIONS: [...base, 'ro', 'nosharecache', 'actimeo=0'].join(','),
   };
 }
@@ -568,12 +567,21 @@ export function mirrorParameters(constructPath: string, o: MirrorOptions, base: 
     ...mirrorSourceParameters(constructPath, o),
     EFSC_MIRROR_FSIDS: paths.map((p) => mirrorFsid(constructPath, p)).join(' '),
     EFSC_MIRROR_PORT: String(NFS_MIRROR_PORT),
-    EFSC_MIRROR_INTERVAL: `${seconds(m.interval ?? Duration.minutes(1))}s`,
-    EFSC_MIRROR_SIZE_MB: String((m.size ?? Size.gibibytes(1)).toMebibytes()),
+    EFSC_MIRROR_INTERVAL: `${seconds(m.interval ?? MIRRORING_DEFAULTS.interval)}s`,
+    EFSC_MIRROR_SIZE_MB: String((m.size ?? MIRRORING_DEFAULTS.size).toMebibytes()),
     EFSC_MIRROR_STORAGE: mirrorStorageOf(o, diskCache) === MirrorStorage.MEMORY ? 'memory' : 'disk',
-    EFSC_MIRROR_TIMEOUT_SEC: seconds(m.syncTimeout ?? Duration.minutes(10)),
-    EFSC_MIRROR_WORKERS: String(m.syncWorkers ?? 8),
+    EFSC_MIRROR_TIMEOUT_SEC: seconds(m.syncTimeout ?? MIRRORING_DEFAULTS.syncTimeout),
+    EFSC_MIRROR_WORKERS: String(m.syncWorkers ?? MIRRORING_DEFAULTS.syncWorkers),
     EFSC_MIRROR_SOURCE_OPTIONS: [...base, 'ro', 'nosharecache', `actimeo=${MIRROR_SOURCE_ATTR_SEC}`, 'noatime'].join(','),
     ...markerParameters(o, base),
   };
 }
+
+/** The defaults of `MirroringOptions` (test/defaults.test.ts); the storage's depends on the node disk cache. */
+export const MIRRORING_DEFAULTS = {
+  interval: Duration.minutes(1),
+  size: Size.gibibytes(1),
+  syncTimeout: Duration.minutes(10),
+  syncWorkers: 8,
+  fullSyncInterval: Duration.hours(1),
+} as const;

@@ -27,7 +27,7 @@ export class NodeDiskCache {
    * and the like).
    */
   public static instanceStore(options: NodeDiskCacheOptions = {}): NodeDiskCache {
-    return new NodeDiskCache(true, options.deviceModel, options.requireSelfTest ?? false);
+    return new NodeDiskCache(true, options.deviceModel, options.requireSelfTest ?? NODE_DISK_CACHE_DEFAULTS.requireSelfTest);
   }
 
   /** No disk cache: the nodes cache in RAM only, and leave any instance store unused. */
@@ -80,3 +80,8 @@ export function resolveNodeDiskCache(scope: IConstruct, given: NodeDiskCache | u
   if (given._deviceModel !== undefined) checkDeviceModel(scope, 'nodeDiskCache.deviceModel', given._deviceModel);
   return given;
 }
+
+/** The defaults of `NodeDiskCacheOptions` (test/defaults.test.ts). */
+export const NODE_DISK_CACHE_DEFAULTS = {
+  requireSelfTest: false,
+} as const;

@@ -35,7 +35,7 @@ export function originMountOptions(props: CacheFleetOptions, origin: CacheOrigin
     ...(diskCache ? ['fsc'] : []),
     ...originBaseOptions(origin, helper, diskCache ? EFS_UTILS_TLS_PORT : undefined),
     'ro',
-    props.closeToOpenConsistency ? 'cto' : 'nocto',
+    (props.closeToOpenConsistency ?? DEFAULTS.closeToOpenConsistency) ? 'cto' : 'nocto',
     'ac',
     'lookupcache=all',
     `acregmin=${ac}`, `acregmax=${ac}`, `acdirmin=${acdir}`, `acdirmax=${acdir}`,

@@ -333,6 +333,7 @@ export const CACHE_FLEET_DEFAULTS = {
   attributeCacheTimeout: Duration.minutes(10),
   directoryCacheTimeout: Duration.minutes(10),
   clientNfsVersion: NfsVersion.NFS_V4_1,
+  closeToOpenConsistency: false,
   tuning: { readAhead: Size.mebibytes(8), sunrpcSlotTableEntries: 128, vfsCachePressure: 1 },
   warming: { workers: 16, rewarmInterval: Duration.hours(6) },
   mountTimeout: Duration.minutes(3),

@@ -47,7 +47,8 @@ export class DiskCache {
    * type must have NVMe instance store (m6id, c6gd, i4i...).
    */
   public static instanceStore(options: InstanceStoreDiskCacheOptions = {}): DiskCache {
-    return new DiskCache(false, options.deviceModel ?? INSTANCE_STORE_MODEL, options.initializeDevices ?? false, undefined);
+    const initializeDevices = options.initializeDevices ?? INSTANCE_STORE_DISK_CACHE_DEFAULTS.initializeDevices;
+    return new DiskCache(false, options.deviceModel ?? INSTANCE_STORE_MODEL, initializeDevices, undefined);
   }
 
   /**
@@ -55,7 +56,7 @@ export class DiskCache {
    * instance type must be Nitro-based, so that the volume shows as an NVMe device.
    */
   public static ebs(options: EbsDiskCacheOptions = {}): DiskCache {
-    return new DiskCache(true, options.deviceModel ?? EBS_MODEL, false, options.volumeSize ?? Size.gibibytes(100));
+    return new DiskCache(true, options.deviceModel ?? EBS_MODEL, false, options.volumeSize ?? EBS_DISK_CACHE_DEFAULTS.volumeSize);
   }
 
   /**
@@ -127,3 +128,13 @@ export function checkDiskCache(scope: IConstruct, prop: string, diskCache: DiskC
   diskCache._validate(scope, prop);
   return diskCache;
 }
+
+/** The defaults of `InstanceStoreDiskCacheOptions` (test/defaults.test.ts). */
+export const INSTANCE_STORE_DISK_CACHE_DEFAULTS = {
+  initializeDevices: false,
+} as const;
+
+/** The defaults of `EbsDiskCacheOptions` (test/defaults.test.ts). */
+export const EBS_DISK_CACHE_DEFAULTS = {
+  volumeSize: Size.gibibytes(100),
+} as const;
