@@ -325,9 +325,9 @@ export class CacheDashboard extends Construct {
   }
 
   /**
-   * The mirrors of a fleet (`mirrorPaths`): age of the copies, the syncs' own cost (seconds, files walked, origin
+   * The mirrors of a fleet (`mirrors`): age of the copies, the syncs' own cost (seconds, files walked, origin
    * requests), failures and space; alarms when syncs keep failing (clients see an older copy) and when a tree no
-   * longer fits the nodes' mirrorSize.
+   * longer fits the nodes' `mirroring.size`.
    */
   private addMirrors(f: CacheFleet): void {
     const m = (name: MirrorMetric, label: string) => f.metricMirror(name, { label });

@@ -14,7 +14,7 @@ import { propError } from '../private/errors';
  */
 export const METRIC_NAMESPACE = 'CdkEfsCache';
 
-/** The mirror metrics the nodes publish (`mirrorPaths`), for `CacheFleet.metricMirror`. */
+/** The mirror metrics the nodes publish (`mirrors`), for `CacheFleet.metricMirror`. */
 export enum MirrorMetric {
   /** Syncs of the mirrors that failed (sum per period): the node kept serving the last copy. */
   SYNC_FAILURES = 'MirrorSyncFailures',
@@ -24,7 +24,7 @@ export enum MirrorMetric {
   SYNC_SECONDS = 'MirrorSyncSeconds',
   /** Files and directories the last sync of a node's mirrors walked (maximum). */
   FILES_WALKED = 'MirrorFilesWalked',
-  /** 1 when a node's last mirror sync ran out of space in its mirrors' file system (maximum): raise `mirrorSize`. */
+  /** 1 when a node's last mirror sync ran out of space in its mirrors' file system (maximum): raise `mirroring.size`. */
   FULL = 'MirrorFull',
   /** Bytes held by a node's mirrors (maximum). */
   BYTES = 'MirrorBytes',
@@ -127,7 +127,7 @@ export const NODE_METRICS = {
   mirrorSyncSeconds: gauge(MirrorMetric.SYNC_SECONDS, 'Maximum'),
   /** Files and directories the last sync of a node's mirrors walked (maximum). */
   mirrorFilesWalked: gauge(MirrorMetric.FILES_WALKED, 'Maximum'),
-  /** 1 when the last sync of a node's mirrors ran out of space in its mirrors' file system (maximum): raise mirrorSize. */
+  /** 1 when the last sync of a node's mirrors ran out of space in its mirrors' file system (maximum): raise `mirroring.size`. */
   mirrorFull: gauge(MirrorMetric.FULL, 'Maximum'),
   /** Bytes held by a node's mirrors (maximum). */
   mirrorBytes: gauge(MirrorMetric.BYTES, 'Maximum'),
