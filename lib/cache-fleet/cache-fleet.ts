@@ -48,57 +48,35 @@ export { MirrorMetric } from '../monitoring/metrics';
 export { fsidFor } from './node-parameters';
 
 /**
- * A RAM cache tier: EC2 nodes that mount the origin (an EFS file system, or an NFS server: `CacheOrigin`) and
- * re-export it read-only over NFSv4.1 (and NFSv3 with `clientNfsVersion: NfsVersion.NFS_V3`), so their page cache serves hot reads,
- * reached through Route 53 names or an internal Network Load Balancer.
+ * A RAM cache tier: EC2 nodes that re-export an origin read-only over NFS, behind Route 53 names or an NLB.
+ * Writes go to the origin directly, never through the cache tier.
  *
- * ## Resources Deployed
- * - One launch template for every node (IMDSv2 required, instance metadata tags on, encrypted gp3 root volume, the
- *   bootstrap as user data, then any commands added to `userData`).
- * - Per node (`nodes`, each an `ICacheNode`): an Auto Scaling group of one that replaces a failed instance and tags it with the node's
- *   identity; in Route 53 mode also a network interface whose address the node keeps across replacements.
- * - Or, for an elastic fleet (`Capacity.elastic()`), one Auto Scaling group of `minNodes` to `maxNodes` nodes with a launch and
- *   a terminate lifecycle hook, a scale-out policy on the nodes' NetworkOut and a scale-in alarm and policy.
- * - One security group for all nodes (no inbound rule until peers are allowed through `connections`; outbound
- *   HTTPS for packages, SSM and CloudFormation, and NFS to the origin: TCP 2049 into an EFS file system's group, or
- *   exactly the ports an NFS server needs to its peer), and one IAM role (SSM Session Manager, read-only EFS client
- *   access for an EFS origin, attaching the nodes' own interfaces, signalling its own stack).
- * - The fan-out (the `fanOut` prop): with `FanOut.route53()`, a private hosted zone (or records in its `hostedZone`)
- *   with a name for every node, one per Availability Zone and one per node; with `FanOut.networkLoadBalancer()`, an
- *   internal Network Load Balancer, its security group, and a listener and target group for the re-export (and one
- *   for the mirrors).
- *
- * ## Security Considerations
- * The export is read-only, NFSv4.1 only, `root_squash`, limited to `clientCidrs`, with the same `fsid` on every
- * node. There is no SSH: use Session Manager. Writes go to the origin directly, never through the cache tier. An NFS
- * server origin is mounted without TLS (plain NFS, as its clients mount it): keep it on a network you trust. Mirrors
- * (`mirrors`) are exported read-only too, on TCP 2050 (`MIRROR_PORT`), which is opened only to clients that mount
- * them (and, with an NLB, from the load balancer).
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md
  */
 export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable {
   /** The namespace of the metrics the nodes and clients publish through the CloudWatch agent. */
   public static readonly METRIC_NAMESPACE: string = METRIC_NAMESPACE;
 
   /**
-   * The TCP port of the nodes' rpc.mountd when the fleet serves NFSv3 (`clientNfsVersion: NfsVersion.NFS_V3`): clients other than
-   * `FsCacheClientLaunchTemplate`s need it as well as 2049 (`peer.connections.allowTo(fleet, ec2.Port.tcp(CacheFleet.MOUNTD_PORT))`,
-   * made from the peer's side so that a peer in a later stack than the fleet makes no dependency cycle).
+   * The TCP port of the nodes' rpc.mountd, which clients other than `FsCacheClientLaunchTemplate`s need with NFSv3.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md#nfsv3-or-nfsv41-between-clients-and-nodes
    */
   public static readonly MOUNTD_PORT: number = NFS_MOUNTD_PORT;
 
   /**
-   * The TCP port the nodes serve their mirrors on (`mirrors`): a second nfsd of each node, apart from the
-   * re-export's on 2049, so that the mirrors keep answering while readers of the re-export wait on an unreachable
-   * origin. Clients mount a mirror with `port=2050`; `FsCacheClientLaunchTemplate`s that mount mirrors are let in on it
-   * by themselves, other clients need it as well as 2049 (`peer.connections.allowTo(fleet, ec2.Port.tcp(CacheFleet.MIRROR_PORT))`,
-   * made from the peer's side). An NLB fleet with mirrors listens on it too.
+   * The TCP port the nodes serve their mirrors on, beside the re-export's 2049.
+   * A second nfsd of its own keeps the mirrors answering while the re-export waits on an unreachable origin.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md
    */
   public static readonly MIRROR_PORT: number = NFS_MIRROR_PORT;
 
   /**
-   * A fleet defined in another stack or app, for clients (`FsCacheClientLaunchTemplate`'s
-   * `source: MountSource.cacheFleet(fleet)`): they mount its endpoint and are let into its security group on TCP 2049
-   * (and on `MIRROR_PORT` when they mount its mirrors).
+   * A fleet defined in another stack or app, for clients that mount it (`MountSource.cacheFleet(fleet)`).
+   * They are let into its security group on TCP 2049, and on `MIRROR_PORT` when they mount its mirrors.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/getting-started.md#a-fleet-of-another-stack-or-app-and-stacks-apart
    */
   public static fromCacheFleetAttributes(scope: Construct, id: string, attrs: CacheFleetAttributes): ICacheFleet {
     return new ImportedCacheFleet(scope, id, attrs);
@@ -124,14 +102,15 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   /** How many nodes the fleet has: the `capacity` prop, `Capacity.nodes(2)` unless given. */
   public readonly capacity: Capacity;
   /**
-   * The one launch template of every node (IMDSv2 required, instance metadata tags on, encrypted gp3 root volume,
-   * the bootstrap as user data). Each node's group tags its instances with what makes them that node.
+   * The one launch template of every node: IMDSv2 required, instance metadata tags on, an encrypted gp3 root volume.
+   * Each node's group tags its instances with what makes them that node.
    */
   public readonly launchTemplate: ec2.LaunchTemplate;
   /**
-   * Commands of your own for the nodes: added here (`fleet.userData.addCommands(...)`), they run once, on a node's
-   * first boot, after the library's bootstrap succeeded and the node signalled CloudFormation, so they never decide
-   * whether a node serves. A failing command is in the instance's cloud-init log.
+   * Commands of your own for the nodes, run once on a node's first boot, after the library's bootstrap succeeded.
+   * The node has then signalled CloudFormation, so they never decide whether it serves.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/getting-started.md#boot-steps-of-your-own-and-how-the-instances-get-their-code
    */
   public readonly userData: ec2.UserData;
   /** Estimated size of the nodes' user data in bytes (tokens counted generously), without commands added to `userData`. */
@@ -158,8 +137,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   /** The path clients mount from the fleet. */
   public readonly exportPath: string;
   /**
-   * The export's fsid: derived from this construct's path and the origin path (an NFS server's export path included),
-   * identical on every node (a UUID; a number with NFSv3).
+   * The export's fsid, the same on every node: a UUID, or a number with NFSv3.
+   * It is derived from this construct's path and the origin path (an NFS server's export path included).
    */
   public readonly fsid: string;
   /** nfsd threads per node (`tuning.nfsdThreads`, or its default for the node type). */
@@ -177,10 +156,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   /** The NFS version clients mount the fleet with (`clientNfsVersion`): `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3`. */
   public readonly clientNfsVersion: NfsVersion;
   /**
-   * With `warming`: an SSM Command document that warms the nodes on demand (it runs the nodes'
-   * `/usr/local/sbin/efs-cache-warm`, the same warming as at boot and on the re-warm timer), for example after new
-   * data landed: `aws ssm send-command --document-name <warmDocument.ref> --targets
-   * Key=tag:cdk-efs-cache:fleet,Values=<fleet.node.addr>`.
+   * With `warming`: an SSM Command document that warms the nodes on demand, for example after new data landed.
+   * It runs the same warming as at boot and on the re-warm timer.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/data-loading.md
    */
   public readonly warmDocument?: ssm.CfnDocument;
 
@@ -346,8 +325,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   }
 
   /**
-   * The name of the nodes in one Availability Zone (Route 53 fan-out), so that clients can stay in their zone; the
-   * fleet-wide name for a zone without nodes, and always behind an NLB (cross-zone off already keeps flows in the zone).
+   * The name of the nodes in one Availability Zone (Route 53 fan-out), so that clients can stay in their zone.
+   * It is the fleet-wide name for a zone without nodes, and always behind an NLB.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md
    */
   public endpointForAvailabilityZone(availabilityZone: string): string {
     return this.fanOutResources.endpointForAvailabilityZone(availabilityZone);
@@ -381,8 +362,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   }
 
   /**
-   * Healthy nodes: the target group's HealthyHostCount (minimum) behind an NLB; nodes in service with Route 53 (a sum
-   * over the nodes: CloudWatch alarms take it for up to 10 nodes; `CacheDashboard` splits larger fleets).
+   * Healthy nodes: the target group's HealthyHostCount (minimum) behind an NLB, nodes in service with Route 53.
+   * With Route 53 it is a sum over the nodes, which one CloudWatch alarm takes for up to 10 nodes: `CacheDashboard` splits larger fleets.
    */
   public metricHealthyNodes(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
     const tg = this.targetGroup;
@@ -400,8 +381,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   }
 
   /**
-   * Requests that waited for a free thread of the nodes' nfsd, the re-export's (sum per period): more threads would
-   * help when nonzero.
+   * Requests that waited for a free thread of the nodes' re-export nfsd (sum per period).
+   * More threads would help when it is nonzero.
    */
   public metricNfsdRequestsQueued(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, NODE_METRICS.nfsdRequestsQueued, props);
@@ -426,8 +407,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   }
 
   /**
-   * A mirror metric of the nodes (`mirrors`): `SYNC_FAILURES` and `ORIGIN_OPS` summed per period, the gauges
-   * (`AGE_SECONDS`, `SYNC_SECONDS`, `FILES_WALKED`, `FULL`, `BYTES`) as their maximum over the nodes.
+   * A mirror metric of the nodes: the counters summed per period, the gauges as their maximum over the nodes.
+   * The counters are `SYNC_FAILURES` and `ORIGIN_OPS`; `AGE_SECONDS`, `SYNC_SECONDS`, `FILES_WALKED`, `FULL` and `BYTES` are gauges.
    */
   public metricMirror(metric: MirrorMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, namedMetric(metric), props);

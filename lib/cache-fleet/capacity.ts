@@ -23,48 +23,45 @@ export interface ElasticCapacityOptions {
   readonly maxNodes: number;
 
   /**
-   * The bytes per second a node should send on average (EC2's NetworkOut, the group's average): above it, nodes are
-   * added until the average falls to it (target tracking, which adds several nodes at once when demand jumps).
+   * The bytes per second a node should send on average (EC2's NetworkOut, averaged over the group).
+   * Above it, target tracking adds nodes, several at once when demand jumps.
    *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/elastic-fleet.md
    * @default Size.gibibytes(2) - a second, about 17 Gbps: a starting point, not a measured optimum
    */
   readonly targetNetworkOutPerNode?: Size;
 
   /**
-   * How long the nodes' average must stay below half of `targetNetworkOutPerNode` before one node is removed, and the
-   * least time between two removals: a warm cache is expensive to rebuild, so the fleet shrinks one node at a time.
-   * From 5 minutes to 1 day.
+   * How long the average must stay below half of `targetNetworkOutPerNode` before one node is removed, and between removals.
+   * A warm cache is expensive to rebuild, so the fleet shrinks one node at a time.
    *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/elastic-fleet.md
    * @default Duration.minutes(30)
    */
   readonly scaleInCooldown?: Duration;
 
   /**
-   * How long a node that is being removed may take to drain (the terminate lifecycle hook's timeout): once the load
-   * balancer has taken it out of service, the node stops its nfsd, so that clients still connected to it reconnect
-   * through the load balancer to another node, and then lets the group terminate it. From 30 seconds to 2 hours.
+   * How long a node that is being removed may take to drain: the timeout of the group's terminate lifecycle hook.
+   * Its clients reconnect through the load balancer to another node.
    *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/elastic-fleet.md
    * @default Duration.minutes(2)
    */
   readonly drainTimeout?: Duration;
 }
 
 /**
- * How many nodes a cache fleet has (the `capacity` prop).
+ * How many nodes a cache fleet has: a fixed number, or one Auto Scaling group that grows and shrinks.
+ * One value, so that the options of an elastic fleet cannot be given to a fixed one.
  *
- * `Capacity.nodes(n)`: a fixed fleet of `n` nodes, each its own Auto Scaling group of one, spread round robin over the
- * subnets; with `FanOut.route53()` each keeps a stable address and a name of its own.
- *
- * `Capacity.elastic({ maxNodes })`: one Auto Scaling group that grows with the bytes the nodes send and shrinks one
- * node at a time, behind the load balancer (`FanOut.networkLoadBalancer()`, its default fan-out). A new node joins the
- * load balancer only once it serves (its bootstrap, warming and first mirror sync done: it completes the group's launch
- * lifecycle hook); a node that goes is drained first (the terminate hook), and its clients continue on another node
- * with the same mount, since every node exports the same fsid. The newest node goes first: its cache is the least warm.
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/elastic-fleet.md
  */
 export class Capacity {
   /**
-   * A fixed fleet of `count` nodes, 1 to 128: 128 nodes with the dashboard make 440 of CloudFormation's 500 resources
-   * per stack.
+   * A fixed fleet of `count` nodes, 1 to 128, each an Auto Scaling group of one.
+   * 128 nodes with the dashboard make 440 of CloudFormation's 500 resources per stack.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md
    */
   public static nodes(count: number): Capacity {
     return new Capacity(count, undefined);

@@ -13,14 +13,15 @@ import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../privat
 /** Where a node keeps the copies of its mirrors (`mirroring.storage`). */
 export enum MirrorStorage {
   /**
-   * A RAM-backed file system (tmpfs) of `mirroring.size`: the copies take that much of the node's memory at most, beside
-   * the page cache of the re-export.
+   * A RAM-backed file system (tmpfs) of `mirroring.size`, beside the page cache of the re-export.
+   * The copies take that much of the node's memory at most.
    */
   MEMORY = 'MEMORY',
   /**
-   * An ext4 file system of `mirroring.size` in an image file on the node's instance store (the RAID 0 of the second cache
-   * level, `nodeDiskCache`), made afresh at every boot: trees larger than the memory a node can spare, with hot files
-   * still served from the page cache. At most half the instance store; the rest stays the disk cache.
+   * An ext4 file system of `mirroring.size` on the nodes' instance store, beside the disk cache (`nodeDiskCache`).
+   * It holds trees larger than the memory a node can spare, with hot files still served from the page cache.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md#mirroring-options
    */
   INSTANCE_STORE = 'INSTANCE_STORE',
 }
@@ -44,8 +45,7 @@ enum MirrorKind {
 }
 
 /**
- * A tree that every node of a cache fleet copies to a local file system and serves read-only from there (the
- * `mirrors` prop): a path of the origin (`Mirror.path`) or an S3 prefix (`Mirror.s3`).
+ * A tree that every cache node copies locally and serves read-only: an origin path (`Mirror.path`) or an S3 prefix (`Mirror.s3`).
  *
  * The nodes make the path mirrors' roots first, in their order, then the S3 mirrors': reordering mirrors of one kind
  * gives them new file handles, and clients then mount them again.
@@ -166,8 +166,10 @@ export function s3Mirrors(o: MirrorOptions): S3Mirror[] {
 }
 
 /**
- * Mirror options of a cache fleet: trees that the nodes serve from a local copy instead of the re-export, so that
- * clients get read delegations and re-open and re-read hot files with no request at all.
+ * Mirror options of a cache fleet: trees that the nodes serve from a local copy instead of the re-export.
+ * Clients get read delegations, so they re-open and re-read hot files with no request at all.
+ *
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md
  */
 export interface MirrorOptions {
   /**
@@ -180,7 +182,7 @@ export interface MirrorOptions {
   readonly mirrors?: Mirror[];
 
   /**
-   * How the nodes keep their mirrors: how often and how long they sync, where the copies live and how large they are.
+   * How the nodes keep their mirrors: how often and how long they sync, where the copies live and their size.
    *
    * @default - each option's default
    */
@@ -190,7 +192,9 @@ export interface MirrorOptions {
 /** How the nodes of a cache fleet keep its mirrors (the fleet's `mirroring`). */
 export interface MirroringOptions {
   /**
-   * Time from the end of one sync of the mirrors to the start of the next, in whole seconds (10 seconds to 24 hours).
+   * Time from the end of one sync of the mirrors to the start of the next, in whole seconds.
+   *
+   * From 10 seconds to 24 hours.
    *
    * @default Duration.minutes(1)
    * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md#mirroring-options
@@ -229,7 +233,7 @@ export interface MirroringOptions {
   readonly syncTimeout?: Duration;
 
   /**
-   * Copy jobs of one sync at a time (rsync jobs of a path mirror, object fetches of an S3 mirror), 1 to 64.
+   * Copy jobs a sync runs at a time: a path mirror's rsync jobs, or an S3 mirror's object fetches.
    *
    * Copying small files over NFS is latency-bound, so jobs in flight are what makes a copy fast.
    *

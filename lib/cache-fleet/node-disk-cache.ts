@@ -16,10 +16,10 @@ export interface NodeDiskCacheOptions extends DiskCacheOptions {
 }
 
 /**
- * A second cache level on each cache node (the `nodeDiskCache` prop): the node's origin mount keeps what it reads on a
- * RAID 0 of the node type's NVMe instance store too (FS-Cache), so a working set larger than RAM is still served from
- * the node, and a file the page cache evicted is read from local disk, not from the origin. Instance store is lost on
- * stop/start (the cache is rebuilt empty) and kept across reboots. A node that cannot build it does not serve.
+ * A second cache level on each cache node: FS-Cache on a RAID 0 of the node type's NVMe instance store.
+ * A working set larger than RAM is then still served from the node, not from the origin.
+ *
+ * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md
  */
 export class NodeDiskCache {
   /**

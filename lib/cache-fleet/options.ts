@@ -71,9 +71,10 @@ export interface WarmingOptions {
  */
 export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions {
   /**
-   * How many nodes the fleet has: a fixed number (`Capacity.nodes(n)`, 1 to 128), or an Auto Scaling group that grows
-   * and shrinks with the bytes the nodes send (`Capacity.elastic({ maxNodes })`, behind the load balancer).
+   * How many nodes the fleet has: a fixed number (`Capacity.nodes(n)`) or an elastic group (`Capacity.elastic()`).
+   * An elastic group grows and shrinks with the bytes the nodes send, behind the load balancer.
    *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/elastic-fleet.md
    * @default Capacity.nodes(2)
    */
   readonly capacity?: Capacity;
@@ -87,16 +88,17 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly fanOut?: FanOut;
 
   /**
-   * Subnets of the nodes (round robin). Every AZ needs a mount target of an EFS origin. In isolated subnets the nodes
-   * need VPC endpoints (packages, CloudFormation, EC2, CloudWatch, SSM), which a synth warning names.
+   * Subnets of the nodes, used round robin; every AZ needs a mount target of an EFS origin.
+   * In isolated subnets the nodes need VPC endpoints, which a synth warning names.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/images-and-kernels.md#isolated-subnets-the-vpc-endpoints-each-tier-needs
    *
    * @default - the VPC's private subnets with egress (or isolated, if it has none)
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
 
   /**
-   * Path in the origin that the nodes mount and re-export: in the EFS file system, or below an NFS server's
-   * `exportPath`.
+   * Path in the origin that the nodes mount and re-export: in EFS, or below an NFS server's `exportPath`.
    *
    * @default '/'
    */
@@ -115,10 +117,10 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly exportPath?: string;
 
   /**
-   * Addresses allowed to mount the export (NFS export access list): IPv4 or IPv6 CIDR blocks (`10.0.0.0/16`,
-   * `fd00::/64`) with no host bits set. A /0 in any spelling, and blocks that together cover every IPv4 or IPv6
-   * address, are refused. Tokens are checked by the nodes at boot (prefix lengths 1-32 or 1-128). Network access is
-   * governed separately by the security groups (`connections`).
+   * Addresses allowed to mount the export: IPv4 or IPv6 CIDR blocks with no host bits set.
+   * Blocks that together cover every address are refused; network access is governed by the security groups.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md
    *
    * @default - the VPC's CIDR block
    */
@@ -148,11 +150,10 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly closeToOpenConsistency?: boolean;
 
   /**
-   * The NFS version clients mount the fleet with: `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3` (see `NfsVersion`),
-   * the two the nodes serve to clients. NFSv3 lets a client re-open what it holds without asking the node, where
-   * NFSv4.1 passes every open through to the origin; each node checks that the origin's file handles fit NFSv3 before
-   * it serves. Either way the nodes mount the origin with its own version (EFS: NFSv4.1, the only one it serves; an NFS
-   * server: its `nfsVersion`) and serve the mirrors over NFSv4.1 (their delegations).
+   * The NFS version clients mount the fleet with: `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3`.
+   * NFSv3 lets a client re-open what it holds without asking the node; NFSv4.1 passes every open to the origin.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md#nfsv3-or-nfsv41-between-clients-and-nodes
    *
    * @default NfsVersion.NFS_V4_1
    */
@@ -174,8 +175,8 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly tuning?: TuningOptions;
 
   /**
-   * Warming: paths under `exportPath` that a node reads in parallel before it serves, and again on a timer, so that the
-   * first client read hits RAM.
+   * Paths under `exportPath` that a node reads in parallel before it serves, and again on a timer.
+   * The first client read then hits RAM.
    *
    * @default - no warming
    */
@@ -189,8 +190,8 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly workingSetSize?: Size;
 
   /**
-   * Longest time the first mount of the origin may take before the node gives up (and does not serve), from 10
-   * seconds to 60 minutes.
+   * Longest time the first mount of the origin may take before the node gives up and does not serve.
+   * From 10 seconds to 60 minutes.
    *
    * @default Duration.minutes(3)
    */
@@ -205,10 +206,10 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly signalTimeout?: Duration;
 
   /**
-   * Publish the nodes' nfsd and page cache metrics (namespace CdkEfsCache, dimension Group) through the CloudWatch
-   * agent, which the nodes install on Amazon Linux 2023, with a collector that reads /proc every minute. Grants
-   * `cloudwatch:PutMetricData` in that namespace only. Off: nothing is installed and the dashboard's node widgets
-   * stay empty.
+   * Whether the nodes publish their nfsd, page cache and mirror metrics through the CloudWatch agent.
+   * Off, nothing is installed and the dashboard's node widgets stay empty.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/operations.md
    *
    * @default true
    */
@@ -218,9 +219,8 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
 /** Where a fleet exports one of its mirrors (`Mirror.path` or `Mirror.s3`), as clients mount it: `mirrorExports`. */
 export interface MirrorExport {
   /**
-   * What clients name the mirror by (`MountSource.cacheFleet(fleet, { mirrorPaths })`): the node path under
-   * `exportPath` that is mirrored, e.g. `/efs/app`; for an S3 mirror (`Mirror.s3`), which has none, its
-   * `exportPath`, e.g. `/mirror/site`.
+   * What clients name the mirror by: the mirrored node path under `exportPath`, or an S3 mirror's `exportPath`.
+   * For example `/efs/app`, or `/mirror/site` for a `Mirror.s3`.
    */
   readonly path: string;
   /** The path clients mount from the fleet, e.g. `/mirror/app`. */
@@ -240,16 +240,17 @@ export interface CacheFleetProps extends CacheFleetOptions {
   readonly vpc: ec2.IVpc;
 
   /**
-   * What the nodes cache: `CacheOrigin.efs(fileSystem)`, an EFS file system created anywhere or imported, or
-   * `CacheOrigin.nfsServer({ host, exportPath, version, peer })`, an NFS server.
+   * What the nodes cache: an EFS file system (`CacheOrigin.efs()`) or an NFS server (`CacheOrigin.nfsServer()`).
+   * The file system may be created anywhere or imported.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/origins.md
    */
   readonly origin: CacheOrigin;
 }
 
 /**
- * A cache fleet as its clients see it: the name and path they mount, the security group they are let through, the
- * attribute caching the nodes apply, and the mirrors. A `CacheFleet`, or one defined elsewhere
- * (`CacheFleet.fromCacheFleetAttributes`).
+ * A cache fleet as its clients see it: the name and path they mount, their security group, timers and mirrors.
+ * A `CacheFleet`, or one defined elsewhere (`CacheFleet.fromCacheFleetAttributes`).
  */
 export interface ICacheFleet extends IConstruct, ec2.IConnectable {
   /** The name clients mount: every node (Route 53 round robin) or the load balancer. */
@@ -275,13 +276,12 @@ export interface CacheFleetAttributes {
   /** The name clients mount: the fleet's `endpoint`, a DNS name or an IPv4 address. */
   readonly endpoint: string;
   /**
-   * The security group clients are let through on TCP 2049 (and on `CacheFleet.MIRROR_PORT`, 2050, when they mount
-   * the fleet's mirrors): the fleet's `connections.securityGroups[0]` (the nodes' group with Route 53, the load
-   * balancer's with an NLB).
+   * The security group clients are let through: the fleet's `connections.securityGroups[0]`.
+   * It is the nodes' group with Route 53, the load balancer's with an NLB.
    */
   readonly securityGroup: ec2.ISecurityGroup;
   /**
-   * The path clients mount: the fleet's `exportPath` (an absolute path other than /, without . or .. segments).
+   * The path clients mount: the fleet's `exportPath`, an absolute path other than `/`, without `.` or `..` segments.
    *
    * @default '/efs'
    */
@@ -299,11 +299,10 @@ export interface CacheFleetAttributes {
    */
   readonly directoryCacheTimeout?: Duration;
   /**
-   * The fleet's `mirrorExports`, for clients that mount its mirrors (`MountSource.cacheFleet(fleet, { mirrorPaths })`),
-   * copied whole: each `path` under `exportPath`,
-   * its `exportPath` where the fleet serves it (`/mirror/<path under exportPath>`), its `fsid` a UUID; no path twice
-   * or inside another. Any of them may be a token: a client computes a mirror's mount point from its `exportPath`
-   * at boot. Clients that mount mirrors are let into `securityGroup` on `CacheFleet.MIRROR_PORT` (2050) as well.
+   * The fleet's `mirrorExports`, copied whole, for clients that mount its mirrors.
+   * Any of them may be a token: a client computes a mirror's mount point from its `exportPath` at boot.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/getting-started.md#a-fleet-of-another-stack-or-app-and-stacks-apart
    *
    * @default - none
    */

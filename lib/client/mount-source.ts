@@ -6,8 +6,7 @@ import { efsDnsName, MountHelper } from '../private/mount';
 /** Options of a cache fleet as a mount source (`MountSource.cacheFleet`): the fleet's mirrors to mount as well. */
 export interface FleetSourceOptions {
   /**
-   * Mirrors of the fleet to mount as well (a `Mirror.path` path such as `'/efs/app'`, or an S3 mirror's `/mirror/<name>`),
-   * each once, read-only, below `mirrorMountPoint`.
+   * Mirrors of the fleet to mount as well, read-only below `mirrorMountPoint`: a `Mirror.path` path or an S3 mirror's `/mirror/<name>`.
    * Applications read hot, rarely changing trees there, and everything else (and every write) through the main mount.
    *
    * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/mirrors.md
