@@ -46,11 +46,14 @@ function mirrorNodeUserData(extra: Partial<CacheFleetProps> = {}): { userData: s
     mountTimeout: Duration.seconds(60),
     tuning: { nfsdThreads: 16 },
     mirrors: [Mirror.path('/efs/app')],
-    mirroring: { interval: Duration.seconds(INTERVAL_S), size: Size.mebibytes(64), syncTimeout: Duration.seconds(SYNC_TIMEOUT_S) },
     // A type with NVMe instance store (the lab's disks stand in for it): the disk cache is on by default there.
     instanceType: new ec2.InstanceType('c6id.xlarge'),
     nodeDiskCache: NodeDiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }),
     ...extra,
+    // What a test adds to the mirroring options, beside the lab's own (0.1's flat props were merged the same way).
+    mirroring: {
+      interval: Duration.seconds(INTERVAL_S), size: Size.mebibytes(64), syncTimeout: Duration.seconds(SYNC_TIMEOUT_S), ...extra.mirroring,
+    },
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
   const values = PSEUDO_VALUES;
