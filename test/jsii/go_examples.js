@@ -35,7 +35,10 @@ if (from === 'readme') {
 
 for (const { line, code } of examples) {
   const name = `${prefix}${String(line).padStart(4, '0')}`;
-  const body = code.replace(/^import \([^)]*\)\n/m, '').split('\n').filter((l) => !/^import /.test(l)).join('\n');
+  // A complete example (one that makes its own app) ends with `app.Synth(nil)`, as a Go program must: here it returns
+  // its app instead, so that the runner synthesizes it into its folder.
+  const body = code.replace(/^import \([^)]*\)\n/m, '').split('\n').filter((l) => !/^import /.test(l)).join('\n')
+    .replace(/^(\s*)app\.Synth\(nil\)\s*$/m, '$1return app');
   const head = template.slice(0, at).replaceAll('LINE', name);
   const tail = template.slice(at + '/// here\n'.length);
   fs.writeFileSync(path.join(dir, `example_${name}.go`), `${head}${body}\n${tail}`);

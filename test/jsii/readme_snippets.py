@@ -1,12 +1,13 @@
 """Runs the README's examples in Python, as jsii-rosetta translated them from TypeScript, and the README's own Python
 examples (test/jsii/run.sh writes each to a file of the folder given as the first argument, named by its line), and
-synthesizes what each built.
+synthesizes what each built: the fixture's stack, or the stacks of the app a complete example makes (`app`).
 
 Each example runs in a stack of its own, given what the TypeScript fixture (rosetta/default.ts-fixture) gives it:
 stack (and self), vpc, file_system, my_security_group, analytics_security_group, datasets, site_bucket, shared and
 clients, and
 the library's and aws-cdk-lib's modules. Prints one line per example and ends with `readme: N passed, M failed`.
 """
+import json
 import pathlib
 import sys
 import traceback
@@ -47,11 +48,23 @@ def main() -> int:
         app = cdk.App(outdir=str(folder / f"{path.stem}.out"))
         stack = Stack(app, "Readme")
         try:
-            exec(compile(path.read_text(), path.name, "exec"), given(stack))
-            template = app.synth().get_stack_by_name("Readme").template
-            if not template.get("Resources"):
+            names = given(stack)
+            exec(compile(path.read_text(), path.name, "exec"), names)
+            own = names.get("app")
+            if isinstance(own, cdk.App) and own is not app:
+                # A complete example (fixture=imports) makes its own app: its stacks are the example's, each template
+                # written beside the others as the TypeScript and Go runs write theirs.
+                out = folder / f"{path.stem}.out"
+                out.mkdir(parents=True, exist_ok=True)
+                stacks = own.synth().stacks
+                for s in stacks:
+                    (out / f"{s.stack_name}.template.json").write_text(json.dumps(s.template))
+                count = sum(len(s.template.get("Resources", {})) for s in stacks)
+            else:
+                count = len(app.synth().get_stack_by_name("Readme").template.get("Resources", {}))
+            if not count:
                 raise AssertionError("the example synthesized no resource")
-            print(f"ok   README example at line {path.stem}: {len(template['Resources'])} resources")
+            print(f"ok   README example at line {path.stem}: {count} resources")
             passed += 1
         except Exception:  # report every example, then fail
             print(f"FAIL README example at line {path.stem}:\n{path.read_text()}")

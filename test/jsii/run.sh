@@ -14,7 +14,10 @@
 #   - Go: test/jsii/go (go.mod and go.sum pin aws-cdk-go from the Go module proxy; its replace directive is pointed at
 #     the generated module) is built with `go build`, which compiles only the awscdk packages the sample, the library
 #     and the README's Go examples import; the sample app (main.go) synthesizes and compare.ts holds its template to
-#     the TypeScript sample's as for Python; the README's own Go examples run and synthesize (go/readme). rosetta's Go
+#     the TypeScript sample's as for Python; the pages' own Go examples run and synthesize (go/readme);
+#   - every TypeScript example of the README and docs/ runs in TypeScript too, has its Go translation on
+#     docs/go-examples.md, and synthesizes the same resources (logical ids and types) in Python and in Go as in
+#     TypeScript (examples.ts). rosetta's Go
 #     translations of the TypeScript examples are compiled too and reported, not counted: rosetta 5.9 writes Go that
 #     does not compile (the README says how);
 #   - Java: whether Maven Central serves an aws-cdk-lib at or above the floor of peerDependencies (one read of its
@@ -127,6 +130,10 @@ if [ -d "$work/readme" ]; then
 fi
 count readme "$work/readme.log"
 phase "the README's examples in Python" "$t"
+t="$(now)"
+npx ts-node --transpile-only test/jsii/examples.ts run "$work/readme-ts.out" | tee "$work/readme-ts.log" || true
+count readme-ts "$work/readme-ts.log"
+phase "the README's and docs' examples in TypeScript" "$t"
 
 # Go: a copy of test/jsii/go whose replace directive points at the generated module, with the README's Go examples
 # (and rosetta's translations, apart) written into it. -mod=mod lets go add go.sum lines after a bump of aws-cdk-lib
@@ -157,6 +164,19 @@ if [ -x "$work/bin/readme" ]; then
 fi
 count readme-go "$work/readme-go.log"
 phase "the README's examples in Go" "$t"
+
+# Every TypeScript example has its Go translation on docs/go-examples.md, and synthesizes, in Python and in Go, the
+# resources it synthesizes in TypeScript (test/jsii/examples.ts).
+t="$(now)"
+npx ts-node --transpile-only test/jsii/examples.ts go docs/go-examples.md "$work/go-pairs.json" | tee "$work/go-pairs.log" || true
+count go-translations "$work/go-pairs.log"
+touch "$work/examples.log"
+if [ -f "$work/go-pairs.json" ]; then
+  npx ts-node --transpile-only test/jsii/examples.ts compare "$work/readme-ts.out" "$work/readme" "$work/readme-go.out" \
+    "$work/go-pairs.json" | tee "$work/examples.log" || true
+fi
+count examples "$work/examples.log"
+phase "the examples compared across TypeScript, Python and Go" "$t"
 
 # rosetta's Go translations of the README's TypeScript examples: compiled with the same fixture, reported, not counted.
 t="$(now)"

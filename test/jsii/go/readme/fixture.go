@@ -8,6 +8,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -26,7 +27,7 @@ type example struct {
 	line string
 	run  func(stack awscdk.Stack, this awscdk.Stack, vpc awsec2.Vpc, fileSystem awsefs.FileSystem,
 		mySecurityGroup awsec2.SecurityGroup, analyticsSecurityGroup awsec2.SecurityGroup, datasets awss3.Bucket,
-		siteBucket awss3.Bucket, shared cdkefscache.CachedFileSystem, clients cdkefscache.FsCacheClientLaunchTemplate)
+		siteBucket awss3.Bucket, shared cdkefscache.CachedFileSystem, clients cdkefscache.FsCacheClientLaunchTemplate) awscdk.App
 }
 
 // Filled by the init functions of the example files.
@@ -48,7 +49,7 @@ func synth(e example, outdir string) (resources int, err error) {
 			FanOut: cdkefscache.FanOut_Route53(&cdkefscache.Route53FanOutOptions{ZoneName: jsii.String("fixture.internal")}),
 		},
 	})
-	e.run(stack, stack, vpc,
+	own := e.run(stack, stack, vpc,
 		awsefs.NewFileSystem(stack, jsii.String("FixtureFs"), &awsefs.FileSystemProps{Vpc: vpc}),
 		awsec2.NewSecurityGroup(stack, jsii.String("FixtureSg"), &awsec2.SecurityGroupProps{Vpc: vpc}),
 		awsec2.NewSecurityGroup(stack, jsii.String("FixtureSg2"), &awsec2.SecurityGroupProps{Vpc: vpc}),
@@ -56,12 +57,33 @@ func synth(e example, outdir string) (resources int, err error) {
 		awss3.NewBucket(stack, jsii.String("FixtureSiteBucket"), nil),
 		shared,
 		shared.AddClientLaunchTemplate(jsii.String("FixtureClients"), nil))
-	template, _ := app.Synth(nil).GetStackByName(jsii.String("Readme")).Template().(map[string]interface{})
-	found, _ := template["Resources"].(map[string]interface{})
-	if len(found) == 0 {
+	if own == nil {
+		template, _ := app.Synth(nil).GetStackByName(jsii.String("Readme")).Template().(map[string]interface{})
+		found, _ := template["Resources"].(map[string]interface{})
+		resources = len(found)
+	} else {
+		// A complete example makes its own app (and ends by returning it, see go_examples.js): its stacks are the
+		// example's, each template written into outdir as the TypeScript and Python runs write theirs.
+		if err := os.MkdirAll(outdir, 0o755); err != nil {
+			return 0, err
+		}
+		for _, s := range *own.Synth(nil).Stacks() {
+			template, _ := s.Template().(map[string]interface{})
+			found, _ := template["Resources"].(map[string]interface{})
+			resources += len(found)
+			text, err := json.Marshal(template)
+			if err != nil {
+				return 0, err
+			}
+			if err := os.WriteFile(filepath.Join(outdir, *s.StackName()+".template.json"), text, 0o644); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if resources == 0 {
 		return 0, errors.New("the example synthesized no resource")
 	}
-	return len(found), nil
+	return resources, nil
 }
 
 func main() {
