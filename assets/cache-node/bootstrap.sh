@@ -194,11 +194,11 @@ Type=oneshot
 Nice=10
 ExecStart=$SELF --warm
 EOF
-  systemctl enable -q "$m" efs-cache-warm.service
+  systemd_ctl enable -q "$m" efs-cache-warm.service
   mkdir -p "$mp"
   if ! mountpoint -q "$mp"; then
     log "mounting the origin $EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH at $mp"
-    systemctl start "$m" || die "could not mount the origin $EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH in ${EFSC_MOUNT_TIMEOUT_SEC}s"
+    systemd_ctl start "$m" || die "could not mount the origin $EFSC_ORIGIN_SERVER:$EFSC_ORIGIN_PATH in ${EFSC_MOUNT_TIMEOUT_SEC}s"
   fi
   if disk_cache; then
     [ "$(fsc_of "$mp")" = yes ] || die "the origin is mounted at $mp without FS-Cache (/proc/fs/nfsfs/volumes: FSC no)"
@@ -256,7 +256,7 @@ versions_ok() {
 }
 v3_up() {
   if [ "$(nfsconf --get mountd port)" != "$MOUNTD_PORT" ]; then nfsconf --set mountd port "$MOUNTD_PORT" || die "nfsconf cannot set [mountd] port"; fi
-  systemctl enable -q --now rpcbind.service || die "rpcbind did not start"
+  systemd_ctl enable -q --now rpcbind.service || die "rpcbind did not start"
 }
 
 # Before serving: an NFSv3 mount of this node's own export, and a stat of an entry below its root through it. A
@@ -265,7 +265,7 @@ v3_up() {
 v3_check() {
   local m=/run/efs-cache/v3-check e r=0 o="vers=3,ro,nolock,proto=tcp,port=2049,mountproto=tcp,mountport=$MOUNTD_PORT,mountvers=3,soft,timeo=100,retrans=2"
   # mountd reads its port when it starts: one started before nfs.conf said so (Debian's package install) restarts.
-  v3_listens || systemctl restart nfs-mountd.service || die "nfs-mountd did not restart"
+  v3_listens || systemd_ctl restart nfs-mountd.service || die "nfs-mountd did not restart"
   wait_for 30 v3_listens || die "rpc.mountd does not listen on port $MOUNTD_PORT"
   e=$(find "$EFSC_EXPORT_PATH" -mindepth 1 -maxdepth 2 -print -quit)
   if [ -z "$e" ]; then warn "the origin is empty: no file handle of it checked for NFSv3"; return 0; fi
@@ -283,28 +283,17 @@ exported() {
   [[ "$(exportfs -v | tr -s ' \n\t' ' ')" == *"$EFSC_EXPORT_PATH "*"fsid=$EFSC_EXPORT_FSID"* ]]
 }
 
-# Until the node serves, any failure (die or set -e) withdraws the export and stops nfs-server. The EXIT trap set
-# before (aws-signal.sh's CloudFormation signal) still runs afterwards, with the same exit status.
-guard_serving() {
-  local p
-  p=$(trap -p EXIT)
-  p="${p#trap -- }"
-  eval "PREV_EXIT=${p% EXIT}"
-  trap unserve_on_failure EXIT
-}
+# Until the node serves, any failure (die or set -e) withdraws the export and stops nfs-server: an on-exit function
+# (common.sh's on_exit) that runs before the one added earlier (aws-signal.sh's CloudFormation signal), and is taken
+# off the list once the node serves.
 unserve_on_failure() {
-  local rc=$?
-  set +e
-  if [ "$rc" != 0 ]; then
+  if [ "$1" != 0 ]; then
     log "not serving: withdrawing the export, stopping nfs-server"
     rm -f /etc/exports.d/efs-cache.exports
     exportfs -ua
-    systemctl stop nfs-server.service
+    systemd_ctl stop nfs-server.service
     mirror_server_down
   fi
-  (exit "$rc")
-  eval "$PREV_EXIT"
-  exit "$rc"
 }
 
 # nfsd is never restarted once something is exported (a known kernel bug hits nfsd restarts): exports change through
@@ -315,14 +304,14 @@ serve() {
   for c in $EFSC_EXPORT_CLIENTS; do l+=" $c($o)"; done
   # NFSv3: the node itself too, for v3_check's mount.
   if v3; then l+=" 127.0.0.1($o)"; v3_up; fi
-  if systemctl is-active -q nfs-server.service && ! versions_ok; then
-    if [ -z "$(exportfs)" ]; then systemctl stop nfs-server.service; else
+  if systemd_ctl is-active -q nfs-server.service && ! versions_ok; then
+    if [ -z "$(exportfs)" ]; then systemd_ctl stop nfs-server.service; else
       v=live
       warn "live nfsd serves $(cat /proc/fs/nfsd/versions), not restarting it: reboot to apply"
     fi
   fi
   if put_file /etc/exports.d/efs-cache.exports 0644 <<<"$l" || ! exported; then exportfs -ra || die "exportfs -ra failed"; fi
-  systemctl enable -q --now nfs-server.service || die "nfs-server did not start"
+  systemd_ctl enable -q --now nfs-server.service || die "nfs-server did not start"
   if [ "$(cat /proc/fs/nfsd/threads)" != "$EFSC_NFSD_THREADS" ]; then echo "$EFSC_NFSD_THREADS" >/proc/fs/nfsd/threads; fi
   [ "$(cat /proc/fs/nfsd/threads)" = "$EFSC_NFSD_THREADS" ] || die "nfsd threads: $(cat /proc/fs/nfsd/threads)"
   versions_ok || [ "$v" = live ] || die "nfsd versions: $(cat /proc/fs/nfsd/versions)"
@@ -375,8 +364,8 @@ attach_stable_eni() {
 drain_watch() {
   until [ "$(imds_once meta-data/autoscaling/target-lifecycle-state 2>/dev/null)" = Terminated ]; do sleep 5; done
   log "draining: the Auto Scaling group terminates this node"
-  systemctl stop efs-cache-mirror.timer efs-cache-mirror-nfsd.service 2>/dev/null || true
-  systemctl stop nfs-server.service || warn "nfs-server did not stop cleanly"
+  systemd_ctl stop efs-cache-mirror.timer efs-cache-mirror-nfsd.service 2>/dev/null || true
+  systemd_ctl stop nfs-server.service || warn "nfs-server did not stop cleanly"
   wait_for 60 not_serving ||
     die "still serving after nfs-server stopped: $(nfs_sockets | wc -l) sockets on 2049 or 2050"
   lifecycle_complete "$EFSC_LIFECYCLE_DRAIN_HOOK" CONTINUE || die "could not complete the lifecycle action of $EFSC_LIFECYCLE_DRAIN_HOOK"
@@ -407,8 +396,8 @@ RestartSec=10
 [Install]
 WantedBy=multi-user.target
 EOF
-  systemctl enable -q --now efs-cache-drain.service || die "efs-cache-drain did not start"
-  systemctl is-active -q efs-cache-drain.service || die "efs-cache-drain is not running"
+  systemd_ctl enable -q --now efs-cache-drain.service || die "efs-cache-drain did not start"
+  systemd_ctl is-active -q efs-cache-drain.service || die "efs-cache-drain is not running"
 }
 
 # EFSC_NODE_IDENTITY=tags: one launch template serves every node of a fleet, and each instance learns which node it is
@@ -463,18 +452,18 @@ main() {
     "")
       detect_os
       install_packages
-      guard_serving
+      on_exit unserve_on_failure
       tune
       configure_nfsd
       # Installed first: the cachefilesd unit runs it after each start (lib/fscache.sh).
       install_self "$SELF"
       if disk_cache; then fscache_up; fi
       install_units
-      systemctl start efs-cache-warm.service ||
+      systemd_ctl start efs-cache-warm.service ||
         die "$(journalctl -qu efs-cache-warm -o cat -n 9 | sed -n 's/.*FATAL: //p' | tail -1) (efs-cache-warm failed)"
       mirror_setup
       serve
-      trap -- "$PREV_EXIT" EXIT
+      off_exit unserve_on_failure
       # Re-warming brings back what the page cache evicted (EFSC_REWARM_INTERVAL; empty: off).
       if [ -n "$EFSC_REWARM_INTERVAL" ]; then
         put_unit efs-cache-rewarm.timer <<EOF
@@ -484,7 +473,7 @@ OnUnitActiveSec=$EFSC_REWARM_INTERVAL
 [Install]
 WantedBy=timers.target
 EOF
-        systemctl enable -q --now efs-cache-rewarm.timer
+        systemd_ctl enable -q --now efs-cache-rewarm.timer
       fi
       metrics_setup
       attach_stable_eni

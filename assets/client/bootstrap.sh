@@ -113,7 +113,7 @@ status() {
   local t s
   echo "cache $EFSC_CACHE_DIR (label $EFSC_CACHE_LABEL, tag $EFSC_CACHE_TAG):"
   df -h --output=source,size,used,avail,pcent "$EFSC_CACHE_DIR" || true
-  echo "cachefilesd: $(systemctl is-active "$FSCACHE_UNIT"), pid $(systemctl show -p MainPID --value "$FSCACHE_UNIT"), cache" \
+  echo "cachefilesd: $(systemd_ctl is-active "$FSCACHE_UNIT"), pid $(systemd_ctl show -p MainPID --value "$FSCACHE_UNIT"), cache" \
     "$(cache_active 2>/dev/null && echo active || echo NOT ACTIVE)"
   echo "FS-Cache counters (IO rd: pages read from the cache, wr: written to it):"
   grep -E '^(Cookies|Acquire|IO|NoSpace|RdHelp)' /proc/fs/fscache/stats || true

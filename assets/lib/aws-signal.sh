@@ -31,20 +31,19 @@ signal_cloudformation() {
   fi
 }
 
+# signal_on_exit STATUS: the on-exit function (common.sh's on_exit) that signals how the run ended.
 signal_on_exit() {
-  local rc=$?
-  if [ "$rc" -eq 0 ]; then signal_cloudformation SUCCESS; else
+  if [ "$1" -eq 0 ]; then signal_cloudformation SUCCESS; else
     signal_cloudformation FAILURE
     # An elastic fleet's group replaces a node that will not serve now rather than at the launch hook's timeout.
     lifecycle_complete "${EFSC_LIFECYCLE_LAUNCH_HOOK:-}" ABANDON || log "WARN: could not abandon the launch hook"
   fi
-  exit "$rc"
 }
 
 # signal_arm: from here on, the exit of this run signals SUCCESS (status 0) or FAILURE. Call it from a first-boot run
 # only, before its parameter checks, so that bad parameters are signalled too.
 signal_arm() {
-  if [ -n "${EFSC_SIGNAL_STACK:-}" ]; then trap signal_on_exit EXIT; fi
+  if [ -n "${EFSC_SIGNAL_STACK:-}" ]; then on_exit signal_on_exit; fi
 }
 
 # lifecycle_complete HOOK RESULT (AWS only, an elastic fleet's node): completes this instance's lifecycle action of

@@ -19,6 +19,27 @@ die() {
   exit 1
 }
 
+# on_exit FUNCTION: FUNCTION runs when the script exits, given its exit status as $1, before those added earlier
+# (last added, first run); off_exit FUNCTION takes it off the list. The scripts set no EXIT trap of their own: this
+# one runs the list, each function with errexit off, so that one failing does not keep the next from running, and
+# exits with the script's status.
+on_exit() {
+  off_exit "$1"
+  EFS_CACHE_ON_EXIT=("$1" ${EFS_CACHE_ON_EXIT[@]+"${EFS_CACHE_ON_EXIT[@]}"})
+  trap run_on_exit EXIT
+}
+off_exit() {
+  local f kept=()
+  for f in ${EFS_CACHE_ON_EXIT[@]+"${EFS_CACHE_ON_EXIT[@]}"}; do [ "$f" = "$1" ] || kept+=("$f"); done
+  EFS_CACHE_ON_EXIT=(${kept[@]+"${kept[@]}"})
+}
+run_on_exit() {
+  local rc=$? f
+  set +e
+  for f in ${EFS_CACHE_ON_EXIT[@]+"${EFS_CACHE_ON_EXIT[@]}"}; do "$f" "$rc"; done
+  exit "$rc"
+}
+
 # need VAR REGEX WHAT: VAR must match REGEX (an unset or empty VAR fails unless REGEX allows empty; unset becomes empty).
 need() {
   printf -v "$1" %s "${!1-}"
@@ -138,20 +159,20 @@ put_file() {
 }
 
 # put_unit NAME < CONTENT: writes /etc/systemd/system/NAME (a unit or a drop-in). systemd loads what changed at the next
-# systemctl call (below): one daemon-reload for the several units a boot writes, not one each (a reload costs seconds
+# systemd_ctl call (below): one daemon-reload for the several units a boot writes, not one each (a reload costs seconds
 # on a busy first boot).
 put_unit() {
   if put_file "/etc/systemd/system/$1" 0644; then units_changed=1; fi
 }
 
-# systemctl ARGS...: systemctl, after a daemon-reload when put_unit changed a unit since the last one, so that no call
-# of these scripts starts, enables or queries a unit as systemd knew it before.
-systemctl() {
+# systemd_ctl ARGS...: systemctl, after a daemon-reload when put_unit changed a unit since the last one, so that no
+# call of these scripts starts, enables or queries a unit as systemd knew it before.
+systemd_ctl() {
   if [ -n "${units_changed:-}" ]; then
     units_changed=
-    [ "${1:-}" = daemon-reload ] || command systemctl daemon-reload || return
+    [ "${1:-}" = daemon-reload ] || systemctl daemon-reload || return
   fi
-  command systemctl "$@"
+  systemctl "$@"
 }
 
 # install_self DEST: installs the caller's complete text (parameters, library, script) at DEST for the boot units.

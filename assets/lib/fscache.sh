@@ -47,7 +47,7 @@ ExecStart=$3
 [Install]
 WantedBy=multi-user.target
 EOF
-  systemctl enable -q "$1"
+  systemd_ctl enable -q "$1"
 }
 
 # The disk cache, ready: built or reassembled, mounted, cachefilesd running with the cache active.
@@ -164,7 +164,7 @@ label_cache_dir() {
 fstab_set() {
   if put_file /etc/fstab 0644 < <(awk -v m="$1" -v l="$2" '$2 == m { if (!d) print l; d = 1; next } 1
     END { if (!d) print l }' /etc/fstab); then
-    systemctl daemon-reload
+    systemd_ctl daemon-reload
   fi
 }
 
@@ -174,7 +174,7 @@ cache_active() {
 
 cachefilesd_ok() {
   local pid
-  pid=$(systemctl show -p MainPID --value "$FSCACHE_UNIT")
+  pid=$(systemd_ctl show -p MainPID --value "$FSCACHE_UNIT")
   [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = cachefilesd ] && cache_active
 }
 
@@ -184,9 +184,9 @@ cachefilesd_ok() {
 cachefilesd_steady() {
   local pid
   cachefilesd_ok || return 1
-  pid=$(systemctl show -p MainPID --value "$FSCACHE_UNIT")
+  pid=$(systemd_ctl show -p MainPID --value "$FSCACHE_UNIT")
   sleep 5
-  cachefilesd_ok && [ "$(systemctl show -p MainPID --value "$FSCACHE_UNIT")" = "$pid" ]
+  cachefilesd_ok && [ "$(systemd_ctl show -p MainPID --value "$FSCACHE_UNIT")" = "$pid" ]
 }
 
 # cachefilesd_heap_clear START: whether a heap that starts at START (bytes), and the 64 MiB above it, lies clear of
@@ -248,11 +248,11 @@ ExecStartPost=$SELF --cachefilesd-heap \$MAINPID
 Restart=on-failure
 RestartSec=5
 EOF
-  if [ "$(systemctl is-enabled cachefilesd.service 2>/dev/null)" != masked ]; then
-    systemctl stop cachefilesd.service 2>/dev/null || true
-    systemctl mask -q cachefilesd.service
+  if [ "$(systemd_ctl is-enabled cachefilesd.service 2>/dev/null)" != masked ]; then
+    systemd_ctl stop cachefilesd.service 2>/dev/null || true
+    systemd_ctl mask -q cachefilesd.service
   fi
-  if [ "$restart" = true ]; then systemctl restart "$FSCACHE_UNIT"; else systemctl start "$FSCACHE_UNIT"; fi || true
+  if [ "$restart" = true ]; then systemd_ctl restart "$FSCACHE_UNIT"; else systemd_ctl start "$FSCACHE_UNIT"; fi || true
   wait_for 60 cachefilesd_steady || die "cachefilesd is not running steadily with cache $EFSC_CACHE_TAG active (journalctl -u $FSCACHE_UNIT)"
   log "cachefilesd runs; cache $EFSC_CACHE_TAG is active on $EFSC_CACHE_DIR"
 }

@@ -37,7 +37,7 @@ OnCalendar=minutely
 [Install]
 WantedBy=timers.target
 EOF
-  systemctl enable -q --now efs-cache-metrics.timer || return 1
+  systemd_ctl enable -q --now efs-cache-metrics.timer || return 1
   if [ "$OS_PKG" = dnf ] && ! pkg_installed amazon-cloudwatch-agent; then
     retry 3 10 dnf -qy install amazon-cloudwatch-agent || return 1
   fi

@@ -600,7 +600,7 @@ EOF
   fi
   mirror_ns exportfs -ra || die "exportfs -ra failed in $MIRROR_NS"
   if [ "$(cat "$MIRROR_NFSCTL/threads")" = 0 ]; then mirror_ns rpc.nfsd "$EFSC_NFSD_THREADS" || die "rpc.nfsd failed in $MIRROR_NS"; fi
-  systemctl start efs-cache-mirror-mountd.service || die "cannot start efs-cache-mirror-mountd.service"
+  systemd_ctl start efs-cache-mirror-mountd.service || die "cannot start efs-cache-mirror-mountd.service"
 }
 
 # mirror_routes: the node's nftables rules for the mirrors' port, made again when its interfaces or their routes
@@ -705,7 +705,7 @@ mirror_nfsd_stats() {
 # Withdraws the mirrors (a node that does not serve): no export, no thread, no mountd in the namespace.
 mirror_server_down() {
   [ -e "/run/netns/$MIRROR_NS" ] || return 0
-  systemctl stop efs-cache-mirror-mountd.service
+  systemd_ctl stop efs-cache-mirror-mountd.service
   mirror_ns exportfs -ua
   mirror_ns rpc.nfsd 0
   umount "$MIRROR_NFSCTL" 2>/dev/null || true
@@ -735,7 +735,7 @@ AccuracySec=1s
 [Install]
 WantedBy=timers.target
 EOF
-  systemctl enable -q --now efs-cache-mirror.timer || die "cannot start efs-cache-mirror.timer"
+  systemd_ctl enable -q --now efs-cache-mirror.timer || die "cannot start efs-cache-mirror.timer"
   put_unit efs-cache-mirror-mountd.service <<EOF
 [Unit]
 Description=efs-cache: rpc.mountd of the mirrors' nfsd (network namespace $MIRROR_NS)
@@ -765,7 +765,7 @@ EOF
 mirror_serve() {
   local why
   mirrors || return 0
-  systemctl enable -q --now efs-cache-mirror-nfsd.service ||
+  systemd_ctl enable -q --now efs-cache-mirror-nfsd.service ||
     die "$(journalctl -qu efs-cache-mirror-nfsd -o cat -n 9 | sed -n 's/.*FATAL: //p' | tail -1) (efs-cache-mirror-nfsd failed)"
   wait_for 30 mirror_served >/dev/null || { why=$(mirror_served) || die "the mirrors are not served: $why"; }
   log "serving the mirrors on TCP $EFSC_MIRROR_PORT: $(mirror_ns cat /proc/fs/nfsd/threads) threads of their own"
