@@ -18,42 +18,13 @@ set -euo pipefail
 #   bootstrap.sh --mirror-mountd   rpc.mountd of the mirrors' nfsd (efs-cache-mirror-mountd.service)
 #   bootstrap.sh --disk-cache  the second cache level only (EFSC_NODE_DISK_CACHE=true; efs-cache-disk-cache.service
 #                         every boot, before the origin mount): FS-Cache on a RAID 0 of the instance store
-# Run from a checkout, source the library (in user-data it is inlined above, and the renderer drops this block).
-# efs-cache: standalone begin
+# Run from a checkout, source the libraries (lib/checkout.sh); in user data the code holds them, before this script.
 if ! declare -F die >/dev/null; then
-  EFS_CACHE_LIB="$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-  # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
-  source "$EFS_CACHE_LIB"
-  # shellcheck source-path=SCRIPTDIR source=../lib/metrics.sh
-  source "${EFS_CACHE_LIB%/*}/metrics.sh"
-  # shellcheck source-path=SCRIPTDIR source=../lib/mirror.sh
-  source "${EFS_CACHE_LIB%/*}/mirror.sh"
-  # shellcheck source-path=SCRIPTDIR source=../lib/mirror-s3.sh
-  source "${EFS_CACHE_LIB%/*}/mirror-s3.sh"
-  # shellcheck source-path=SCRIPTDIR source=../lib/fscache.sh
-  source "${EFS_CACHE_LIB%/*}/fscache.sh"
-  EFS_CACHE_LIB+=":${EFS_CACHE_LIB%/*}/metrics.sh:${EFS_CACHE_LIB%/*}/mirror.sh:${EFS_CACHE_LIB%/*}/mirror-s3.sh:${EFS_CACHE_LIB%/*}/fscache.sh"
+  # shellcheck source-path=SCRIPTDIR source=../lib/checkout.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/../lib/checkout.sh"
 fi
-# efs-cache: standalone end
 
 SELF=/usr/local/lib/efs-cache/cache-node.sh
-
-# A fleet without mirrors renders its user data without lib/mirror.sh (a quarter of the packed code): no mirror then.
-# efs-cache: no-mirrors begin
-if ! declare -F mirrors >/dev/null; then
-  mirrors() { false; }
-  mirror_check() { [ -z "$EFSC_MIRROR_PATHS" ] || die "EFSC_MIRROR_PATHS is set, but this user data was rendered without lib/mirror.sh"; }
-  mirror_sync() { :; }
-  mirror_setup() { :; }
-  mirror_metrics_read() { :; }
-  mirror_serve() { :; }
-  mirror_server_down() { :; }
-  mirror_nfsd_stats() { :; }
-  mirror_routes_attached() { :; }
-  mirror_ns() { die "this user data has no mirrors"; }
-  mirror_server_up() { mirror_ns; }
-fi
-# efs-cache: no-mirrors end
 
 check_parameters() {
   local p v
@@ -84,21 +55,27 @@ check_parameters() {
   done
   need EFSC_REWARM_INTERVAL '^([1-9][0-9]*(min|h|d|w))?$' 'a time span such as 6h, or empty'
   need EFSC_STABLE_ENI_ID '^(eni-[0-9a-f]{8,17})?$' 'an ENI id, or empty'
+  # Facts the library renders from its constants: the port of mountd (NFSv3) and of the mirrors' nfsd, the mirrors'
+  # network namespace and export root (the drain and the mirrors use them).
+  need EFSC_MOUNTD_PORT '^[1-9][0-9]{0,4}$' 'a TCP port'
+  need EFSC_MIRROR_PORT '^[1-9][0-9]{0,4}$' 'a TCP port'
+  ((EFSC_MIRROR_PORT < 65536 && EFSC_MIRROR_PORT != 2049)) || die "EFSC_MIRROR_PORT=$EFSC_MIRROR_PORT: expected a TCP port other than 2049"
+  need EFSC_MIRROR_NAMESPACE '^[a-z][a-z0-9-]*$' 'a network namespace name'
+  need EFSC_MIRROR_ROOT '^/[A-Za-z0-9._-]+$' 'a directory under /'
   need EFSC_NODE_DISK_CACHE '^(true|false)$' 'true or false'
   if disk_cache; then
     fscache_check
     need EFSC_CACHE_SELF_TEST '^(log|require)$' 'log or require'
     [[ ",$EFSC_ORIGIN_MOUNT_OPTIONS," =~ ,fsc[,=] ]] || die "EFSC_ORIGIN_MOUNT_OPTIONS must contain fsc with EFSC_NODE_DISK_CACHE=true"
-    # A node's user data carries no initialization of the devices (lib/fscache.sh, a block only clients run).
+    # Initializing the devices (lib/fscache.sh) is for clients only.
     [ "$EFSC_INITIALIZE_DEVICES" = false ] || die "EFSC_INITIALIZE_DEVICES must be false on a cache node"
   fi
-  ! v3 || declare -F v3_check >/dev/null || die "EFSC_NFS_V3=true, but this user data was rendered without NFSv3"
   ! v3 || v3_params
   metrics_check
   mirror_check
 }
 
-# EFSC_NFS_V3=true: NFSv3 too (the nfsv3 block below); absent or anything else: NFSv4.1 only.
+# EFSC_NFS_V3=true: NFSv3 too (v3_* below); absent or anything else: NFSv4.1 only.
 v3() { [ "${EFSC_NFS_V3:-}" = true ]; }
 
 # The second cache level: the origin mount keeps what it reads on the instance store too (FS-Cache, lib/fscache.sh),
@@ -214,7 +191,7 @@ warm() {
     die "cannot set the read-ahead of $EFSC_EXPORT_PATH"
   # Whether the disk cache serves reads on this kernel (lib/fscache.sh), before anything fills it.
   if disk_cache && ! fscache_self_test "$EFSC_EXPORT_PATH" && [ "$EFSC_CACHE_SELF_TEST" = require ]; then
-    die "the disk cache did not serve a re-read (nodeDiskCacheRequireSelfTest): not serving"
+    die "the disk cache did not serve a re-read (NodeDiskCache.instanceStore requireSelfTest): not serving"
   fi
   # The mirrors' first sync after boot (nothing when done): nfs-server requires this unit, so no empty mirror is served.
   mirror_sync --first
@@ -228,26 +205,16 @@ warm() {
   log "warmed ${p[*]} in $((SECONDS - t))s"
 }
 
-# The nfsv3 block, when the user data has it, defines this again (hence the directive: not unreachable then).
-# shellcheck disable=SC2317
-versions_ok() {
-  local v
-  v=" $(cat /proc/fs/nfsd/versions) "
-  [[ "$v" == *" +4.1 "* && "$v" != *" +3 "* && "$v" != *" +4.0 "* && "$v" != *" +4.2 "* ]]
-}
-
-# efs-cache: nfsv3 begin
-# NFSv3 (EFSC_NFS_V3=true): rpc.mountd on a fixed port that clients name (mountport=), so no client asks rpcbind;
-# nfsd and mountd still register with it on the node.
-MOUNTD_PORT=20048
-v3_listens() { [ -n "$(ss -Hltn "sport = :$MOUNTD_PORT")" ]; }
+# NFSv3 (EFSC_NFS_V3=true): rpc.mountd on a fixed port that clients name (mountport=, EFSC_MOUNTD_PORT), so no
+# client asks rpcbind; nfsd and mountd still register with it on the node.
+v3_listens() { [ -n "$(ss -Hltn "sport = :$EFSC_MOUNTD_PORT")" ]; }
 # The library renders a number as an NFSv3 node's fsid (a UUID takes 12 bytes more of each handle): exportfs keeps it
 # in an int.
 v3_params() {
   need EFSC_NFS_V3 '^true$' 'true'
   [[ ! "$EFSC_EXPORT_FSID" =~ ^[0-9]{1,10}$ ]] || ((EFSC_EXPORT_FSID < 2147483648)) || die "EFSC_EXPORT_FSID must be below 2147483648"
 }
-# Replaces the one above: NFSv3 on, when EFSC_NFS_V3=true.
+# nfsd serves NFSv4.1, neither 4.0 nor 4.2, and NFSv3 only when EFSC_NFS_V3=true.
 versions_ok() {
   local v
   v=" $(cat /proc/fs/nfsd/versions) "
@@ -255,7 +222,7 @@ versions_ok() {
   if v3; then [[ "$v" == *" +3 "* ]]; else [[ "$v" != *" +3 "* ]]; fi
 }
 v3_up() {
-  if [ "$(nfsconf --get mountd port)" != "$MOUNTD_PORT" ]; then nfsconf --set mountd port "$MOUNTD_PORT" || die "nfsconf cannot set [mountd] port"; fi
+  if [ "$(nfsconf --get mountd port)" != "$EFSC_MOUNTD_PORT" ]; then nfsconf --set mountd port "$EFSC_MOUNTD_PORT" || die "nfsconf cannot set [mountd] port"; fi
   systemd_ctl enable -q --now rpcbind.service || die "rpcbind did not start"
 }
 
@@ -263,10 +230,10 @@ v3_up() {
 # re-export's NFSv3 handle is the origin's plus about 22 bytes, in NFSv3's 64: nfsd answers NOTSUPP for a handle that
 # does not fit (the export's root has a short one of its own, so only an entry below it shows).
 v3_check() {
-  local m=/run/efs-cache/v3-check e r=0 o="vers=3,ro,nolock,proto=tcp,port=2049,mountproto=tcp,mountport=$MOUNTD_PORT,mountvers=3,soft,timeo=100,retrans=2"
+  local m=/run/efs-cache/v3-check e r=0 o="vers=3,ro,nolock,proto=tcp,port=2049,mountproto=tcp,mountport=$EFSC_MOUNTD_PORT,mountvers=3,soft,timeo=100,retrans=2"
   # mountd reads its port when it starts: one started before nfs.conf said so (Debian's package install) restarts.
   v3_listens || systemd_ctl restart nfs-mountd.service || die "nfs-mountd did not restart"
-  wait_for 30 v3_listens || die "rpc.mountd does not listen on port $MOUNTD_PORT"
+  wait_for 30 v3_listens || die "rpc.mountd does not listen on port $EFSC_MOUNTD_PORT"
   e=$(find "$EFSC_EXPORT_PATH" -mindepth 1 -maxdepth 2 -print -quit)
   if [ -z "$e" ]; then warn "the origin is empty: no file handle of it checked for NFSv3"; return 0; fi
   mkdir -p "$m"
@@ -274,10 +241,9 @@ v3_check() {
   timeout -k 5 60 mount -t nfs -o "$o" "127.0.0.1:$EFSC_EXPORT_PATH" "$m" || die "an NFSv3 mount of this node's export failed"
   stat "$m/${e#"$EFSC_EXPORT_PATH"/}" >/dev/null 2>"$m.err" || r=1
   umount "$m"
-  ((r == 0)) || die "NFSv3 cannot serve the origin: stat of $e over NFSv3 failed ($(tr -d '\n' <"$m.err")); its re-exported file handles exceed NFSv3's 64 bytes, use ClientProtocol.NFS_V4_1"
+  ((r == 0)) || die "NFSv3 cannot serve the origin: stat of $e over NFSv3 failed ($(tr -d '\n' <"$m.err")); its re-exported file handles exceed NFSv3's 64 bytes, use clientNfsVersion NfsVersion.NFS_V4_1"
   log "NFSv3: the origin's file handles fit ($e)"
 }
-# efs-cache: nfsv3 end
 
 exported() {
   [[ "$(exportfs -v | tr -s ' \n\t' ' ')" == *"$EFSC_EXPORT_PATH "*"fsid=$EFSC_EXPORT_FSID"* ]]
@@ -359,7 +325,7 @@ attach_stable_eni() {
 # instance (the metadata service's autoscaling/target-lifecycle-state). When it is Terminated, the group has already
 # taken the node out of the load balancer, whose deregistration delay has passed and whose connections to it were
 # reset; the node then stops both nfsds, so that no client stays on it, checks that nothing serves or is connected
-# on 2049 and 2050, and only then completes the terminate hook. A node that cannot stop serving leaves the hook to its
+# on 2049 and EFSC_MIRROR_PORT, and only then completes the terminate hook. A node that cannot stop serving leaves the hook to its
 # timeout (drainTimeout), after which the group terminates it anyway.
 drain_watch() {
   until [ "$(imds_once meta-data/autoscaling/target-lifecycle-state 2>/dev/null)" = Terminated ]; do sleep 5; done
@@ -367,20 +333,20 @@ drain_watch() {
   systemd_ctl stop efs-cache-mirror.timer efs-cache-mirror-nfsd.service 2>/dev/null || true
   systemd_ctl stop nfs-server.service || warn "nfs-server did not stop cleanly"
   wait_for 60 not_serving ||
-    die "still serving after nfs-server stopped: $(nfs_sockets | wc -l) sockets on 2049 or 2050"
+    die "still serving after nfs-server stopped: $(nfs_sockets | wc -l) sockets on 2049 or $EFSC_MIRROR_PORT"
   lifecycle_complete "$EFSC_LIFECYCLE_DRAIN_HOOK" CONTINUE || die "could not complete the lifecycle action of $EFSC_LIFECYCLE_DRAIN_HOOK"
   log "drained"
 }
 
-# No nfsd thread, nothing listening on 2049 or 2050 or connected to them (sockets nfsd closed may linger in FIN-WAIT
+# No nfsd thread, nothing listening on 2049 or EFSC_MIRROR_PORT or connected to them (sockets nfsd closed may linger in FIN-WAIT
 # or TIME-WAIT), nothing listening in the mirrors' namespace.
 not_serving() {
   [ "$(cat /proc/fs/nfsd/threads 2>/dev/null || echo 0)" = 0 ] && [ -z "$(nfs_sockets)" ] &&
-    { [ ! -e /run/netns/efs-cache-mirror ] || [ -z "$(ip netns exec efs-cache-mirror ss -Hltn 'sport = :2049')" ]; }
+    { ! mirror_ns_exists || [ -z "$(ip netns exec "$MIRROR_NS" ss -Hltn 'sport = :2049')" ]; }
 }
 nfs_sockets() {
-  ss -Hltn '( sport = :2049 or sport = :2050 )'
-  ss -Htn state established '( sport = :2049 or sport = :2050 )'
+  ss -Hltn "( sport = :2049 or sport = :$EFSC_MIRROR_PORT )"
+  ss -Htn state established "( sport = :2049 or sport = :$EFSC_MIRROR_PORT )"
 }
 
 drain_setup() {
@@ -435,8 +401,8 @@ install_packages() {
 }
 
 main() {
-  # Only the first-boot run tells CloudFormation how it ended (aws-signal.sh; absent when run from a checkout).
-  if [ -z "${1:-}" ] && declare -F signal_arm >/dev/null; then signal_arm; fi
+  # Only the first-boot run tells CloudFormation how it ended (aws-signal.sh; inert without EFSC_SIGNAL_STACK).
+  if [ -z "${1:-}" ]; then signal_arm; fi
   if [ -z "${1:-}" ]; then node_identity; fi
   check_parameters
   case "${1:-}" in
@@ -479,12 +445,10 @@ EOF
       attach_stable_eni
       drain_setup
       # An elastic fleet's node joins the load balancer only now, serving, warm, its mirrors synced.
-      if declare -F lifecycle_complete >/dev/null; then
-        lifecycle_complete "${EFSC_LIFECYCLE_LAUNCH_HOOK:-}" CONTINUE || die "could not complete the lifecycle action of $EFSC_LIFECYCLE_LAUNCH_HOOK"
-      fi
+      lifecycle_complete "${EFSC_LIFECYCLE_LAUNCH_HOOK:-}" CONTINUE || die "could not complete the lifecycle action of $EFSC_LIFECYCLE_LAUNCH_HOOK"
       log "cache node ready"
       # Now, not at exit: commands added to the fleet's user data run after this, and never decide the node's result.
-      if declare -F signal_cloudformation >/dev/null; then signal_cloudformation SUCCESS; fi
+      signal_cloudformation SUCCESS
       ;;
     *) die "unknown argument '$1' (use --warm, --metrics, --mirror, --mirror-serve, --mirror-down, --mirror-mountd, --drain-watch, --disk-cache or --cachefilesd-heap PID)" ;;
   esac

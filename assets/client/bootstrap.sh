@@ -8,19 +8,11 @@ set -euo pipefail
 #   bootstrap.sh --boot   cache disk and cachefilesd only (every boot, from efs-cache-client.service)
 #   bootstrap.sh --status what fscache-status prints
 #   bootstrap.sh --metrics one run of the metrics collector (lib/metrics.sh; efs-cache-metrics.timer)
-# Run from a checkout, source the library (in user-data it is inlined above, and the renderer drops this block).
-# efs-cache: standalone begin
+# Run from a checkout, source the libraries (lib/checkout.sh); in user data the code holds them, before this script.
 if ! declare -F die >/dev/null; then
-  EFS_CACHE_LIB="$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-  # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
-  source "$EFS_CACHE_LIB"
-  # shellcheck source-path=SCRIPTDIR source=../lib/metrics.sh
-  source "${EFS_CACHE_LIB%/*}/metrics.sh"
-  # shellcheck source-path=SCRIPTDIR source=../lib/fscache.sh
-  source "${EFS_CACHE_LIB%/*}/fscache.sh"
-  EFS_CACHE_LIB+=":${EFS_CACHE_LIB%/*}/metrics.sh:${EFS_CACHE_LIB%/*}/fscache.sh"
+  # shellcheck source-path=SCRIPTDIR source=../lib/checkout.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/../lib/checkout.sh"
 fi
-# efs-cache: standalone end
 
 SELF=/usr/local/lib/efs-cache/client.sh
 
@@ -34,7 +26,8 @@ check_parameters() {
   need EFSC_MOUNT_TIMEOUT_SEC '^[1-9][0-9]{0,3}$' 'seconds, 1-9999'
   fscache_check
   need EFSC_CACHE_SOURCE '^(instance-store|ebs)$' 'instance-store or ebs'
-  need EFSC_MIRROR_MOUNTS '^( ?/mirror/[A-Za-z0-9._/-]+)*$' 'paths under /mirror, or empty'
+  need EFSC_MIRROR_ROOT '^/[A-Za-z0-9._-]+$' 'a directory under /'
+  need EFSC_MIRROR_MOUNTS "^( ?$EFSC_MIRROR_ROOT/[A-Za-z0-9._/-]+)*\$" "paths under $EFSC_MIRROR_ROOT, or empty"
   if [ -n "$EFSC_MIRROR_MOUNTS" ]; then
     need EFSC_MIRROR_MOUNT_POINT "$RE_DIR" 'an absolute path other than /'
     need EFSC_MIRROR_MOUNT_OPTIONS "$RE_OPTS" 'mount options'
@@ -43,8 +36,8 @@ check_parameters() {
   metrics_check
 }
 
-# mirror_mount_point EXPORT: where the mirror served at EXPORT (/mirror/<path>) is mounted.
-mirror_mount_point() { echo "$EFSC_MIRROR_MOUNT_POINT${1#/mirror}"; }
+# mirror_mount_point EXPORT: where the mirror served at EXPORT (EFSC_MIRROR_ROOT/<path>) is mounted.
+mirror_mount_point() { echo "$EFSC_MIRROR_MOUNT_POINT${1#"$EFSC_MIRROR_ROOT"}"; }
 
 # The directories mounted on (the cache, the fsc mount, each mirror): none may have a . or .. segment (a mirror at
 # /mnt/mirror/../../etc would cover /etc), and none may be another's directory or lie inside it.

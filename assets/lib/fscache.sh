@@ -111,8 +111,7 @@ prepare_cache_disk() {
     release_disk "$d"
     wipefs -qa "/dev/$d" || die "cannot wipe /dev/$d"
   done
-  # Clients only (a node's user data drops this block: its EFSC_INITIALIZE_DEVICES is always false).
-  # efs-cache: initialize-devices begin
+  # Clients only: a node's EFSC_INITIALIZE_DEVICES is always false.
   if [ "$EFSC_INITIALIZE_DEVICES" = true ]; then
     log "initializing ${disks[*]} with one full write"
     for d in "${disks[@]}"; do
@@ -121,7 +120,6 @@ prepare_cache_disk() {
     done
     for d in "${disks[@]}"; do wait -n || die "initializing a cache device failed"; done
   fi
-  # efs-cache: initialize-devices end
   if [ "${#disks[@]}" -eq 1 ]; then
     dev="/dev/${disks[0]}"
   else

@@ -124,8 +124,7 @@ efs_cache_load() {
       if command -v dnf >/dev/null; then
         efs_cache_install awscli-2 || efs_cache_fail "cannot install awscli-2 to fetch the bootstrap code"
       else
-        efs_cache_install awscli || efs_cache_fail "cannot install awscli to fetch the bootstrap code (an image whose" \
-          "archive has no awscli package must bring the aws CLI v2 itself)"
+        efs_cache_install awscli || efs_cache_fail "cannot install awscli to fetch the bootstrap code (bring the aws CLI v2 in the image)"
       fi
     fi
     { mkdir -p "$dir" && chmod 0700 "$dir"; } || efs_cache_fail "cannot create $dir"

@@ -51,13 +51,13 @@ EOF
 # gauge. A counter sends its delta since the last run: none on the first run, or when it went back (a restart).
 metrics_collect() {
   local f=/run/efs-cache-metrics n t v st=() s=
-  declare -A p=()
-  if [ -f $f ]; then while read -r n v; do p[${n:-_}]=$v; done <$f; fi
+  declare -A prev=()
+  if [ -f $f ]; then while read -r n v; do prev[${n:-_}]=$v; done <$f; fi
   while read -r n t v; do
     if [ "$t" = c ]; then
       st+=("$n $v")
-      if [ -z "${p[$n]:-}" ] || [ "$v" -lt "${p[$n]}" ]; then continue; fi
-      v=$((v - p[$n]))
+      if [ -z "${prev[$n]:-}" ] || [ "$v" -lt "${prev[$n]}" ]; then continue; fi
+      v=$((v - prev[$n]))
     fi
     s+="$n:$v|$t|#Group:$EFSC_METRICS_GROUP"$'\n'
   done < <(metrics_read)

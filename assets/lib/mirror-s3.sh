@@ -174,7 +174,7 @@ mirror_s3_sync_one() {
   bytes=$(awk -F '\t' '{ b += $2 } END { printf "%d\n", b }' "$t/list")
   if ((bytes > $(df -B1 --output=size "$MIRROR_ROOT" | tail -n 1 | tr -dc 0-9))); then
     echo 1 >"$MIRROR_STATE/full"
-    warn "mirror $2 ($bytes bytes) does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirrorSize"
+    warn "mirror $2 ($bytes bytes) does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirroring.size"
     return 1
   fi
   stamp=$(mirror_stamp "$dst")
@@ -211,7 +211,7 @@ mirror_s3_sync_one() {
     fi
     if [[ "$e" == *"No space left on device"* ]]; then
       echo 1 >"$MIRROR_STATE/full"
-      warn "mirror $2 does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirrorSize"
+      warn "mirror $2 does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirroring.size"
     else
       warn "mirror $2: sync failed (exit $rc): serving the last copy, nothing removed: $(tail -n 3 <<<"$e" | tr '\n' ' ')"
     fi

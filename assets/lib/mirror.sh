@@ -39,7 +39,9 @@ set -euo pipefail
 # A mirror of EFSC_EXPORT_PATH/app is exported at MIRROR_ROOT/app, an S3 mirror named site at MIRROR_ROOT/site.
 # Needs common.sh.
 
-MIRROR_ROOT=/mirror MIRROR_SOURCE=/run/efs-cache/mirror-source MIRROR_STATE=/run/efs-cache/mirror
+# The root, the namespace and the port are the library's (EFSC_MIRROR_ROOT, EFSC_MIRROR_NAMESPACE, EFSC_MIRROR_PORT:
+# a cache node's parameters).
+MIRROR_ROOT=${EFSC_MIRROR_ROOT-} MIRROR_PORT=${EFSC_MIRROR_PORT-} MIRROR_SOURCE=/run/efs-cache/mirror-source MIRROR_STATE=/run/efs-cache/mirror
 MIRROR_MARKER=/run/efs-cache/mirror-marker
 MIRROR_PART_FILES=500
 
@@ -55,7 +57,6 @@ mirror_check() {
   for f in $EFSC_MIRROR_FSIDS; do nf=$((nf + 1)); done
   [ "$n" = "$nf" ] || die "EFSC_MIRROR_FSIDS: $nf fsids for $n mirror paths"
   if [ -n "${EFSC_MIRROR_S3_NAMES:-}" ]; then
-    declare -F mirror_s3_check >/dev/null || die "EFSC_MIRROR_S3_NAMES is set, but this user data was rendered without lib/mirror-s3.sh"
     mirror_s3_check
     n=$((n + 1))
   fi
@@ -67,8 +68,6 @@ mirror_check() {
   need EFSC_MIRROR_TIMEOUT_SEC '^[1-9][0-9]{0,5}$' 'seconds, more than 0'
   need EFSC_MIRROR_WORKERS '^([1-9]|[1-5][0-9]|6[0-4])$' '1 to 64 jobs'
   need EFSC_MIRROR_SOURCE_OPTIONS "$RE_OPTS" 'mount options'
-  need EFSC_MIRROR_PORT '^[1-9][0-9]{0,4}$' 'a TCP port'
-  ((EFSC_MIRROR_PORT < 65536 && EFSC_MIRROR_PORT != 2049)) || die "EFSC_MIRROR_PORT=$EFSC_MIRROR_PORT: expected a TCP port other than 2049"
   need EFSC_MIRROR_MARKER '^([A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*)?$' 'a path relative to each mirror, or empty'
   [ -n "$EFSC_MIRROR_MARKER" ] || return 0
   [[ "/$EFSC_MIRROR_MARKER/" != */../* && "/$EFSC_MIRROR_MARKER/" != */./* ]] ||
@@ -125,7 +124,7 @@ mirror_storage() {
   mkdir -p "$MIRROR_ROOT" "$MIRROR_STATE"
   if ! mountpoint -q "$MIRROR_ROOT"; then
     if [ "$EFSC_MIRROR_STORAGE" = disk ]; then mirror_disk; else
-      mount -t tmpfs -o "$s,mode=0755" efs-cache-mirror "$MIRROR_ROOT" || die "cannot mount a tmpfs at $MIRROR_ROOT"
+      mount -t tmpfs -o "$s,mode=0755" efs-cache-mirrors "$MIRROR_ROOT" || die "cannot mount a tmpfs at $MIRROR_ROOT"
     fi
     # Every mirror's root first, in order, on the new file system: the file handle of an export's root holds its
     # inode number (it is not the file system's root), which is then the same at every boot and on every node, so
@@ -166,7 +165,7 @@ mirror_source_umount() {
 mirror_disk() {
   local i="$EFSC_CACHE_DIR/efs-cache-mirror.img"
   (($(df -BM --output=size "$EFSC_CACHE_DIR" | tr -dc 0-9) >= 2 * EFSC_MIRROR_SIZE_MB)) ||
-    die "mirrorSize ($EFSC_MIRROR_SIZE_MB MiB) is more than half of the disk cache at $EFSC_CACHE_DIR"
+    die "mirroring.size ($EFSC_MIRROR_SIZE_MB MiB) is more than half of the disk cache at $EFSC_CACHE_DIR"
   rm -f "$i"
   fallocate -l "${EFSC_MIRROR_SIZE_MB}M" "$i" && mkfs.ext4 -qF -m 0 -i 4096 -O ^has_journal -E hash_seed="$(mirror_each | awk 'NR == 1 { print $2 }')" "$i" &&
     mount -o loop,noatime "$i" "$MIRROR_ROOT" && return
@@ -285,7 +284,7 @@ mirror_sync_one() {
     if [ -n "${stamp:-}" ]; then mirror_keep "$st" "$t" "$dst" "$stamp" "$t1" "$mode"; fi
     if [[ "$e" == *"No space left on device"* ]]; then
       echo 1 >"$MIRROR_STATE/full"
-      warn "mirror $1 does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirrorSize"
+      warn "mirror $1 does not fit in $MIRROR_ROOT ($EFSC_MIRROR_SIZE_MB MiB): serving the last copy; raise mirroring.size"
     else
       warn "mirror $1: sync failed (exit $rc): serving the last copy: $(tail -n 3 <<<"$e" | tr '\n' ' ')"
     fi
@@ -472,7 +471,7 @@ mirror_sync() {
   done < <([ -z "${EFSC_MIRROR_S3_NAMES:-}" ] || mirror_s3_each)
   : "$fsid"
   # The mirrors' port follows the node's interfaces (mirror_routes), checked at each sync.
-  if [ -e "/run/netns/$MIRROR_NS" ]; then (mirror_routes) || warn "mirrors: cannot update the rules of TCP $EFSC_MIRROR_PORT"; fi
+  if mirror_ns_exists; then (mirror_routes) || warn "mirrors: cannot update the rules of TCP $MIRROR_PORT"; fi
   ((${#todo[@]} + ${#s3[@]})) || return 0
   echo 0 >"$MIRROR_STATE/full"
   if [ -z "${EFSC_MIRROR_MARKER:-}" ]; then
@@ -549,8 +548,11 @@ mirror_first_sync() {
 # client records for a namespace without nfsdcld, so nothing could be reclaimed in a longer one: read-only clients
 # open again); its rpc.mountd (efs-cache-mirror-mountd.service) answers the kernel's export lookups from an exports
 # file and state directory of its own.
-MIRROR_NS=efs-cache-mirror MIRROR_VETH=efscm0 MIRROR_NS_ADDR=169.254.204.2 MIRROR_HOST_ADDR=169.254.204.1
+MIRROR_NS=${EFSC_MIRROR_NAMESPACE-} MIRROR_VETH=efscm0 MIRROR_NS_ADDR=169.254.204.2 MIRROR_HOST_ADDR=169.254.204.1
 MIRROR_NS_STATE=/run/efs-cache/mirror-nfsd MIRROR_NFSCTL=/run/efs-cache/mirror-nfsctl
+
+# mirror_ns_exists: the mirrors' namespace is there (never when EFSC_MIRROR_NAMESPACE is not given).
+mirror_ns_exists() { [ -n "$MIRROR_NS" ] && [ -e "/run/netns/$MIRROR_NS" ]; }
 
 # mirror_ns CMD...: CMD in the mirrors' namespace, in a mount namespace of its own where /proc/fs/nfsd is that
 # namespace's nfsd, /var/lib/nfs its state directory, /etc/exports and /etc/nfs.conf its own (ip netns exec binds the
@@ -628,7 +630,7 @@ mirror_routes() {
   while read -r d i l; do
     [ -n "$d" ] || continue
     m=$((MIRROR_MARK + i))
-    rules+="    iifname \"$d\" fib daddr type local tcp dport $EFSC_MIRROR_PORT ct state new ct mark set $m"$'\n'
+    rules+="    iifname \"$d\" fib daddr type local tcp dport $MIRROR_PORT ct state new ct mark set $m"$'\n'
     ip route flush table "$m" 2>/dev/null || true
     while read -r -d ';' l; do
       l=${l//linkdown/} l=${l//dead/}
@@ -649,11 +651,11 @@ $rules    ct mark $((MIRROR_MARK + 1))-$((MIRROR_MARK + 0xffff)) meta mark set c
   }
   chain prerouting {
     type nat hook prerouting priority dstnat; policy accept;
-    fib daddr type local tcp dport $EFSC_MIRROR_PORT dnat to $MIRROR_NS_ADDR:2049
+    fib daddr type local tcp dport $MIRROR_PORT dnat to $MIRROR_NS_ADDR:2049
   }
   chain output {
     type nat hook output priority -100; policy accept;
-    fib daddr type local tcp dport $EFSC_MIRROR_PORT dnat to $MIRROR_NS_ADDR:2049
+    fib daddr type local tcp dport $MIRROR_PORT dnat to $MIRROR_NS_ADDR:2049
   }
   chain forward {
     type filter hook forward priority filter; policy drop;
@@ -664,7 +666,7 @@ $rules    ct mark $((MIRROR_MARK + 1))-$((MIRROR_MARK + 0xffff)) meta mark set c
 EOF
   ); then die "cannot load the nftables rules of the mirrors: $(tr '\n' ' ' <<<"$err")"; fi
   printf %s "$sig" >"$MIRROR_STATE/routes"
-  log "mirrors: TCP $EFSC_MIRROR_PORT of ${devs[*]} to the mirrors' nfsd, each connection routed by the interface it came in on"
+  log "mirrors: TCP $MIRROR_PORT of ${devs[*]} to the mirrors' nfsd, each connection routed by the interface it came in on"
 }
 
 # mirror_routes_attached: after the stable address's interface is attached (first boot), the mirrors' rules for it
@@ -672,7 +674,7 @@ EOF
 mirror_routes_attached() {
   mirrors || return 0
   wait_for 60 mirror_default_routes 2 || warn "mirrors: no default route by the attached interface after 60 s; the next sync retries"
-  (mirror_routes) || warn "mirrors: cannot update the rules of TCP $EFSC_MIRROR_PORT"
+  (mirror_routes) || warn "mirrors: cannot update the rules of TCP $MIRROR_PORT"
 }
 mirror_default_routes() { [ "$(ip -4 route show table main default | wc -l)" -ge "$1" ]; }
 
@@ -688,8 +690,8 @@ mirror_served() {
     { echo "nfsd in $MIRROR_NS: threads $(mirror_ns cat /proc/fs/nfsd/threads), versions$v"; return 1; }
   [ -n "$(ip netns exec "$MIRROR_NS" ss -Hltn 'sport = :2049')" ] || { echo "no nfsd listens on 2049 in $MIRROR_NS"; return 1; }
   mirror_exported || { echo "exports in $MIRROR_NS: $(mirror_ns exportfs -v | tr -s ' \n\t' ' ')"; return 1; }
-  [[ "$(nft list chain ip efs_cache_mirror prerouting 2>&1)" == *"dport $EFSC_MIRROR_PORT dnat to $MIRROR_NS_ADDR:2049"* ]] ||
-    { echo "no DNAT rule for TCP $EFSC_MIRROR_PORT"; return 1; }
+  [[ "$(nft list chain ip efs_cache_mirror prerouting 2>&1)" == *"dport $MIRROR_PORT dnat to $MIRROR_NS_ADDR:2049"* ]] ||
+    { echo "no DNAT rule for TCP $MIRROR_PORT"; return 1; }
   [ "$(sysctl -n net.ipv4.ip_forward)" = 1 ] || { echo "IPv4 forwarding is off"; return 1; }
 }
 
@@ -704,7 +706,7 @@ mirror_nfsd_stats() {
 
 # Withdraws the mirrors (a node that does not serve): no export, no thread, no mountd in the namespace.
 mirror_server_down() {
-  [ -e "/run/netns/$MIRROR_NS" ] || return 0
+  mirror_ns_exists || return 0
   systemd_ctl stop efs-cache-mirror-mountd.service
   mirror_ns exportfs -ua
   mirror_ns rpc.nfsd 0
@@ -747,7 +749,7 @@ EOF
   # what starts or stops nfs-server starts or stops the mirrors' nfsd too.
   put_unit efs-cache-mirror-nfsd.service <<EOF
 [Unit]
-Description=efs-cache: the mirrors' own nfsd (network namespace $MIRROR_NS, TCP $EFSC_MIRROR_PORT of the node)
+Description=efs-cache: the mirrors' own nfsd (network namespace $MIRROR_NS, TCP $MIRROR_PORT of the node)
 Requires=efs-cache-warm.service
 After=efs-cache-warm.service nfs-server.service
 PartOf=nfs-server.service
@@ -768,7 +770,7 @@ mirror_serve() {
   systemd_ctl enable -q --now efs-cache-mirror-nfsd.service ||
     die "$(journalctl -qu efs-cache-mirror-nfsd -o cat -n 9 | sed -n 's/.*FATAL: //p' | tail -1) (efs-cache-mirror-nfsd failed)"
   wait_for 30 mirror_served >/dev/null || { why=$(mirror_served) || die "the mirrors are not served: $why"; }
-  log "serving the mirrors on TCP $EFSC_MIRROR_PORT: $(mirror_ns cat /proc/fs/nfsd/threads) threads of their own"
+  log "serving the mirrors on TCP $MIRROR_PORT: $(mirror_ns cat /proc/fs/nfsd/threads) threads of their own"
 }
 
 # Metrics of the mirrors for metrics_read (names: lib/monitoring/metrics.ts): failed syncs, age of the oldest copy,

@@ -24,13 +24,11 @@ set -euo pipefail
 #   EFSC_PROGRESS_SEC       seconds between progress lines
 #   EFSC_VERSION            free text; a new value makes CDK replace the instance, which seeds again (may be empty)
 #   EFSC_SIGNAL_STACK, EFSC_SIGNAL_RESOURCE, EFSC_SIGNAL_REGION   read by aws-signal.sh (may be empty: no signal)
-# Run from a checkout, source the library (in user-data it is inlined above, and the renderer drops this block).
-# efs-cache: standalone begin
+# Run from a checkout, source the libraries (lib/checkout.sh); in user data the code holds them, before this script.
 if ! declare -F die >/dev/null; then
-  # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
-  source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+  # shellcheck source-path=SCRIPTDIR source=../lib/checkout.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/../lib/checkout.sh"
 fi
-# efs-cache: standalone end
 
 WORK=/var/lib/efs-cache/seed
 MNT=/mnt/efs-cache-seed
@@ -87,7 +85,7 @@ stage_source() {
       log "downloading $EFSC_SOURCE_URI to $SRC"
       # The local copy mirrors the prefix (--delete acts on this staging folder only, never on EFS).
       aws s3 sync "${r[@]}" --only-show-errors --no-progress --delete "$EFSC_SOURCE_URI" "$SRC" ||
-        die "could not download $EFSC_SOURCE_URI (read access? is volumeSize large enough for the data set?)"
+        die "could not download $EFSC_SOURCE_URI (read access? is rootVolumeSize large enough for the data set?)"
       ;;
     asset)
       SRC="$WORK/source"
@@ -96,7 +94,7 @@ stage_source() {
       aws s3 cp "${r[@]}" --only-show-errors --no-progress "$EFSC_SOURCE_URI" "$zip" ||
         die "could not download $EFSC_SOURCE_URI (read access?)"
       rm -rf "$SRC.new"
-      unzip -q "$zip" -d "$SRC.new" || die "could not unpack $EFSC_SOURCE_URI (is volumeSize large enough?)"
+      unzip -q "$zip" -d "$SRC.new" || die "could not unpack $EFSC_SOURCE_URI (is rootVolumeSize large enough?)"
       rm -rf "$SRC" "$zip"
       mv "$SRC.new" "$SRC"
       ;;
@@ -216,7 +214,7 @@ main() {
     --no-shutdown) keep=yes ;;
     *) die "unknown argument '$1' (use --no-shutdown)" ;;
   esac
-  if declare -F signal_arm >/dev/null; then signal_arm; fi
+  signal_arm
   check_parameters
   exec 9>/run/efs-cache-seed.lock
   flock -n 9 || die "another seeding run is in progress (/run/efs-cache-seed.lock)"
@@ -232,7 +230,7 @@ main() {
   log "seeding done: $COPIED_FILES of $SOURCE_FILES files copied to $EFSC_EFS_SERVER:$EFSC_TARGET_PATH${EFSC_VERSION:+ (version $EFSC_VERSION)}"
   if [ -n "$keep" ]; then return 0; fi
   # Signal before powering off, so the power-off cannot overtake it (aws-signal.sh then skips its exit-time signal).
-  if declare -F signal_cloudformation >/dev/null; then signal_cloudformation SUCCESS; fi
+  signal_cloudformation SUCCESS
   log "powering off in a minute; the instance terminates (its shutdown behavior)"
   shutdown -h +1 "efs-cache: seeding done" || die "could not schedule the power-off"
 }

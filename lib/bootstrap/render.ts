@@ -45,22 +45,31 @@ export interface RenderScriptOptions {
   readonly script: string;
   /** `EFSC_*` parameters; values may hold tokens. */
   readonly parameters: Record<string, string>;
-  /** Libraries under assets/ inlined before the script. @default ['lib/common.sh'] */
-  readonly libraries?: string[];
   /** What the user data is, for the size error. */
   readonly description: string;
   /** The construct whose user data it is: the code's asset is its child `BootstrapCode`; errors end with its path. */
   readonly scope: Construct;
-  /**
-   * Blocks of the scripts that this user data never runs, dropped from its code (`# efs-cache: <name> begin` to
-   * `# efs-cache: <name> end`). @default []
-   */
-  readonly drop?: string[];
 }
 
 /**
- * Renders a script from assets/ into user data and the code it runs. The code (the libraries and the script,
- * compacted by `compactScript`) is an S3 file asset, the child `BootstrapCode` of `scope`; the user data is
+ * The libraries under assets/ that every instance's code holds, in this order before its script: each script uses
+ * some, and what a configuration does not use stays unused, switched off by its `EFSC_*` parameters. loader.sh is
+ * not one: the user data holds it.
+ */
+export const LIBRARIES = ['lib/common.sh', 'lib/aws-signal.sh', 'lib/metrics.sh', 'lib/fscache.sh', 'lib/mirror.sh', 'lib/mirror-s3.sh'];
+
+/**
+ * An instance's code: every library (LIBRARIES) and the script, each file whole (its comments and line numbers kept,
+ * so that the copy an instance keeps reads as the source does), after a line that names it.
+ */
+export function instanceCode(script: string): string {
+  return [...LIBRARIES, script].map((file) => `# ---- cdk-efs-cache assets/${file} ----\n${readAsset(file)}`)
+    .join('\n').replace(/\n*$/, '\n');
+}
+
+/**
+ * Renders a script from assets/ into user data and the code it runs. The code (`instanceCode`: every library and the
+ * script, whole) is an S3 file asset, the child `BootstrapCode` of `scope`; the user data is
  * `#!/bin/bash`, `set -euo pipefail`, `set -a`, one `EFSC_X=...` assignment per parameter (see `parameterLine`),
  * among them the code's bucket, key, region and sha256, `set +a`, then the loader (assets/lib/loader.sh, compacted),
  * which fetches the object with the instance role, keeps it in /var/lib/efs-cache/code, and leaves it in
@@ -72,10 +81,7 @@ export interface RenderScriptOptions {
  * Throws when the result would exceed EC2's 16 KB user-data limit.
  */
 export function renderScript(options: RenderScriptOptions): RenderedScript {
-  const code: string[] = [];
-  for (const lib of options.libraries ?? ['lib/common.sh']) code.push(...compactScript(readAsset(lib), options.drop));
-  code.push(...compactScript(readAsset(options.script), options.drop));
-  const codeText = code.join('\n') + '\n';
+  const codeText = instanceCode(options.script);
   const sha256 = crypto.createHash('sha256').update(codeText, 'utf8').digest('hex');
   CODE_BY_SHA256.set(sha256, codeText);
   const asset = newCodeAsset(options.scope, sha256, codeText);
@@ -97,7 +103,7 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
   }
   const tail = [
     'set +a',
-    `${LOADER_COMMENT} ${options.script} and its libraries (cdk-efs-cache assets/): an S3 object, run only if its sha256 is EFSC_CODE_SHA256.`,
+    `${LOADER_COMMENT} ${options.script} and every library: from S3, run only if its sha256 is EFSC_CODE_SHA256.`,
     ...compactScript(readAsset('lib/loader.sh')),
     `eval "$${BODY_VARIABLE}"`,
   ];
@@ -270,14 +276,12 @@ export function shellQuote(value: string): string {
 /**
  * Drops the shebang, `set -euo pipefail`, comment lines, blank lines and leading indentation, outside heredocs;
  * heredoc bodies are kept byte for byte (they are files the script writes). `# shellcheck` directives stay, so the
- * rendered user data passes shellcheck as its sources do. Lines between `# efs-cache: standalone begin` and
- * `# efs-cache: standalone end` (a script's code for running from a checkout, such as sourcing the library that
- * the user data already inlines) are dropped, and likewise the blocks named in `drop`.
+ * rendered user data passes shellcheck as its sources do. For the loader only, which the user data holds within
+ * EC2's 16 KB: the instances' code is shipped whole.
  */
-export function compactScript(text: string, drop: string[] = []): string[] {
+export function compactScript(text: string): string[] {
   const out: string[] = [];
   let terminator: { word: string; tabs: boolean } | undefined;
-  let standalone: string | undefined;
   text.split('\n').forEach((line, i) => {
     if (terminator) {
       out.push(line);
@@ -285,12 +289,6 @@ export function compactScript(text: string, drop: string[] = []): string[] {
       return;
     }
     const trimmed = line.trim();
-    const begin = /^#\s*efs-cache: ([a-z0-9-]+) begin$/.exec(trimmed);
-    if (!standalone && begin && (begin[1] === 'standalone' || drop.includes(begin[1]))) standalone = begin[1];
-    if (standalone) {
-      if (trimmed.replace(/^#\s*/, '# ') === `# efs-cache: ${standalone} end`) standalone = undefined;
-      return;
-    }
     if (i === 0 && trimmed.startsWith('#!')) return;
     if (trimmed === '' || trimmed === 'set -euo pipefail') return;
     if (trimmed.startsWith('#') && !/^#\s*shellcheck\s/.test(trimmed)) return;
@@ -299,7 +297,6 @@ export function compactScript(text: string, drop: string[] = []): string[] {
     if (heredoc) terminator = { word: heredoc[3], tabs: heredoc[1] === '-' };
   });
   if (terminator) throw new Error(`cdk-efs-cache: unterminated heredoc ${terminator.word} in a script`);
-  if (standalone) throw new Error(`cdk-efs-cache: a ${standalone} block in a script has no end marker`);
   return out;
 }
 

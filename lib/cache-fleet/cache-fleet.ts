@@ -227,15 +227,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
 
     const rendered = renderScript({
       script: 'cache-node/bootstrap.sh',
-      // lib/fscache.sh only with the disk cache, lib/mirror.sh only with mirrors and lib/mirror-s3.sh only with S3 mirrors:
-      // their functions run only then.
-      libraries: ['lib/common.sh', 'lib/metrics.sh', ...(this.mirrorExports.length ? ['lib/mirror.sh'] : []),
-        ...(s3Mirrors(props).length ? ['lib/mirror-s3.sh'] : []), ...(diskCache ? ['lib/fscache.sh'] : []),
-        'lib/aws-signal.sh'],
       description: `the cache nodes of ${this.node.path}`,
       scope: this,
-      // The NFSv3 code (mountd's port, the handle check) only in the user data of a fleet that serves NFSv3.
-      drop: ['initialize-devices', ...(v3 ? [] : ['nfsv3']), ...(this.mirrorExports.length ? ['no-mirrors'] : [])],
       parameters: {
         ...nodeParameters(this, this.role, props, {
           origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache,

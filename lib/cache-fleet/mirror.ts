@@ -3,7 +3,6 @@ import { Annotations, Duration, Size, SizeRoundingBehavior, Token } from 'aws-cd
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
-import { NFS_MIRROR_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
 import { seconds } from '../private/mount';
@@ -264,11 +263,13 @@ export interface MirroringOptions {
 }
 
 /**
- * The root under which every node exports its mirrors (`MIRROR_ROOT/<path under exportPath>`). The nodes' script
- * names it too (assets/lib/mirror.sh `MIRROR_ROOT`, assets/client/bootstrap.sh); test/bootstrap/shared-facts.test.ts fails if
- * they differ.
+ * The root under which every node exports its mirrors (`MIRROR_ROOT/<path under exportPath>`). The nodes' and the
+ * clients' scripts take it as `EFSC_MIRROR_ROOT`.
  */
 export const MIRROR_ROOT = '/mirror';
+
+/** The network namespace of the mirrors' own nfsd on a node, which the node's script takes as `EFSC_MIRROR_NAMESPACE`. */
+export const MIRROR_NAMESPACE = 'efs-cache-mirror';
 
 /** The path clients mount a mirror from: `/mirror/<path under exportPath>`, as `mirrorExportPath` makes it. */
 export const MIRROR_EXPORT_RE = new RegExp(`^${MIRROR_ROOT}/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$`);
@@ -557,20 +558,18 @@ function mirrorSourceParameters(constructPath: string, o: MirrorOptions): Record
  * it after (`nosharecache`: a superblock of its own, so nothing the last sync or the re-export cached is reused), so a
  * sync sees the origin as it is: the staleness bound is the interval plus two syncs, not the re-export's timers. Its
  * attribute cache outlives the sync (`actimeo=3600`, `noatime`): the walk's stat of each entry is answered from the
- * attributes its READDIR reply carried, not by a GETATTR per file. `EFSC_MIRROR_PORT`: the port of the node's own
- * addresses that reaches the mirrors' own nfsd (`NFS_MIRROR_PORT`). With a change marker, also `markerParameters`.
+ * attributes its READDIR reply carried, not by a GETATTR per file. With a change marker, also `markerParameters`.
  * `base`: the options of every mount of the origin (the origin's helper, version and ports: `originBaseOptions`).
  */
 export function mirrorParameters(constructPath: string, o: MirrorOptions, base: string[], diskCache: boolean): Record<string, string> {
   const paths = pathMirrors(o);
   const m = o.mirroring ?? {};
-  // Without mirrors the user data has no lib/mirror.sh, only its stand-ins, which read EFSC_MIRROR_PATHS alone.
+  // Without mirrors, mirror.sh reads EFSC_MIRROR_PATHS alone.
   if (!hasMirrors(o)) return { EFSC_MIRROR_PATHS: '' };
   return {
     EFSC_MIRROR_PATHS: paths.join(' '),
     ...mirrorSourceParameters(constructPath, o),
     EFSC_MIRROR_FSIDS: paths.map((p) => mirrorFsid(constructPath, p)).join(' '),
-    EFSC_MIRROR_PORT: String(NFS_MIRROR_PORT),
     EFSC_MIRROR_INTERVAL: `${seconds(m.interval ?? MIRRORING_DEFAULTS.interval)}s`,
     EFSC_MIRROR_SIZE_MB: String((m.size ?? MIRRORING_DEFAULTS.size).toMebibytes()),
     EFSC_MIRROR_STORAGE: mirrorStorageOf(o, diskCache) === MirrorStorage.MEMORY ? 'memory' : 'disk',

@@ -3,12 +3,13 @@ import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { CacheOrigin, originBaseOptions, originMountType, originServerPath } from './cache-origin';
-import { mirrorParameters } from './mirror';
+import { MIRROR_NAMESPACE, MIRROR_ROOT, mirrorParameters } from './mirror';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetOptions, CacheFleetProps } from './options';
 import { NODE_CACHE_DIR } from './validation';
 import { instanceMetrics } from '../monitoring/metrics';
 import { NfsVersion } from '../nfs-version';
 import { exportClients } from '../private/cidr';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
 import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { EFS_UTILS_TLS_PORT, MountHelper, seconds, systemdTimeSpan } from '../private/mount';
 
@@ -83,6 +84,12 @@ export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFl
     EFSC_REWARM_INTERVAL: rewarm ? systemdTimeSpan(rewarm) : '',
     ...instanceMetrics(fleet, role, props.metrics ?? DEFAULTS.metrics),
     ...mirrorParameters(fleet.node.path, props, originBaseOptions(v.origin, v.mountHelper), v.diskCache),
+    // Facts the library owns and the script uses whatever the configuration: the ports clients reach (mountd with
+    // NFSv3; the mirrors' nfsd), the mirrors' namespace and export root.
+    EFSC_MOUNTD_PORT: String(NFS_MOUNTD_PORT),
+    EFSC_MIRROR_PORT: String(NFS_MIRROR_PORT),
+    EFSC_MIRROR_NAMESPACE: MIRROR_NAMESPACE,
+    EFSC_MIRROR_ROOT: MIRROR_ROOT,
     EFSC_NODE_DISK_CACHE: String(v.diskCache),
     ...(v.clientNfsVersion === NfsVersion.NFS_V3 ? { EFSC_NFS_V3: 'true' } : {}),
     ...(v.diskCache ? diskCacheParameters({

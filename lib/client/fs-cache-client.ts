@@ -326,7 +326,6 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         ...instanceMetrics(this, this.role, props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics),
         ...clientMirrorParameters(this, source, props),
       },
-      libraries: ['lib/common.sh', 'lib/metrics.sh', 'lib/fscache.sh'],
     });
     if (props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics) {
       Validations.of(this.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: PUT_METRIC_DATA_REASON });
@@ -505,7 +504,7 @@ function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCac
   if (source.mirrorMountPoint !== undefined && paths.length === 0) throw propError(scope, rootProp, 'needs mirrorPaths: there is nothing to mount.');
   // Only a fleet has mirrors: MountSource.fileSystem takes none.
   const fleet = source.fleet;
-  if (paths.length === 0 || !fleet) return { EFSC_MIRROR_MOUNTS: '' };
+  if (paths.length === 0 || !fleet) return { EFSC_MIRROR_MOUNTS: '', EFSC_MIRROR_ROOT: MIRROR_ROOT };
   if (!DIR_RE.test(root) || DOT_SEGMENT_RE.test(root)) throw propError(scope, rootProp, `must be an absolute path other than /, got ${describeValue(root, scope)}.`);
   const twice = paths.find((p, i) => paths.indexOf(p) !== i);
   if (twice !== undefined) throw propError(scope, pathsProp, `lists '${twice}' twice: each mirror is mounted once.`);
@@ -547,6 +546,7 @@ function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCac
   }));
   return {
     EFSC_MIRROR_MOUNTS: mirrors.map((m) => m.exportPath).join(' '),
+    EFSC_MIRROR_ROOT: MIRROR_ROOT,
     EFSC_MIRROR_MOUNT_POINT: root,
     EFSC_MIRROR_MOUNT_OPTIONS: [...RECOMMENDED_NFS_OPTIONS, 'ro', `port=${NFS_MIRROR_PORT}`].join(','),
   };

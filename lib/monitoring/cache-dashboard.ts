@@ -301,7 +301,7 @@ export class CacheDashboard extends Construct {
       alarmDescription: `The disk cache of ${who} was written but did not serve for an hour: in each 15 minutes they ` +
         `wrote at least ${NOT_SERVING.minWriteBytes / 1024 / 1024} MiB to it, at least ${NOT_SERVING.rewriteShare * 100}% of ` +
         `it stored again what the cache held, and its device served less than ${NOT_SERVING.readShare * 100}% of that. ` +
-        'FS-Cache stores but does not serve on this kernel, or the cache is too small for the data read again (README: "A cache that shows it serves").',
+        'FS-Cache stores but does not serve on this kernel, or the cache is too small for the data read again (docs/operations.md: "A cache that shows it serves").',
     });
   }
 
@@ -352,7 +352,7 @@ export class CacheDashboard extends Construct {
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `A mirrored tree of ${f.node.path} no longer fits the nodes' mirrorSize: they serve the last copy that fit.`,
+      alarmDescription: `A mirrored tree of ${f.node.path} no longer fits the nodes' mirroring.size: they serve the last copy that fit.`,
     });
   }
 

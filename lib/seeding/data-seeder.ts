@@ -341,7 +341,6 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
 
     const rendered = renderScript({
       script: 'seeding/seed.sh',
-      libraries: ['lib/common.sh', 'lib/aws-signal.sh'],
       description: `the data seeder ${this.node.path}`,
       scope: this,
       parameters: {

@@ -16,23 +16,26 @@ import {
   NfsVersion,
   SeedSource,
 } from '../../lib';
-import { compactScript, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/bootstrap/render';
+import { compactScript, LIBRARIES, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/bootstrap/render';
 import { importedFs, newApp, stackWithVpc } from '../util';
+import { readAsset } from '../../lib/private/assets';
 import { runScript } from '../util/run-script';
 import { flatten } from '../util/user-data';
 
 describe('renderScript', () => {
-  test('header, sorted quoted parameters, the loader; the library and script without comments in the code asset', () => {
-    const r = renderScript({
-      script: 'client/bootstrap.sh', description: 'test', scope: new Stack(), parameters: { EFSC_B: "it's", EFSC_A: 'x y' }, libraries: ['lib/common.sh', 'lib/fscache.sh'],
-    });
+  test('header, sorted quoted parameters, the loader; every library and the script, whole, in the code asset', () => {
+    const r = renderScript({ script: 'client/bootstrap.sh', description: 'test', scope: new Stack(), parameters: { EFSC_B: "it's", EFSC_A: 'x y' } });
     const lines = r.text.split('\n');
     expect(lines.slice(0, 5)).toEqual(['#!/bin/bash', 'set -euo pipefail', 'set -a', "EFSC_A='x y'", `EFSC_B='it'"'"'s'`]);
     expect(r.text.match(/^#!/gm)).toHaveLength(1);
     const code = renderedCode(r.text);
     expect(code).toBe(r.code);
     expect(code).toContain('check_parameters() {');
-    expect(code).not.toMatch(/^\s*# (?!shellcheck )/m);
+    // Each file whole, comments included, after a line naming it: the libraries in their order, then the script.
+    const files = [...LIBRARIES, 'client/bootstrap.sh'];
+    expect([...code.matchAll(/^# ---- cdk-efs-cache assets\/(\S+) ----$/gm)].map((m) => m[1])).toEqual(files);
+    for (const file of files) expect(code).toContain(`# ---- cdk-efs-cache assets/${file} ----\n${readAsset(file).replace(/\n*$/, '')}`);
+    expect(code).not.toMatch(/efs-cache: [a-z-]+ (begin|end)$/m);
     // The user data holds none of the code: its parameters, the code's sha256 and the loader.
     expect(r.text).not.toContain('check_parameters');
     expect(r.text).toContain(`EFSC_CODE_SHA256='${crypto.createHash('sha256').update(code).digest('hex')}'`);
@@ -40,6 +43,15 @@ describe('renderScript', () => {
     // The asset's file is the code, byte for byte; its key is the content's hash.
     expect(fs.readFileSync(path.join(Stage.of(r.asset)!.assetOutdir, r.asset.assetPath), 'utf8')).toBe(code);
     expect(r.asset.s3ObjectKey).toBe(`${r.asset.assetHash}.sh`);
+  });
+
+  test('LIBRARIES is every library under assets/lib but the loader (in the user data) and checkout.sh (host runs only)', () => {
+    const dir = path.join(__dirname, '..', '..', 'assets', 'lib');
+    const all = fs.readdirSync(dir).filter((f) => f.endsWith('.sh') && !['loader.sh', 'checkout.sh'].includes(f)).map((f) => `lib/${f}`);
+    expect([...LIBRARIES].sort()).toEqual(all.sort());
+    expect(LIBRARIES[0]).toBe('lib/common.sh');
+    // checkout.sh sources them in the same order.
+    expect(readAsset('lib/checkout.sh')).toContain(`for efs_cache_lib in ${LIBRARIES.map((l) => path.basename(l, '.sh')).join(' ')}; do`);
   });
 
   test('the code asset is deterministic: two apps synthesize the same template (its key is the content\'s hash)', () => {
@@ -128,7 +140,7 @@ describe('the loader: the code runs only if it is the code rendered with the use
 });
 
 describe('compactScript', () => {
-  test('drops comments (not shellcheck directives), blank lines, indentation and standalone blocks; keeps heredoc bodies', () => {
+  test('drops comments (not shellcheck directives), blank lines and indentation; keeps heredoc bodies', () => {
     const script = [
       '#!/bin/bash',
       'set -euo pipefail',
@@ -145,9 +157,6 @@ describe('compactScript', () => {
       '\tEND',
       '  x=$(cat <<< "here-string")',
       '  # shellcheck disable=SC2086 # kept: a directive',
-      '  # efs-cache: standalone begin',
-      '  source ../lib/common.sh',
-      '  # efs-cache: standalone end',
       '}',
     ].join('\n');
     expect(compactScript(script)).toEqual([
@@ -164,17 +173,6 @@ describe('compactScript', () => {
       '# shellcheck disable=SC2086 # kept: a directive',
       '}',
     ]);
-  });
-
-  test('a block named in drop is dropped, and only that one: a node never runs the devices\' initialization', () => {
-    const text = ['a', '# efs-cache: initialize-devices begin', 'dd', '# efs-cache: initialize-devices end', '# efs-cache: other begin', 'b', '# efs-cache: other end'].join('\n');
-    expect(compactScript(text, ['initialize-devices'])).toEqual(['a', 'b']);
-    expect(compactScript(text)).toEqual(['a', 'dd', 'b']);
-    expect(() => compactScript('# efs-cache: x begin\nsource x', ['x'])).toThrow(/a x block in a script has no end marker/);
-  });
-
-  test('a standalone block without its end marker is an error', () => {
-    expect(() => compactScript('# efs-cache: standalone begin\nsource x')).toThrow(/no end marker/);
   });
 
   test('an unterminated heredoc is an error, not a silently broken script', () => {

@@ -1,8 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { MIRROR_ROOT } from '../../lib/cache-fleet/mirror';
-import { NFS_MOUNTD_PORT, NFS_PORT } from '../../lib/private/constants';
+import { Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CacheFleet, CacheOrigin, FsCacheClientLaunchTemplate, MountSource } from '../../lib';
+import { MIRROR_NAMESPACE, MIRROR_ROOT } from '../../lib/cache-fleet/mirror';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../../lib/private/constants';
 import { EFS_UTILS_TLS_PORT } from '../../lib/private/mount';
+import { importedFs, stackWithVpc } from '../util';
+import { launchTemplateUserData, parameters } from '../util/user-data';
 
 /**
  * Facts that the TypeScript and the instances' bash both use. Each has one owner in lib/ (a constant); where the bash
@@ -24,13 +29,6 @@ function codeLines(re: RegExp): string[] {
   )));
 }
 
-/** The first capture of `re` in one asset, which must match. */
-function captured(asset: string, re: RegExp): string {
-  const m = fs.readFileSync(path.join(ASSETS, asset), 'utf8').match(re);
-  if (!m) throw new Error(`${asset} no longer matches ${re}: update this test to where the script names the value`);
-  return m[1];
-}
-
 describe('facts shared by the TypeScript and the bash', () => {
   test('the scripts are found (a test reading no script would pass whatever they say)', () => {
     expect(scripts().map((f) => path.relative(ASSETS, f))).toEqual(expect.arrayContaining([
@@ -38,25 +36,26 @@ describe('facts shared by the TypeScript and the bash', () => {
     ]));
   });
 
-  test('the nodes\' rpc.mountd listens on NFS_MOUNTD_PORT, the port clients and security groups use', () => {
-    expect(Number(captured('cache-node/bootstrap.sh', /^MOUNTD_PORT=(\d+)$/m))).toBe(NFS_MOUNTD_PORT);
-    // No script writes the number anywhere else.
-    expect(codeLines(new RegExp(`\\b${NFS_MOUNTD_PORT}\\b`))).toEqual([`cache-node/bootstrap.sh:${lineOf('cache-node/bootstrap.sh', /^MOUNTD_PORT=/)}: MOUNTD_PORT=${NFS_MOUNTD_PORT}`]);
+  test('the ports, the mirrors\' namespace and root reach the scripts as parameters, which no script writes itself', () => {
+    const node = renderedParameters((stack, vpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) }));
+    expect(node.EFSC_MOUNTD_PORT).toBe(String(NFS_MOUNTD_PORT));
+    expect(node.EFSC_MIRROR_PORT).toBe(String(NFS_MIRROR_PORT));
+    expect(node.EFSC_MIRROR_NAMESPACE).toBe(MIRROR_NAMESPACE);
+    expect(node.EFSC_MIRROR_ROOT).toBe(MIRROR_ROOT);
+    const client = renderedParameters((stack, vpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', {
+      vpc, source: MountSource.fileSystem(importedFs(stack)),
+    }));
+    expect(client.EFSC_MIRROR_ROOT).toBe(MIRROR_ROOT);
+    // No script code writes one of them as a literal (a unit named efs-cache-mirror.timer is not the namespace).
+    expect(codeLines(new RegExp(`\\b(${NFS_MOUNTD_PORT}|${NFS_MIRROR_PORT})\\b`))).toEqual([]);
+    expect(codeLines(new RegExp(`${MIRROR_NAMESPACE}(?![\\w.-])`))).toEqual([]);
+    expect(codeLines(new RegExp(`(^|[^\\w./-])${MIRROR_ROOT}(?![\\w.-])`))).toEqual([]);
   });
 
   test('every NFS port a script names (port=) is NFS_PORT', () => {
     const ports = codeLines(/[^t]port=\d/).flatMap((l) => [...l.matchAll(/[^t]port=(\d+)/g)].map((m) => Number(m[1])));
     expect(ports.length).toBeGreaterThan(0);
     expect(new Set(ports)).toEqual(new Set([NFS_PORT]));
-  });
-
-  test('the mirrors\' root of the node and the client scripts is MIRROR_ROOT', () => {
-    expect(captured('lib/mirror.sh', /^MIRROR_ROOT=(\S+)/m)).toBe(MIRROR_ROOT);
-    expect(captured('client/bootstrap.sh', /^\s*need EFSC_MIRROR_MOUNTS '\^\( \?(\/[^/]+)\//m)).toBe(MIRROR_ROOT);
-    expect(captured('client/bootstrap.sh', /^mirror_mount_point\(\) \{ echo "\$EFSC_MIRROR_MOUNT_POINT\$\{1#([^}]+)\}"; \}$/m)).toBe(MIRROR_ROOT);
-    // Outside those three places, no script code writes the root as a literal (mirror.sh uses $MIRROR_ROOT).
-    const literal = codeLines(new RegExp(`(^|[^\\w./-])${MIRROR_ROOT}(?![\\w.-])`));
-    expect(literal.map((l) => l.replace(/:\d+:.*/, ''))).toEqual(['client/bootstrap.sh', 'client/bootstrap.sh', 'lib/mirror.sh']);
   });
 
   test('no script names a TLS port of its own: efs-utils\' tlsport comes from EFS_UTILS_TLS_PORT, as documented', () => {
@@ -68,6 +67,11 @@ describe('facts shared by the TypeScript and the bash', () => {
   });
 });
 
-function lineOf(asset: string, re: RegExp): number {
-  return fs.readFileSync(path.join(ASSETS, asset), 'utf8').split('\n').findIndex((l) => re.test(l)) + 1;
+/** The parameters of the one launch template a construct makes in a stack of its own. */
+function renderedParameters(build: (stack: Stack, vpc: ec2.Vpc) => unknown): Record<string, string> {
+  const { stack, vpc } = stackWithVpc();
+  build(stack, vpc);
+  const userData = Object.values(launchTemplateUserData(stack));
+  expect(userData).toHaveLength(1);
+  return parameters(userData[0]);
 }

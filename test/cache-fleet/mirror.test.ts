@@ -31,30 +31,28 @@ function fleet(props: Partial<CacheFleetProps> = {}, id = 'Fleet', originOptions
 }
 
 describe('CacheFleet mirrors', () => {
-  test('without mirrors the nodes get empty mirror parameters and the fleet no mirror', () => {
+  test('without mirrors the nodes get empty mirror paths, none of the mirrors\' settings, and the fleet no mirror', () => {
     const { fleet: f, params } = fleet();
     expect(f.mirrorExports).toEqual([]);
     expect(params).toMatchObject({ EFSC_MIRROR_PATHS: '' });
     expect(params.EFSC_MIRROR_FSIDS).toBeUndefined();
     expect(params.EFSC_MIRROR_INTERVAL).toBeUndefined();
-    expect(params.EFSC_MIRROR_PORT).toBeUndefined();
-    // The one mirror parameter of a user data without mirrors: what the stand-ins of lib/mirror.sh read.
-    expect(Object.keys(params).filter((k) => k.startsWith('EFSC_MIRROR_'))).toEqual(['EFSC_MIRROR_PATHS']);
+    // Besides the empty paths, only the facts every node gets: the port, namespace and root of the mirrors (the
+    // drain checks the port and the namespace whatever the configuration).
+    expect(Object.keys(params).filter((k) => k.startsWith('EFSC_MIRROR_')).sort())
+      .toEqual(['EFSC_MIRROR_NAMESPACE', 'EFSC_MIRROR_PATHS', 'EFSC_MIRROR_PORT', 'EFSC_MIRROR_ROOT']);
   });
 
-  test('only a fleet with mirrors carries lib/mirror.sh; one without gets the stand-ins that say no mirror, and refuses mirror paths', () => {
+  test('every fleet\'s code is the same, lib/mirror.sh included; mirror paths without the mirrors\' settings are refused', () => {
     const without = fleet();
     const code = renderedCode(without.userData);
-    expect(code).not.toMatch(/mirror_sync_one\(\) \{/);
-    expect(code).toMatch(/mirrors\(\) \{ false; \}/);
-    const withMirror = renderedCode(fleet({ mirrors: [Mirror.path('/efs/app')] }).userData);
-    expect(withMirror).toMatch(/mirror_sync_one\(\) \{/);
-    expect(withMirror).not.toMatch(/mirrors\(\) \{ false; \}/);
+    expect(code).toMatch(/mirror_sync_one\(\) \{/);
+    expect(renderedCode(fleet({ mirrors: [Mirror.path('/efs/app')] }).userData)).toBe(code);
     const bad = without.userData.replace("EFSC_MIRROR_PATHS=''", "EFSC_MIRROR_PATHS='/efs/app'");
     expect(bad).not.toBe(without.userData);
     const run = runScript(bad, ['--metrics'], {});
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/FATAL: EFSC_MIRROR_PATHS is set, but this user data was rendered without lib\/mirror.sh/);
+    expect(run.stderr).toMatch(/FATAL: EFSC_MIRROR_FSIDS: 0 fsids for 1 mirror paths/);
   });
 
   test('mirror paths, fsids, interval, size, timeout and the sync\'s own origin mount are rendered', () => {
@@ -138,10 +136,10 @@ describe('CacheFleet mirrors', () => {
     expect(() => ofType('c7gn.16xlarge', { mirroring: { storage: MirrorStorage.INSTANCE_STORE } }))
       .toThrow(/^Invalid mirroring\.storage: INSTANCE_STORE needs the second cache level on the nodes \(nodeDiskCache/);
     expect(() => ofType('c7gd.4xlarge', { nodeDiskCache: NodeDiskCache.none(), mirroring: { storage: MirrorStorage.INSTANCE_STORE } })).toThrow(/^Invalid mirroring\.storage/);
-    // The node's code holds the disk storage and not the devices' initialization, which only clients run.
-    const code = renderedCode(fleet({ mirrors: [Mirror.path('/efs/app')], instanceType: new ec2.InstanceType('c7gd.4xlarge') }).userData);
-    expect(code).toContain('mirror_disk() {');
-    expect(code).not.toContain('dd if=/dev/zero');
+    // The node's code holds the disk storage; the devices' initialization, which only clients run, is off.
+    const disk = fleet({ mirrors: [Mirror.path('/efs/app')], instanceType: new ec2.InstanceType('c7gd.4xlarge') });
+    expect(renderedCode(disk.userData)).toContain('mirror_disk() {');
+    expect(disk.params.EFSC_INITIALIZE_DEVICES).toBe('false');
   });
 
   test('the node script refuses disk storage without the disk cache, and a storage it does not know', () => {

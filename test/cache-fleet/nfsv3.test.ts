@@ -18,6 +18,7 @@ import {
 } from '../../lib';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
+import { renderedCode } from '../../lib/bootstrap/render';
 import { expand, launchTemplateUserData, parameters } from '../util/user-data';
 
 function build(clientNfsVersion?: NfsVersion) {
@@ -35,10 +36,10 @@ describe('NfsVersion.NFS_V3', () => {
   const v3 = build(NfsVersion.NFS_V3);
   const v4 = build();
 
-  test('NFSv4.1 stays the default, and its nodes carry none of the NFSv3 code', () => {
+  test('NFSv4.1 stays the default, and its nodes are not told to serve NFSv3 (the code is the same, switched off)', () => {
     expect(v4.fleet.clientNfsVersion).toBe(NfsVersion.NFS_V4_1);
     expect(parameters(v4.node).EFSC_NFS_V3).toBeUndefined();
-    expect(expand(v4.node)).not.toMatch(/v3_check\(\) \{|MOUNTD_PORT=/);
+    expect(renderedCode(v4.node)).toBe(renderedCode(v3.node));
     expect(parameters(v4.clientUd).EFSC_MOUNT_OPTIONS.split(',')).toEqual(expect.arrayContaining(['nfsvers=4.1']));
     expect(parameters(v4.clientUd).EFSC_MOUNT_TYPE).toBe('nfs4');
   });
@@ -50,9 +51,8 @@ describe('NfsVersion.NFS_V3', () => {
     expect(Number(v3.fleet.fsid)).toBeLessThanOrEqual(0x7fffffff);
     expect(parameters(v3.node).EFSC_EXPORT_FSID).toBe(v3.fleet.fsid);
     expect(v4.fleet.fsid).toMatch(/^[0-9a-f]{8}-/);
-    const code = expand(v3.node);
-    expect(code).toContain('MOUNTD_PORT=20048');
-    expect(code).toMatch(/v3_check\(\) \{/);
+    expect(parameters(v3.node).EFSC_MOUNTD_PORT).toBe(String(CacheFleet.MOUNTD_PORT));
+    expect(expand(v3.node)).toMatch(/v3_check\(\) \{/);
   });
 
   test('clients mount over NFSv3 without locks, naming both ports', () => {
@@ -102,7 +102,7 @@ describe('NfsVersion.NFS_V3', () => {
     // Refused for size before the code moved out of the user data; now more than half of EC2's 16 KB is left.
     expect(fleet.userDataBytes).toBeLessThan(8192);
     const code = expand(Object.values(launchTemplateUserData(stack))[0]);
-    expect(code).toContain('MOUNTD_PORT=20048');
+    expect(code).toContain('v3_check() {');
     expect(code).toContain('mirror_exports() {');
     expect(code).toContain('fscache_check() {');
   });
@@ -123,12 +123,12 @@ describe('NfsVersion.NFS_V3', () => {
     expect(run.calls.filter((c) => /^(dnf|apt-get|mount|nfsconf|exportfs) /.test(c))).toEqual([]);
   });
 
-  test('a node rendered without the NFSv3 code refuses EFSC_NFS_V3=true before installing anything', () => {
-    const bad = v4.node.replace("EFSC_NODE_DISK_CACHE='false'", "EFSC_NODE_DISK_CACHE='false'\nEFSC_NFS_V3='true'");
-    expect(bad).not.toBe(v4.node);
+  test('a node refuses a mountd port that is not a port before installing anything', () => {
+    const bad = v3.node.replace("EFSC_MOUNTD_PORT='20048'", "EFSC_MOUNTD_PORT='20048;x'");
+    expect(bad).not.toBe(v3.node);
     const run = runScript(bad, ['--metrics'], {});
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/FATAL: EFSC_NFS_V3=true, but this user data was rendered without NFSv3/);
+    expect(run.stderr).toMatch(/FATAL: EFSC_MOUNTD_PORT='20048;x' is invalid: expected a TCP port/);
     expect(run.calls.filter((c) => /^(dnf|apt-get|mount|nfsconf) /.test(c))).toEqual([]);
   });
 });

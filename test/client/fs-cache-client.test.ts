@@ -44,7 +44,7 @@ describe('FsCacheClientLaunchTemplate over EFS', () => {
       EFSC_INITIALIZE_DEVICES: 'false',
       EFSC_CULL_BRUN: '10', EFSC_CULL_BCULL: '7', EFSC_CULL_BSTOP: '3',
       EFSC_CULL_FRUN: '10', EFSC_CULL_FCULL: '7', EFSC_CULL_FSTOP: '3',
-      EFSC_METRICS: 'cloudwatch-agent', EFSC_METRICS_GROUP: 'TestStack/Client', EFSC_MIRROR_MOUNTS: '',
+      EFSC_METRICS: 'cloudwatch-agent', EFSC_METRICS_GROUP: 'TestStack/Client', EFSC_MIRROR_MOUNTS: '', EFSC_MIRROR_ROOT: '/mirror',
     });
   });
 

@@ -449,7 +449,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
       expect(r.code).not.toBe(0);
       expect((await node.execOk('cat /run/efs-cache/mirror/full')).trim()).toBe('1');
       expect(await node.execOk('journalctl -q -u efs-cache-mirror.service -o cat -n 20'))
-        .toMatch(/WARN: mirror \/efs\/app does not fit in \/mirror \(64 MiB\): serving the last copy; raise mirrorSize/);
+        .toMatch(/WARN: mirror \/efs\/app does not fit in \/mirror \(64 MiB\): serving the last copy; raise mirroring\.size/);
       await node.execOk('systemctl start efs-cache-metrics.service; sleep 1');
       expect(await node.execOk('cat /run/statsd-received')).toMatch(/^MirrorFull:1\|g/m);
       await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches');
@@ -500,7 +500,7 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
         's=$(systemctl show -p ActiveState --value efs-cache-warm.service); [ "$s" = failed ] && break; sleep 1; done');
       expect((await node.execOk('systemctl show -p ActiveState --value efs-cache-warm.service')).trim()).toBe('failed');
       const warm = await node.execOk('journalctl -q -b -u efs-cache-warm.service -o cat');
-      expect(warm).toMatch(/WARN: mirror \/efs\/app does not fit in \/mirror \(64 MiB\): serving the last copy; raise mirrorSize/);
+      expect(warm).toMatch(/WARN: mirror \/efs\/app does not fit in \/mirror \(64 MiB\): serving the last copy; raise mirroring\.size/);
       expect(warm).toMatch(/FATAL: the first sync of the mirrors failed/);
       // Not serving: the unit, the kernel's nfsd threads and the export table, not one of them alone.
       expect((await node.execOk('systemctl show -p ActiveState --value nfs-server.service')).trim()).not.toBe('active');

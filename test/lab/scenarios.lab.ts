@@ -430,8 +430,7 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
 
     test('a node whose origin\'s handles do not fit NFSv3 does not serve, and says why', async () => {
       expect(r5.status).not.toBe('done');
-      // The node's script still names 0.1's ClientProtocol: rewording it would change every NFSv3 fleet's user data.
-      expect(r5.output).toMatch(/efs-cache: FATAL: NFSv3 cannot serve the origin: .*exceed NFSv3's 64 bytes, use ClientProtocol.NFS_V4_1/);
+      expect(r5.output).toMatch(/efs-cache: FATAL: NFSv3 cannot serve the origin: .*exceed NFSv3's 64 bytes, use clientNfsVersion NfsVersion.NFS_V4_1/);
       expect((await node5.exec('exportfs -v')).stdout.trim()).toBe('');
       expect((await node5.exec("ss -Hltn 'sport = :2049'")).stdout.trim()).toBe('');
       expect((await node5.execOk('findmnt -rn /run/efs-cache/v3-check || true')).trim()).toBe('');

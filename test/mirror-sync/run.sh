@@ -290,7 +290,7 @@ mv "$src/a/b" "$src/a/b.away"
 # with a/stale in its part, the large file's failure would end the job first).
 : >"$src/a/stale2"
 check "a tree that outgrows it fails" fails sync "$work/small"
-check "  with the WARN line that names mirrorSize" grep -q 'does not fit in .* (1 MiB): serving the last copy; raise mirrorSize' "$work/out"
+check "  with the WARN line that names mirroring.size" grep -q 'does not fit in .* (1 MiB): serving the last copy; raise mirroring.size' "$work/out"
 check "  and the full flag" test "$(cat "$work/state/full")" = 1
 check "  nothing of the last copy was removed (a/f7 is still there)" test -f "$work/small/app/a/f7"
 check "  the other jobs ran: a/b is a file in the copy (a/b/kept went with the directory), a/stale is there" \

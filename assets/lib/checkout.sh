@@ -1,0 +1,22 @@
+#!/bin/bash
+set -euo pipefail
+# Sourced by a script run from a checkout (the tests' host runs), which then has what its user data's code holds
+# before it: every library, in the order of LIBRARIES (lib/bootstrap/render.ts). EFS_CACHE_LIB lists them for
+# install_self, which adds them to the copy it installs. An instance never reads this file.
+EFS_CACHE_LIB=""
+for efs_cache_lib in common aws-signal metrics fscache mirror mirror-s3; do
+  EFS_CACHE_LIB+="${EFS_CACHE_LIB:+:}$(dirname "${BASH_SOURCE[0]}")/$efs_cache_lib.sh"
+done
+unset efs_cache_lib
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source-path=SCRIPTDIR source=aws-signal.sh
+source "$(dirname "${BASH_SOURCE[0]}")/aws-signal.sh"
+# shellcheck source-path=SCRIPTDIR source=metrics.sh
+source "$(dirname "${BASH_SOURCE[0]}")/metrics.sh"
+# shellcheck source-path=SCRIPTDIR source=fscache.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fscache.sh"
+# shellcheck source-path=SCRIPTDIR source=mirror.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mirror.sh"
+# shellcheck source-path=SCRIPTDIR source=mirror-s3.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mirror-s3.sh"
