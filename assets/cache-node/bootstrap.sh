@@ -13,7 +13,7 @@ set -euo pipefail
 #   bootstrap.sh --warm   read-ahead, the mirrors' first sync of this boot and warming (efs-cache-warm.service every boot, the re-warm timer,
 #                         and /usr/local/sbin/efs-cache-warm on demand)
 #   bootstrap.sh --metrics  one run of the metrics collector (lib/metrics.sh; efs-cache-metrics.timer)
-#   bootstrap.sh --mirror   one sync of the mirrors (lib/mirror.sh; efs-cache-mirror.timer)
+#   bootstrap.sh --mirror   one sync of the mirrors (lib/mirror-sync.sh; efs-cache-mirror.timer)
 #   bootstrap.sh --mirror-serve | --mirror-down   the mirrors' own nfsd up or withdrawn (efs-cache-mirror-nfsd.service)
 #   bootstrap.sh --mirror-mountd   rpc.mountd of the mirrors' nfsd (efs-cache-mirror-mountd.service)
 #   bootstrap.sh --disk-cache  the second cache level only (EFSC_NODE_DISK_CACHE=true; efs-cache-disk-cache.service

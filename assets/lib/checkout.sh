@@ -4,7 +4,7 @@ set -euo pipefail
 # before it: every library, in the order of LIBRARIES (lib/bootstrap/render.ts). EFS_CACHE_LIB lists them for
 # install_self, which adds them to the copy it installs. An instance never reads this file.
 EFS_CACHE_LIB=""
-for efs_cache_lib in common aws-signal metrics fscache mirror mirror-s3; do
+for efs_cache_lib in common aws-signal metrics fscache mirror mirror-storage mirror-sync mirror-nfsd mirror-metrics mirror-s3; do
   EFS_CACHE_LIB+="${EFS_CACHE_LIB:+:}$(dirname "${BASH_SOURCE[0]}")/$efs_cache_lib.sh"
 done
 unset efs_cache_lib
@@ -18,5 +18,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/metrics.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/fscache.sh"
 # shellcheck source-path=SCRIPTDIR source=mirror.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mirror.sh"
+# shellcheck source-path=SCRIPTDIR source=mirror-storage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mirror-storage.sh"
+# shellcheck source-path=SCRIPTDIR source=mirror-sync.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mirror-sync.sh"
+# shellcheck source-path=SCRIPTDIR source=mirror-nfsd.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mirror-nfsd.sh"
+# shellcheck source-path=SCRIPTDIR source=mirror-metrics.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mirror-metrics.sh"
 # shellcheck source-path=SCRIPTDIR source=mirror-s3.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mirror-s3.sh"

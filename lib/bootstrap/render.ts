@@ -56,7 +56,10 @@ export interface RenderScriptOptions {
  * some, and what a configuration does not use stays unused, switched off by its `EFSC_*` parameters. loader.sh is
  * not one: the user data holds it.
  */
-export const LIBRARIES = ['lib/common.sh', 'lib/aws-signal.sh', 'lib/metrics.sh', 'lib/fscache.sh', 'lib/mirror.sh', 'lib/mirror-s3.sh'];
+export const LIBRARIES = [
+  'lib/common.sh', 'lib/aws-signal.sh', 'lib/metrics.sh', 'lib/fscache.sh',
+  'lib/mirror.sh', 'lib/mirror-storage.sh', 'lib/mirror-sync.sh', 'lib/mirror-nfsd.sh', 'lib/mirror-metrics.sh', 'lib/mirror-s3.sh',
+];
 
 /**
  * An instance's code: every library (LIBRARIES) and the script, each file whole (its comments and line numbers kept,

@@ -477,7 +477,7 @@ const EXT4_OVERHEAD = 0.03;
  * Checks `mirroring.size` (or its default) against the node type, where its name tells the memory or instance store
  * (`facts`): in memory (a tmpfs), refuses a size not below the type's RAM, which leaves nothing for the page cache
  * that is the cache (and the tmpfs, filled, would drive the node out of memory), and warns above half of it. On the
- * instance store, refuses what each node refuses at boot (assets/lib/mirror.sh: more than half of the disk cache's
+ * instance store, refuses what each node refuses at boot (assets/lib/mirror-storage.sh: more than half of the disk cache's
  * file system), where it is certain: more than half of the disks; and warns within `EXT4_OVERHEAD` of that.
  */
 export function checkMirrorSizeFits(scope: IConstruct, o: MirrorOptions, diskCache: boolean, facts: InstanceTypeFacts, type: string): void {
@@ -538,7 +538,7 @@ function markerParameters(o: MirrorOptions, base: string[]): Record<string, stri
 }
 
 /**
- * The `EFSC_MIRROR_S3*` parameters of the S3 mirrors (assets/lib/mirror.sh), only with some: their names (exported
+ * The `EFSC_MIRROR_S3*` parameters of the S3 mirrors (assets/lib/mirror-s3.sh), only with some: their names (exported
  * at /mirror/<name>), fsids, `s3://bucket/prefix` URIs and buckets' regions, space-separated, in the same order.
  * A bucket or region may be a token (its parameter is then decoded at boot, and checked there).
  */

@@ -119,7 +119,7 @@ export const NODE_METRICS = {
   nfsdRequestsQueued: counter('NfsdRequestsQueued'),
   /** Bytes of page cache (average), from /proc/meminfo Cached: the RAM cache itself. */
   pageCacheBytes: gauge('PageCacheBytes', 'Average'),
-  /** Syncs of the mirrors that failed (sum per period): the node kept serving the last copy (assets/lib/mirror.sh). */
+  /** Syncs of the mirrors that failed (sum per period): the node kept serving the last copy (assets/lib/mirror-sync.sh). */
   mirrorSyncFailures: counter(MirrorMetric.SYNC_FAILURES),
   /** Seconds since the oldest mirror of a node was last synced (maximum): the staleness a client may see. */
   mirrorAgeSeconds: gauge(MirrorMetric.AGE_SECONDS, 'Maximum'),

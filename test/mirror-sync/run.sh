@@ -1,5 +1,5 @@
 #!/bin/bash
-# The mirrors' sync (assets/lib/mirror.sh mirror_sync_one) run for real on this machine: find and rsync from
+# The mirrors' sync (assets/lib/mirror-sync.sh mirror_sync_one) run for real on this machine: find and rsync from
 # the distribution, between two local directories, as root. It proves what the copy holds after each kind of change
 # (content with a new mtime and with the old one kept, addition, removal, rename across directories, mode, symlink
 # target, a file that becomes a directory and back, odd names), that a directory which replaces a file is made before
@@ -49,8 +49,7 @@ check() {
 cat >"$work/sync.sh" <<'EOF'
 # shellcheck disable=SC2034 # the variables are read by mirror_sync_one
 set -euo pipefail
-source assets/lib/common.sh
-source assets/lib/mirror.sh
+source assets/lib/checkout.sh
 MIRROR_SOURCE="$WORK/src" MIRROR_ROOT="$1" MIRROR_STATE="$WORK/state"
 EFSC_EXPORT_PATH=/efs EFSC_MIRROR_WORKERS=4 EFSC_MIRROR_TIMEOUT_SEC=120 EFSC_MIRROR_SIZE_MB=1
 # Small parts, so that 4 jobs share even this tree.
@@ -321,8 +320,7 @@ mv "$work/src/gone" "$src"
 cat >"$work/msync.sh" <<'EOF'
 # shellcheck disable=SC2034 # the variables are read by mirror_sync
 set -euo pipefail
-source assets/lib/common.sh
-source assets/lib/mirror.sh
+source assets/lib/checkout.sh
 MIRROR_SOURCE="$WORK/src" MIRROR_ROOT="$WORK/mdst" MIRROR_STATE="$WORK/mstate"
 EFSC_EXPORT_PATH=/efs EFSC_MIRROR_PATHS=/efs/app EFSC_MIRROR_WORKERS=4 EFSC_MIRROR_TIMEOUT_SEC=120 EFSC_MIRROR_SIZE_MB=1
 EFSC_MIRROR_MARKER=.published EFSC_MIRROR_FULL_SEC=${FULL_SEC:-3600} EFSC_MOUNT_TIMEOUT_SEC=2
@@ -357,9 +355,9 @@ read -r t1 s1 e1 <<<"$(cat "$work/mstate/app")"
 check "  the state line says fresh as now, 0 s, the entries kept ($line0 -> $t1 $s1 $e1)" \
   test "$t1" -gt "$t0" -a "$s1" = 0 -a "$e1" = "$e0"
 check "  and so does MirrorAgeSeconds ($(MIRROR_STATE="$work/mstate" MIRROR_ROOT="$work/mdst" EFSC_MIRROR_PATHS=/efs/app \
-  EFSC_EXPORT_PATH=/efs bash -c 'source assets/lib/common.sh; source assets/lib/mirror.sh; MIRROR_STATE=$0 MIRROR_ROOT=$1; mirror_metrics_read' \
+  EFSC_EXPORT_PATH=/efs bash -c 'source assets/lib/checkout.sh; MIRROR_STATE=$0 MIRROR_ROOT=$1; mirror_metrics_read' \
   "$work/mstate" "$work/mdst" | grep MirrorAgeSeconds))" \
-  test "$(EFSC_MIRROR_PATHS=/efs/app EFSC_EXPORT_PATH=/efs bash -c 'source assets/lib/common.sh; source assets/lib/mirror.sh
+  test "$(EFSC_MIRROR_PATHS=/efs/app EFSC_EXPORT_PATH=/efs bash -c 'source assets/lib/checkout.sh
     MIRROR_STATE=$0 MIRROR_ROOT=$1; mirror_metrics_read' "$work/mstate" "$work/mdst" | sed -n 's/^MirrorAgeSeconds g //p')" -le 1
 printf 'v2\n' >"$marker"
 check "the publisher touches the marker: a sync walks" msync
@@ -433,8 +431,7 @@ check "  and the copy is still the tree" same "$src" "$mdst"
 cat >"$work/first.sh" <<'EOF'
 # shellcheck disable=SC2034 # the variables are read by mirror_sync
 set -euo pipefail
-source assets/lib/common.sh
-source assets/lib/mirror.sh
+source assets/lib/checkout.sh
 MIRROR_SOURCE="$WORK/src" MIRROR_ROOT="$WORK/fdst" MIRROR_STATE="$WORK/fstate" MIRROR_PART_FILES=7
 EFSC_EXPORT_PATH=/efs EFSC_MIRROR_PATHS=/efs/app EFSC_MIRROR_WORKERS=2 EFSC_MIRROR_TIMEOUT_SEC=$TIMEOUT EFSC_MIRROR_SIZE_MB=1
 EFSC_MOUNT_TIMEOUT_SEC=2

@@ -101,9 +101,9 @@ describe('on-instance metrics through the CloudWatch agent', () => {
   });
 
   test('the collectors send every contract metric, counters as |c and gauges as |g', () => {
-    // The node's collector reads its mirrors' metrics in lib/mirror.sh, and both read a disk cache's in lib/fscache.sh.
+    // The node's collector reads its mirrors' metrics in lib/mirror-metrics.sh, and both read a disk cache's in lib/fscache.sh.
     const fscache = compactScript(readAsset('lib', 'fscache.sh'));
-    const node = [...compactScript(readAsset('cache-node', 'bootstrap.sh')), ...compactScript(readAsset('lib', 'mirror.sh')), ...fscache].join('\n');
+    const node = [...compactScript(readAsset('cache-node', 'bootstrap.sh')), ...compactScript(readAsset('lib', 'mirror-metrics.sh')), ...fscache].join('\n');
     const client = [...compactScript(readAsset('client', 'bootstrap.sh')), ...fscache].join('\n');
     expect(client).toMatch(/metrics_read\(\) \{ fscache_metrics_read; \}/);
     expect(node).toMatch(/if disk_cache; then fscache_metrics_read; fi/);
