@@ -50,7 +50,9 @@ describe('CacheFleet.fromCacheFleetAttributes', () => {
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(clientStack, 'FleetSg', 'sg-0123456789abcdef1'),
       ...attrs,
     });
-    const clients = new FsCacheClientLaunchTemplate(clientStack, 'Clients', { vpc: clientVpc, source: MountSource.cacheFleet(imported, { mirrorPaths: attrs.mirrorExports ? ['/efs/app'] : undefined }) });
+    const clients = new FsCacheClientLaunchTemplate(clientStack, 'Clients', {
+      vpc: clientVpc, source: MountSource.cacheFleet(imported, { mirrorPaths: attrs.mirrorExports ? ['/efs/app'] : undefined }),
+    });
     const params = parameters(Object.values(launchTemplateUserData(clientStack))[0]);
     return { fleet, imported, clients, clientStack, params };
   }
@@ -89,7 +91,9 @@ describe('CacheFleet.fromCacheFleetAttributes', () => {
 
 describe('grants to the instances\' roles (IGrantable)', () => {
   test.each([
-    ['fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1) }), /^FleetRole/],
+    ['fleet', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', {
+      vpc, origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }), capacity: Capacity.nodes(1),
+    }), /^FleetRole/],
     ['clients', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.fileSystem(importedFs(stack)) }), /^ClientsRole/],
     ['seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', {
       vpc, fileSystem: importedFs(stack), source: SeedSource.instanceDirectory('/opt/data'), mountHelper: MountHelper.NFS,
@@ -141,7 +145,8 @@ describe('validation errors are bound to their construct', () => {
       'TestStack/Data/CacheFleet; in Python: capacity.min_nodes', /^Invalid capacity.minNodes: /],
     ['a client\'s CIDR check', (stack: Stack, vpc: ec2.IVpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), clientCidrs: ['0.0.0.0/0'] }),
       'TestStack/Fleet; in Python: client_cidrs', /^Invalid clientCidrs: /],
-    ['a client template', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc } as unknown as FsCacheClientLaunchTemplateProps), 'TestStack/Clients', /^Invalid source: /],
+    ['a client template', (stack: Stack, vpc: ec2.IVpc) => new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc } as unknown as FsCacheClientLaunchTemplateProps),
+      'TestStack/Clients', /^Invalid source: /],
     ['a seeder', (stack: Stack, vpc: ec2.IVpc) => new DataSeeder(stack, 'Seeder', {
       vpc, fileSystem: importedFs(stack), source: SeedSource.instanceDirectory('/opt/data'), targetPath: 'relative',
     }), 'TestStack/Seeder; in Python: target_path', /^Invalid targetPath: /],

@@ -441,7 +441,10 @@ const CASES: BadInput[] = [
   },
   {
     name: 'fleet: an elastic fleet in isolated subnets (warning names S3 for the code and Auto Scaling)',
-    build: (stack) => new CacheFleet(stack, 'Fleet', { vpc: isolatedVpc(stack), origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4 }) }),
+    build: (stack) => new CacheFleet(stack, 'Fleet', {
+      vpc: isolatedVpc(stack), origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer(),
+      capacity: Capacity.elastic({ maxNodes: 4 }),
+    }),
     warning: new RegExp(/^vpcSubnets: the instances of .*\/Fleet run in isolated subnets .*S3 \(the instances' code: a gateway endpoint\).*/.source +
       /Auto Scaling \(an elastic node completes its lifecycle hooks: without it every node is abandoned\)/.source),
   },

@@ -152,9 +152,12 @@ test('an elastic fleet is behind the load balancer by default: the same template
 
 describe('bad elastic options are refused', () => {
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['with Route 53', { fanOut: FanOut.route53(), capacity: Capacity.elastic({ maxNodes: 4 }) }, /Invalid fanOut: FanOut\.route53\(\) cannot serve an elastic fleet \(capacity: Capacity\.elastic\(\)\): the load balancer is what adds and drains its nodes/],
-    ['maxNodes below minNodes', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ minNodes: 5, maxNodes: 4 }) }, /Invalid capacity.maxNodes: must be at least minNodes \(5\), got 4/],
-    ['maxNodes equal to minNodes', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ minNodes: 3, maxNodes: 3 }) }, /Invalid capacity.maxNodes: must be more than minNodes \(3\): .*give Capacity\.nodes\(n\)/],
+    ['with Route 53', { fanOut: FanOut.route53(), capacity: Capacity.elastic({ maxNodes: 4 }) },
+      /Invalid fanOut: FanOut\.route53\(\) cannot serve an elastic fleet \(capacity: Capacity\.elastic\(\)\): the load balancer is what adds and drains its nodes/],
+    ['maxNodes below minNodes', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ minNodes: 5, maxNodes: 4 }) },
+      /Invalid capacity.maxNodes: must be at least minNodes \(5\), got 4/],
+    ['maxNodes equal to minNodes', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ minNodes: 3, maxNodes: 3 }) },
+      /Invalid capacity.maxNodes: must be more than minNodes \(3\): .*give Capacity\.nodes\(n\)/],
     ['maxNodes equal to the default minNodes', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 2 }) }, /Invalid capacity.maxNodes: must be more than minNodes \(2\)/],
     ['a signal timeout past the warm-up\'s 3,600 s', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4 }), signalTimeout: Duration.minutes(61) },
       /Invalid signalTimeout: must be at most 60 minutes on an elastic fleet, got 1 hour 1 minute: .*3,600 seconds/],
@@ -162,8 +165,10 @@ describe('bad elastic options are refused', () => {
     ['a fraction', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4.5 }) }, /Invalid capacity.maxNodes: must be a whole number/],
     ['a short cooldown', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, scaleInCooldown: Duration.minutes(1) }) },
       /Invalid capacity.scaleInCooldown: must be from 5 minutes to 1 day/],
-    ['a cooldown of seconds', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, scaleInCooldown: Duration.seconds(450) }) }, /Invalid capacity.scaleInCooldown: must be whole minutes/],
-    ['a long drain', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, drainTimeout: Duration.hours(3) }) }, /Invalid capacity.drainTimeout: must be from 30 seconds to 2 hours/],
+    ['a cooldown of seconds', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, scaleInCooldown: Duration.seconds(450) }) },
+      /Invalid capacity.scaleInCooldown: must be whole minutes/],
+    ['a long drain', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, drainTimeout: Duration.hours(3) }) },
+      /Invalid capacity.drainTimeout: must be from 30 seconds to 2 hours/],
     ['a drain of a fraction of a second', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, drainTimeout: Duration.seconds(90.5) }) },
       /Invalid capacity.drainTimeout: must be whole seconds, got 90.5 seconds/],
     ['a target from a token', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, targetNetworkOutPerNode: Size.mebibytes(Token.asNumber({ Ref: 'Target' })) }) },
@@ -171,7 +176,8 @@ describe('bad elastic options are refused', () => {
     ['a tiny target', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, targetNetworkOutPerNode: Size.kibibytes(1) }) },
       /Invalid capacity.targetNetworkOutPerNode: must be at least 1 MiB/],
     ['NFSv3, which the load balancer cannot serve', { capacity: Capacity.elastic({ maxNodes: 4 }), clientNfsVersion: NfsVersion.NFS_V3 },
-      /Invalid clientNfsVersion: NfsVersion.NFS_V3 needs fanOut: FanOut.route53\(\): .* An elastic fleet \(Capacity.elastic\(\)\) is always behind the load balancer: give Capacity.nodes\(n\) for NFSv3\./],
+      new RegExp('Invalid clientNfsVersion: NfsVersion.NFS_V3 needs fanOut: FanOut.route53\\(\\): .* An elastic fleet \\(Capacity.elastic\\(\\)\\) ' +
+        'is always behind the load balancer: give Capacity.nodes\\(n\\) for NFSv3\\.')],
   ];
   test.each(cases)('%s', (_name, options, message) => {
     const { stack, vpc } = stackWithVpc();

@@ -21,7 +21,8 @@ const CASES: BadInput[] = [
   {
     name: 'client: a cache device model with a newline (the fleet refuses it too)',
     build: client({ diskCache: DiskCache.instanceStore({ deviceModel: 'Amazon EC2 NVMe\nInstance Storage' }) }),
-    error: /^Invalid diskCache\.deviceModel: must be printable ASCII without a trailing space, got 'Amazon EC2 NVMe\\nInstance Storage'\. \(at TestStack\/Client; in Python: disk_cache\.device_model\)$/,
+    error: new RegExp('^Invalid diskCache\\.deviceModel: must be printable ASCII without a trailing space, got \'Amazon EC2 NVMe\\\\nInstance Storage\'\\. ' +
+      '\\(at TestStack/Client; in Python: disk_cache\\.device_model\\)$'),
   },
   {
     name: 'client: a cache device model with a trailing space',

@@ -88,7 +88,9 @@ describe('an imported fleet given as tokens', () => {
 
 describe('the client\'s boot check of its mount paths', () => {
   const { stack, vpc } = stackWithVpc();
-  const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack as Stack)), capacity: Capacity.nodes(1), mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www/vendor')] });
+  const fleet = new CacheFleet(stack, 'Fleet', {
+    vpc, origin: CacheOrigin.efs(importedFs(stack as Stack)), capacity: Capacity.nodes(1), mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www/vendor')],
+  });
   const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }) });
   const userData = launchTemplateUserData(stack)[stack.getLogicalId(clients.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)];
   const check = (values: Record<string, string>) => {

@@ -24,7 +24,9 @@ import { importedFs, stackWithVpc } from '../util';
  * refers to and that it is known only at deploy time, never as `${Token[TOKEN.12]}` or a number such as -1.888e+289;
  * and the Python name of a prop whose name differs there.
  */
-const F = (stack: Stack, vpc: ec2.Vpc, p: object) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/a')], warming: { paths: ['/efs/a'] }, ...p });
+const F = (stack: Stack, vpc: ec2.Vpc, p: object) => new CacheFleet(stack, 'Fleet', {
+  vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/a')], warming: { paths: ['/efs/a'] }, ...p,
+});
 const C = (stack: Stack, vpc: ec2.Vpc, p: object) => new FsCacheClientLaunchTemplate(stack, 'Client', { vpc, source: MountSource.fileSystem(importedFs(stack)), ...p });
 const S = (stack: Stack, vpc: ec2.Vpc, p: object, source?: SeedSource) =>
   new DataSeeder(stack, 'Seeder', { vpc, fileSystem: importedFs(stack), source: source ?? SeedSource.instanceDirectory('/srv/data'), ...p });
