@@ -1,7 +1,7 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { CacheFleet } from './cache-fleet/cache-fleet';
-import { CacheOrigin } from './cache-fleet/cache-origin';
+import { CacheOrigin } from './origin/cache-origin';
 import { CacheFleetOptions } from './cache-fleet/options';
 import { FsCacheClientLaunchTemplate, FsCacheClientOptions } from './client/fs-cache-client';
 import { MountSource } from './client/mount-source';

@@ -3,7 +3,7 @@
 export { OriginFileSystem, OriginFileSystemOptions, OriginFileSystemProps } from './origin/origin-file-system';
 export { CachedFileSystem, CachedFileSystemProps, ClientLaunchTemplateOptions } from './cached-file-system';
 export { CacheFleet } from './cache-fleet/cache-fleet';
-export { CacheOrigin, EfsOriginOptions, NfsServerOptions, NfsServerPorts } from './cache-fleet/cache-origin';
+export { CacheOrigin, EfsOriginOptions, NfsServerOptions, NfsServerPorts } from './origin/cache-origin';
 export {
   CacheFleetAttributes, CacheFleetOptions, CacheFleetProps, ICacheFleet, MirrorExport, TuningOptions, WarmingOptions,
 } from './cache-fleet/options';

@@ -5,7 +5,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as ts from 'typescript';
 import * as lib from '../lib';
 import { CACHED_FILE_SYSTEM_DEFAULTS } from '../lib/cached-file-system';
-import { EFS_ORIGIN_DEFAULTS, NFS_SERVER_PORTS_DEFAULTS } from '../lib/cache-fleet/cache-origin';
+import { EFS_ORIGIN_DEFAULTS, NFS_SERVER_PORTS_DEFAULTS } from '../lib/origin/cache-origin';
 import { ELASTIC_DEFAULTS } from '../lib/cache-fleet/elastic';
 import { NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS, ROUTE53_FAN_OUT_DEFAULTS } from '../lib/cache-fleet/fan-out';
 import { MIRRORING_DEFAULTS } from '../lib/cache-fleet/mirror';

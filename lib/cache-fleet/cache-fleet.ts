@@ -11,7 +11,7 @@ import { ImportedCacheFleet } from './attributes';
 import { CacheNode, ICacheNode } from './cache-node';
 import { Capacity } from './capacity';
 import { ElasticNodes, LIFECYCLE_HOOKS } from './elastic';
-import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from './cache-origin';
+import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from '../origin/cache-origin';
 import { FanOut, FanOutResources } from './fan-out';
 import { grantS3Mirrors, mirrorExportPath, mirrorFsid, pathMirrors, s3MirrorFsid, s3Mirrors } from './mirror';
 import { NodeDiskCache } from './node-disk-cache';

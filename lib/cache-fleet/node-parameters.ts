@@ -2,7 +2,7 @@ import * as crypto from 'crypto';
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { CacheOrigin, originBaseOptions, originMountType, originServerPath } from './cache-origin';
+import { CacheOrigin, originBaseOptions, originMountType, originServerPath } from '../origin/cache-origin';
 import { MIRROR_NAMESPACE, MIRROR_ROOT, mirrorParameters } from './mirror';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetOptions, CacheFleetProps } from './options';
 import { NODE_CACHE_DIR } from './validation';

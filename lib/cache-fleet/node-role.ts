@@ -2,7 +2,7 @@ import { Stack, Tags, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { CacheNode } from './cache-node';
-import { CacheOrigin } from './cache-origin';
+import { CacheOrigin } from '../origin/cache-origin';
 import { PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { grantSignal, instanceRole } from '../private/instance';
 import { acknowledgeWildcardResource } from '../private/nag';

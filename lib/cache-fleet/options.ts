@@ -1,7 +1,7 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
-import { CacheOrigin } from './cache-origin';
+import { CacheOrigin } from '../origin/cache-origin';
 import { Capacity } from './capacity';
 import { FanOut } from './fan-out';
 import { MirrorOptions } from './mirror';

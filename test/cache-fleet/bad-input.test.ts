@@ -1017,7 +1017,7 @@ const CASES: BadInput[] = [
     build: nfsFleet({ peer: ec2.Peer.ipv4('10.30.0.0/16') }),
     error: /^Invalid origin\.peer: 10\.30\.0\.0\/16 does not hold the host 10\.20\.0\.5/,
   },
-  // NFSv3 to the origin works with every fan-out (test/cache-fleet/nfs-origin.test.ts); NFSv3 to the clients needs Route 53 whatever the origin.
+  // NFSv3 to the origin works with every fan-out (test/origin/nfs-origin.test.ts); NFSv3 to the clients needs Route 53 whatever the origin.
   {
     name: 'nfs origin: NFSv3 clients behind an NLB',
     build: nfsFleet({}, { fanOut: FanOut.networkLoadBalancer(), clientNfsVersion: NfsVersion.NFS_V3 }),
