@@ -209,6 +209,16 @@ function grantNlbAccessLogs(nlb: elbv2.NetworkLoadBalancer, bucket: s3.IBucket, 
 
 const LABEL_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
+/** What one mode of `FanOutResources` makes that a fleet shows: its endpoint and connections, and its resources. */
+interface FanOutParts {
+  readonly endpoint: string;
+  readonly connections: ec2.Connections;
+  readonly hostedZone?: route53.IPrivateHostedZone;
+  readonly loadBalancer?: elbv2.NetworkLoadBalancer;
+  readonly targetGroup?: elbv2.NetworkTargetGroup;
+  readonly mirrorTargetGroup?: elbv2.NetworkTargetGroup;
+}
+
 /**
  * The way clients reach a cache fleet: Route 53 records over the nodes' stable addresses, or an internal NLB. Internal:
  * `CacheFleet` makes it (construct id `FanOut`) and shows what users need of it (`hostedZone`, `loadBalancer`,
@@ -232,156 +242,15 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
   constructor(scope: Construct, id: string, props: FanOutProps) {
     super(scope, id);
     const r53 = props.fanOut._route53;
-    const nlbOptions = props.fanOut._networkLoadBalancer ?? {};
-
-    if (r53) {
-      const fleet = scope.node.path;
-      if (!r53.hostedZone) {
-        claimName(this, fleet, `vpc ${idOrPath(props.vpc.vpcId, props.vpc)} zone ${normalName(r53.zoneName ?? ROUTE53_FAN_OUT_DEFAULTS.zoneName)}`,
-          'fanOut.zoneName', `a private hosted zone named '${r53.zoneName ?? ROUTE53_FAN_OUT_DEFAULTS.zoneName}' on this VPC already belongs to ` +
-          'the fleet', 'Route 53 refuses a second private zone of the same name on one VPC. Give this fleet another ' +
-          'zoneName, or put its records in the other fleet\'s zone: FanOut.route53({ hostedZone: other.hostedZone }) with a ' +
-          'recordName of its own.');
-        const zoneName = r53.zoneName ?? ROUTE53_FAN_OUT_DEFAULTS.zoneName;
-        const userZoneError = () => {
-          const other = userZoneOfName(this, normalName(zoneName), props.vpc.vpcId);
-          return other === undefined ? undefined : propError(this, 'fanOut.zoneName', `the private hosted zone ${other} is also ` +
-            `named '${zoneName}' and is associated with this VPC: Route 53 refuses a second private zone of one name on a ` +
-            'VPC, at deploy time. Give the fleet another zoneName, or put its records in that zone (hostedZone, with a ' +
-            'recordName of its own).');
-        };
-        const now = userZoneError();
-        if (now) throw now;
-        // A zone of the user's made after the fleet: found when the app is synthesized.
-        this.node.addValidation({ validate: () => { const later = userZoneError(); return later ? [later.message] : []; } });
-      }
-      const zone = r53.hostedZone ?? new route53.PrivateHostedZone(this, 'Zone', {
-        zoneName: r53.zoneName ?? ROUTE53_FAN_OUT_DEFAULTS.zoneName,
-        vpc: props.vpc,
-        comment: 'cdk-efs-cache: names of the cache nodes',
-      });
-      const recordName = r53.recordName ?? ROUTE53_FAN_OUT_DEFAULTS.recordName;
-      for (const name of [recordName, ...props.nodes.map((n) => `node${n.nodeNumber}.${recordName}`)]) {
-        if (Token.isUnresolved(name)) continue;
-        claimName(this, fleet, `zone ${idOrPath(zone.hostedZoneId, zone)} record ${normalName(name)}`, 'fanOut.recordName',
-          `the record '${name}' in this hosted zone already belongs to the fleet`, 'two fleets would write the same ' +
-          'record set, which Route 53 refuses. Give each fleet that shares a zone its own recordName.');
-      }
-      this.hostedZone = zone;
-      const ttl = r53.recordTtl ?? ROUTE53_FAN_OUT_DEFAULTS.recordTtl;
-      const addresses = props.nodes.map((n) => n.address!);
-      new route53.ARecord(this, 'All', {
-        zone,
-        recordName,
-        target: route53.RecordTarget.fromIpAddresses(...addresses),
-        ttl,
-        comment: 'every cache node (DNS round robin)',
-      });
-      this.endpoint = `${recordName}.${zone.zoneName}`;
-
-      const byAz: Array<{ az: string; addresses: string[] }> = [];
-      for (const n of props.nodes) {
-        const az = n.subnet.availabilityZone;
-        const group = byAz.find((g) => g.az === az);
-        if (group) group.addresses.push(n.address!);
-        else byAz.push({ az, addresses: [n.address!] });
-      }
-      byAz.forEach((g, i) => {
-        new route53.ARecord(this, `Zone${i + 1}`, {
-          zone,
-          recordName: `${g.az}.${recordName}`,
-          target: route53.RecordTarget.fromIpAddresses(...g.addresses),
-          ttl,
-          comment: 'the cache nodes of one AZ',
-        });
-        this.zonal.push({ az: g.az, name: `${g.az}.${recordName}.${zone.zoneName}` });
-      });
-      for (const n of props.nodes) {
-        new route53.ARecord(this, `Node${n.nodeNumber}`, {
-          zone,
-          recordName: `node${n.nodeNumber}.${recordName}`,
-          target: route53.RecordTarget.fromIpAddresses(n.address!),
-          ttl,
-          comment: `cache node ${n.nodeNumber}`,
-        });
-        n.setEndpoint(`node${n.nodeNumber}.${recordName}.${zone.zoneName}`);
-      }
-      this.connections = new ec2.Connections({
-        securityGroups: [props.nodeSecurityGroup],
-        defaultPort: ec2.Port.tcp(NFS_PORT),
-      });
-    } else {
-      const securityGroup = new ec2.SecurityGroup(this, 'LoadBalancerSecurityGroup', {
-        vpc: props.vpc,
-        description: 'EFS cache load balancer: NFS (TCP 2049) from allowed clients only',
-        allowAllOutbound: false,
-      });
-      const subnets = uniqueBy(props.subnets ?? props.nodes.map((n) => n.subnet), (s) => s.availabilityZone);
-      const nlb = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
-        vpc: props.vpc,
-        internetFacing: false,
-        vpcSubnets: { subnets },
-        crossZoneEnabled: nlbOptions.crossZone ?? NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS.crossZone,
-        securityGroups: [securityGroup],
-      });
-      if (nlbOptions.accessLogs) {
-        grantNlbAccessLogs(nlb, nlbOptions.accessLogs.bucket, nlbOptions.accessLogs.prefix);
-      } else {
-        const noAccessLogs = 'Network Load Balancers write access logs only for TLS listeners; this one forwards plain ' +
-          'TCP 2049 (NFS), so there is nothing to log. Flows show in VPC flow logs. (The accessLogs option sets the ' +
-          'attribute for policies that require it.)';
-        Validations.of(nlb).acknowledge({ id: 'AwsSolutions-ELB2', reason: noAccessLogs });
-        acknowledgeCompliance(nlb, 'ELBLoggingEnabled', noAccessLogs);
-      }
-      acknowledgeCompliance(nlb, 'ELBDeletionProtectionEnabled', 'The load balancer holds no data and is recreated ' +
-        'with the fleet; deletion protection would make every stack deletion fail until it is turned off by hand.');
-      // One listener and target group per port the nodes serve: the re-export on 2049, the mirrors' own nfsd on 2050,
-      // set alike. Each checks its own port: a node that does not answer on one leaves that rotation, and its Auto
-      // Scaling group (ELB health checks) replaces it, as it does for 2049 alone without mirrors.
-      const forward = (port: number, ids: { targetGroup: string; listener: string }) => {
-        const targetGroup = new elbv2.NetworkTargetGroup(this, ids.targetGroup, {
-          vpc: props.vpc,
-          port,
-          protocol: elbv2.Protocol.TCP,
-          targetType: elbv2.TargetType.INSTANCE,
-          preserveClientIp: true,
-          targets: props.autoScalingGroup ? [props.autoScalingGroup] : props.nodes.map((n) => n.autoScalingGroup),
-          healthCheck: {
-            protocol: elbv2.Protocol.TCP,
-            port: String(port),
-            interval: Duration.seconds(10),
-            healthyThresholdCount: 2,
-            unhealthyThresholdCount: 2,
-          },
-          deregistrationDelay: Duration.seconds(30),
-        });
-        // An elastic fleet's node that goes is deregistered first: at the end of the delay the load balancer resets
-        // the connections it still holds, and their clients reconnect through it to another node.
-        if (props.autoScalingGroup) targetGroup.setAttribute('deregistration_delay.connection_termination.enabled', 'true');
-        targetGroup.setAttribute('stickiness.enabled', 'true');
-        targetGroup.setAttribute('stickiness.type', 'source_ip');
-        const listener = nlb.addListener(ids.listener, {
-          port,
-          protocol: elbv2.Protocol.TCP,
-          defaultTargetGroups: [targetGroup],
-          tcpIdleTimeout: nlbOptions.idleTimeout ?? NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS.idleTimeout,
-        });
-        acknowledgeCompliance(listener, 'ELBv2ACMCertificateRequired', 'A TCP listener for NFS: NFS clients speak no TLS ' +
-          'to a load balancer, so a TLS listener with an ACM certificate would break every mount. The traffic stays ' +
-          `inside the VPC, between security groups that allow only TCP ${props.mirrors ? `${NFS_PORT} and ${NFS_MIRROR_PORT}` : NFS_PORT}.`);
-        return targetGroup;
-      };
-      this.targetGroup = forward(NFS_PORT, { targetGroup: 'Nodes', listener: 'Nfs' });
-      props.nodeSecurityGroup.connections.allowFrom(securityGroup, ec2.Port.tcp(NFS_PORT), 'NFS and health checks from the cache load balancer');
-      if (props.mirrors) {
-        this.mirrorTargetGroup = forward(NFS_MIRROR_PORT, { targetGroup: 'MirrorNodes', listener: 'MirrorNfs' });
-        props.nodeSecurityGroup.connections.allowFrom(securityGroup, ec2.Port.tcp(NFS_MIRROR_PORT),
-          'NFS to the mirrors and health checks from the cache load balancer');
-      }
-      this.loadBalancer = nlb;
-      this.endpoint = nlb.loadBalancerDnsName;
-      this.connections = new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
-    }
+    const parts = r53
+      ? this.route53(scope.node.path, props, r53)
+      : this.networkLoadBalancer(props, props.fanOut._networkLoadBalancer ?? {});
+    this.endpoint = parts.endpoint;
+    this.connections = parts.connections;
+    this.hostedZone = parts.hostedZone;
+    this.loadBalancer = parts.loadBalancer;
+    this.targetGroup = parts.targetGroup;
+    this.mirrorTargetGroup = parts.mirrorTargetGroup;
   }
 
   /**
@@ -391,6 +260,187 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
   public endpointForAvailabilityZone(az: string): string {
     return this.zonal.find((z) => z.az === az)?.name ?? this.endpoint;
   }
+
+  /** Route 53 mode: a private hosted zone (unless given), a record of every node, one per AZ and one per node. */
+  private route53(fleet: string, props: FanOutProps, r53: Route53FanOutOptions): FanOutParts {
+    if (!r53.hostedZone) this.claimZoneName(fleet, props.vpc, r53.zoneName ?? ROUTE53_FAN_OUT_DEFAULTS.zoneName);
+    const zone = r53.hostedZone ?? new route53.PrivateHostedZone(this, 'Zone', {
+      zoneName: r53.zoneName ?? ROUTE53_FAN_OUT_DEFAULTS.zoneName,
+      vpc: props.vpc,
+      comment: 'cdk-efs-cache: names of the cache nodes',
+    });
+    const recordName = r53.recordName ?? ROUTE53_FAN_OUT_DEFAULTS.recordName;
+    for (const name of [recordName, ...props.nodes.map((n) => `node${n.nodeNumber}.${recordName}`)]) {
+      if (Token.isUnresolved(name)) continue;
+      claimName(this, fleet, `zone ${idOrPath(zone.hostedZoneId, zone)} record ${normalName(name)}`, 'fanOut.recordName',
+        `the record '${name}' in this hosted zone already belongs to the fleet`, 'two fleets would write the same ' +
+        'record set, which Route 53 refuses. Give each fleet that shares a zone its own recordName.');
+    }
+    const ttl = r53.recordTtl ?? ROUTE53_FAN_OUT_DEFAULTS.recordTtl;
+    const addresses = props.nodes.map((n) => n.address!);
+    new route53.ARecord(this, 'All', {
+      zone,
+      recordName,
+      target: route53.RecordTarget.fromIpAddresses(...addresses),
+      ttl,
+      comment: 'every cache node (DNS round robin)',
+    });
+    const endpoint = `${recordName}.${zone.zoneName}`;
+    this.zoneRecords(zone, recordName, ttl, props.nodes);
+    this.nodeRecords(zone, recordName, ttl, props.nodes);
+    return { endpoint, connections: nfsConnections(props.nodeSecurityGroup), hostedZone: zone };
+  }
+
+  /**
+   * Claims a new private zone's name on the VPC for the fleet. Refused when another fleet's zone, or a private hosted
+   * zone of the app's, has that name there, now or when the app is synthesized.
+   */
+  private claimZoneName(fleet: string, vpc: ec2.IVpc, zoneName: string): void {
+    claimName(this, fleet, `vpc ${idOrPath(vpc.vpcId, vpc)} zone ${normalName(zoneName)}`,
+      'fanOut.zoneName', `a private hosted zone named '${zoneName}' on this VPC already belongs to ` +
+      'the fleet', 'Route 53 refuses a second private zone of the same name on one VPC. Give this fleet another ' +
+      'zoneName, or put its records in the other fleet\'s zone: FanOut.route53({ hostedZone: other.hostedZone }) with a ' +
+      'recordName of its own.');
+    const userZoneError = () => {
+      const other = userZoneOfName(this, normalName(zoneName), vpc.vpcId);
+      return other === undefined ? undefined : propError(this, 'fanOut.zoneName', `the private hosted zone ${other} is also ` +
+        `named '${zoneName}' and is associated with this VPC: Route 53 refuses a second private zone of one name on a ` +
+        'VPC, at deploy time. Give the fleet another zoneName, or put its records in that zone (hostedZone, with a ' +
+        'recordName of its own).');
+    };
+    const now = userZoneError();
+    if (now) throw now;
+    // A zone of the user's made after the fleet: found when the app is synthesized.
+    this.node.addValidation({ validate: () => { const later = userZoneError(); return later ? [later.message] : []; } });
+  }
+
+  /** One record per AZ that has nodes (`Zone1`, `Zone2`, ...: in the order of the nodes), each AZ's name kept. */
+  private zoneRecords(zone: route53.IPrivateHostedZone, recordName: string, ttl: Duration, nodes: CacheNode[]): void {
+    const byAz: Array<{ az: string; addresses: string[] }> = [];
+    for (const n of nodes) {
+      const az = n.subnet.availabilityZone;
+      const group = byAz.find((g) => g.az === az);
+      if (group) group.addresses.push(n.address!);
+      else byAz.push({ az, addresses: [n.address!] });
+    }
+    byAz.forEach((g, i) => {
+      new route53.ARecord(this, `Zone${i + 1}`, {
+        zone,
+        recordName: `${g.az}.${recordName}`,
+        target: route53.RecordTarget.fromIpAddresses(...g.addresses),
+        ttl,
+        comment: 'the cache nodes of one AZ',
+      });
+      this.zonal.push({ az: g.az, name: `${g.az}.${recordName}.${zone.zoneName}` });
+    });
+  }
+
+  /** One record per node (`node<N>.<recordName>`), which becomes the node's endpoint. */
+  private nodeRecords(zone: route53.IPrivateHostedZone, recordName: string, ttl: Duration, nodes: CacheNode[]): void {
+    for (const n of nodes) {
+      new route53.ARecord(this, `Node${n.nodeNumber}`, {
+        zone,
+        recordName: `node${n.nodeNumber}.${recordName}`,
+        target: route53.RecordTarget.fromIpAddresses(n.address!),
+        ttl,
+        comment: `cache node ${n.nodeNumber}`,
+      });
+      n.setEndpoint(`node${n.nodeNumber}.${recordName}.${zone.zoneName}`);
+    }
+  }
+
+  /** NLB mode: an internal load balancer in its own security group, one listener and target group per port served. */
+  private networkLoadBalancer(props: FanOutProps, options: NetworkLoadBalancerFanOutOptions): FanOutParts {
+    const securityGroup = new ec2.SecurityGroup(this, 'LoadBalancerSecurityGroup', {
+      vpc: props.vpc,
+      description: 'EFS cache load balancer: NFS (TCP 2049) from allowed clients only',
+      allowAllOutbound: false,
+    });
+    const subnets = uniqueBy(props.subnets ?? props.nodes.map((n) => n.subnet), (s) => s.availabilityZone);
+    const nlb = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
+      vpc: props.vpc,
+      internetFacing: false,
+      vpcSubnets: { subnets },
+      crossZoneEnabled: options.crossZone ?? NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS.crossZone,
+      securityGroups: [securityGroup],
+    });
+    nlbAccessLogs(nlb, options.accessLogs);
+    acknowledgeCompliance(nlb, 'ELBDeletionProtectionEnabled', 'The load balancer holds no data and is recreated ' +
+      'with the fleet; deletion protection would make every stack deletion fail until it is turned off by hand.');
+    const targetGroup = this.forward(nlb, props, options, NFS_PORT, { targetGroup: 'Nodes', listener: 'Nfs' });
+    props.nodeSecurityGroup.connections.allowFrom(securityGroup, ec2.Port.tcp(NFS_PORT), 'NFS and health checks from the cache load balancer');
+    let mirrorTargetGroup: elbv2.NetworkTargetGroup | undefined;
+    if (props.mirrors) {
+      mirrorTargetGroup = this.forward(nlb, props, options, NFS_MIRROR_PORT, { targetGroup: 'MirrorNodes', listener: 'MirrorNfs' });
+      props.nodeSecurityGroup.connections.allowFrom(securityGroup, ec2.Port.tcp(NFS_MIRROR_PORT),
+        'NFS to the mirrors and health checks from the cache load balancer');
+    }
+    return {
+      endpoint: nlb.loadBalancerDnsName,
+      connections: nfsConnections(securityGroup),
+      loadBalancer: nlb,
+      targetGroup,
+      mirrorTargetGroup,
+    };
+  }
+
+  /**
+   * Adds a listener and its target group for one port the nodes serve: the re-export's 2049, or the mirrors' 2050.
+   * Both are set alike. Each checks its own port: a node that does not answer on one leaves that rotation, and its Auto
+   * Scaling group (ELB health checks) replaces it, as it does for 2049 alone without mirrors.
+   */
+  private forward(nlb: elbv2.NetworkLoadBalancer, props: FanOutProps, options: NetworkLoadBalancerFanOutOptions, port: number,
+    ids: { targetGroup: string; listener: string }): elbv2.NetworkTargetGroup {
+    const targetGroup = new elbv2.NetworkTargetGroup(this, ids.targetGroup, {
+      vpc: props.vpc,
+      port,
+      protocol: elbv2.Protocol.TCP,
+      targetType: elbv2.TargetType.INSTANCE,
+      preserveClientIp: true,
+      targets: props.autoScalingGroup ? [props.autoScalingGroup] : props.nodes.map((n) => n.autoScalingGroup),
+      healthCheck: {
+        protocol: elbv2.Protocol.TCP,
+        port: String(port),
+        interval: Duration.seconds(10),
+        healthyThresholdCount: 2,
+        unhealthyThresholdCount: 2,
+      },
+      deregistrationDelay: Duration.seconds(30),
+    });
+    // An elastic fleet's node that goes is deregistered first: at the end of the delay the load balancer resets
+    // the connections it still holds, and their clients reconnect through it to another node.
+    if (props.autoScalingGroup) targetGroup.setAttribute('deregistration_delay.connection_termination.enabled', 'true');
+    targetGroup.setAttribute('stickiness.enabled', 'true');
+    targetGroup.setAttribute('stickiness.type', 'source_ip');
+    const listener = nlb.addListener(ids.listener, {
+      port,
+      protocol: elbv2.Protocol.TCP,
+      defaultTargetGroups: [targetGroup],
+      tcpIdleTimeout: options.idleTimeout ?? NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS.idleTimeout,
+    });
+    acknowledgeCompliance(listener, 'ELBv2ACMCertificateRequired', 'A TCP listener for NFS: NFS clients speak no TLS ' +
+      'to a load balancer, so a TLS listener with an ACM certificate would break every mount. The traffic stays ' +
+      `inside the VPC, between security groups that allow only TCP ${props.mirrors ? `${NFS_PORT} and ${NFS_MIRROR_PORT}` : NFS_PORT}.`);
+    return targetGroup;
+  }
+}
+
+/** Where clients connect to a fan-out: the security group they are let into, NFS (TCP 2049) by default. */
+function nfsConnections(securityGroup: ec2.ISecurityGroup): ec2.Connections {
+  return new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
+}
+
+/** Turns on a load balancer's access logs to the bucket of `accessLogs`; without it, acknowledges the checks that want them. */
+function nlbAccessLogs(nlb: elbv2.NetworkLoadBalancer, accessLogs: AccessLogsOptions | undefined): void {
+  if (accessLogs) {
+    grantNlbAccessLogs(nlb, accessLogs.bucket, accessLogs.prefix);
+    return;
+  }
+  const noAccessLogs = 'Network Load Balancers write access logs only for TLS listeners; this one forwards plain ' +
+    'TCP 2049 (NFS), so there is nothing to log. Flows show in VPC flow logs. (The accessLogs option sets the ' +
+    'attribute for policies that require it.)';
+  Validations.of(nlb).acknowledge({ id: 'AwsSolutions-ELB2', reason: noAccessLogs });
+  acknowledgeCompliance(nlb, 'ELBLoggingEnabled', noAccessLogs);
 }
 
 /**
