@@ -1,4 +1,4 @@
-"""Draws docs/benchmarks.png from the chart data that bench/render.ts computed (argv[1], JSON) into argv[2]."""
+"""Draws docs/benchmarks.png from the chart data that bench/render/chart.ts computed (argv[1], JSON) into argv[2]."""
 import json
 import sys
 

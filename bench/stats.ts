@@ -1,4 +1,4 @@
-/** Statistics shared by the bench's measuring (bench/metadata.ts) and rendering (bench/render.ts). */
+/** Statistics shared by the bench's measuring (bench/metadata.ts) and rendering (bench/render/). */
 
 /** Median of `v` (the mean of the two middle values for an even count); `v` is left unsorted. */
 export function median(v: number[]): number {
