@@ -18,7 +18,7 @@ import { NodeDiskCache } from './node-disk-cache';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetProps, ICacheFleet, MirrorExport } from './options';
-import { DEFAULT_INSTANCE_TYPE, defaultFanOut, resolvedNodeDiskCache, validateCacheFleetOptions } from './validation';
+import { DEFAULT_INSTANCE_TYPE, defaultFanOut, validateCacheFleetOptions } from './validation';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
 import { NfsVersion } from '../nfs-version';
 import {
@@ -170,7 +170,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
     warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
     const facts = instanceTypeFacts(this.instanceType);
-    validateCacheFleetOptions(this, props, facts);
+    const nodeDiskCache = validateCacheFleetOptions(this, props, facts);
     this.origin = resolveOrigin(this, props);
 
     this.capacity = props.capacity ?? DEFAULTS.capacity;
@@ -186,7 +186,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     const v3 = this.clientNfsVersion === NfsVersion.NFS_V3;
     // NFSv3: a number (4 bytes in every file handle) rather than a UUID (16), room for a longer origin handle in 64.
     this.fsid = fsidFor(this.node.path, originFsidKey(this.origin, props.originPath ?? DEFAULTS.originPath), v3);
-    this.nodeDiskCache = resolvedNodeDiskCache(this, props, facts);
+    this.nodeDiskCache = nodeDiskCache;
     const diskCache = this.nodeDiskCache._enabled;
     this.metricsGroup = this.node.path;
     this.mirrorExports = [

@@ -21,10 +21,13 @@ export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
 /** Where each node mounts its disk cache (`nodeDiskCache`). */
 export const NODE_CACHE_DIR = '/var/cache/fscache';
 
-/** Checks fleet options; throws `Invalid <prop>` for contradictions, warns for what may be intended. */
+/**
+ * Checks fleet options; throws `Invalid <prop>` for contradictions, warns for what may be intended. Returns the nodes'
+ * disk cache in force (`nodeDiskCache`, given or by default), resolved once here.
+ */
 export function validateCacheFleetOptions(
   scope: Construct, o: CacheFleetOptions, facts = instanceTypeFacts(o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE)),
-): void {
+): NodeDiskCache {
   const int = (name: string, v: number | undefined, min: number, max: number) => {
     if (v === undefined || Token.isUnresolved(v)) return;
     if (!Number.isInteger(v) || v < min || v > max) throw propError(scope, name, `must be a whole number from ${min} to ${max}, got ${v}.`);
@@ -51,8 +54,9 @@ export function validateCacheFleetOptions(
       `mountd (TCP ${NFS_MOUNTD_PORT}) for the export before NFS (TCP ${NFS_PORT}), and the load balancer has no listener for mountd.` +
       (capacity._elastic ? ' An elastic fleet (Capacity.elastic()) is always behind the load balancer: give Capacity.nodes(n) for NFSv3.' : ''));
   }
-  validateDiskCache(scope, o, facts);
-  const diskCache = nodeDiskCacheOn(scope, o, facts);
+  const nodeDiskCache = resolvedNodeDiskCache(scope, o, facts);
+  validateDiskCache(scope, o, facts, nodeDiskCache);
+  const diskCache = nodeDiskCache._enabled;
   validateMirrorOptions(scope, o, exportPath, diskCache);
   checkNodePaths(scope, exportPath, hasMirrors(o), diskCache);
   checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? DEFAULT_INSTANCE_TYPE));
@@ -89,6 +93,7 @@ export function validateCacheFleetOptions(
         `(${facts.memoryGiB} GiB): reads beyond it go to EFS. Choose a larger instanceType or more memory-heavy family.`);
     }
   }
+  return nodeDiskCache;
 }
 
 /** The fan-out of a fleet that gives none: the load balancer for an elastic fleet, which it adds and drains. */
@@ -162,15 +167,9 @@ export function resolvedNodeDiskCache(scope: Construct, o: CacheFleetOptions, fa
   return resolveNodeDiskCache(scope, o.nodeDiskCache, facts.instanceStore === true && facts.nvmeInstanceStore === true);
 }
 
-/** Whether the nodes keep the second cache level (`nodeDiskCache`). */
-export function nodeDiskCacheOn(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): boolean {
-  return resolvedNodeDiskCache(scope, o, facts)._enabled;
-}
-
 /** The nodes' second cache level (`nodeDiskCache`) needs NVMe instance store the bootstrap can find by its model. */
-function validateDiskCache(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>): void {
+function validateDiskCache(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>, cache: NodeDiskCache): void {
   const type = describeValue(o.instanceType ?? DEFAULT_INSTANCE_TYPE, scope, false);
-  const cache = resolvedNodeDiskCache(scope, o, facts);
   if (!cache._enabled) return;
   if (facts.instanceStore === false || (facts.instanceStore === true && facts.nvmeInstanceStore === false)) {
     throw propError(scope, 'nodeDiskCache', `${type} has no NVMe instance store to hold the disk cache; choose a node type ` +

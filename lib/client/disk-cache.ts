@@ -116,11 +116,11 @@ export class DiskCache {
 }
 
 /**
- * The disk cache given as `prop` (`DiskCache.instanceStore()` when not given), checked: from JavaScript, which has no
+ * The disk cache given as `prop` (`byDefault` when not given), checked: from JavaScript, which has no
  * types, anything else is refused (`Invalid diskCache: must be DiskCache.instanceStore() or DiskCache.ebs() ...`).
  */
-export function checkDiskCache(scope: IConstruct, prop: string, diskCache: DiskCache | undefined): DiskCache {
-  if (diskCache === undefined || diskCache === null) return DiskCache.instanceStore();
+export function checkDiskCache(scope: IConstruct, prop: string, diskCache: DiskCache | undefined, byDefault: DiskCache): DiskCache {
+  if (diskCache === undefined || diskCache === null) return byDefault;
   if (typeof (diskCache as Partial<DiskCache>)._validate !== 'function') {
     const got = typeof diskCache === 'object' ? 'an object of another kind' : describeValue(diskCache, scope);
     throw propError(scope, prop, `must be DiskCache.instanceStore() or DiskCache.ebs({ volumeSize }), got ${got}.`);

@@ -386,7 +386,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
  * `DiskCache.instanceStore()` when not given.
  */
 export function validateClientOptions(scope: Construct, o: FsCacheClientOptions, instanceType: ec2.InstanceType, viaFleet: boolean): DiskCache {
-  const diskCache = checkDiskCache(scope, 'diskCache', o.diskCache);
+  const diskCache = checkDiskCache(scope, 'diskCache', o.diskCache, FS_CACHE_CLIENT_DEFAULTS.diskCache);
   const facts = instanceTypeFacts(instanceType);
   checkCacheDevicesFindable(scope, instanceType, facts, diskCache._ebs);
   if (!diskCache._ebs) {

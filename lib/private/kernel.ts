@@ -14,7 +14,8 @@ import { COMMON_INSTANCE_DEFAULTS, CommonInstanceOptions } from '../instance-opt
  * props' `@default`; test/private/kernel.test.ts holds the docs to these two constants.
  */
 export const PROVED_KERNEL_LINES: readonly string[] = ['6.1', '6.12'];
-export const DEFAULT_KERNEL_LINE = '6.12';
+/** The default line: `COMMON_INSTANCE_DEFAULTS.kernel`'s, named once there. */
+export const DEFAULT_KERNEL_LINE: string = COMMON_INSTANCE_DEFAULTS.kernel.line;
 
 /** The props that choose the image of a construct's instances. */
 export type ImageChoice = Pick<CommonInstanceOptions, 'machineImage' | 'kernel'>;
