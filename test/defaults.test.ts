@@ -15,7 +15,7 @@ import { EBS_DISK_CACHE_DEFAULTS, INSTANCE_STORE_DISK_CACHE_DEFAULTS } from '../
 import { CULL_LIMITS_DEFAULTS, FS_CACHE_CLIENT_DEFAULTS } from '../lib/client/fs-cache-client';
 import { FLEET_SOURCE_DEFAULTS } from '../lib/client/mount-source';
 import { COMMON_INSTANCE_DEFAULTS } from '../lib/instance-options';
-import { CACHE_DASHBOARD_DEFAULTS } from '../lib/monitoring/cache-dashboard';
+import { CACHE_DASHBOARD_DEFAULTS } from '../lib/monitoring/dashboard-defaults';
 import { ORIGIN_FILE_SYSTEM_DEFAULTS } from '../lib/origin/origin-file-system';
 import { DATA_SEEDER_DEFAULTS } from '../lib/seeding/data-seeder';
 
@@ -95,7 +95,8 @@ function comparable(value: unknown): unknown {
 
 /** Each interface's defaults table: the one the construct that takes the interface applies. */
 const DEFAULTS_TABLES: Record<string, Readonly<Record<string, unknown>>> = {
-  CacheDashboardOptions: CACHE_DASHBOARD_DEFAULTS,
+  // The dashboard's table holds the settings of its figures and alarms too, which no prop sets yet.
+  CacheDashboardOptions: omit(CACHE_DASHBOARD_DEFAULTS, 'display', 'alarms'),
   CachedFileSystemProps: CACHED_FILE_SYSTEM_DEFAULTS,
   // The fleet's own table holds the defaults of its nested options too, and two that its TSDoc describes rather than
   // names: the fan-out (another for an elastic fleet) and the root volume (CommonInstanceOptions, per construct).

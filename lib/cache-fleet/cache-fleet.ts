@@ -28,6 +28,7 @@ import {
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
 import { propError } from '../private/errors';
 import { encryptedRootVolume } from '../private/instance';
+import { grantPutMetricData } from '../private/metrics-grant';
 import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
 import { instanceImage } from '../private/kernel';
 import { checkImageOs } from '../private/image';
@@ -225,12 +226,13 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       checkEfsMount(this, this.origin.fileSystem, { helperProp: 'origin.mountHelper', helper: mountHelper }, !!props.machineImage);
     }
 
+    if (metrics) grantPutMetricData(this.role);
     const rendered = renderScript({
       script: 'cache-node/bootstrap.sh',
       description: `the cache nodes of ${this.node.path}`,
       scope: this,
       parameters: {
-        ...nodeParameters(this, this.role, props, {
+        ...nodeParameters(this, props, {
           origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache,
           clientNfsVersion: this.clientNfsVersion, mountHelper,
         }),

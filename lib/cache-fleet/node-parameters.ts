@@ -1,6 +1,5 @@
 import * as crypto from 'crypto';
 import { Stack } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { CacheOrigin, originBaseOptions, originMountType, originServerPath } from '../origin/cache-origin';
 import { MIRROR_NAMESPACE, MIRROR_ROOT, mirrorParameters } from './mirror';
@@ -57,10 +56,9 @@ export interface NodeValues {
 
 /**
  * The `EFSC_*` parameters of the nodes' bootstrap (assets/cache-node/bootstrap.sh), the same for every node: what
- * differs between nodes reaches them as tags (`EFSC_NODE_IDENTITY: 'tags'`). With `metrics` (the default) this
- * grants `role` PutMetricData, which `grantNodeRole` acknowledges.
+ * differs between nodes reaches them as tags (`EFSC_NODE_IDENTITY: 'tags'`).
  */
-export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFleetProps, v: NodeValues): Record<string, string> {
+export function nodeParameters(fleet: Construct, props: CacheFleetProps, v: NodeValues): Record<string, string> {
   const stack = Stack.of(fleet);
   const clientCidrs = props.clientCidrs ?? [props.vpc.vpcCidrBlock];
   const tuning = props.tuning ?? {};
@@ -82,7 +80,7 @@ export function nodeParameters(fleet: Construct, role: iam.IRole, props: CacheFl
     EFSC_WARM_PATHS: (warming?.paths ?? []).join(' '),
     EFSC_WARM_WORKERS: String(warming?.workers ?? DEFAULTS.warming.workers),
     EFSC_REWARM_INTERVAL: rewarm ? systemdTimeSpan(rewarm) : '',
-    ...instanceMetrics(fleet, role, props.metrics ?? DEFAULTS.metrics),
+    ...instanceMetrics(fleet, props.metrics ?? DEFAULTS.metrics),
     ...mirrorParameters(fleet.node.path, props, originBaseOptions(v.origin, v.mountHelper), v.diskCache),
     // Facts the library owns and the script uses whatever the configuration: the ports clients reach (mountd with
     // NFSv3; the mirrors' nfsd), the mirrors' namespace and export root.

@@ -3,8 +3,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { CacheNode } from './cache-node';
 import { CacheOrigin } from '../origin/cache-origin';
-import { PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
 import { grantSignal, instanceRole } from '../private/instance';
+import { PUT_METRIC_DATA_REASON } from '../private/metrics-grant';
 import { acknowledgeWildcardResource } from '../private/nag';
 
 /**
@@ -29,7 +29,7 @@ export function nodeRole(fleet: Construct, origin: CacheOrigin): iam.Role {
 /**
  * What the role needs once the nodes exist: signalling the fleet's stack, attaching the nodes' stable interfaces
  * (Route 53 mode) to instances tagged with this fleet, and the cdk-nag acknowledgements of the statements on `*`
- * (`metrics`: the PutMetricData statement the node parameters added). Then the tag itself on every node's group.
+ * (`metrics`: the PutMetricData statement of `grantPutMetricData`). Then the tag itself on every node's group.
  */
 export function grantNodeRole(fleet: Construct, role: iam.Role, nodes: CacheNode[], metrics: boolean): void {
   const stack = Stack.of(fleet);

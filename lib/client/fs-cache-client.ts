@@ -10,7 +10,7 @@ import { checkDiskCache, DiskCache } from './disk-cache';
 import { FLEET_SOURCE_DEFAULTS, MountSource } from './mount-source';
 import { CommonInstanceOptions } from '../instance-options';
 import { NfsVersion } from '../nfs-version';
-import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics, PUT_METRIC_DATA_REASON } from '../monitoring/metrics';
+import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics } from '../monitoring/metrics';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
@@ -20,6 +20,7 @@ import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, wa
 import { checkImageArchitecture, checkImageOs } from '../private/image';
 import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 import { checkKernel, instanceImage } from '../private/kernel';
+import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../private/metrics-grant';
 import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
 import { isMirrorExportPath, MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
@@ -307,6 +308,8 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     const blockDevices = [encryptedRootVolume(props.rootVolumeSize ?? Size.gibibytes(16))];
     if (diskCache._volumeSize) blockDevices.push(encryptedVolume('/dev/sdf', diskCache._volumeSize));
 
+    const metrics = props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics;
+    if (metrics) grantPutMetricData(this.role);
     const rendered = renderScript({
       script: 'client/bootstrap.sh',
       description: `the FS-Cache client launch template ${this.node.path}`,
@@ -323,11 +326,11 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
           deviceModel: diskCache._deviceModel, initializeDevices: diskCache._initializeDevices, cull: cullPercents,
         }),
         EFSC_CACHE_SOURCE: diskCache._source,
-        ...instanceMetrics(this, this.role, props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics),
+        ...instanceMetrics(this, metrics),
         ...clientMirrorParameters(this, source, props),
       },
     });
-    if (props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics) {
+    if (metrics) {
       Validations.of(this.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: PUT_METRIC_DATA_REASON });
     }
     rendered.grantRead(this.role);

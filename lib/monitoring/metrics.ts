@@ -1,7 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { propError } from '../private/errors';
 
@@ -243,26 +242,15 @@ export function groupMetric(group: string, metric: InstanceMetric, props?: cloud
 }
 
 /**
- * The `EFSC_METRICS*` parameters of an instance script (assets/lib/metrics.sh) whose `Group` is `scope`'s path, and,
- * when metrics are on, the permission to publish them: `cloudwatch:PutMetricData` in this namespace only (the
- * CloudWatch agent needs nothing else for StatsD metrics). PutMetricData supports no resource scoping, so its
- * resource is `*`: the caller acknowledges AwsSolutions-IAM5 for it.
+ * The `EFSC_METRICS*` parameters of an instance script (assets/lib/metrics.sh) whose `Group` is `scope`'s path. The
+ * permission to publish them is the instance role's (`grantPutMetricData`, lib/private/metrics-grant.ts).
  */
-export function instanceMetrics(scope: Construct, role: iam.IRole, enabled = true): Record<string, string> {
+export function instanceMetrics(scope: Construct, enabled = true): Record<string, string> {
   if (!enabled) return { EFSC_METRICS: 'off', EFSC_METRICS_GROUP: '' };
   const group = scope.node.path;
   if (!/^[A-Za-z0-9/_.-]{1,255}$/.test(group)) {
     throw propError(scope, 'metrics', `the metrics dimension Group is the construct path '${group}', which must be 1-255 ` +
       'letters, digits, / _ . or -: rename the constructs, or set metrics: false.');
   }
-  role.addToPrincipalPolicy(new iam.PolicyStatement({
-    actions: ['cloudwatch:PutMetricData'],
-    resources: ['*'],
-    conditions: { StringEquals: { 'cloudwatch:namespace': METRIC_NAMESPACE } },
-  }));
   return { EFSC_METRICS: 'cloudwatch-agent', EFSC_METRICS_GROUP: group };
 }
-
-/** Why PutMetricData's `*` is acceptable (AwsSolutions-IAM5 acknowledgements). */
-export const PUT_METRIC_DATA_REASON = 'cloudwatch:PutMetricData supports no resource-level permissions; the statement ' +
-  `is limited by condition to the namespace ${METRIC_NAMESPACE}.`;

@@ -36,6 +36,8 @@ describe('no healthy cache node, on a Route 53 fleet of more than 10 nodes', () 
     expect(composites[0].Properties.AlarmActions).toHaveLength(1);
     for (const [, a] of parts) expect(a.Properties.AlarmActions).toBeUndefined();
     expect(cfs.dashboard!.compositeAlarms).toHaveLength(1);
+    expect(cfs.dashboard!.alarm('NoHealthyCacheNode')).toBe(cfs.dashboard!.compositeAlarms[0]);
+    expect(cfs.dashboard!.alarm('NoNodeInService1').alarmArn).toBeDefined();
   });
 
   test('cdk-nag AwsSolutions and NIST 800-53 R5: no unacknowledged finding', () => {

@@ -92,6 +92,16 @@ describe('CacheDashboard', () => {
     expect(alarms.every((a) => a.AlarmActions === undefined)).toBe(true);
   });
 
+  test('each alarm is reachable by the name the docs give it; an unknown name says which there are', () => {
+    const { cfs } = build({}, 2);
+    const d = cfs.dashboard!;
+    for (const name of ['PercentIoLimit', 'ThroughputNearLimit', 'NoHealthyCacheNode', 'CullingStalled1', 'CacheNotServing1', 'CullingStalled2', 'CacheNotServing2']) {
+      expect(d.alarm(name)).toBe(d.alarms.find((a) => a.node.id === name));
+    }
+    expect(d.alarms).toHaveLength(7);
+    expect(() => d.alarm('MirrorFull')).toThrow(/has no alarm named 'MirrorFull'; its alarms are PercentIoLimit, ThroughputNearLimit, NoHealthyCacheNode, CullingStalled1/);
+  });
+
   test('a disk cache written but not serving: one alarm per client group, and one for nodes with nodeDiskCache', () => {
     const expression = 'IF(w >= 268435456 AND w - g >= 0.5 * w AND r < 0.1 * w, 1, 0)';
     const check = (alarm: any, group: string) => {
