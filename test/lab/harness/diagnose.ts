@@ -137,7 +137,8 @@ export function summarize(diagnosis: string, max = 12): string[] {
       continue;
     }
     if (!l.trim()) continue;
-    if (wanted.has(section) || section.startsWith('the guest agent does not answer') || l.startsWith('lab side: ') || /Timed out waiting for device|Dependency failed for|NETDEV WATCHDOG|Kernel panic/.test(l)) {
+    const alarming = /Timed out waiting for device|Dependency failed for|NETDEV WATCHDOG|Kernel panic/.test(l);
+    if (wanted.has(section) || section.startsWith('the guest agent does not answer') || l.startsWith('lab side: ') || alarming) {
       out.push(`  ${section}: ${l.length > 300 ? `${l.slice(0, 300)}...` : l}`);
     }
   }

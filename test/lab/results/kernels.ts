@@ -84,7 +84,8 @@ const ROWS: Row[] = [
   {
     what: 'a client\'s re-read, page cache dropped, served by FS-Cache (the node serves no byte of it)',
     onSix1: 'yes (`scenarios.lab.ts`, `metrics.lab.ts`)',
-    cell: (f) => f.clientReRead && `yes: ${mib(f.clientReRead.fileBytes)}, cache device read ${mib(f.clientReRead.cacheDiskReadBytes)}, IO rd +${n(f.clientReRead.fscacheReads)}, node +${n(f.clientReRead.nodeBytes)} bytes`,
+    cell: (f) => f.clientReRead && `yes: ${mib(f.clientReRead.fileBytes)}, cache device read ${mib(f.clientReRead.cacheDiskReadBytes)}, ` +
+      `IO rd +${n(f.clientReRead.fscacheReads)}, node +${n(f.clientReRead.nodeBytes)} bytes`,
   },
   {
     what: 'the node\'s re-export with its fsid, NFSv3 (the client\'s `fsc` mount) and NFSv4.1',
@@ -102,7 +103,8 @@ const ROWS: Row[] = [
     cell: (f) => f.selfTest && `served: ${n(f.selfTest.serverBytes)} bytes from the origin, ${n(f.selfTest.fscacheReads)} FS-Cache reads`,
   },
   {
-    what: 'the "not serving" alarm\'s counters (cache device read, written, grown): a first read (client; node), a re-read (client), the file written over at the origin and read again (client, through a mount with `actimeo=0`)',
+    what: 'the "not serving" alarm\'s counters (cache device read, written, grown): a first read (client; node), a re-read (client), ' +
+      'the file written over at the origin and read again (client, through a mount with `actimeo=0`)',
     onSix1: NOT_MEASURED,
     recordedOnSix1: true,
     cell: (f) => f.notServing && [
