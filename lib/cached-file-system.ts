@@ -1,11 +1,11 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { CacheFleet } from './cache-fleet/cache-fleet';
-import { CacheOrigin } from './origin/cache-origin';
 import { CacheFleetOptions } from './cache-fleet/options';
 import { FsCacheClientLaunchTemplate, FsCacheClientOptions } from './client/fs-cache-client';
 import { MountSource } from './client/mount-source';
 import { CacheDashboard, CacheDashboardOptions } from './monitoring/cache-dashboard';
+import { CacheOrigin } from './origin/cache-origin';
 import { checkMountTargetsCover, OriginFileSystem, OriginFileSystemOptions } from './origin/origin-file-system';
 import { describeValue, propError } from './private/errors';
 import { REMOVED_CACHED_FILE_SYSTEM_PROPS, refuseRemovedProps } from './private/removed-props';

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The linter (eslint.config.mjs) over lib/, bin/, bench/ and test/: first proved on a canary it must reject (an
-# unused name, trailing spaces, a run of empty lines), then run on the tree; and no line of test/ over 200 characters.
+# The linter and formatter (eslint.config.mjs) over lib/, bin/, bench/ and test/: first proved on a canary it must
+# reject (below), then run on the tree; and no line of test/ over 200 characters.
 # Prints `lint: N passed, M failed` last.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,13 +17,18 @@ check() {
     failed=$((failed + 1))
   fi
 }
+# The canary breaks one rule of each family: import order, member order, an unused name, and the formatter's quotes,
+# semicolons, trailing spaces and empty lines. The linter must name every one.
 canary() {
-  local out
-  out=$(printf 'const unused = 1;   \n\n\n\nexport const x = 2;\n' |
+  local out rule
+  out=$(printf '%s\n' "import { b } from './b';" "import * as fs from 'fs';" 'export class C {' '  m() { return fs; }' \
+    '  x = b;' '}' 'const unused = "1"   ' '' '' '' |
     npx eslint --stdin --stdin-filename lib/lint-canary.ts 2>&1) && return 1
-  grep -q 'no-unused-vars' <<<"$out" && grep -q 'no-trailing-spaces' <<<"$out" && grep -q 'no-multiple-empty-lines' <<<"$out"
+  for rule in import-x/order member-ordering no-unused-vars @stylistic/quotes @stylistic/semi no-trailing-spaces no-multiple-empty-lines; do
+    grep -q "$rule" <<<"$out" || { echo "the linter did not report $rule"; return 1; }
+  done
 }
-check "the linter rejects a canary (unused name, trailing spaces, empty lines)" canary
+check "the linter rejects a canary (import order, member order, unused name, quotes, semicolon, spaces, empty lines)" canary
 check "lib/, bin/, bench/ and test/ pass the linter" npx eslint --max-warnings 0 lib bin bench test
 # Every file of test/ (scripts and pages too, which eslint does not read), whatever it holds: no line over 200
 # characters. Snapshots and recorded JSON are written by tools.

@@ -31,7 +31,7 @@ export function protocolTables(p: ProtocolResults | undefined): string {
           median: median(base.seconds) / median(c.seconds), low: Math.min(...base.seconds) / Math.max(...c.seconds),
           high: Math.max(...base.seconds) / Math.min(...c.seconds),
         },
-          Math.min(base.seconds.length, c.seconds.length)) : '';
+        Math.min(base.seconds.length, c.seconds.length)) : '';
       body.push([label, timeRange(c.seconds), speed, opsPerPass(c.originOps), opsPerPass(c.originOpens), mode === 'direct' ? '' : opsPerPass(c.nodeOps), lat]);
     }
   }

@@ -1,15 +1,15 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct, IConstruct } from 'constructs';
-import { NFS_PORT } from '../private/constants';
-import { propError } from '../private/errors';
-import { isEndpoint } from '../private/endpoint';
-import { DOT_SEGMENT_RE } from '../private/paths';
 import { NfsVersion } from '../nfs-version';
-import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, ICacheFleet, MirrorExport } from './options';
-import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, MIRROR_ROOT, mirrorExportPath, mirrorFsid } from './mirror';
-import { checkClientNfsVersion, checkExportPath } from './validation';
+import { NFS_PORT } from '../private/constants';
+import { isEndpoint } from '../private/endpoint';
+import { propError } from '../private/errors';
+import { DOT_SEGMENT_RE } from '../private/paths';
 import { REMOVED_FLEET_ATTRIBUTES, refuseRemovedProps } from '../private/removed-props';
+import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, MIRROR_ROOT, mirrorExportPath, mirrorFsid } from './mirror';
+import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, ICacheFleet, MirrorExport } from './options';
+import { checkClientNfsVersion, checkExportPath } from './validation';
 
 /**
  * A fleet defined elsewhere, known by its attributes (`CacheFleet.fromCacheFleetAttributes`): checked with a

@@ -2,16 +2,32 @@ import { Duration, Lazy } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
+import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
+import {
+  autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS,
+  sumOfMetrics,
+} from '../monitoring/metrics';
+import { NfsVersion } from '../nfs-version';
+import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from '../origin/cache-origin';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
+import { propError } from '../private/errors';
+import { checkImageOs } from '../private/image';
+import { encryptedRootVolume } from '../private/instance';
+import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
+import { instanceImage } from '../private/kernel';
+import { grantPutMetricData } from '../private/metrics-grant';
+import { checkEfsMount, MountHelper } from '../private/mount';
+import { REMOVED_FLEET_PROPS, refuseRemovedProps } from '../private/removed-props';
+import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 import { ImportedCacheFleet } from './attributes';
 import { CacheNode, ICacheNode } from './cache-node';
 import { Capacity } from './capacity';
 import { ElasticNodes, LIFECYCLE_HOOKS } from './elastic';
-import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from '../origin/cache-origin';
 import { FanOut, FanOutResources } from './fan-out';
 import { grantS3Mirrors, mirrorExportPath, mirrorFsid, pathMirrors, s3MirrorFsid, s3Mirrors } from './mirror';
 import { NodeDiskCache } from './node-disk-cache';
@@ -19,22 +35,6 @@ import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetProps, ICacheFleet, MirrorExport } from './options';
 import { DEFAULT_INSTANCE_TYPE, defaultFanOut, validateCacheFleetOptions } from './validation';
-import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
-import { NfsVersion } from '../nfs-version';
-import {
-  autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS,
-  sumOfMetrics,
-} from '../monitoring/metrics';
-import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
-import { propError } from '../private/errors';
-import { encryptedRootVolume } from '../private/instance';
-import { grantPutMetricData } from '../private/metrics-grant';
-import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
-import { instanceImage } from '../private/kernel';
-import { checkImageOs } from '../private/image';
-import { checkEfsMount, MountHelper } from '../private/mount';
-import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
-import { REMOVED_FLEET_PROPS, refuseRemovedProps } from '../private/removed-props';
 
 // The fleet's parts, each in a module of its own, assembled by `CacheFleet` below: its options and how clients see
 // a fleet (options.ts), a fleet of another stack (attributes.ts), the checks of the options (validation.ts), the

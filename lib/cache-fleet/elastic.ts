@@ -4,11 +4,11 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
-import { nodeGroup } from './cache-node';
-import { FLEET_TAG } from './node-role';
-import { ElasticCapacityOptions } from './capacity';
 import { knownAtSynth, propError } from '../private/errors';
 import { acknowledgeWildcardResource } from '../private/nag';
+import { nodeGroup } from './cache-node';
+import { ElasticCapacityOptions } from './capacity';
+import { FLEET_TAG } from './node-role';
 
 /**
  * The lifecycle hooks of an elastic fleet's group, by name (unique within the group): the node completes the launch

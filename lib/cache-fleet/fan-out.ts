@@ -6,10 +6,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
-import { CacheNode } from './cache-node';
 import { NFS_MIRROR_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
+import { CacheNode } from './cache-node';
 
 /** Options of `FanOut.route53()`. */
 export interface Route53FanOutOptions {

@@ -6,8 +6,8 @@ import { IConstruct } from 'constructs';
 import { describeValue, knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { InstanceTypeFacts } from '../private/instance-types';
 import { seconds } from '../private/mount';
-import { grantReadPrefix } from '../private/s3-grant';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
+import { grantReadPrefix } from '../private/s3-grant';
 
 /** Where a node keeps the copies of its mirrors (`mirroring.storage`). */
 export enum MirrorStorage {

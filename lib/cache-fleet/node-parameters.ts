@@ -1,16 +1,16 @@
 import * as crypto from 'crypto';
 import { Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { CacheOrigin, originBaseOptions, originMountType, originServerPath } from '../origin/cache-origin';
-import { MIRROR_NAMESPACE, MIRROR_ROOT, mirrorParameters } from './mirror';
-import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetOptions, CacheFleetProps } from './options';
-import { NODE_CACHE_DIR } from './validation';
 import { instanceMetrics } from '../monitoring/metrics';
 import { NfsVersion } from '../nfs-version';
+import { CacheOrigin, originBaseOptions, originMountType, originServerPath } from '../origin/cache-origin';
 import { exportClients } from '../private/cidr';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
 import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
 import { EFS_UTILS_TLS_PORT, MountHelper, seconds, systemdTimeSpan } from '../private/mount';
+import { MIRROR_NAMESPACE, MIRROR_ROOT, mirrorParameters } from './mirror';
+import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetOptions, CacheFleetProps } from './options';
+import { NODE_CACHE_DIR } from './validation';
 
 /**
  * The export's fsid: a UUID derived from the fleet's construct path and the re-exported origin path, so every node

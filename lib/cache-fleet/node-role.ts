@@ -1,11 +1,11 @@
 import { Stack, Tags, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { CacheNode } from './cache-node';
 import { CacheOrigin } from '../origin/cache-origin';
 import { grantSignal, instanceRole } from '../private/instance';
 import { PUT_METRIC_DATA_REASON } from '../private/metrics-grant';
 import { acknowledgeWildcardResource } from '../private/nag';
+import { CacheNode } from './cache-node';
 
 /**
  * The tag that scopes the nodes' permission to attach network interfaces: each node's group copies it, with the

@@ -1,13 +1,13 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
+import { CommonInstanceOptions } from '../instance-options';
+import { NfsVersion } from '../nfs-version';
 import { CacheOrigin } from '../origin/cache-origin';
 import { Capacity } from './capacity';
 import { FanOut } from './fan-out';
 import { MirrorOptions } from './mirror';
 import { NodeDiskCache } from './node-disk-cache';
-import { CommonInstanceOptions } from '../instance-options';
-import { NfsVersion } from '../nfs-version';
 
 /*
  * The options of a cache fleet and how clients see one (its own or one of another stack): the types a fleet, its

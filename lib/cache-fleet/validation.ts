@@ -1,20 +1,20 @@
 import { Annotations, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
+import { NfsVersion } from '../nfs-version';
 import { checkClientCidrs } from '../private/cidr';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '../private/errors';
 import { checkImageArchitecture } from '../private/image';
-import { checkKernel } from '../private/kernel';
 import { instanceTypeFacts } from '../private/instance-types';
-import { NfsVersion } from '../nfs-version';
+import { checkKernel } from '../private/kernel';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
-import { CACHE_FLEET_DEFAULTS, CacheFleetOptions, WarmingOptions } from './options';
 import { Capacity, resolveCapacity } from './capacity';
 import { validateElastic } from './elastic';
 import { FanOut, resolveFanOut } from './fan-out';
 import { checkMirrorSizeFits, hasMirrors, MIRROR_ROOT, validateMirrorOptions } from './mirror';
 import { NodeDiskCache, resolveNodeDiskCache } from './node-disk-cache';
+import { CACHE_FLEET_DEFAULTS, CacheFleetOptions, WarmingOptions } from './options';
 
 /** The fleet's default node type. */
 export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';

@@ -4,27 +4,27 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
-import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
+import { isMirrorExportPath, MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
 import { ICacheFleet } from '../cache-fleet/options';
-import { checkDiskCache, DiskCache } from './disk-cache';
-import { FLEET_SOURCE_DEFAULTS, MountSource } from './mount-source';
 import { CommonInstanceOptions } from '../instance-options';
-import { NfsVersion } from '../nfs-version';
 import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics } from '../monitoring/metrics';
+import { NfsVersion } from '../nfs-version';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
-import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { MOUNT_HELPER_TYPE } from '../private/enum-values';
+import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters } from '../private/fscache';
-import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkImageArchitecture, checkImageOs } from '../private/image';
-import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
+import { encryptedRootVolume, encryptedVolume, instanceRole } from '../private/instance';
+import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkKernel, instanceImage } from '../private/kernel';
 import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../private/metrics-grant';
 import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
-import { isMirrorExportPath, MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
 import { REMOVED_CLIENT_PROPS, refuseRemovedProps } from '../private/removed-props';
+import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
+import { checkDiskCache, DiskCache } from './disk-cache';
+import { FLEET_SOURCE_DEFAULTS, MountSource } from './mount-source';
 
 /**
  * cachefilesd's culling limits, in percent of the cache file system's blocks and files that are free.

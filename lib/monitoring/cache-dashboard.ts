@@ -7,6 +7,8 @@ import { Construct, IConstruct } from 'constructs';
 import type { CacheFleet } from '../cache-fleet/cache-fleet';
 import type { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import type { OriginFileSystem } from '../origin/origin-file-system';
+import { knownAtSynth, propError } from '../private/errors';
+import { REMOVED_DASHBOARD_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { CACHE_DASHBOARD_DEFAULTS } from './dashboard-defaults';
 import { cacheNodesSegment } from './segments/cache-nodes';
 import { clientsSegment } from './segments/clients';
@@ -15,8 +17,6 @@ import { mirrorsSegment } from './segments/mirrors';
 import { nodeDiskCacheSegment } from './segments/node-disk-cache';
 import { originSegment } from './segments/origin';
 import { DashboardAlarms, DashboardSegment } from './segments/segment';
-import { knownAtSynth, propError } from '../private/errors';
-import { REMOVED_DASHBOARD_PROPS, refuseRemovedProps } from '../private/removed-props';
 
 /** Options of the dashboard and its alarms, shared with `CachedFileSystem`. */
 export interface CacheDashboardOptions {

@@ -6,8 +6,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct, IConstruct } from 'constructs';
 import { NFS_PORT } from '../private/constants';
-import { markTlsOnly } from '../private/mount';
 import { describeValue, propError } from '../private/errors';
+import { markTlsOnly } from '../private/mount';
 import { acknowledgeCompliance } from '../private/nag';
 import { defaultSubnets } from '../private/subnets';
 

@@ -1,10 +1,10 @@
 import { Annotations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
+import { COMMON_INSTANCE_DEFAULTS, CommonInstanceOptions } from '../instance-options';
+import { AmazonLinux2023KernelLine } from '../kernel-line';
 import { propError } from './errors';
 import { defaultImageArchitecture } from './instance-types';
-import { AmazonLinux2023KernelLine } from '../kernel-line';
-import { COMMON_INSTANCE_DEFAULTS, CommonInstanceOptions } from '../instance-options';
 
 /**
  * The Amazon Linux 2023 kernel lines the lab (test/lab/) proved, and the line the library's instances boot when

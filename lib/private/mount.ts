@@ -1,8 +1,8 @@
 import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { Construct } from 'constructs';
-import { describeValue, propError } from './errors';
 import { MountHelper } from '../mount-helper';
+import { describeValue, propError } from './errors';
 
 export { MountHelper };
 

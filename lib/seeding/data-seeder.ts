@@ -7,21 +7,21 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct, IConstruct } from 'constructs';
-import { CommonInstanceOptions } from '../instance-options';
 import { renderScript } from '../bootstrap/render';
-import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
+import { CommonInstanceOptions } from '../instance-options';
 import { allowFromConsumerSide } from '../private/connections';
 import { NFS_PORT } from '../private/constants';
-import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { MOUNT_HELPER_TYPE, SEED_SOURCE_KIND, SeedKind } from '../private/enum-values';
-import { grantReadPrefix } from '../private/s3-grant';
+import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
+import { checkImageArchitecture, checkImageOs } from '../private/image';
+import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
+import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../private/instance-types';
 import { checkKernel, instanceImage } from '../private/kernel';
 import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
-import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../private/instance-types';
-import { checkImageArchitecture, checkImageOs } from '../private/image';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
-import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 import { REMOVED_SEEDER_PROPS, refuseRemovedProps } from '../private/removed-props';
+import { grantReadPrefix } from '../private/s3-grant';
+import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 
 /** What a bound `SeedSource` tells the seeding instance. */
 export interface SeedSourceBinding {

@@ -1,8 +1,8 @@
 import * as crypto from 'crypto';
-import { BootstraplessSynthesizer, DefaultStackSynthesizer, Stack, Stage, Token } from 'aws-cdk-lib';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { BootstraplessSynthesizer, DefaultStackSynthesizer, Stack, Stage, Token } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import {
@@ -17,8 +17,8 @@ import {
   SeedSource,
 } from '../../lib';
 import { compactScript, LIBRARIES, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/bootstrap/render';
-import { importedFs, newApp, stackWithVpc } from '../util';
 import { readAsset } from '../../lib/private/assets';
+import { importedFs, newApp, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { flatten } from '../util/user-data';
 

@@ -20,8 +20,8 @@ import { renderedCode } from '../../lib/bootstrap/render';
 import { mirrorFsid } from '../../lib/cache-fleet/mirror';
 import { NFS_MIRROR_PORT } from '../../lib/private/constants';
 import { importedFs, stackWithVpc } from '../util';
-import { launchTemplateUserData, parameters } from '../util/user-data';
 import { runScript } from '../util/run-script';
+import { launchTemplateUserData, parameters } from '../util/user-data';
 
 function fleet(props: Partial<CacheFleetProps> = {}, id = 'Fleet', originOptions: EfsOriginOptions = {}) {
   const { stack, vpc } = stackWithVpc();

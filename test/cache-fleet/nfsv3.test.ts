@@ -16,9 +16,9 @@ import {
   MountSource,
   NfsVersion,
 } from '../../lib';
+import { renderedCode } from '../../lib/bootstrap/render';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
-import { renderedCode } from '../../lib/bootstrap/render';
 import { expand, launchTemplateUserData, parameters } from '../util/user-data';
 
 function build(clientNfsVersion?: NfsVersion) {

@@ -179,7 +179,7 @@ describe('FsCacheClientLaunchTemplate over a cache fleet', () => {
     const { stack, vpc } = stackWithVpc();
     const cfs = new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } });
     cfs.addClientLaunchTemplate('Writers', { source: MountSource.fileSystem(cfs.originFileSystem.fileSystem) });
-    const ud = Object.values(launchTemplateUserData(stack)).find((u) => u.includes("EFSC_CACHE_TAG"))!;
+    const ud = Object.values(launchTemplateUserData(stack)).find((u) => u.includes('EFSC_CACHE_TAG'))!;
     expect(parameters(ud).EFSC_NFS_SERVER).toMatch(/^<Ref:DataOrigin[0-9A-F]{8}>\.efs\./);
   });
 

@@ -12,8 +12,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { labUserData } from '../lab/scenarios/stacks';
 import { renderedCode } from '../../lib/bootstrap/render';
+import { labUserData } from '../lab/scenarios/stacks';
 import { expand, parameters } from '../util/user-data';
 import { ApiCall, byCli, Emulator, isCodeFetch, EMULATOR_VALUES, LOADER_CLIENT, RoleSession, rolePolicies, tearDown, withoutStatements } from './emulator';
 

@@ -14,11 +14,11 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
+import { renderedCode } from '../../lib/bootstrap/render';
+import { LIFECYCLE_HOOKS } from '../../lib/cache-fleet/elastic';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveIntrinsics } from '../lab/harness/user-data';
 import { REFUSED } from '../util/run-script';
 import { parameters } from '../util/user-data';
-import { renderedCode } from '../../lib/bootstrap/render';
-import { LIFECYCLE_HOOKS } from '../../lib/cache-fleet/elastic';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const VENV = path.join(ROOT, '.venv');

@@ -8,8 +8,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { expand } from '../util/user-data';
 import { renderedCode } from '../../lib/bootstrap/render';
+import { expand } from '../util/user-data';
 import { byCli, Emulator, EMULATOR_VALUES, LOADER_CLIENT, RoleSession, rolePolicies, RunOptions, tearDown } from './emulator';
 import { SEED_BUCKET as BUCKET, SEED_FILES as FILES, seederUserData } from './seeder-stack';
 

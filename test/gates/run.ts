@@ -21,10 +21,10 @@ import * as os from 'os';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { MATRIX } from './matrix';
+import { renderedCode } from '../../lib/bootstrap/render';
 import { CDK_CONTEXT, nagFindings } from '../util';
 import { flatten, expandAfterLoader, parameters } from '../util/user-data';
-import { renderedCode } from '../../lib/bootstrap/render';
+import { MATRIX } from './matrix';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CFN_LINT = path.join(ROOT, '.venv', 'bin', 'cfn-lint');

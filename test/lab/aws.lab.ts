@@ -20,13 +20,13 @@
  * creation policy). Failures of the seeder (a missing bucket, a prefix its role may not list) are proved against the
  * emulator on the host (test/emulator/seeder.emu.ts).
  */
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
-import * as crypto from 'crypto';
-import { parameters } from '../util/user-data';
 import { ApiCall, AWS_HOSTS, byCli, Emulator, EMULATOR_VALUES, isCodeFetch, RoleSession, rolePolicies, tearDown } from '../emulator/emulator';
 import { SEED_BUCKET, SEED_FILES, SEED_STACK, seederUserData } from '../emulator/seeder-stack';
+import { parameters } from '../util/user-data';
 import { CloudInitResult, DIAGNOSIS_FILE, FAILURES_DIR, keptCode, Lab, progress, summarize, Vm } from './harness';
 import { nfsdReadBytes, sha256 } from './scenarios/guest';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';

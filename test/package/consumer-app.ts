@@ -7,8 +7,8 @@
 // fails unless the templates hold the resources it built, with the bootstrap rendered from the package's assets/,
 // and no error annotation.
 // Usage: node consumer-app.js OUTDIR
-import * as fs from 'fs';
 import * as crypto from 'crypto';
+import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';

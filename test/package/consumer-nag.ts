@@ -6,8 +6,8 @@
 // Usage: node consumer-nag.js OUTDIR
 import { App, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { HIPAASecurityChecks, NIST80053R5Checks } from 'cdk-nag';
 import { CachedFileSystem, Capacity } from 'cdk-efs-cache';
+import { HIPAASecurityChecks, NIST80053R5Checks } from 'cdk-nag';
 
 const outdir = process.argv[2];
 if (!outdir) throw new Error('usage: node consumer-nag.js OUTDIR');

@@ -9,8 +9,8 @@ import { CacheFleet, CacheOrigin, Capacity } from '../../lib';
 import { formatCidr, parseCidr } from '../../lib/private/cidr';
 import { labUserData } from '../lab/scenarios/stacks';
 import { importedFs, stackWithVpc } from '../util';
-import { launchTemplateUserData, parameters } from '../util/user-data';
 import { runScript } from '../util/run-script';
+import { launchTemplateUserData, parameters } from '../util/user-data';
 
 describe('clientCidrs at synth', () => {
   test.each([

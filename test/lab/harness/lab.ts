@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'child_process';
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -6,9 +7,8 @@ import { failedTests } from './diagnose';
 import { CACHE_DIR, findImage, LabImage, LAB_DIR } from './image';
 import { elapsed, progress } from './log';
 import { isAlive, run, runSync, sleep } from './proc';
-import { InstanceMetadata, Vm, VmOptions } from './vm';
 import { keptCodeVendorData } from './user-data';
-import * as crypto from 'crypto';
+import { InstanceMetadata, Vm, VmOptions } from './vm';
 
 export interface LabOptions {
   /** Short name for logs and the network namespace; [a-z0-9-]. */

@@ -2,8 +2,8 @@ import { ChildProcess, spawn } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { LabImage } from './image';
 import { DIAGNOSE_SCRIPT, DiagnosisReason, hostSideScript, keepDiagnosis, summarize } from './diagnose';
+import { LabImage } from './image';
 import { elapsed, progress } from './log';
 import { isAlive, run, sleep } from './proc';
 import { GuestAgent, GuestAgentError } from './qga';
@@ -396,7 +396,7 @@ export class Vm {
   private async cloudInitProgress(): Promise<string> {
     const r = await this.exec('if [ -e /run/cloud-init/disabled ] || [ -e /etc/cloud/cloud-init.disabled ]; then echo disabled; ' +
       'elif [ -s /run/cloud-init/status.json ]; then echo running; else echo unknown; fi',
-      { timeoutMs: 60_000 }).catch(() => undefined);
+    { timeoutMs: 60_000 }).catch(() => undefined);
     return r?.stdout.trim() || 'unknown';
   }
 

@@ -73,7 +73,7 @@ const NOT_MEASURED = 'not measured';
  * A row: what it shows, bookworm's 6.1 (where the whole lab proves it, by name, unless `recordedOnSix1`: then from the
  * file's 6.1 figures when there are some), a cell per kernel of the file, and what a kernel without the figure shows.
  */
-interface Row { what: string; onSix1: string; recordedOnSix1?: boolean; cell(f: KernelFigures): string | undefined; missing?: string }
+interface Row { what: string; onSix1: string; recordedOnSix1?: boolean; missing?: string; cell(f: KernelFigures): string | undefined }
 
 /** The lab's floor for the rule (its caches hold 256 MiB; a production period's is 256 MiB). */
 export const LAB_NOT_SERVING_FLOOR = 4 * 1048576;

@@ -19,8 +19,8 @@ import {
   MountSource,
   NfsVersion,
 } from '../../../lib';
-import { importedFs, newApp } from '../../util';
 import { CacheNode } from '../../../lib/cache-fleet/cache-node';
+import { importedFs, newApp } from '../../util';
 import { CfnTemplate, IntrinsicValues, PSEUDO_VALUES, resolveUserData } from '../harness';
 
 export const LAB_SUBNET = '10.77.0.0/24';
