@@ -1,4 +1,4 @@
-/** Unit tests: fast, offline. The lab (test/lab/*.lab.ts) has its own config. */
+/** Unit tests: fast, offline. The lab (test/heavy/lab/*.lab.ts) has its own config. */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],

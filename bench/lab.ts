@@ -1,13 +1,13 @@
 /**
  * Parts 1-3 on the lab's VMs, in one run: an origin standing in for EFS (kernel nfsd behind a shaped link), a cache
- * node and an FS-Cache client running the user data the library synthesizes (test/lab/scenarios/stacks.ts).
+ * node and an FS-Cache client running the user data the library synthesizes (test/heavy/lab/scenarios/stacks.ts).
  *
  * Every figure is a wall time taken by the guest's own clock around one command; what it is compared with (the
  * baseline, the lab's ceiling) is measured in the same VMs, minutes apart. Absolute speeds under software emulation
  * are low: the ratios are the result.
  */
-import { Lab, progress, Vm } from '../test/lab/harness';
-import { EFS_NAME, labUserData, ORIGIN_USER_DATA } from '../test/lab/scenarios/stacks';
+import { Lab, progress, Vm } from '../test/heavy/lab/harness';
+import { EFS_NAME, labUserData, ORIGIN_USER_DATA } from '../test/heavy/lab/scenarios/stacks';
 import { LabResults, machine, MetadataPath, Timing } from './results';
 
 export interface LabSettings {

@@ -1,5 +1,5 @@
 /**
- * Part 4: seeding, measured by the seeding lab (test/lab/seeding.lab.ts), which writes its figures to
+ * Part 4: seeding, measured by the seeding lab (test/heavy/lab/seeding.lab.ts), which writes its figures to
  * $EFSC_RESULTS_DIR/seeding.json: `{ "link": {...}, "results": { "<method>": seconds, ... } }`. This part runs it and
  * takes those figures as they are; without the file, the row is reported as not measured.
  */
@@ -16,7 +16,7 @@ export async function runSeeding(log: (m: string) => void): Promise<SeedingResul
   const started = Date.now();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-bench-seeding-'));
   const exitCode = await new Promise<number>((resolve, reject) => {
-    const child = spawn('bash', [path.join(REPO, 'test', 'lab', 'run.sh'), 'seeding'], {
+    const child = spawn('bash', [path.join(REPO, 'test', 'heavy', 'lab', 'run.sh'), 'seeding'], {
       cwd: REPO,
       env: { ...process.env, EFSC_RESULTS_DIR: dir },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -41,7 +41,7 @@ export async function runSeeding(log: (m: string) => void): Promise<SeedingResul
     return {
       ...base,
       measured: Object.keys(results).length > 0,
-      settings: { 'origin link': JSON.stringify(json.link ?? {}), 'measured by': 'test/lab/seeding.lab.ts' },
+      settings: { 'origin link': JSON.stringify(json.link ?? {}), 'measured by': 'test/heavy/lab/seeding.lab.ts' },
       link: json.link,
       results,
       ...(exitCode !== 0 ? { note: `the seeding lab's tests did not all pass (exit ${exitCode}); its figures are kept here, not published` } : {}),

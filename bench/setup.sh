@@ -1,5 +1,5 @@
 #!/bin/bash
-# Installs the benchmark's chart tools into the project-local venv .venv (the one test/gates/setup.sh makes), from the
+# Installs the benchmark's chart tools into the project-local venv .venv (the one test/heavy/gates/setup.sh makes), from the
 # pinned requirements-bench.txt; reinstalled only when that file changes (its hash is stamped into the venv).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

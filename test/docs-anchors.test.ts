@@ -4,7 +4,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { relativeLinks } from './package/readme-links';
+import { relativeLinks } from './heavy/package/readme-links';
 
 const REPO = path.join(__dirname, '..');
 const pages = ['README.md', ...fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];

@@ -2,7 +2,7 @@
  * Props given as tokens (a CfnParameter, an SSM value, an import) are known only at deploy time and skip synth-time
  * validation, so their resolved values reach root user data unchecked. Whatever they resolve to must stay data:
  * these tests resolve the synthesized user data of each tier with hostile parameter values, as CloudFormation would
- * (test/lab/harness resolveUserData, Fn::Base64 included), run it on this host in a sandbox
+ * (test/heavy/lab/harness resolveUserData, Fn::Base64 included), run it on this host in a sandbox
  * (test/util/run-script.ts), and show that nothing a value holds runs, and that the script's own check refuses the
  * value with a FATAL line naming the parameter.
  */
@@ -27,7 +27,7 @@ import {
   NfsVersion,
   SeedSource,
 } from '../lib';
-import { CfnTemplate, PSEUDO_VALUES, resolveUserData, userDataResources } from './lab/harness/user-data';
+import { CfnTemplate, PSEUDO_VALUES, resolveUserData, userDataResources } from './heavy/lab/harness/user-data';
 import { newApp } from './util';
 import { runScript, signals } from './util/run-script';
 

@@ -1,22 +1,22 @@
 /**
- * The kernel matrix of docs/images-and-kernels.md is what the lab recorded (test/lab/results/kernels.json, written by the
+ * The kernel matrix of docs/images-and-kernels.md is what the lab recorded (test/heavy/lab/results/kernels.json, written by the
  * kernels and metrics labs with EFSC_RECORD=1): rendered again here, it must match the page word for word.
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { byVersion, kernelTableRange, KernelFigures, KERNEL_TABLE_FILE, readKernelFigures, renderKernelTable } from './lab/results/kernels';
+import { byVersion, kernelTableRange, KernelFigures, KERNEL_TABLE_FILE, readKernelFigures, renderKernelTable } from './heavy/lab/results/kernels';
 
 const README = fs.readFileSync(KERNEL_TABLE_FILE, 'utf8');
 const figures = readKernelFigures();
 
-test('the kernel table of docs/images-and-kernels.md is what test/lab/results/kernels.json renders to', () => {
+test('the kernel table of docs/images-and-kernels.md is what test/heavy/lab/results/kernels.json renders to', () => {
   const range = kernelTableRange(README);
   expect(range).toBeDefined();
   expect(README.slice(...range!)).toBe(renderKernelTable(figures));
 });
 
 test('the recorded figures cover bookworm\'s 6.1 and each extra kernel of the lab image, every row measured', () => {
-  const tags = fs.readFileSync(path.join(__dirname, 'lab', 'image', 'kernels'), 'utf8').split('\n')
+  const tags = fs.readFileSync(path.join(__dirname, 'heavy', 'lab', 'image', 'kernels'), 'utf8').split('\n')
     .filter((l) => l.trim() !== '' && !l.startsWith('#')).map((l) => l.split(/\s+/)[0]);
   expect(tags.length).toBeGreaterThan(0);
   expect(Object.keys(figures).sort(byVersion)).toEqual(['6.1', ...tags].sort(byVersion));

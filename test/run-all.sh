@@ -46,8 +46,8 @@ lab_runs() { [ "${LAB:-run}" != skip ] || [ "${CI:-}" = true ]; }
 # the lab's own call of build.sh then waits for this build (its lock) or, had it failed, builds the image itself.
 image_pid=
 if lab_runs && [ "$(id -u)" -eq 0 ]; then
-  bash test/lab/image/build.sh --host-deps 2>"$results/image.log" || true
-  bash test/lab/image/build.sh >>"$results/image.log" 2>&1 &
+  bash test/heavy/lab/image/build.sh --host-deps 2>"$results/image.log" || true
+  bash test/heavy/lab/image/build.sh >>"$results/image.log" 2>&1 &
   image_pid=$!
 fi
 
@@ -55,9 +55,9 @@ fi
 # step's on a clean clone) are installed in the background from the start, beside the linter, the type check and the
 # unit tests, which need neither. Each is waited for before the first step that uses it; that step's own setup call
 # then finds it up to date (or, had this failed, installs it itself).
-bash test/gates/setup.sh >"$results/venv-gates.log" 2>&1 &
+bash test/heavy/gates/setup.sh >"$results/venv-gates.log" 2>&1 &
 venv_gates_pid=$!
-bash test/jsii/setup.sh >"$results/venvs.log" 2>&1 &
+bash test/heavy/jsii/setup.sh >"$results/venvs.log" 2>&1 &
 venvs_pid=$!
 
 # The linter first (eslint.config.mjs; test/lint.sh proves it on a canary): layout and unused names fail fast.
@@ -76,12 +76,12 @@ count_line "$results/cycles.log"
 # minute on a clean clone, installed in the background since the start); their log is printed once the packed
 # library's step is done, as if they had run after it.
 wait "$venv_gates_pid" || { echo "the gates' venv's background install failed; the gates install it:"; tail -n 5 "$results/venv-gates.log"; }
-gates() { bash test/gates/run.sh >"$results/gates.log" 2>&1; }
+gates() { bash test/heavy/gates/run.sh >"$results/gates.log" 2>&1; }
 gates_started=$SECONDS
 gates_status=0
 (gates; echo "$((SECONDS - gates_started))" >"$results/gates.seconds") &
 gates_pid=$!
-step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/package/pack-and-synth.sh
+step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/heavy/package/pack-and-synth.sh
 wait "$venvs_pid" || { echo "the jsii venv's background install failed; the jsii step installs it:"; tail -n 5 "$results/venvs.log"; }
 wait "$gates_pid" || gates_status=$?
 echo "=== independent gates (cfn-lint, shellcheck, cdk-nag, user data room), beside the packed library"
@@ -96,34 +96,34 @@ count_line "$results/gates.log"
 # The jsii build, the Python package generated from it and the Go, Java and .NET sources, API.md against the code,
 # the README's examples compiled in TypeScript and run in Python and Go, the sample stack written in Python and in Go
 # synthesized and compared with the TypeScript one, and whether Maven Central serves an aws-cdk-lib for the Java
-# sample (test/jsii/run.sh; about 1 to 2 minutes on two shared cores with the Go caches warm; a first run adds about
+# sample (test/heavy/jsii/run.sh; about 1 to 2 minutes on two shared cores with the Go caches warm; a first run adds about
 # 40 s to create .venv-python/ and about 45 s to download aws-cdk-go and compile the awscdk packages it uses).
-jsii() { bash test/jsii/run.sh | tee "$results/jsii.log"; }
+jsii() { bash test/heavy/jsii/run.sh | tee "$results/jsii.log"; }
 step "jsii: Python and Go packages and sample apps, Java and .NET sources, API.md" jsii
 count_line "$results/jsii.log"
 # The scripts' AWS calls with the real aws CLI against an AWS API emulator (moto behind TLS, CloudFormation signals
-# recorded, the lab's metadata service, only the permissions the template grants each role: test/emulator/authz.py)
-# in a network namespace of its own: signals, the stable interface (test/emulator/;
+# recorded, the lab's metadata service, only the permissions the template grants each role: test/heavy/emulator/authz.py)
+# in a network namespace of its own: signals, the stable interface (test/heavy/emulator/;
 # root; about 2 minutes on two cores, half of it ts-jest and synthesis).
-step "AWS boundary: real aws CLI against an emulator" bash test/emulator/run.sh --json --outputFile="$results/emulator.json"
+step "AWS boundary: real aws CLI against an emulator" bash test/heavy/emulator/run.sh --json --outputFile="$results/emulator.json"
 count_jest "$results/emulator.json"
 # The benchmark's cheap path (synthesis with one node, the table and the chart into a temporary folder): proves that
 # `npm run bench` still works without booting its VMs. It measures nothing that is kept.
 step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --smoke
 # The mirrors' sync (find and rsync from apt) between local directories: what the copy holds after each kind
-# of change, a full copy, a missing source (test/mirror-sync/run.sh; root; about 10 s).
-msync() { bash test/mirror-sync/run.sh | tee "$results/mirror-sync.log"; }
+# of change, a full copy, a missing source (test/host/mirror-sync/run.sh; root; about 10 s).
+msync() { bash test/host/mirror-sync/run.sh | tee "$results/mirror-sync.log"; }
 step "mirror sync: real find and rsync between local directories" msync
 count_line "$results/mirror-sync.log"
 # The Amazon Linux 2023 branch of the scripts' package steps, with Debian's real dnf and rpm in a chroot against
-# local repositories of AL2023's package names (test/al2023/run.sh; root). 15-45 s here with its Debian base kept in
+# local repositories of AL2023's package names (test/host/al2023/run.sh; root). 15-45 s here with its Debian base kept in
 # /var/cache/cdk-efs-cache/al2023; the first run on a machine adds 1-2 minutes (debootstrap from Debian's archive).
-al2023() { bash test/al2023/run.sh | tee "$results/al2023.log"; }
+al2023() { bash test/host/al2023/run.sh | tee "$results/al2023.log"; }
 step "Amazon Linux 2023 branch: real dnf in a chroot" al2023
 count_line "$results/al2023.log"
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
 # Here the scenarios, the mirrors, the AWS side with the emulator on the lab network and the kernel matrix (what
-# depends on the kernel, on trixie's 6.12 and trixie-backports' 7.x), two files at once (test/lab/jest.config.js says
+# depends on the kernel, on trixie's 6.12 and trixie-backports' 7.x), two files at once (test/heavy/lab/jest.config.js says
 # why); `npm run test:lab`
 # runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick
 # local run; CI always runs it.
@@ -131,7 +131,7 @@ if lab_runs; then
   if [ -n "$image_pid" ]; then
     wait "$image_pid" || { echo "the lab image's background build failed; the lab builds it again:"; tail -n 5 "$results/image.log"; }
   fi
-  step "lab: user data on a real kernel (QEMU)" bash test/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab|kernels\.lab' --json --outputFile="$results/lab.json"
+  step "lab: user data on a real kernel (QEMU)" bash test/heavy/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab|kernels\.lab' --json --outputFile="$results/lab.json"
   count_jest "$results/lab.json"
 fi
 
@@ -149,9 +149,9 @@ for f in "$results"/*.json; do
       for (const l of msg) console.log(`  ${l}`);
     }' "$f"
 done
-# What each failed lab VM said of itself (cloud-init's errors, failed units, FATAL lines; test/lab/harness/diagnose.ts).
+# What each failed lab VM said of itself (cloud-init's errors, failed units, FATAL lines; test/heavy/lab/harness/diagnose.ts).
 if lab_runs; then
-  npx ts-node -T -P tsconfig.json -e "require('./test/lab/harness/diagnose').printKept()" || true
+  npx ts-node -T -P tsconfig.json -e "require('./test/heavy/lab/harness/diagnose').printKept()" || true
 fi
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -26,7 +26,7 @@ import {
   NodeDiskCache,
   SeedSource,
 } from '../lib';
-import { MATRIX } from './gates/matrix';
+import { MATRIX } from './heavy/gates/matrix';
 import { importedFs, newApp, stackWithVpc } from './util';
 import { flatten, parameters } from './util/user-data';
 
@@ -37,7 +37,7 @@ import { flatten, parameters } from './util/user-data';
  * these must leave this file's snapshot as it is; one that changes them on purpose says so in the CHANGELOG and the
  * upgrade table, and its commit updates the snapshot with `jest -u` and says why.
  *
- * The cases are the gates' configurations (test/gates/matrix.ts, which touch every option family once) and one case
+ * The cases are the gates' configurations (test/heavy/gates/matrix.ts, which touch every option family once) and one case
  * for each prop those leave at its default. Two things vary with the code and not with the configuration, and are
  * replaced before the snapshot: asset hashes (`[HASH]`), and the suffix a DataSeeder's instance id takes from a hash of
  * its user data (`[REPLACED ON CHANGE]`), which names the code's asset.

@@ -8,7 +8,7 @@ cfn-lint gives a reviewable diff.
 
 Only the library's default instance types and the alternatives a synth warning may suggest are kept.
 
-Usage (after `bash test/gates/setup.sh`, which installs cfn-lint into .venv/):
+Usage (after `bash test/heavy/gates/setup.sh`, which installs cfn-lint into .venv/):
     .venv/bin/python tools/instance-type-regions.py
 """
 import importlib.metadata

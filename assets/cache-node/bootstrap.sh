@@ -384,7 +384,7 @@ node_identity() {
 }
 
 # The packages of the first boot (ensure_aws_cli adds curl and the CLI when the stable interface needs them).
-# test/al2023 runs this with the real dnf against repositories of Amazon Linux 2023's package names.
+# test/host/al2023 runs this with the real dnf against repositories of Amazon Linux 2023's package names.
 install_packages() {
   local nfs='nfs-kernel-server'
   if [ "$OS_PKG" = dnf ]; then nfs='nfs-utils'; fi

@@ -24,7 +24,7 @@ fscache_check() {
 }
 
 # fscache_packages [PACKAGE...]: the packages of a disk cache, and the caller's, in one install. cachefilesd is in
-# Amazon Linux 2023's SPAL repository, not its core: spal-release (core) adds that repository first. test/al2023 runs
+# Amazon Linux 2023's SPAL repository, not its core: spal-release (core) adds that repository first. test/host/al2023 runs
 # this with the real dnf against repositories of AL2023's names.
 fscache_packages() {
   if [ "$OS_PKG" = dnf ] && ! pkg_installed cachefilesd; then ensure_packages spal-release; fi

@@ -7,7 +7,7 @@ import { propError } from './errors';
 import { defaultImageArchitecture } from './instance-types';
 
 /**
- * The Amazon Linux 2023 kernel lines the lab (test/lab/) proved, and the line the library's instances boot when
+ * The Amazon Linux 2023 kernel lines the lab (test/heavy/lab/) proved, and the line the library's instances boot when
  * neither `machineImage` nor `kernel` is given (one of the proved lines). Change them from the lab's results only,
  * together with the README (the kernel table under "Why the default image does not float", the props tables, and the
  * upgrade notes: a new default replaces the nodes and the seeder's instance on the next deploy) and the `kernel`

@@ -7,7 +7,7 @@
  * only after nfsd serves is the lab's to prove on a real kernel.
  */
 import { renderedCode } from '../../lib/bootstrap/render';
-import { labUserData } from '../lab/scenarios/stacks';
+import { labUserData } from '../heavy/lab/scenarios/stacks';
 import { runScript, signals } from '../util/run-script';
 import { parameters } from '../util/user-data';
 
@@ -97,7 +97,7 @@ test('without the aws CLI, no way to install it and no kept code, the loader sto
   expect(run.stderr.match(/FATAL/g)).toHaveLength(1);
   expect(run.calls.filter((c) => /^dnf /.test(c))).toEqual(Array(3).fill('dnf -qy install awscli-2'));
   // Only the loader's own signal (its instance id first), three tries of the signed call, which fail here: this sandbox
-  // serves no role session (the signal itself is proved against the emulator: test/emulator/aws-boundary.emu.ts).
+  // serves no role session (the signal itself is proved against the emulator: test/heavy/emulator/aws-boundary.emu.ts).
   expect(run.calls.filter((c) => /^python3 /.test(c))).toEqual([
     'python3 - imds meta-data/instance-id us-east-1',
     'python3 - imds meta-data/tags/instance/cdk-efs-cache:signal-resource us-east-1',

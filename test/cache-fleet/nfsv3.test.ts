@@ -1,7 +1,7 @@
 /**
  * NfsVersion.NFS_V3 as synthesized: what the nodes are told, what the clients mount with, what the security
  * groups open, and what is refused. That a node serves NFSv3 and refuses an origin whose handles do not fit is the
- * lab's to prove (test/lab/scenarios.lab.ts, on a real kernel).
+ * lab's to prove (test/heavy/lab/scenarios.lab.ts, on a real kernel).
  */
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';

@@ -1,7 +1,7 @@
 /**
  * The node's second cache level as the rendered user data runs it (host sandbox, test/util/run-script.ts): its
  * parameter checks. That the cache is built, used by the origin mount and serves evicted files with no origin read
- * is the lab's to prove (test/lab/mirror.lab.ts, on a real kernel).
+ * is the lab's to prove (test/heavy/lab/mirror.lab.ts, on a real kernel).
  */
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, CacheFleetProps, CacheOrigin, Capacity, MountHelper, NodeDiskCache } from '../../lib';

@@ -8,7 +8,7 @@ import { Fn, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, CacheOrigin, Capacity, FsCacheClientLaunchTemplate, Mirror, MountSource } from '../../lib';
-import { CfnTemplate, PSEUDO_VALUES, resolveUserData } from '../lab/harness/user-data';
+import { CfnTemplate, PSEUDO_VALUES, resolveUserData } from '../heavy/lab/harness/user-data';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { expand, launchTemplateUserData, parameters } from '../util/user-data';

@@ -7,7 +7,7 @@ import { CfnParameter, Fn } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, CacheOrigin, Capacity } from '../../lib';
 import { formatCidr, parseCidr } from '../../lib/private/cidr';
-import { labUserData } from '../lab/scenarios/stacks';
+import { labUserData } from '../heavy/lab/scenarios/stacks';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { launchTemplateUserData, parameters } from '../util/user-data';

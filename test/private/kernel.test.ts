@@ -186,7 +186,7 @@ describe('the docs follow the constants (lib/private/kernel.ts)', () => {
     expect(readme).toContain('## Why the default image does not float');
     expect(readme).toContain(`\`AmazonLinux2023KernelLine.${member}\``);
     expect(readme).toContain(`proved ${PROVED_KERNEL_LINES.slice(0, -1).join(', ')} and ${PROVED_KERNEL_LINES[PROVED_KERNEL_LINES.length - 1]}`);
-    // The table of what the lab proved on which kernel has a column for each proved line (test/lab/kernels.lab.ts).
+    // The table of what the lab proved on which kernel has a column for each proved line (test/heavy/lab/kernels.lab.ts).
     const header = readme.split('\n').find((l) => l.startsWith('| behaviour the library relies on |'));
     expect(header).toBeDefined();
     for (const line of PROVED_KERNEL_LINES) expect(header!.split('|').map((c) => c.trim())).toContain(line);

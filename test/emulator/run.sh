@@ -1,8 +1,0 @@
-#!/bin/bash
-# The AWS boundary of the instance scripts against an AWS API emulator (test/emulator/*.emu.ts): the venv with moto
-# and the aws CLI (test/gates/setup.sh, requirements-dev.txt), then the tests. Root: each run enters the emulator's
-# network namespace and a mount namespace of its own. Extra arguments go to jest.
-set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-bash test/gates/setup.sh
-exec npx jest -c test/emulator/jest.config.js --ci "$@"

@@ -1,7 +1,0 @@
-#!/bin/bash
-# The independent gates: install their tools (test/gates/setup.sh), then hold every synthesized template and
-# script of the configuration matrix to cfn-lint and shellcheck (test/gates/run.ts).
-set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-bash test/gates/setup.sh
-npx ts-node --transpile-only test/gates/run.ts

@@ -1,0 +1,288 @@
+/**
+ * Seeding and warming on a real kernel, measured in one run.
+ *
+ * Loading: an origin VM (kernel nfsd exporting /srv/efs over NFSv4.1, standing in for EFS) with netem delay on its
+ * link, and a loader VM holding 3,000 files of 50 KiB. The loader copies them into fresh directories of the origin
+ * three ways: the DataSeeder's user data (rendered by CDK from a test stack, lab values substituted, run with
+ * --no-shutdown; fpsync inside), `cp -R` and `rsync -a`. The trees must be byte-identical to the source; the seeding
+ * run must beat cp -R; a second seeding run after a few changes must copy only those.
+ *
+ * With EFSC_RESULTS_DIR set, the measured seconds and ratios are also written to $EFSC_RESULTS_DIR/seeding.json
+ * (the benchmark reads them from there).
+ *
+ * Warming: a cache node VM running the CacheFleet's real user data (origin mounted with plain NFS) warms one tree
+ * at boot; a client reads a warmed tree and an unwarmed tree of the same shape through the node, first read each.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { App, CfnResource, Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CacheFleet, CacheOrigin, Capacity, DataSeeder, MountHelper, SeedSource } from '../../../lib';
+import { KEPT_CODE_DIR } from '../../../lib/bootstrap/render';
+import { importedFs } from '../../util';
+import { CfnTemplate, keptCode, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
+import { EFS_NAME } from './scenarios/stacks';
+
+const SUBNET = '10.77.0';
+// On the origin's link: every reply of the "EFS" waits 10 ms; no rate cap. EFS answers a metadata operation in a few
+// milliseconds, and a serial small-file copy into it is bound by that latency (the seed: cp -R of 3,000 files, 38 s).
+// The lab's CPUs are emulated and many times slower than an instance's, so at 2 ms the emulated NFS stack, not the
+// link, bounded every method (measured: cp -R 134 s, rsync -a 268 s, the seeder 74 s, and a warmed tree read no faster
+// than an unwarmed one); 10 ms restores the proportion of latency to CPU that makes EFS latency-bound.
+const LINK = { delayMs: 10 };
+/** The origin's link while clients read through the node: the same delay, and bandwidth capped (see the warming test). */
+const WARM_LINK = { delayMs: 10, rateMbit: 16 };
+const DIRS = 30; // x FILES_PER_DIR files of FILE_BYTES: 3,000 files, 146.5 MiB
+const FILES_PER_DIR = 100;
+const FILE_BYTES = 51200;
+const WARM_DIRS = 10; // x FILES_PER_DIR per tree: 1,000 files, 48.8 MiB
+const SOURCE = '/srv/seed-src';
+const NFS_OPTS = 'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport';
+const VALUES = PSEUDO_VALUES as Record<string, string>;
+
+/** Shell that makes DIR/d<NN>/f<NNN>: `dirs` directories of FILES_PER_DIR random files of FILE_BYTES each. */
+function makeTree(dir: string, dirs: number): string {
+  return `for d in $(seq -w 0 ${dirs - 1}); do mkdir -p ${dir}/d$d && ` +
+    `head -c ${FILES_PER_DIR * FILE_BYTES} /dev/urandom | split -b ${FILE_BYTES} -a 3 -d - ${dir}/d$d/f; done`;
+}
+
+/** Shell that prints one digest of a tree: names and contents of every file, in a stable order. */
+function treeDigest(dir: string): string {
+  return `cd ${dir} && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum | md5sum | cut -d' ' -f1`;
+}
+
+// The stand-in for EFS is latency (netem) in front of fast storage: the export is a tmpfs, so the origin's disk is not
+// what the loading methods are compared on.
+const ORIGIN_USER_DATA = `#!/bin/bash
+set -euo pipefail
+mkdir -p /srv/efs
+mount -t tmpfs -o size=1200m,mode=0755 tmpfs /srv/efs
+${makeTree('/srv/efs/warm', WARM_DIRS)}
+${makeTree('/srv/efs/cold', WARM_DIRS)}
+# EFS answers many requests at once: 32 nfsd threads, so the stand-in is not the bottleneck of parallel loading.
+nfsconf --set nfsd threads 32
+# A short NFSv4 grace period after the restart below, so that clients can open files soon.
+nfsconf --set nfsd grace-time 15
+nfsconf --set nfsd lease-time 15
+nfsconf --set nfsd vers3 n
+nfsconf --set nfsd vers4.0 n
+nfsconf --set nfsd vers4.2 n
+printf '/srv/efs ${SUBNET}.0/24(rw,sync,fsid=0,no_subtree_check,no_root_squash,insecure)\\n' > /etc/exports
+systemctl enable nfs-server
+systemctl restart nfs-server
+exportfs -ra
+cat /proc/fs/nfsd/versions /proc/fs/nfsd/threads
+`;
+
+const IDLE_USER_DATA = '#!/bin/bash\necho "lab: ready"\n';
+
+/** The synthesized test stack: seeders and a one-node cache fleet over an imported file system. */
+function synthesize(): {
+  template: CfnTemplate; seeder: string; failing: string; node: string; nodeTags: Record<string, string>; values: Record<string, string>;
+} {
+  const app = new App();
+  const stack = new Stack(app, 'SeedLab');
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
+  const fileSystem = importedFs(stack);
+  const seeder = new DataSeeder(stack, 'Seeder', {
+    vpc,
+    fileSystem,
+    source: SeedSource.instanceDirectory(SOURCE),
+    targetPath: '/seed-script',
+    mountHelper: MountHelper.NFS,
+    progressInterval: Duration.seconds(5),
+  });
+  const failing = new DataSeeder(stack, 'Failing', {
+    vpc,
+    fileSystem,
+    source: SeedSource.instanceDirectory('/srv/no-such-dir'),
+    targetPath: '/seed-failing',
+    mountHelper: MountHelper.NFS,
+  });
+  const fleet = new CacheFleet(stack, 'Fleet', {
+    vpc,
+    origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
+    capacity: Capacity.nodes(1),
+    instanceType: new ec2.InstanceType('c6i.large'),
+    clientCidrs: [`${SUBNET}.0/24`],
+    warming: { paths: ['/efs/warm'] },
+  });
+  const template = Template.fromStack(stack).toJSON() as CfnTemplate;
+  const logicalId = (c: { node: { defaultChild?: unknown } }) => stack.resolve((c.node.defaultChild as ec2.CfnInstance).logicalId) as string;
+  const values: Record<string, string> = { ...VALUES };
+  // Route 53 mode gives each node a stable address (an ENI the node attaches on AWS); the lab has none: skip it.
+  for (const [id, r] of Object.entries(template.Resources ?? {})) if (r.Type === 'AWS::EC2::NetworkInterface') values[`Ref:${id}`] = '';
+  const node = stack.resolve((fleet.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate).logicalId) as string;
+  // What a node learns from its instance's tags on EC2 (its group to signal, its fleet), served by the lab's metadata service.
+  const nodeTags = {
+    'cdk-efs-cache:signal-resource': stack.getLogicalId(fleet.nodes[0].autoScalingGroup.node.defaultChild as CfnResource),
+    'cdk-efs-cache:fleet': fleet.node.addr,
+  };
+  return { template, seeder: logicalId(seeder.instance), failing: logicalId(failing.instance), node, nodeTags, values };
+}
+
+/** Runs a command in the guest and returns its wall time in seconds, measured by the guest. */
+async function timed(vm: Vm, command: string, timeoutMs = 600_000): Promise<{ seconds: number; output: string }> {
+  const out = await vm.execOk(
+    `s=$(date +%s%N); { ${command}; } > /tmp/timed.out 2>&1 || { cat /tmp/timed.out; exit 1; }; e=$(date +%s%N); ` +
+      'cat /tmp/timed.out; echo "TIMED_MS=$(( (e - s) / 1000000 ))"',
+    { timeoutMs },
+  );
+  const ms = Number(/TIMED_MS=(\d+)/.exec(out)?.[1]);
+  return { seconds: ms / 1000, output: out };
+}
+
+const fmt = (s: number) => `${s.toFixed(1)} s`;
+
+describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
+  let lab: Lab;
+  let origin: Vm;
+  let loader: Vm;
+  let node: Vm;
+  let client: Vm;
+  const synth = synthesize();
+  const results: Record<string, number> = {};
+  let sourceDigest = '';
+  let seedLog = '';
+
+  beforeAll(async () => {
+    lab = await Lab.create({ name: 'seeding' });
+    origin = await lab.startVm({ name: 'origin', ip: `${SUBNET}.10`, cpus: 2, memoryMiB: 1536, userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME] });
+    loader = await lab.startVm({ name: 'loader', ip: `${SUBNET}.20`, cpus: 2, memoryMiB: 1536, userData: IDLE_USER_DATA });
+    client = await lab.startVm({ name: 'client', ip: `${SUBNET}.40`, memoryMiB: 768, userData: IDLE_USER_DATA });
+    const o = await origin.waitForCloudInit();
+    expect({ status: o.status, errors: o.errors }).toEqual({ status: 'done', errors: [] });
+    await lab.setLink(origin, LINK);
+    // The cache node mounts the origin at boot, so it starts once the origin serves.
+    node = await lab.startVm({
+      name: 'node',
+      ip: `${SUBNET}.30`,
+      memoryMiB: 1024,
+      userData: resolveUserData(synth.template, synth.node, synth.values),
+      instance: { tags: synth.nodeTags },
+    });
+    for (const vm of [loader, client]) {
+      const r = await vm.waitForCloudInit();
+      expect({ vm: vm.name, status: r.status, errors: r.errors }).toEqual({ vm: vm.name, status: 'done', errors: [] });
+    }
+    // The source stays in the loader's page cache (1,536 MiB of RAM for 146.5 MiB): every method reads it from RAM.
+    await loader.execOk(`${makeTree(SOURCE, DIRS)} && sync`, { timeoutMs: 300_000 });
+    sourceDigest = (await loader.execOk(treeDigest(SOURCE), { timeoutMs: 300_000 })).trim();
+    await loader.writeFile('/root/seed.sh', resolveUserData(synth.template, synth.seeder, synth.values), 0o755);
+    await loader.writeFile('/root/failing.sh', resolveUserData(synth.template, synth.failing, synth.values), 0o755);
+    // Their code, where the loader looks before it fetches from S3 (proved against the emulator: aws.lab.ts).
+    await loader.execOk(`mkdir -p -m 0700 ${KEPT_CODE_DIR}`);
+    for (const id of [synth.seeder, synth.failing]) {
+      const kept = keptCode(resolveUserData(synth.template, id, synth.values))!;
+      await loader.writeFile(kept.path, kept.content, 0o600);
+    }
+    // No CloudFormation here: mark the signal as sent, as it would be after the first run on AWS.
+    await loader.execOk('mkdir -p /var/lib/efs-cache /mnt/origin && touch /var/lib/efs-cache/signalled');
+    await loader.execOk(`for i in $(seq 30); do timeout 60 mount -t nfs4 -o ${NFS_OPTS} ${EFS_NAME}:/ /mnt/origin && exit 0; sleep 3; done; exit 1`);
+    const n = await node.waitForCloudInit();
+    expect({ status: n.status, errors: n.errors }).toEqual({ status: 'done', errors: [] });
+  }, 20 * 60 * 1000);
+
+  afterAll(async () => {
+    await lab?.destroy();
+    const rows = Object.entries(results).map(([k, v]) => `  ${k.padEnd(44)} ${fmt(v)}`);
+    progress(`results (origin link: ${LINK.delayMs} ms delay, no rate cap):\n${rows.join('\n')}`);
+    const dir = process.env.EFSC_RESULTS_DIR;
+    if (dir) {
+      const ratio = (a: string, b: string) => (results[a] && results[b] ? results[a] / results[b] : undefined);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'seeding.json'), JSON.stringify({
+        link: {
+          delayMs: LINK.delayMs, rateMbit: null, files: DIRS * FILES_PER_DIR, fileBytes: FILE_BYTES, workers: 50, filesPerPart: 100,
+          warming: WARM_LINK,
+        },
+        results,
+        ratios: {
+          'cp -R / seeding script': ratio('cp -R', 'seeding script (whole run)'),
+          'rsync -a / seeding script': ratio('rsync -a', 'seeding script (whole run)'),
+          'unwarmed / warmed first read': ratio('first read through the node, unwarmed tree', 'first read through the node, warmed tree'),
+        },
+      }, null, 2));
+    }
+  });
+
+  test('the user data of the seeder fits in 16 KB and fails fast, with the reason, on a missing source', async () => {
+    expect(Buffer.byteLength(await loader.execOk('cat /root/seed.sh'))).toBeLessThan(16 * 1024);
+    const r = await loader.exec('bash /root/failing.sh --no-shutdown');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('efs-cache: FATAL: source directory /srv/no-such-dir does not exist');
+  });
+
+  test('3,000 small files: the seeding script beats cp -R and rsync -a, with byte-identical trees', async () => {
+    const seed = await timed(loader, 'bash /root/seed.sh --no-shutdown');
+    seedLog = seed.output;
+    const cp = await timed(loader, `cp -R ${SOURCE} /mnt/origin/seed-cp`, 1_800_000);
+    const rsync = await timed(loader, `rsync -a ${SOURCE}/ /mnt/origin/seed-rsync/`, 1_800_000);
+    // The lab's ceiling: the same copy inside the loader, no network (emulated CPUs make every path CPU-heavy).
+    const local = await timed(loader, `cp -R ${SOURCE} /var/tmp/seed-local && rm -rf /var/tmp/seed-local`);
+    const copyPhase = Number(/copied 3000 files \([\d.]+ MiB\) in (\d+)s/.exec(seedLog)?.[1]);
+    results['seeding script (whole run)'] = seed.seconds;
+    results['  of which the copy (its log, whole s)'] = copyPhase;
+    results['cp -R'] = cp.seconds;
+    results['rsync -a'] = rsync.seconds;
+    results['ceiling: cp -R on the loader\'s own disk'] = local.seconds;
+    progress(`seeding log:\n${seedLog.split('\n').filter((l) => /efs-cache: (copying|progress|copied|verified|seeding done)/.test(l)).join('\n')}`);
+    progress(`loading ${DIRS * FILES_PER_DIR} files: seed ${fmt(seed.seconds)}, cp -R ${fmt(cp.seconds)} ` +
+      `(${(cp.seconds / seed.seconds).toFixed(1)}x the seed), rsync -a ${fmt(rsync.seconds)} (${(rsync.seconds / seed.seconds).toFixed(1)}x)`);
+    for (const t of ['seed-script', 'seed-cp', 'seed-rsync']) {
+      expect({ tree: t, digest: (await origin.execOk(treeDigest(`/srv/efs/${t}`), { timeoutMs: 300_000 })).trim() })
+        .toEqual({ tree: t, digest: sourceDigest });
+    }
+    expect(seedLog).toMatch(/efs-cache: progress: \d+ files/);
+    expect(seedLog).toContain('efs-cache: verified: all 3000 files (146.5 MiB) of the source are at /seed-script');
+    // Its speed against cp -R and rsync -a is the benchmark's (item 4), not an assertion: these machines are noisy.
+  });
+
+  test('running the seeding again copies only what changed', async () => {
+    await loader.execOk(`head -c ${FILE_BYTES} /dev/urandom > ${SOURCE}/d00/f000 && echo changed >> ${SOURCE}/d07/f042 && ` +
+      `echo new > ${SOURCE}/d29/new.txt && touch -d '2001-01-01' ${SOURCE}/d11/f011`);
+    const again = await timed(loader, 'bash /root/seed.sh --no-shutdown');
+    results['seeding script, again after 4 changes'] = again.seconds;
+    expect(again.output).toMatch(/efs-cache: copied 4 files \([\d.]+ MiB\) in \d+s; the other 2997 were up to date/);
+    const digest = (await loader.execOk(treeDigest(SOURCE))).trim();
+    expect((await origin.execOk(treeDigest('/srv/efs/seed-script'), { timeoutMs: 300_000 })).trim()).toBe(digest);
+  });
+
+  test('warming: the first client read of a warmed tree takes none of its bytes from the origin, of an unwarmed one all', async () => {
+    // Boot-time warming ran in efs-cache-warm.service, before nfsd.
+    const journal = await node.execOk('journalctl -u efs-cache-warm.service -o cat --no-pager');
+    expect(journal).toMatch(/warmed \/efs\/warm in \d+s/);
+    await client.execOk(`mkdir -p /mnt/cache && mount -t nfs4 -o ${NFS_OPTS} ${node.ip}:/efs /mnt/cache`);
+    // Every NFSv4 OPEN a client sends through the node still goes to the origin (a re-export passes opens on), so with
+    // latency alone small files cost about the same warmed or not. What warming saves is the data: the node's bytes
+    // read from the origin (mountstats) say where the data came from; the times are the benchmark's (item 4).
+    await lab.setLink(origin, WARM_LINK);
+    const fromOrigin = async () => Number((await node.execOk(
+      "awk '/ mounted on \\/efs with fstype nfs/ { m = 1; next } /^device / { m = 0 } m && $1 == \"bytes:\" { print $6; exit }' /proc/self/mountstats",
+    )).trim());
+    const read = (t: string) => `find /mnt/cache/${t} -type f -print0 | xargs -0 cat | wc -c`;
+    const b0 = await fromOrigin();
+    const warm = await timed(client, read('warm'));
+    const b1 = await fromOrigin();
+    const cold = await timed(client, read('cold'));
+    const b2 = await fromOrigin();
+    await lab.setLink(origin, LINK);
+    const treeBytes = WARM_DIRS * FILES_PER_DIR * FILE_BYTES;
+    for (const r of [warm, cold]) expect(r.output).toContain(String(treeBytes));
+    results['first read through the node, warmed tree'] = warm.seconds;
+    results['first read through the node, unwarmed tree'] = cold.seconds;
+    progress(`first read of ${WARM_DIRS * FILES_PER_DIR} files through the cache node (origin ${WARM_LINK.delayMs} ms, ` +
+      `${WARM_LINK.rateMbit} Mbit/s): warmed ${fmt(warm.seconds)}, node read ${b1 - b0} B from the origin; unwarmed ` +
+      `${fmt(cold.seconds)}, ${b2 - b1} B (${(cold.seconds / warm.seconds).toFixed(1)}x)`);
+    expect({ warmedFromOrigin: b1 - b0 < treeBytes / 100, unwarmedFromOrigin: b2 - b1 >= treeBytes })
+      .toEqual({ warmedFromOrigin: true, unwarmedFromOrigin: true });
+  });
+
+  test('on demand: efs-cache-warm warms again after the page cache was dropped', async () => {
+    await node.execOk('sync && echo 3 > /proc/sys/vm/drop_caches');
+    const t = await timed(node, '/usr/local/sbin/efs-cache-warm');
+    results['on-demand efs-cache-warm on the node'] = t.seconds;
+    expect(t.output).toMatch(/efs-cache: warmed \/efs\/warm in \d+s/);
+  });
+});
