@@ -7,7 +7,11 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
+import { checkImageOs } from '../instance/image';
+import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../instance/instance-types';
+import { instanceImage } from '../instance/kernel';
+import { renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
+import { encryptedRootVolume } from '../instance/volumes';
 import {
   autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS,
   sumOfMetrics,
@@ -16,10 +20,6 @@ import { NfsVersion } from '../nfs-version';
 import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from '../origin/cache-origin';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
 import { propError } from '../private/errors';
-import { checkImageOs } from '../private/image';
-import { encryptedRootVolume } from '../private/instance';
-import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
-import { instanceImage } from '../private/kernel';
 import { grantPutMetricData } from '../private/metrics-grant';
 import { checkEfsMount, MountHelper } from '../private/mount';
 import { REMOVED_FLEET_PROPS, refuseRemovedProps } from '../private/removed-props';

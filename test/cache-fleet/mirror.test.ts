@@ -16,8 +16,8 @@ import {
   NfsVersion,
   NodeDiskCache,
 } from '../../lib';
-import { renderedCode } from '../../lib/bootstrap/render';
 import { mirrorFsid } from '../../lib/cache-fleet/mirror';
+import { renderedCode } from '../../lib/instance/user-data';
 import { NFS_MIRROR_PORT } from '../../lib/private/constants';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
