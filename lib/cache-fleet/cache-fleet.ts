@@ -16,12 +16,12 @@ import {
   autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS,
   sumOfMetrics,
 } from '../monitoring/metrics';
-import { NfsVersion } from '../nfs-version';
+import { grantPutMetricData } from '../monitoring/metrics-grant';
+import { checkEfsMount, MountHelper } from '../nfs/mount';
+import { NfsVersion } from '../nfs/nfs-version';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../nfs/ports';
 import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from '../origin/cache-origin';
-import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
 import { propError } from '../private/errors';
-import { grantPutMetricData } from '../private/metrics-grant';
-import { checkEfsMount, MountHelper } from '../private/mount';
 import { REMOVED_FLEET_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 import { ImportedCacheFleet } from './attributes';

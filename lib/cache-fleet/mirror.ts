@@ -4,8 +4,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
 import { InstanceTypeFacts } from '../instance/instance-types';
+import { seconds } from '../nfs/mount';
 import { describeValue, knownAtSynth, propError, wholeSeconds } from '../private/errors';
-import { seconds } from '../private/mount';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 import { grantReadPrefix } from '../private/s3-grant';
 

@@ -13,18 +13,18 @@ import { instanceRole } from '../instance/role';
 import { renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
 import { encryptedRootVolume, encryptedVolume } from '../instance/volumes';
 import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics } from '../monitoring/metrics';
-import { NfsVersion } from '../nfs-version';
+import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../monitoring/metrics-grant';
+import { MOUNT_HELPER_TYPE } from '../nfs/enum-values';
+import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
+import { NfsVersion } from '../nfs/nfs-version';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../nfs/ports';
 import { allowFromConsumerSide } from '../private/connections';
-import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
-import { MOUNT_HELPER_TYPE } from '../private/enum-values';
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
-import { CullPercents, DEFAULT_CULL, diskCacheParameters } from '../private/fscache';
-import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../private/metrics-grant';
-import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
 import { REMOVED_CLIENT_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 import { checkDiskCache, DiskCache } from './disk-cache';
+import { CullPercents, DEFAULT_CULL, diskCacheParameters } from './fscache';
 import { FLEET_SOURCE_DEFAULTS, MountSource } from './mount-source';
 
 /**

@@ -14,15 +14,16 @@ import { CommonInstanceOptions } from '../instance/options';
 import { grantSignal, instanceRole } from '../instance/role';
 import { renderScript } from '../instance/user-data';
 import { encryptedRootVolume } from '../instance/volumes';
+import { MOUNT_HELPER_TYPE } from '../nfs/enum-values';
+import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
+import { NFS_PORT } from '../nfs/ports';
 import { allowFromConsumerSide } from '../private/connections';
-import { NFS_PORT } from '../private/constants';
-import { MOUNT_HELPER_TYPE, SEED_SOURCE_KIND, SeedKind } from '../private/enum-values';
 import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
-import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 import { REMOVED_SEEDER_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { grantReadPrefix } from '../private/s3-grant';
 import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
+import { SEED_SOURCE_KIND, SeedKind } from './seed-kind';
 
 /** What a bound `SeedSource` tells the seeding instance. */
 export interface SeedSourceBinding {

@@ -18,7 +18,7 @@ import {
 } from '../../lib';
 import { mirrorFsid } from '../../lib/cache-fleet/mirror';
 import { renderedCode } from '../../lib/instance/user-data';
-import { NFS_MIRROR_PORT } from '../../lib/private/constants';
+import { NFS_MIRROR_PORT } from '../../lib/nfs/ports';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { launchTemplateUserData, parameters } from '../util/user-data';
