@@ -13,7 +13,7 @@ import { CACHED_FILE_SYSTEM_DEFAULTS } from '../lib/cached-file-system';
 import { EBS_DISK_CACHE_DEFAULTS, INSTANCE_STORE_DISK_CACHE_DEFAULTS } from '../lib/client/disk-cache';
 import { CULL_LIMITS_DEFAULTS, FS_CACHE_CLIENT_DEFAULTS } from '../lib/client/fs-cache-client';
 import { FLEET_SOURCE_DEFAULTS } from '../lib/client/mount-source';
-import { COMMON_INSTANCE_DEFAULTS } from '../lib/instance-options';
+import { COMMON_INSTANCE_DEFAULTS } from '../lib/instance/options';
 import { CACHE_DASHBOARD_DEFAULTS } from '../lib/monitoring/dashboard-defaults';
 import { EFS_ORIGIN_DEFAULTS, NFS_SERVER_PORTS_DEFAULTS } from '../lib/origin/cache-origin';
 import { ORIGIN_FILE_SYSTEM_DEFAULTS } from '../lib/origin/origin-file-system';

@@ -7,8 +7,8 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import { CacheFleet, CacheFleetProps, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, Mirror, MirrorStorage, MountSource, NodeDiskCache } from '../lib';
-import { checkImageArchitecture, imageArchitecture } from '../lib/private/image';
-import { instanceTypeFacts } from '../lib/private/instance-types';
+import { checkImageArchitecture, imageArchitecture } from '../lib/instance/image';
+import { instanceTypeFacts } from '../lib/instance/instance-types';
 import { systemDirectoryOf } from '../lib/private/paths';
 import { importedFs, stackWithVpc } from './util';
 

@@ -13,7 +13,7 @@ import * as zlib from 'zlib';
 import { App, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, CacheOrigin, Capacity, Mirror, NfsVersion } from '../lib';
-import { renderedCode } from '../lib/bootstrap/render';
+import { renderedCode } from '../lib/instance/user-data';
 import { resolveUserData, PSEUDO_VALUES, CfnTemplate } from '../test/heavy/lab/harness/user-data';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as efs from 'aws-cdk-lib/aws-efs';

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates lib/private/instance-type-regions.ts and the region block of README.md.
+"""Regenerates lib/instance/instance-type-regions.ts and the region block of README.md.
 
 Source: the per-region EC2 instance type lists that cfn-lint ships for its rule E3011/W3011 ("Validate EC2 instance
 types based on region"), file cfnlint/data/schemas/extensions/aws_ec2_instance/instancetype_enum.json, which cfn-lint
@@ -20,7 +20,7 @@ import sys
 import cfnlint
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "lib", "private", "instance-type-regions.ts")
+OUT = os.path.join(ROOT, "lib", "instance", "instance-type-regions.ts")
 README = os.path.join(ROOT, "README.md")
 DATA = os.path.join("data", "schemas", "extensions", "aws_ec2_instance", "instancetype_enum.json")
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 set -euo pipefail
 # Sourced by a script run from a checkout (the tests' host runs), which then has what its user data's code holds
-# before it: every library, in the order of LIBRARIES (lib/bootstrap/render.ts). EFS_CACHE_LIB lists them for
+# before it: every library, in the order of LIBRARIES (lib/instance/user-data.ts). EFS_CACHE_LIB lists them for
 # install_self, which adds them to the copy it installs. An instance never reads this file.
 EFS_CACHE_LIB=""
 for efs_cache_lib in common aws-signal metrics fscache mirror mirror-storage mirror-sync mirror-nfsd mirror-metrics mirror-s3; do

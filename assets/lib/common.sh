@@ -1,7 +1,7 @@
 #!/bin/bash
 set -euo pipefail
-# Shared functions of the instance scripts. lib/bootstrap inlines this file into user-data between the EFSC_*
-# parameter header and the script; a script run from a checkout sources it instead. Defines functions and the
+# Shared functions of the instance scripts. lib/instance/user-data.ts writes this file, whole, into every instance's
+# code asset ahead of the script; a script run from a checkout sources it instead. Defines functions and the
 # RE_* formats only: nothing runs on load.
 
 # log MESSAGE: one line with the efs-cache: prefix on stderr (cloud-init's log, or the journal under systemd),

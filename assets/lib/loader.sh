@@ -1,12 +1,12 @@
 #!/bin/bash
 set -euo pipefail
-# The loader of the user data that lib/bootstrap renders. The code of a script and its libraries is not in the user
+# The loader of the user data that lib/instance/user-data.ts renders. The code of a script and its libraries is not in the user
 # data but in one S3 object (a CDK file asset), so that EC2's 16 KB bound neither the features nor the commands users
 # add. The user data holds the EFSC_* parameters, this loader and the object's sha256, known at synth. The loader
 # fetches the object with the instance role's session (the aws CLI, which takes it from the metadata service), keeps it
 # in /var/lib/efs-cache/code and evaluates it only when its sha256 is the one rendered: whatever the bucket holds or
 # a deploy-time value names, nothing else runs. A later run of the installed user data (the boot units' modes) uses the
-# kept copy and needs no S3. lib/bootstrap inlines this file after the parameters and evaluates efs_cache_code after it.
+# kept copy and needs no S3. lib/instance/user-data.ts inlines this file after the parameters and evaluates efs_cache_code after it.
 #   EFSC_CODE_BUCKET  the object's bucket (the stack's file assets bucket)
 #   EFSC_CODE_KEY     its key
 #   EFSC_CODE_REGION  the bucket's region (the stack's)

@@ -1,9 +1,9 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct, IConstruct } from 'constructs';
-import { NfsVersion } from '../nfs-version';
-import { NFS_PORT } from '../private/constants';
-import { isEndpoint } from '../private/endpoint';
+import { isEndpoint } from '../nfs/endpoint';
+import { NfsVersion } from '../nfs/nfs-version';
+import { NFS_PORT } from '../nfs/ports';
 import { propError } from '../private/errors';
 import { DOT_SEGMENT_RE } from '../private/paths';
 import { REMOVED_FLEET_ATTRIBUTES, refuseRemovedProps } from '../private/removed-props';

@@ -7,21 +7,21 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { renderScript, validateUserCommands, withUserCommands } from '../bootstrap/render';
+import { checkImageOs } from '../instance/image';
+import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../instance/instance-types';
+import { instanceImage } from '../instance/kernel';
+import { renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
+import { encryptedRootVolume } from '../instance/volumes';
 import {
   autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS,
   sumOfMetrics,
 } from '../monitoring/metrics';
-import { NfsVersion } from '../nfs-version';
+import { grantPutMetricData } from '../monitoring/metrics-grant';
+import { checkEfsMount, MountHelper } from '../nfs/mount';
+import { NfsVersion } from '../nfs/nfs-version';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../nfs/ports';
 import { allowNodesToOrigin, CacheOrigin, originFsidKey, resolveOrigin } from '../origin/cache-origin';
-import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
 import { propError } from '../private/errors';
-import { checkImageOs } from '../private/image';
-import { encryptedRootVolume } from '../private/instance';
-import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../private/instance-types';
-import { instanceImage } from '../private/kernel';
-import { grantPutMetricData } from '../private/metrics-grant';
-import { checkEfsMount, MountHelper } from '../private/mount';
 import { REMOVED_FLEET_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 import { ImportedCacheFleet } from './attributes';

@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
-import { NFS_MIRROR_PORT, NFS_PORT } from '../private/constants';
+import { NFS_MIRROR_PORT, NFS_PORT } from '../nfs/ports';
 import { describeValue, knownAtSynth, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
 import { CacheNode } from './cache-node';

@@ -3,9 +3,9 @@ import { Annotations, Duration, Size, SizeRoundingBehavior, Token } from 'aws-cd
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
+import { InstanceTypeFacts } from '../instance/instance-types';
+import { seconds } from '../nfs/mount';
 import { describeValue, knownAtSynth, propError, wholeSeconds } from '../private/errors';
-import { InstanceTypeFacts } from '../private/instance-types';
-import { seconds } from '../private/mount';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 import { grantReadPrefix } from '../private/s3-grant';
 

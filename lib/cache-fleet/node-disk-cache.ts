@@ -1,7 +1,7 @@
 import { IConstruct } from 'constructs';
 import { DiskCacheOptions } from '../client/disk-cache';
+import { checkDeviceModel } from '../client/fscache';
 import { describeValue, propError } from '../private/errors';
-import { checkDeviceModel } from '../private/fscache';
 
 /** Options of a cache node's disk cache (`NodeDiskCache.instanceStore`). */
 export interface NodeDiskCacheOptions extends DiskCacheOptions {

@@ -1,13 +1,13 @@
 import * as crypto from 'crypto';
 import { Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../client/fscache';
 import { instanceMetrics } from '../monitoring/metrics';
-import { NfsVersion } from '../nfs-version';
+import { EFS_UTILS_TLS_PORT, MountHelper, seconds, systemdTimeSpan } from '../nfs/mount';
+import { NfsVersion } from '../nfs/nfs-version';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../nfs/ports';
 import { CacheOrigin, originBaseOptions, originMountType, originServerPath } from '../origin/cache-origin';
 import { exportClients } from '../private/cidr';
-import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../private/constants';
-import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../private/fscache';
-import { EFS_UTILS_TLS_PORT, MountHelper, seconds, systemdTimeSpan } from '../private/mount';
 import { MIRROR_NAMESPACE, MIRROR_ROOT, mirrorParameters } from './mirror';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetOptions, CacheFleetProps } from './options';
 import { NODE_CACHE_DIR } from './validation';

@@ -1,9 +1,9 @@
 import { Stack, Tags, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { grantSignal, instanceRole } from '../instance/role';
+import { PUT_METRIC_DATA_REASON } from '../monitoring/metrics-grant';
 import { CacheOrigin } from '../origin/cache-origin';
-import { grantSignal, instanceRole } from '../private/instance';
-import { PUT_METRIC_DATA_REASON } from '../private/metrics-grant';
 import { acknowledgeWildcardResource } from '../private/nag';
 import { CacheNode } from './cache-node';
 

@@ -1,8 +1,8 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
-import { CommonInstanceOptions } from '../instance-options';
-import { NfsVersion } from '../nfs-version';
+import { CommonInstanceOptions } from '../instance/options';
+import { NfsVersion } from '../nfs/nfs-version';
 import { CacheOrigin } from '../origin/cache-origin';
 import { Capacity } from './capacity';
 import { FanOut } from './fan-out';

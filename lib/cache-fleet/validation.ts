@@ -1,13 +1,13 @@
 import { Annotations, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
-import { NfsVersion } from '../nfs-version';
+import { checkImageArchitecture } from '../instance/image';
+import { instanceTypeFacts } from '../instance/instance-types';
+import { checkKernel } from '../instance/kernel';
+import { NfsVersion } from '../nfs/nfs-version';
+import { NFS_MOUNTD_PORT, NFS_PORT } from '../nfs/ports';
 import { checkClientCidrs } from '../private/cidr';
-import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
 import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '../private/errors';
-import { checkImageArchitecture } from '../private/image';
-import { instanceTypeFacts } from '../private/instance-types';
-import { checkKernel } from '../private/kernel';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 import { Capacity, resolveCapacity } from './capacity';
 import { validateElastic } from './elastic';

@@ -1,8 +1,16 @@
 import { Size } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { DISK_CACHE_SOURCE } from '../private/enum-values';
 import { describeValue, propError, wholeGib } from '../private/errors';
-import { checkDeviceModel, EBS_MODEL, INSTANCE_STORE_MODEL } from '../private/fscache';
+import { checkDeviceModel, EBS_MODEL, INSTANCE_STORE_MODEL } from './fscache';
+
+/**
+ * How the client's bootstrap names where a disk cache lives (`EFSC_CACHE_SOURCE`), by the `DiskCache` factory. A template
+ * holds these spellings (test/upgrade-contract.test.ts pins them): a change would give launch templates a new version.
+ */
+const DISK_CACHE_SOURCE: Readonly<Record<'instanceStore' | 'ebs', string>> = {
+  instanceStore: 'instance-store',
+  ebs: 'ebs',
+};
 
 /** Options of every disk cache, whichever disks hold it. */
 export interface DiskCacheOptions {

@@ -1,7 +1,7 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { ICacheFleet } from '../cache-fleet/options';
-import { efsDnsName, MountHelper } from '../private/mount';
+import { efsDnsName, MountHelper } from '../nfs/mount';
 
 /** Options of a cache fleet as a mount source (`MountSource.cacheFleet`): the fleet's mirrors to mount as well. */
 export interface FleetSourceOptions {

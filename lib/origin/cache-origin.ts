@@ -2,14 +2,14 @@ import { Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
-import { NfsVersion } from '../nfs-version';
+import { isEndpoint } from '../nfs/endpoint';
+import { MOUNT_HELPER_TYPE, NFS_VERSION_NUMBER } from '../nfs/enum-values';
+import { efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS } from '../nfs/mount';
+import { NfsVersion } from '../nfs/nfs-version';
+import { NFS_MOUNTD_PORT, NFS_PORT } from '../nfs/ports';
 import { parseCidr } from '../private/cidr';
 import { allowFromConsumerSide } from '../private/connections';
-import { NFS_MOUNTD_PORT, NFS_PORT } from '../private/constants';
-import { isEndpoint } from '../private/endpoint';
-import { MOUNT_HELPER_TYPE, NFS_VERSION_NUMBER } from '../private/enum-values';
 import { knownAtSynth, propError } from '../private/errors';
-import { efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS } from '../private/mount';
 import { DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 
 /**

@@ -5,9 +5,9 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct, IConstruct } from 'constructs';
-import { NFS_PORT } from '../private/constants';
+import { markTlsOnly } from '../nfs/mount';
+import { NFS_PORT } from '../nfs/ports';
 import { describeValue, propError } from '../private/errors';
-import { markTlsOnly } from '../private/mount';
 import { acknowledgeCompliance } from '../private/nag';
 import { defaultSubnets } from '../private/subnets';
 

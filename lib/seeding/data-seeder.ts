@@ -7,21 +7,23 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct, IConstruct } from 'constructs';
-import { renderScript } from '../bootstrap/render';
-import { CommonInstanceOptions } from '../instance-options';
+import { checkImageArchitecture, checkImageOs } from '../instance/image';
+import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../instance/instance-types';
+import { checkKernel, instanceImage } from '../instance/kernel';
+import { CommonInstanceOptions } from '../instance/options';
+import { grantSignal, instanceRole } from '../instance/role';
+import { renderScript } from '../instance/user-data';
+import { encryptedRootVolume } from '../instance/volumes';
+import { MOUNT_HELPER_TYPE } from '../nfs/enum-values';
+import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
+import { NFS_PORT } from '../nfs/ports';
 import { allowFromConsumerSide } from '../private/connections';
-import { NFS_PORT } from '../private/constants';
-import { MOUNT_HELPER_TYPE, SEED_SOURCE_KIND, SeedKind } from '../private/enum-values';
 import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
-import { checkImageArchitecture, checkImageOs } from '../private/image';
-import { encryptedRootVolume, grantSignal, instanceRole } from '../private/instance';
-import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../private/instance-types';
-import { checkKernel, instanceImage } from '../private/kernel';
-import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../private/mount';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 import { REMOVED_SEEDER_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { grantReadPrefix } from '../private/s3-grant';
 import { defaultSubnets, ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
+import { SEED_SOURCE_KIND, SeedKind } from './seed-kind';
 
 /** What a bound `SeedSource` tells the seeding instance. */
 export interface SeedSourceBinding {

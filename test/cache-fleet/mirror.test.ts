@@ -16,9 +16,9 @@ import {
   NfsVersion,
   NodeDiskCache,
 } from '../../lib';
-import { renderedCode } from '../../lib/bootstrap/render';
 import { mirrorFsid } from '../../lib/cache-fleet/mirror';
-import { NFS_MIRROR_PORT } from '../../lib/private/constants';
+import { renderedCode } from '../../lib/instance/user-data';
+import { NFS_MIRROR_PORT } from '../../lib/nfs/ports';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { launchTemplateUserData, parameters } from '../util/user-data';

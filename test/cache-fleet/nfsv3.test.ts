@@ -16,7 +16,7 @@ import {
   MountSource,
   NfsVersion,
 } from '../../lib';
-import { renderedCode } from '../../lib/bootstrap/render';
+import { renderedCode } from '../../lib/instance/user-data';
 import { importedFs, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
 import { expand, launchTemplateUserData, parameters } from '../util/user-data';

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { CacheFleet, CacheOrigin, Capacity, DiskCacheMetric, FsCacheClientLaunchTemplate, MountHelper, MountSource } from '../../lib';
-import { compactScript } from '../../lib/bootstrap/render';
+import { compactScript } from '../../lib/instance/user-data';
 import { CLIENT_METRICS, METRIC_NAMESPACE, NODE_METRICS } from '../../lib/monitoring/metrics';
 import { readAsset } from '../../lib/private/assets';
 import { importedFs, nagFindings, stackWithVpc } from '../util';

@@ -2,7 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { codeSha256, KEPT_CODE_DIR, keptCodePath, renderedCode } from '../../lib/bootstrap/render';
+import { codeSha256, KEPT_CODE_DIR, keptCodePath, renderedCode } from '../../lib/instance/user-data';
 
 /** What a sandboxed run of a rendered user data did. */
 export interface ScriptRun {

@@ -1,6 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { loaderLines, renderedCode } from '../../lib/bootstrap/render';
+import { loaderLines, renderedCode } from '../../lib/instance/user-data';
 
 /**
  * Turns a CloudFormation value into text: strings as they are, `Fn::Join` joined, `Fn::Base64` encoded (an outermost

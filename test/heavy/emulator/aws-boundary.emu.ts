@@ -12,7 +12,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { renderedCode } from '../../../lib/bootstrap/render';
+import { renderedCode } from '../../../lib/instance/user-data';
 import { expand, parameters } from '../../util/user-data';
 import { labUserData } from '../lab/scenarios/stacks';
 import { ApiCall, byCli, Emulator, isCodeFetch, EMULATOR_VALUES, LOADER_CLIENT, RoleSession, rolePolicies, tearDown, withoutStatements } from './emulator';

@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { renderedCode } from '../../../lib/bootstrap/render';
+import { renderedCode } from '../../../lib/instance/user-data';
 import { expand } from '../../util/user-data';
 import { byCli, Emulator, EMULATOR_VALUES, LOADER_CLIENT, RoleSession, rolePolicies, RunOptions, tearDown } from './emulator';
 import { SEED_BUCKET as BUCKET, SEED_FILES as FILES, seederUserData } from './seeder-stack';

@@ -21,7 +21,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { renderedCode } from '../../../lib/bootstrap/render';
+import { renderedCode } from '../../../lib/instance/user-data';
 import { CDK_CONTEXT, nagFindings } from '../../util';
 import { flatten, expandAfterLoader, parameters } from '../../util/user-data';
 import { MATRIX } from './matrix';

@@ -19,7 +19,7 @@ import { App, CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, CacheOrigin, Capacity, DataSeeder, MountHelper, SeedSource } from '../../../lib';
-import { KEPT_CODE_DIR } from '../../../lib/bootstrap/render';
+import { KEPT_CODE_DIR } from '../../../lib/instance/user-data';
 import { importedFs } from '../../util';
 import { CfnTemplate, keptCode, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
 import { EFS_NAME } from './scenarios/stacks';

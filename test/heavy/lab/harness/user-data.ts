@@ -4,7 +4,7 @@
  * id, the region). The lab runs exactly what CDK rendered, not a hand-written copy of it.
  */
 
-import { codeSha256, keptCodePath, renderedCode } from '../../../../lib/bootstrap/render';
+import { codeSha256, keptCodePath, renderedCode } from '../../../../lib/instance/user-data';
 
 /** A resolved value: scalars, lists (Fn::Split, Fn::GetAZs, list parameters) or a condition. */
 export type IntrinsicValue = string | readonly string[] | boolean;

@@ -1,5 +1,5 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { METRIC_NAMESPACE } from '../monitoring/metrics';
+import { METRIC_NAMESPACE } from './metrics';
 
 /**
  * Lets an instance role publish the instances' metrics: `cloudwatch:PutMetricData` in the namespace CdkEfsCache only

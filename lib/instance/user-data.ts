@@ -7,8 +7,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct, IConstruct } from 'constructs';
 import { readAsset } from '../private/assets';
-import { USER_DATA_LIMIT_BYTES } from '../private/constants';
 import { constructError, propError } from '../private/errors';
+
+/** EC2's limit on raw (pre-base64) user data. */
+const USER_DATA_LIMIT_BYTES = 16 * 1024;
 
 /**
  * How many bytes one unresolved token (a file system id, a DNS name, an address, a CIDR) is taken to need when the

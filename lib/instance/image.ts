@@ -1,7 +1,7 @@
 import { Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
-import { propError } from './errors';
+import { propError } from '../private/errors';
 
 /** What this library can tell about an image's CPU architecture at synth, and from where. */
 export interface ImageArchitecture {

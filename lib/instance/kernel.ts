@@ -1,17 +1,17 @@
 import { Annotations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
-import { COMMON_INSTANCE_DEFAULTS, CommonInstanceOptions } from '../instance-options';
-import { AmazonLinux2023KernelLine } from '../kernel-line';
-import { propError } from './errors';
+import { propError } from '../private/errors';
 import { defaultImageArchitecture } from './instance-types';
+import { AmazonLinux2023KernelLine } from './kernel-line';
+import { COMMON_INSTANCE_DEFAULTS, CommonInstanceOptions } from './options';
 
 /**
  * The Amazon Linux 2023 kernel lines the lab (test/heavy/lab/) proved, and the line the library's instances boot when
  * neither `machineImage` nor `kernel` is given (one of the proved lines). Change them from the lab's results only,
  * together with the README (the kernel table under "Why the default image does not float", the props tables, and the
  * upgrade notes: a new default replaces the nodes and the seeder's instance on the next deploy) and the `kernel`
- * props' `@default`; test/private/kernel.test.ts holds the docs to these two constants.
+ * props' `@default`; test/instance/kernel.test.ts holds the docs to these two constants.
  */
 export const PROVED_KERNEL_LINES: readonly string[] = ['6.1', '6.12'];
 /** The default line: `COMMON_INSTANCE_DEFAULTS.kernel`'s, named once there. */

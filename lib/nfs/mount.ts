@@ -1,8 +1,8 @@
 import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { Construct } from 'constructs';
-import { MountHelper } from '../mount-helper';
-import { describeValue, propError } from './errors';
+import { describeValue, propError } from '../private/errors';
+import { MountHelper } from './mount-helper';
 
 export { MountHelper };
 
@@ -12,7 +12,7 @@ export const RECOMMENDED_NFS_OPTIONS = ['nfsvers=4.1', 'rsize=1048576', 'wsize=1
 /**
  * The local port of amazon-efs-utils' TLS tunnel where the library pins it (`tlsport=`), so that FS-Cache, which keys
  * its cache on the server's address and port, finds the disk cache again after a remount or reboot. The scripts name
- * no TLS port of their own (test/bootstrap/shared-facts.test.ts checks that, and `FsCacheClientProps.tlsPort`'s `@default`).
+ * no TLS port of their own (test/nfs/shared-facts.test.ts checks that, and `FsCacheClientProps.tlsPort`'s `@default`).
  */
 export const EFS_UTILS_TLS_PORT = 20049;
 

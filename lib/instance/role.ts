@@ -1,32 +1,14 @@
-import { Stack, Size, Validations } from 'aws-cdk-lib';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { acknowledgeWildcardResource, nagText } from '../private/nag';
 import { ManagedPolicyRole } from './managed-policy-role';
-import { acknowledgeWildcardResource, nagText } from './nag';
 
 /*
- * What every instance the library launches shares: an encrypted gp3 root volume, a role whose statements live in a
- * customer managed policy (with Session Manager instead of SSH where asked), and, for instances CloudFormation waits
- * for, the permission to signal their own stack. Each with its cdk-nag acknowledgement, explained once here.
+ * The role every instance the library launches gets: its statements live in a customer managed policy (with Session
+ * Manager instead of SSH where asked), and, for instances CloudFormation waits for, the permission to signal their own
+ * stack. Each with its cdk-nag acknowledgement, explained once here.
  */
-
-/** An encrypted gp3 EBS volume, deleted with its instance: every volume the library's instances get. */
-export function encryptedVolume(deviceName: string, size: Size): ec2.BlockDevice {
-  return {
-    deviceName,
-    volume: ec2.BlockDeviceVolume.ebs(size.toGibibytes(), {
-      encrypted: true,
-      volumeType: ec2.EbsDeviceVolumeType.GP3,
-      deleteOnTermination: true,
-    }),
-  };
-}
-
-/** The root volume of the library's instances (Amazon Linux 2023, Debian and Ubuntu images boot from /dev/xvda). */
-export function encryptedRootVolume(size: Size): ec2.BlockDevice {
-  return encryptedVolume('/dev/xvda', size);
-}
 
 /** An instance role (customer managed policy for its statements), with Session Manager unless `ssm` is false. */
 export function instanceRole(scope: Construct, description: string, ssm = true): iam.Role {

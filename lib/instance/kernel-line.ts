@@ -1,6 +1,6 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
-import { describeValue, propError } from './private/errors';
+import { describeValue, propError } from '../private/errors';
 
 /** `6.12`: major and minor, without leading zeros (the names of AWS's parameters have none). */
 const LINE_RE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)$/;

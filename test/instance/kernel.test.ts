@@ -14,7 +14,7 @@ import {
   MountSource,
   SeedSource,
 } from '../../lib';
-import { DEFAULT_KERNEL_LINE, PROVED_KERNEL_LINES } from '../../lib/private/kernel';
+import { DEFAULT_KERNEL_LINE, PROVED_KERNEL_LINES } from '../../lib/instance/kernel';
 import { importedFs, stackWithVpc } from '../util';
 
 /**
@@ -125,7 +125,7 @@ describe('keeping 0.1\'s image, and acknowledging the warning', () => {
       build(stack, vpc, p);
       return Template.fromStack(stack).toJSON();
     };
-    // 0.1 built its default image this way (lib/private/mount.ts amazonLinux2023); the types' architectures: arm64.
+    // 0.1 built its default image this way (0.1's lib/private/mount.ts amazonLinux2023); the types' architectures: arm64.
     const old = ec2.MachineImage.fromSsmParameter(param('default', 'arm64'), { os: ec2.OperatingSystemType.LINUX });
     const arm = { instanceType: new ec2.InstanceType('m6gd.xlarge') };
     expect(template({ ...arm, kernel: AmazonLinux2023KernelLine.DISTRIBUTION_DEFAULT })).toEqual(template({ ...arm, machineImage: old }));
@@ -170,13 +170,13 @@ describe('refusals', () => {
   });
 });
 
-describe('the docs follow the constants (lib/private/kernel.ts)', () => {
+describe('the docs follow the constants (lib/instance/kernel.ts)', () => {
   const read = (f: string) => fs.readFileSync(path.join(__dirname, '..', '..', f), 'utf8');
   const member = `KERNEL_${DEFAULT_KERNEL_LINE.replace('.', '_')}`;
 
   // The fleet, the clients and the seeder take kernel and machineImage from CommonInstanceOptions, documented once.
-  test('lib/instance-options.ts: kernel\'s @default and machineImage\'s', () => {
-    const text = read('lib/instance-options.ts');
+  test('lib/instance/options.ts: kernel\'s @default and machineImage\'s', () => {
+    const text = read('lib/instance/options.ts');
     expect(text).toContain(`   * @default AmazonLinux2023KernelLine.${member} - a line the lab proved\n   */\n  readonly kernel?: AmazonLinux2023KernelLine;`);
     expect(text).toMatch(new RegExp(`@default - Amazon Linux 2023 of the kernel line \`kernel\` \\(${DEFAULT_KERNEL_LINE.replace('.', '\\.')} unless given\\)`));
   });

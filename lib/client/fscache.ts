@@ -1,5 +1,5 @@
 import { IConstruct } from 'constructs';
-import { describeValue, knownAtSynth, propError } from './errors';
+import { describeValue, knownAtSynth, propError } from '../private/errors';
 
 /** The parameters of assets/lib/fscache.sh (a disk cache: RAID 0, ext4, cachefilesd), shared by clients and nodes. */
 

@@ -1,7 +1,7 @@
 import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct, IConstruct } from 'constructs';
-import { describeValue, propError } from './errors';
+import { describeValue, propError } from '../private/errors';
 import { INSTANCE_TYPE_REGIONS } from './instance-type-regions';
 
 /** What this library can tell about an instance type from its name alone, offline. */
@@ -215,7 +215,7 @@ export function checkCacheDevicesFindable(scope: Construct, instanceType: ec2.In
 
 /**
  * Warns (`instanceType:`) when a construct uses its default type (`given` undefined) in a region known at synth
- * where that type is not offered (lib/private/instance-type-regions.ts, generated from cfn-lint's data): instances
+ * where that type is not offered (lib/instance/instance-type-regions.ts, generated from cfn-lint's data): instances
  * would fail to launch at deploy time. Names up to two alternatives offered there. Env-agnostic stacks (the region
  * is a token) and regions the data does not know get no warning.
  */

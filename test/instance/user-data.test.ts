@@ -16,7 +16,7 @@ import {
   NfsVersion,
   SeedSource,
 } from '../../lib';
-import { compactScript, LIBRARIES, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/bootstrap/render';
+import { compactScript, LIBRARIES, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/instance/user-data';
 import { readAsset } from '../../lib/private/assets';
 import { importedFs, newApp, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';

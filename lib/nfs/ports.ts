@@ -17,6 +17,3 @@ export const NFS_MOUNTD_PORT = 20048;
  * The re-export stays on NFS_PORT. Clients name it in `port=` when they mount a mirror.
  */
 export const NFS_MIRROR_PORT = 2050;
-
-/** EC2's limit on raw (pre-base64) user data. */
-export const USER_DATA_LIMIT_BYTES = 16 * 1024;

@@ -4,8 +4,8 @@ import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, CacheOrigin, FsCacheClientLaunchTemplate, MountSource } from '../../lib';
 import { MIRROR_NAMESPACE, MIRROR_ROOT } from '../../lib/cache-fleet/mirror';
-import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../../lib/private/constants';
-import { EFS_UTILS_TLS_PORT } from '../../lib/private/mount';
+import { EFS_UTILS_TLS_PORT } from '../../lib/nfs/mount';
+import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../../lib/nfs/ports';
 import { importedFs, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
 

@@ -6,7 +6,7 @@
  * (test/util/run-script.ts) with the metadata service and the aws CLI stubbed; that the first-boot SUCCESS comes
  * only after nfsd serves is the lab's to prove on a real kernel.
  */
-import { renderedCode } from '../../lib/bootstrap/render';
+import { renderedCode } from '../../lib/instance/user-data';
 import { labUserData } from '../heavy/lab/scenarios/stacks';
 import { runScript, signals } from '../util/run-script';
 import { parameters } from '../util/user-data';
