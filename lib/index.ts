@@ -20,5 +20,8 @@ export { NfsVersion } from './nfs/nfs-version';
 export { CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, FsCacheClientOptions } from './client/fs-cache-client';
 export { DiskCache, DiskCacheOptions, EbsDiskCacheOptions, InstanceStoreDiskCacheOptions } from './client/disk-cache';
 export { FleetSourceOptions, MountSource } from './client/mount-source';
+export { CacheFleetExportOptions, FleetExport } from './containers/fleet-export';
+export { EcsFleetVolume, EcsFleetVolumeProps } from './containers/ecs-fleet-volume';
+export { EksFleetVolume, EksFleetVolumeProps } from './containers/eks-fleet-volume';
 export { CacheDashboard, CacheDashboardOptions, CacheDashboardProps } from './monitoring/cache-dashboard';
 export { DataSeeder, DataSeederProps, SeedSource } from './seeding/data-seeder';

@@ -13,6 +13,8 @@ import { CACHED_FILE_SYSTEM_DEFAULTS } from '../lib/cached-file-system';
 import { EBS_DISK_CACHE_DEFAULTS, INSTANCE_STORE_DISK_CACHE_DEFAULTS } from '../lib/client/disk-cache';
 import { CULL_LIMITS_DEFAULTS, FS_CACHE_CLIENT_DEFAULTS } from '../lib/client/fs-cache-client';
 import { FLEET_SOURCE_DEFAULTS } from '../lib/client/mount-source';
+import { EKS_FLEET_VOLUME_DEFAULTS } from '../lib/containers/eks-fleet-volume';
+import { CACHE_FLEET_EXPORT_DEFAULTS } from '../lib/containers/fleet-export';
 import { COMMON_INSTANCE_DEFAULTS } from '../lib/instance/options';
 import { CACHE_DASHBOARD_DEFAULTS } from '../lib/monitoring/dashboard-defaults';
 import { EFS_ORIGIN_DEFAULTS, NFS_SERVER_PORTS_DEFAULTS } from '../lib/origin/cache-origin';
@@ -102,11 +104,13 @@ const DEFAULTS_TABLES: Record<string, Readonly<Record<string, unknown>>> = {
   // names: the fan-out (another for an elastic fleet) and the root volume (CommonInstanceOptions, per construct).
   CacheFleetOptions: omit(CACHE_FLEET_DEFAULTS, 'tuning', 'warming', 'elasticFanOut', 'fanOut', 'rootVolumeSize'),
   // An imported fleet's attributes default to what a CacheFleet applies (lib/cache-fleet/attributes.ts).
+  CacheFleetExportOptions: CACHE_FLEET_EXPORT_DEFAULTS,
   CacheFleetAttributes: pick(CACHE_FLEET_DEFAULTS, 'exportPath', 'attributeCacheTimeout', 'directoryCacheTimeout', 'clientNfsVersion'),
   CommonInstanceOptions: COMMON_INSTANCE_DEFAULTS,
   CullLimits: CULL_LIMITS_DEFAULTS,
   DataSeederProps: DATA_SEEDER_DEFAULTS,
   EbsDiskCacheOptions: EBS_DISK_CACHE_DEFAULTS,
+  EksFleetVolumeProps: EKS_FLEET_VOLUME_DEFAULTS,
   ElasticCapacityOptions: ELASTIC_DEFAULTS,
   EfsOriginOptions: EFS_ORIGIN_DEFAULTS,
   FleetSourceOptions: FLEET_SOURCE_DEFAULTS,

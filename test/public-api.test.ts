@@ -29,8 +29,8 @@ describe('exports', () => {
     const values = Object.keys(lib).filter((k) => (lib as Record<string, unknown>)[k] !== undefined);
     expect(values.sort()).toEqual([
       'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheOrigin', 'CachedFileSystem', 'Capacity',
-      'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'FanOut', 'FsCacheClientLaunchTemplate', 'Mirror', 'MirrorMetric', 'MirrorStorage', 'MountHelper',
-      'MountSource', 'NfsVersion', 'NodeDiskCache', 'OriginFileSystem', 'SeedSource',
+      'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'EcsFleetVolume', 'EksFleetVolume', 'FanOut', 'FleetExport',
+      'FsCacheClientLaunchTemplate', 'Mirror', 'MirrorMetric', 'MirrorStorage', 'MountHelper', 'MountSource', 'NfsVersion', 'NodeDiskCache', 'OriginFileSystem', 'SeedSource',
     ]);
   });
 

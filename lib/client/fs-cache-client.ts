@@ -3,8 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
-import { isMirrorExportPath, MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
-import { ICacheFleet } from '../cache-fleet/options';
+import { MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
 import { checkImageArchitecture, checkImageOs } from '../instance/image';
 import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../instance/instance-types';
 import { checkKernel, instanceImage } from '../instance/kernel';
@@ -16,7 +15,6 @@ import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetr
 import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../monitoring/metrics-grant';
 import { MOUNT_HELPER_TYPE } from '../nfs/enum-values';
 import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
-import { NfsVersion } from '../nfs/nfs-version';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../nfs/ports';
 import { allowFromConsumerSide } from '../private/connections';
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
@@ -24,6 +22,7 @@ import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWord
 import { REMOVED_CLIENT_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
 import { checkDiskCache, DiskCache } from './disk-cache';
+import { fleetMountOptions, mirrorExportOf, mirrorMountOptions, mountsNfsV3 } from './fleet-mount';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters } from './fscache';
 import { FLEET_SOURCE_DEFAULTS, MountSource } from './mount-source';
 
@@ -275,7 +274,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     // The rules (into the file system's or fleet's group) are made from the clients' side: in the clients' stack when
     // the source is of another, which then depends on the source's stack and never the other way round.
     allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_PORT), 'NFS from FS-Cache clients');
-    const v3 = source.fleet?.clientNfsVersion === NfsVersion.NFS_V3;
+    const v3 = !!source.fleet && mountsNfsV3(source.fleet);
     if (v3) allowFromConsumerSide(this, source, ec2.Port.tcp(NFS_MOUNTD_PORT), 'NFSv3 mountd from FS-Cache clients');
     // The mirrors are served by a second nfsd of each node, on a port of its own: opened only when they are mounted.
     if (source.fleet && source.mirrorPaths.length > 0) {
@@ -286,18 +285,8 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       iam.Grant.addToPrincipal({ grantee: this.role, actions, resourceArns: [fs.fileSystemArn] });
     }
 
-    const options = props.mountOptions ?? [
-      'fsc',
-      ...helperOptions(helper, props.tlsPort ?? FS_CACHE_CLIENT_DEFAULTS.tlsPort),
-      ...(v3 ? RECOMMENDED_NFS_OPTIONS.map((o) => o === 'nfsvers=4.1' ? 'nfsvers=3' : o) : RECOMMENDED_NFS_OPTIONS),
-      ...(readOnly ? ['ro'] : []),
-      // The fleet is read-only and may itself hold attributes for its timers: clients that revalidated sooner would
-      // ask the node for what it answers from its own cache anyway. Staleness through the fleet: at most the
-      // fleet's timer at the node plus the same again here.
-      ...(source.fleet ? ['nocto', ...fleetAttributeCaching(source.fleet)] : []),
-      // NFSv3: no locks (the export is read-only, so no NLM and no statd), and both ports given (no rpcbind query).
-      ...(v3 ? ['nolock', 'proto=tcp', `port=${NFS_PORT}`, 'mountproto=tcp', `mountport=${NFS_MOUNTD_PORT}`, 'mountvers=3'] : []),
-    ];
+    const options = props.mountOptions ?? (source.fleet ? fleetMountOptions(source.fleet, true)
+      : ['fsc', ...helperOptions(helper, props.tlsPort ?? FS_CACHE_CLIENT_DEFAULTS.tlsPort), ...RECOMMENDED_NFS_OPTIONS, ...(readOnly ? ['ro'] : [])]);
     const cull = props.cullLimits ?? {};
     const d = DEFAULT_CULL;
     const cullPercents: CullPercents = {
@@ -485,13 +474,6 @@ function checkSource(scope: IConstruct, props: FsCacheClientLaunchTemplateProps)
   return source;
 }
 
-/** acregmin/acregmax/acdirmin/acdirmax of a client of the fleet: the fleet's own timers. */
-function fleetAttributeCaching(fleet: ICacheFleet): string[] {
-  const ac = seconds(fleet.attributeCacheTimeout);
-  const acdir = seconds(fleet.directoryCacheTimeout);
-  return [`acregmin=${ac}`, `acregmax=${ac}`, `acdirmin=${acdir}`, `acdirmax=${acdir}`];
-}
-
 /**
  * `EFSC_MIRROR_MOUNTS` (the mirrors' export paths, `/mirror/<path>`, space-separated; the server is the fleet's),
  * `EFSC_MIRROR_MOUNT_POINT` (each mirror is mounted there plus its path under /mirror, which the instance computes:
@@ -512,17 +494,7 @@ function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCac
   if (!DIR_RE.test(root) || DOT_SEGMENT_RE.test(root)) throw propError(scope, rootProp, `must be an absolute path other than /, got ${describeValue(root, scope)}.`);
   const twice = paths.find((p, i) => paths.indexOf(p) !== i);
   if (twice !== undefined) throw propError(scope, pathsProp, `lists '${twice}' twice: each mirror is mounted once.`);
-  const mirrors = paths.map((p) => {
-    const m = fleet.mirrorExports.find((x) => x.path === p);
-    if (!m) {
-      throw propError(scope, pathsProp, `${describeValue(p, scope)} is not a mirror of ${fleet.node.path} (its mirrors: ${fleet.mirrorExports.map((x) => x.path).join(', ') || 'none'}).`);
-    }
-    if (!Token.isUnresolved(m.exportPath) && !isMirrorExportPath(m.exportPath)) {
-      throw propError(scope, pathsProp, `'${p}' is served by ${fleet.node.path} at '${m.exportPath}', which is not a path under ${MIRROR_ROOT} ` +
-        '(no trailing / or //, no . or .. segment): mount the mirrors of a CacheFleet, or give the fleet\'s own mirrors[].exportPath.');
-    }
-    return m;
-  });
+  const mirrors = paths.map((p) => mirrorExportOf(scope, pathsProp, fleet, p));
   // Where each mirror lands, for those whose export path is known here (the rest are checked at boot).
   const known = mirrors.flatMap((m, i) => (Token.isUnresolved(m.exportPath) ? [] : [{ path: paths[i], at: `${root}${underMirrorRoot(m.exportPath)}` }]));
   const others: [string, string][] = [['mountPoint', o.mountPoint ?? FS_CACHE_CLIENT_DEFAULTS.mountPoint], ['cacheDirectory', o.cacheDirectory ?? FS_CACHE_CLIENT_DEFAULTS.cacheDirectory]];
@@ -552,6 +524,6 @@ function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCac
     EFSC_MIRROR_MOUNTS: mirrors.map((m) => m.exportPath).join(' '),
     EFSC_MIRROR_ROOT: MIRROR_ROOT,
     EFSC_MIRROR_MOUNT_POINT: root,
-    EFSC_MIRROR_MOUNT_OPTIONS: [...RECOMMENDED_NFS_OPTIONS, 'ro', `port=${NFS_MIRROR_PORT}`].join(','),
+    EFSC_MIRROR_MOUNT_OPTIONS: mirrorMountOptions().join(','),
   };
 }

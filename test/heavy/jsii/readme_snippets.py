@@ -16,7 +16,9 @@ import aws_cdk as cdk
 from aws_cdk import Annotations, Duration, Stack
 from aws_cdk import aws_autoscaling as autoscaling
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_ecs as ecs
 from aws_cdk import aws_efs as efs
+from aws_cdk import aws_eks as eks
 from aws_cdk import aws_s3 as s3
 import cdk_efs_cache
 
@@ -28,7 +30,7 @@ def given(stack: Stack) -> dict:
                                                 fan_out=cdk_efs_cache.FanOut.route53(zone_name="fixture.internal")))
     names = {name: getattr(cdk_efs_cache, name) for name in dir(cdk_efs_cache) if not name.startswith("_")}
     names.update(
-        cdk=cdk, Annotations=Annotations, Duration=Duration, Stack=Stack, autoscaling=autoscaling, ec2=ec2, efs=efs, s3=s3,
+        cdk=cdk, Annotations=Annotations, Duration=Duration, Stack=Stack, autoscaling=autoscaling, ec2=ec2, ecs=ecs, efs=efs, eks=eks, s3=s3,
         stack=stack, self=stack, vpc=vpc,
         file_system=efs.FileSystem(stack, "FixtureFs", vpc=vpc),
         my_security_group=ec2.SecurityGroup(stack, "FixtureSg", vpc=vpc),

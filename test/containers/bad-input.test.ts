@@ -1,0 +1,94 @@
+import { CfnParameter, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import { CacheFleet, CacheOrigin, EcsFleetVolume, EcsFleetVolumeProps, EksFleetVolume, EksFleetVolumeProps, FleetExport, ICacheFleet, Mirror } from '../../lib';
+import { importedFs } from '../util';
+import { BadInput, importedFleet, refusesBadInput } from '../util/bad-input';
+
+const fleetOf = (stack: Stack, vpc: ec2.Vpc) => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), mirrors: [Mirror.path('/efs/app')] });
+/** An ECS volume of the fleet in a task definition for EC2, unless `props` says otherwise. */
+const ecsVolume = (props: (stack: Stack, fleet: CacheFleet) => Partial<EcsFleetVolumeProps>) => (stack: Stack, vpc: ec2.Vpc) => {
+  const fleet = fleetOf(stack, vpc);
+  const p = props(stack, fleet);
+  return new EcsFleetVolume(stack, 'Volume', { taskDefinition: p.taskDefinition ?? new ecs.Ec2TaskDefinition(stack, 'Task'), source: FleetExport.cacheFleet(fleet), ...p });
+};
+const eksVolume = (props: (stack: Stack, fleet: CacheFleet) => Partial<EksFleetVolumeProps>) => (stack: Stack, vpc: ec2.Vpc) => {
+  const fleet = fleetOf(stack, vpc);
+  return new EksFleetVolume(stack, 'Volume', { source: FleetExport.cacheFleet(fleet), ...props(stack, fleet) });
+};
+const FARGATE = new RegExp('^Invalid taskDefinition: TestStack/Task may run on Fargate, which mounts only EFS \\(and S3 Files\\), never an NFS server ' +
+  'such as a cache fleet\\. Give Fargate tasks an EFS volume of the origin \\(efsVolumeConfiguration\\), or S3 Files for data in S3;');
+
+/** What the container volumes (EcsFleetVolume, EksFleetVolume, FleetExport) refuse at synth, each case naming the prop to change. */
+const CASES: BadInput[] = [
+  {
+    name: 'ecs: a Fargate task definition',
+    build: ecsVolume((stack) => ({ taskDefinition: new ecs.FargateTaskDefinition(stack, 'Task') })),
+    error: FARGATE,
+  },
+  {
+    name: 'ecs: a task definition for EC2 and Fargate (a task could land on Fargate)',
+    build: ecsVolume((stack) => ({ taskDefinition: new ecs.TaskDefinition(stack, 'Task', { compatibility: ecs.Compatibility.EC2_AND_FARGATE, cpu: '256', memoryMiB: '512' }) })),
+    error: FARGATE,
+  },
+  {
+    name: 'ecs: a task definition that is not an ecs.TaskDefinition (JavaScript)',
+    build: ecsVolume(() => ({ taskDefinition: { family: 'app' } as unknown as ecs.TaskDefinition })),
+    error: /^Invalid taskDefinition: must be an ecs\.TaskDefinition/,
+  },
+  {
+    name: 'ecs: a volume name with a slash',
+    build: ecsVolume(() => ({ volumeName: 'data/set' })),
+    error: /^Invalid volumeName: must be 1-255 letters, digits, hyphens and underscores, got 'data\/set'\. \(at TestStack\/Volume; in Python: volume_name\)$/,
+  },
+  {
+    name: 'ecs: a volume name from a token',
+    build: ecsVolume((stack) => ({ volumeName: new CfnParameter(stack, 'Name').valueAsString })),
+    error: /^Invalid volumeName: must be known at synth \(containers name it in their mount points\), got parameter Name/,
+  },
+  {
+    name: 'ecs: no source (JavaScript)',
+    build: ecsVolume(() => ({ source: undefined as unknown as FleetExport })),
+    error: /^Invalid source: must be FleetExport\.cacheFleet\(fleet\) or FleetExport\.mirror\(fleet, mirrorPath\)\./,
+  },
+  {
+    name: 'ecs: a mirror the fleet does not have',
+    build: ecsVolume((_s, fleet) => ({ source: FleetExport.mirror(fleet, '/efs/www') })),
+    error: /^Invalid source: '\/efs\/www' is not a mirror of TestStack\/Fleet \(its mirrors: \/efs\/app\)\. \(at TestStack\/Volume\)$/,
+  },
+  {
+    name: 'eks: a mirror of a fleet of the user\'s own making, served outside /mirror',
+    build: (stack) => {
+      const own: ICacheFleet = Object.assign(Object.create(importedFleet(stack)), { mirrorExports: [{ path: '/efs/app', exportPath: '/srv/app' }] });
+      return new EksFleetVolume(stack, 'Volume', { source: FleetExport.mirror(own, '/efs/app') });
+    },
+    error: /^Invalid source: '\/efs\/app' is served by TestStack\/Imported at '\/srv\/app', which is not a path under \/mirror/,
+  },
+  {
+    name: 'eks: a volume name with upper case (a Kubernetes name)',
+    build: eksVolume(() => ({ volumeName: 'Data' })),
+    error: /^Invalid volumeName: must be a DNS label \(1-63 lower-case letters, digits and hyphens, starting and ending with a letter or digit\), got 'Data'\./,
+  },
+  {
+    name: 'eks: a construct id that is no DNS label, and no volume name',
+    build: (stack, vpc) => new EksFleetVolume(stack, 'Data_Set', { source: FleetExport.cacheFleet(fleetOf(stack, vpc)) }),
+    error: /^Invalid volumeName: must be a DNS label .*got 'data_set'\./,
+  },
+  {
+    name: 'eks: a claim namespace over 63 characters',
+    build: eksVolume(() => ({ claimNamespace: 'n'.repeat(64) })),
+    error: /^Invalid claimNamespace: must be a DNS label/,
+  },
+  {
+    name: 'eks: a claim namespace from a token',
+    build: eksVolume((stack) => ({ claimNamespace: new CfnParameter(stack, 'Ns').valueAsString })),
+    error: /^Invalid claimNamespace: must be known at synth \(it is a Kubernetes name\)/,
+  },
+  {
+    name: 'eks: a source that is not a FleetExport (JavaScript, a fleet)',
+    build: eksVolume((_s, fleet) => ({ source: fleet as unknown as FleetExport })),
+    error: /^Invalid source: must be FleetExport\.cacheFleet\(fleet\) or FleetExport\.mirror\(fleet, mirrorPath\)\./,
+  },
+];
+
+refusesBadInput('container volumes refuse bad input', CASES);
