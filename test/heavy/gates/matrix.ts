@@ -1,6 +1,7 @@
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { sampleNetwork, SampleStack } from '../../../bin/sample-stack';
@@ -13,7 +14,10 @@ import {
   ClientLaunchTemplateOptions,
   DataSeeder,
   DiskCache,
+  EcsFleetVolume,
+  EksFleetVolume,
   FanOut,
+  FleetExport,
   FsCacheClientLaunchTemplate,
   Mirror,
   MountSource,
@@ -46,6 +50,12 @@ interface Variant {
   readonly seeded?: boolean;
   /** A client template of its own (`FsCacheClientLaunchTemplate`) that mounts these mirrors of the fleet. */
   readonly mirrorClients?: string[];
+  /**
+   * Containers that read the fleet, and its first mirror if it has one: an ECS task definition for EC2 with a volume of
+   * each (`EcsFleetVolume`), or an EKS PersistentVolume and claim of each (`EksFleetVolume`, as manifests), the
+   * container instances' or nodes' security group let in.
+   */
+  readonly containers?: 'ecs' | 'eks';
 }
 
 /**
@@ -77,6 +87,21 @@ function variant(name: string, v: Variant): GateConfig {
         new FsCacheClientLaunchTemplate(stack, 'MirrorClients', {
           vpc, instanceType: x86Client, source: MountSource.cacheFleet(cfs.cacheFleet!, { mirrorPaths: v.mirrorClients }),
         });
+      }
+      if (v.containers) {
+        const fleet = cfs.cacheFleet!;
+        const hosts = new ec2.SecurityGroup(stack, 'ContainerHosts', { vpc, description: 'The container instances or nodes' });
+        const sources = [FleetExport.cacheFleet(fleet, { fsCache: true }), ...fleet.mirrorExports.slice(0, 1).map((m) => FleetExport.mirror(fleet, m.path))];
+        if (v.containers === 'ecs') {
+          const taskDefinition = new ecs.Ec2TaskDefinition(stack, 'Task');
+          const container = taskDefinition.addContainer('App', { image: ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/nginx:stable'), memoryLimitMiB: 512 });
+          sources.forEach((source, i) => new EcsFleetVolume(stack, `Volume${i}`, { taskDefinition, source, clients: [hosts] }).addMountPoint(container, `/srv/v${i}`));
+          // The user's own task definition, not the library's: what its container logs and its environment hold is theirs.
+          const reason = 'The task definition of the gate stands for a user\'s: its logging and environment are theirs to choose.';
+          Validations.of(taskDefinition).acknowledge(...['AwsSolutions-ECS2', 'AwsSolutions-ECS7'].map((id) => ({ id, reason })));
+        } else {
+          sources.forEach((source, i) => new EksFleetVolume(stack, `Volume${i}`, { source, claimNamespace: 'apps', clients: [hosts] }));
+        }
       }
       (v.clients ?? []).forEach(({ source, ...options }, i) => {
         const lt = cfs.addClientLaunchTemplate(`Clients${i}`, { ...options, source: source?.(cfs) });
@@ -197,6 +222,11 @@ export const MATRIX: GateConfig[] = [
   nfsServerFleet('NfsServerOutsideVpc', 'cidr'),
   nfsServerFleet('NfsServerInsideVpc', 'group'),
   variant('ImportedOriginClient', { importedOrigin: true, clients: [{ instanceType: x86Client }] }),
+  // Containers: an ECS task (EC2) and EKS volumes of a fleet and of its mirror (the second over NFSv3).
+  variant('ContainersEcs', { fleet: { capacity: Capacity.nodes(2), fanOut: FanOut.route53(), mirrors: [Mirror.path('/efs/app')] }, containers: 'ecs' }),
+  variant('ContainersEksNfsV3', {
+    fleet: { capacity: Capacity.nodes(2), mirrors: [Mirror.path('/efs/app')], clientNfsVersion: NfsVersion.NFS_V3 }, containers: 'eks',
+  }),
   variant('ImportedOriginFleet', {
     importedOrigin: true,
     fleet: { capacity: Capacity.nodes(2), fanOut: FanOut.route53(), warming: { paths: ['/efs/hot'] } },

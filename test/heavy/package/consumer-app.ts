@@ -3,7 +3,8 @@
 // compiles it and runs it. It builds every construct the package exports: what bin/sample-stack.ts builds (a
 // two-node Route 53 cache fleet, the dashboard with an alarm topic, FS-Cache clients in an Auto Scaling group), two
 // DataSeeders (an S3 prefix, a local directory as an asset), and each tier on its own (an OriginFileSystem, an
-// imported origin, a CacheFleet behind an NLB, FsCacheClientLaunchTemplates, a CacheDashboard). It synthesizes, then
+// imported origin, a CacheFleet behind an NLB, FsCacheClientLaunchTemplates, a CacheDashboard, an ECS service and an
+// EKS cluster's volumes of that fleet). It synthesizes, then
 // fails unless the templates hold the resources it built, with the bootstrap rendered from the package's assets/,
 // and no error annotation.
 // Usage: node consumer-app.js OUTDIR
@@ -14,7 +15,9 @@ import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
+import * as eks from 'aws-cdk-lib/aws-eks';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import {
@@ -25,7 +28,10 @@ import {
   Capacity,
   DataSeeder,
   DiskCache,
+  EcsFleetVolume,
+  EksFleetVolume,
   FanOut,
+  FleetExport,
   FsCacheClientLaunchTemplate,
   MountHelper,
   MountSource,
@@ -100,6 +106,19 @@ const fleet = new CacheFleet(tiers, 'Fleet', {
 const fleetReaders = new FsCacheClientLaunchTemplate(tiers, 'FleetReaders', { vpc: vpc2, source: MountSource.cacheFleet(fleet) });
 const dashboard = new CacheDashboard(tiers, 'Dashboard', { originFileSystem: imported, cacheFleet: fleet });
 dashboard.addClients(fleetReaders);
+// Containers read the same fleet: an ECS service on EC2 capacity, and a cluster of the user's on EKS (imported).
+const containerHosts = new ec2.SecurityGroup(tiers, 'ContainerHosts', { vpc: vpc2, description: 'ECS container instances and EKS nodes' });
+const ecsCluster = new ecs.Cluster(tiers, 'Containers', { vpc: vpc2 });
+ecsCluster.addCapacity('Hosts', { instanceType: new ec2.InstanceType('c6gd.2xlarge'), machineImage: ecs.EcsOptimizedImage.amazonLinux2023(ecs.AmiHardwareType.ARM) });
+const site = new ecs.Ec2TaskDefinition(tiers, 'Site');
+const web = site.addContainer('Web', { image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable'), memoryLimitMiB: 512 });
+new EcsFleetVolume(tiers, 'SiteVolume', { taskDefinition: site, source: FleetExport.cacheFleet(fleet), clients: [containerHosts] })
+  .addMountPoint(web, '/usr/share/nginx/html');
+new ecs.Ec2Service(tiers, 'SiteService', { cluster: ecsCluster, taskDefinition: site });
+const eksCluster = eks.Cluster.fromClusterAttributes(tiers, 'Apps', {
+  clusterName: 'apps', kubectlRoleArn: 'arn:aws:iam::123456789012:role/kubectl', vpc: vpc2,
+});
+new EksFleetVolume(tiers, 'AppVolume', { source: FleetExport.cacheFleet(fleet), cluster: eksCluster, clients: [containerHosts] });
 
 const assembly = app.synth();
 fs.rmSync(dataDir, { recursive: true, force: true });
@@ -120,10 +139,12 @@ const expected: Record<string, Record<string, number>> = {
     'AWS::EFS::FileSystem': 1,
     'AWS::EFS::MountTarget': 2,
     'AWS::EC2::LaunchTemplate': 3, // one for the fleet's nodes, two client groups
-    'AWS::AutoScaling::AutoScalingGroup': 2,
+    'AWS::AutoScaling::AutoScalingGroup': 3, // the fleet's two nodes, the ECS cluster's capacity
     'AWS::ElasticLoadBalancingV2::LoadBalancer': 1,
     'AWS::Route53::HostedZone': 0,
     'AWS::CloudWatch::Dashboard': 1,
+    'AWS::ECS::TaskDefinition': 1, // the ECS service's, with the fleet's volume
+    'Custom::AWSCDK-EKS-KubernetesResource': 1, // the PersistentVolume and its claim, applied to the EKS cluster
   },
 };
 interface Resource { readonly Type: string; readonly Properties: Record<string, any> }
@@ -155,6 +176,12 @@ for (const [stackName, counts] of Object.entries(expected)) {
   for (const m of artifact.messages.filter((x) => x.level === 'error')) failures.push(`${stackName}: error at ${m.id}: ${m.entry.data}`);
   summary.push(`${stackName} ${resources.length} resources (${alarms} alarms)`);
 }
+// The ECS task's volume is the fleet's export over NFS; the EKS manifest holds a PersistentVolume and its claim.
+const tierResources = Object.values<Resource>(assembly.getStackByName('ConsumerTiers').template.Resources);
+const taskVolumes = tierResources.filter((r) => r.Type === 'AWS::ECS::TaskDefinition').flatMap((r) => r.Properties.Volumes ?? []);
+if (taskVolumes.map((v: any) => v.DockerVolumeConfiguration?.DriverOpts?.type).join() !== 'nfs') failures.push('ConsumerTiers: the task has no NFS volume');
+const manifests = JSON.stringify(tierResources.filter((r) => r.Type === 'Custom::AWSCDK-EKS-KubernetesResource').map((r) => r.Properties.Manifest));
+if (!manifests.includes('PersistentVolumeClaim') || !manifests.includes('ReadOnlyMany')) failures.push('ConsumerTiers: no read-only PersistentVolume and claim');
 // The asset seeder's directory is staged in the cloud assembly as a zip asset.
 interface FileAsset { readonly source: { readonly path: string; readonly packaging: string } }
 const fileAssets = Object.values<FileAsset>(JSON.parse(fs.readFileSync(path.join(outdir, 'Consumer.assets.json'), 'utf8')).files);
