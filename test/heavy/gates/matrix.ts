@@ -95,7 +95,9 @@ function variant(name: string, v: Variant): GateConfig {
         if (v.containers === 'ecs') {
           const taskDefinition = new ecs.Ec2TaskDefinition(stack, 'Task');
           const container = taskDefinition.addContainer('App', { image: ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/nginx:stable'), memoryLimitMiB: 512 });
-          sources.forEach((source, i) => new EcsFleetVolume(stack, `Volume${i}`, { taskDefinition, source, clients: [hosts] }).addMountPoint(container, `/srv/v${i}`));
+          sources.forEach((source, i) => {
+            new EcsFleetVolume(stack, `Volume${i}`, { taskDefinition, source, clients: [hosts] }).addMountPoint(container, `/srv/v${i}`);
+          });
           // The user's own task definition, not the library's: what its container logs and its environment hold is theirs.
           const reason = 'The task definition of the gate stands for a user\'s: its logging and environment are theirs to choose.';
           Validations.of(taskDefinition).acknowledge(...['AwsSolutions-ECS2', 'AwsSolutions-ECS7'].map((id) => ({ id, reason })));
