@@ -91,7 +91,8 @@ function variant(name: string, v: Variant): GateConfig {
       if (v.containers) {
         const fleet = cfs.cacheFleet!;
         const hosts = new ec2.SecurityGroup(stack, 'ContainerHosts', { vpc, description: 'The container instances or nodes' });
-        const sources = [FleetExport.cacheFleet(fleet, { fsCache: true }), ...fleet.mirrorExports.slice(0, 1).map((m) => FleetExport.mirror(fleet, m.path))];
+        const mirror = fleet.mirrorExports.slice(0, 1).map((m) => FleetExport.mirror(fleet, m.path));
+        const sources = [FleetExport.cacheFleet(fleet, { fsCache: true }), ...mirror];
         if (v.containers === 'ecs') {
           const taskDefinition = new ecs.Ec2TaskDefinition(stack, 'Task');
           const container = taskDefinition.addContainer('App', { image: ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/nginx:stable'), memoryLimitMiB: 512 });
