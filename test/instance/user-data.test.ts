@@ -50,8 +50,12 @@ describe('renderScript', () => {
     const all = fs.readdirSync(dir).filter((f) => f.endsWith('.sh') && !['loader.sh', 'checkout.sh'].includes(f)).map((f) => `lib/${f}`);
     expect([...LIBRARIES].sort()).toEqual(all.sort());
     expect(LIBRARIES[0]).toBe('lib/common.sh');
-    // checkout.sh sources them in the same order.
-    expect(readAsset('lib/checkout.sh')).toContain(`for efs_cache_lib in ${LIBRARIES.map((l) => path.basename(l, '.sh')).join(' ')}; do`);
+    // checkout.sh lists them for install_self and sources them (a line each, so that shellcheck follows them), both in
+    // the same order.
+    const checkout = readAsset('lib/checkout.sh');
+    expect(checkout).toContain(`for efs_cache_lib in ${LIBRARIES.map((l) => path.basename(l, '.sh')).join(' ')}; do`);
+    const sourced = [...checkout.matchAll(/^source "\$\(dirname "\$\{BASH_SOURCE\[0\]\}"\)\/([\w-]+\.sh)"$/gm)].map((m) => `lib/${m[1]}`);
+    expect(sourced).toEqual([...LIBRARIES]);
   });
 
   test('the code asset is deterministic: two apps synthesize the same template (its key is the content\'s hash)', () => {

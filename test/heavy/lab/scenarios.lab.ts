@@ -5,6 +5,7 @@
  */
 import { CloudInitResult, Lab, progress, Vm } from './harness';
 import { nfsdReadBytes, sha256 } from './scenarios/guest';
+import { changeFour, installSeeders, makeTree, SEED_SOURCE, seederScripts, treeDigest } from './scenarios/seeding';
 import {
   EFS_NAME, FLEET_NAME, LabUserData, labUserData, NFS3_ORIGIN_EXPORT, NFS3_ORIGIN_IP, NFS3_ORIGIN_USER_DATA, ORIGIN_USER_DATA,
   USER_STEP_LOG, USER_STEPS, USER_STEPS_LOG,
@@ -488,6 +489,41 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
 
     afterAll(async () => {
       await Promise.all([node3, node4, node5, node6b, clientC].filter((v) => v).map((v) => v.kill()));
+    });
+  });
+
+  // The DataSeeder's user data as CDK rendered it, run on client-a (the loader) against the origin: the same copy and
+  // verification the seeding benchmark times on 3,000 files (seeding.lab.ts), here on a small tree.
+  describe('9. seeding: the DataSeeder loads a directory into the origin', () => {
+    const TREE = { dirs: 4, files: 50, bytes: 16384 };
+    const FILES = TREE.dirs * TREE.files;
+    const scripts = seederScripts('/seed-lab');
+    const onOrigin = `/srv/efs${scripts.targetPath}`;
+
+    beforeAll(async () => {
+      await installSeeders(clientA, scripts);
+      await clientA.execOk(`rm -rf ${SEED_SOURCE} && ${makeTree(SEED_SOURCE, TREE)} && sync`);
+    });
+
+    test('a missing source fails fast, with the reason', async () => {
+      const r = await clientA.exec('bash /root/failing.sh --no-shutdown');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('efs-cache: FATAL: source directory /srv/no-such-dir does not exist');
+    });
+
+    test(`${FILES} files: the tree in the origin is byte for byte the source's, and the seeder verified it`, async () => {
+      const out = await clientA.execOk('bash /root/seed.sh --no-shutdown 2>&1', { timeoutMs: 10 * MIN });
+      expect(out).toMatch(new RegExp(`efs-cache: verified: all ${FILES} files \\([\\d.]+ MiB\\) of the source are at ${scripts.targetPath}`));
+      const source = (await clientA.execOk(treeDigest(SEED_SOURCE))).trim();
+      expect((await origin.execOk(treeDigest(onOrigin), { timeoutMs: 5 * MIN })).trim()).toBe(source);
+    });
+
+    test('run again after four changes, it copies only those, and the origin holds the changed tree', async () => {
+      await clientA.execOk(changeFour(SEED_SOURCE, TREE.bytes));
+      const out = await clientA.execOk('bash /root/seed.sh --no-shutdown 2>&1', { timeoutMs: 10 * MIN });
+      expect(out).toMatch(new RegExp(`efs-cache: copied 4 files \\([\\d.]+ MiB\\) in \\d+s; the other ${FILES - 3} were up to date`));
+      const source = (await clientA.execOk(treeDigest(SEED_SOURCE))).trim();
+      expect((await origin.execOk(treeDigest(onOrigin), { timeoutMs: 5 * MIN })).trim()).toBe(source);
     });
   });
 });

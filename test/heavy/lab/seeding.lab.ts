@@ -15,13 +15,13 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { App, CfnResource, Duration, Stack } from 'aws-cdk-lib';
+import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { CacheFleet, CacheOrigin, Capacity, DataSeeder, MountHelper, SeedSource } from '../../../lib';
-import { KEPT_CODE_DIR } from '../../../lib/instance/user-data';
+import { CacheFleet, CacheOrigin, Capacity, MountHelper } from '../../../lib';
 import { importedFs } from '../../util';
-import { CfnTemplate, keptCode, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
+import { CfnTemplate, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
+import { changeFour, installSeeders, makeTree, SEED_SOURCE, seederScripts, TreeShape, treeDigest } from './scenarios/seeding';
 import { EFS_NAME } from './scenarios/stacks';
 
 const SUBNET = '10.77.0';
@@ -37,20 +37,10 @@ const DIRS = 30; // x FILES_PER_DIR files of FILE_BYTES: 3,000 files, 146.5 MiB
 const FILES_PER_DIR = 100;
 const FILE_BYTES = 51200;
 const WARM_DIRS = 10; // x FILES_PER_DIR per tree: 1,000 files, 48.8 MiB
-const SOURCE = '/srv/seed-src';
+const SOURCE = SEED_SOURCE;
 const NFS_OPTS = 'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport';
 const VALUES = PSEUDO_VALUES as Record<string, string>;
-
-/** Shell that makes DIR/d<NN>/f<NNN>: `dirs` directories of FILES_PER_DIR random files of FILE_BYTES each. */
-function makeTree(dir: string, dirs: number): string {
-  return `for d in $(seq -w 0 ${dirs - 1}); do mkdir -p ${dir}/d$d && ` +
-    `head -c ${FILES_PER_DIR * FILE_BYTES} /dev/urandom | split -b ${FILE_BYTES} -a 3 -d - ${dir}/d$d/f; done`;
-}
-
-/** Shell that prints one digest of a tree: names and contents of every file, in a stable order. */
-function treeDigest(dir: string): string {
-  return `cd ${dir} && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum | md5sum | cut -d' ' -f1`;
-}
+const shape = (dirs: number): TreeShape => ({ dirs, files: FILES_PER_DIR, bytes: FILE_BYTES });
 
 // The stand-in for EFS is latency (netem) in front of fast storage: the export is a tmpfs, so the origin's disk is not
 // what the loading methods are compared on.
@@ -58,8 +48,8 @@ const ORIGIN_USER_DATA = `#!/bin/bash
 set -euo pipefail
 mkdir -p /srv/efs
 mount -t tmpfs -o size=1200m,mode=0755 tmpfs /srv/efs
-${makeTree('/srv/efs/warm', WARM_DIRS)}
-${makeTree('/srv/efs/cold', WARM_DIRS)}
+${makeTree('/srv/efs/warm', shape(WARM_DIRS))}
+${makeTree('/srv/efs/cold', shape(WARM_DIRS))}
 # EFS answers many requests at once: 32 nfsd threads, so the stand-in is not the bottleneck of parallel loading.
 nfsconf --set nfsd threads 32
 # A short NFSv4 grace period after the restart below, so that clients can open files soon.
@@ -77,39 +67,20 @@ cat /proc/fs/nfsd/versions /proc/fs/nfsd/threads
 
 const IDLE_USER_DATA = '#!/bin/bash\necho "lab: ready"\n';
 
-/** The synthesized test stack: seeders and a one-node cache fleet over an imported file system. */
-function synthesize(): {
-  template: CfnTemplate; seeder: string; failing: string; node: string; nodeTags: Record<string, string>; values: Record<string, string>;
-} {
+/** The synthesized test stack: a one-node cache fleet that warms /efs/warm, over an imported file system. */
+function synthesize(): { template: CfnTemplate; node: string; nodeTags: Record<string, string>; values: Record<string, string> } {
   const app = new App();
   const stack = new Stack(app, 'SeedLab');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
-  const fileSystem = importedFs(stack);
-  const seeder = new DataSeeder(stack, 'Seeder', {
-    vpc,
-    fileSystem,
-    source: SeedSource.instanceDirectory(SOURCE),
-    targetPath: '/seed-script',
-    mountHelper: MountHelper.NFS,
-    progressInterval: Duration.seconds(5),
-  });
-  const failing = new DataSeeder(stack, 'Failing', {
-    vpc,
-    fileSystem,
-    source: SeedSource.instanceDirectory('/srv/no-such-dir'),
-    targetPath: '/seed-failing',
-    mountHelper: MountHelper.NFS,
-  });
   const fleet = new CacheFleet(stack, 'Fleet', {
     vpc,
-    origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
+    origin: CacheOrigin.efs(importedFs(stack), { mountHelper: MountHelper.NFS }),
     capacity: Capacity.nodes(1),
     instanceType: new ec2.InstanceType('c6i.large'),
     clientCidrs: [`${SUBNET}.0/24`],
     warming: { paths: ['/efs/warm'] },
   });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
-  const logicalId = (c: { node: { defaultChild?: unknown } }) => stack.resolve((c.node.defaultChild as ec2.CfnInstance).logicalId) as string;
   const values: Record<string, string> = { ...VALUES };
   // Route 53 mode gives each node a stable address (an ENI the node attaches on AWS); the lab has none: skip it.
   for (const [id, r] of Object.entries(template.Resources ?? {})) if (r.Type === 'AWS::EC2::NetworkInterface') values[`Ref:${id}`] = '';
@@ -119,7 +90,7 @@ function synthesize(): {
     'cdk-efs-cache:signal-resource': stack.getLogicalId(fleet.nodes[0].autoScalingGroup.node.defaultChild as CfnResource),
     'cdk-efs-cache:fleet': fleet.node.addr,
   };
-  return { template, seeder: logicalId(seeder.instance), failing: logicalId(failing.instance), node, nodeTags, values };
+  return { template, node, nodeTags, values };
 }
 
 /** Runs a command in the guest and returns its wall time in seconds, measured by the guest. */
@@ -142,6 +113,7 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
   let node: Vm;
   let client: Vm;
   const synth = synthesize();
+  const seeders = seederScripts('/seed-script');
   const results: Record<string, number> = {};
   let sourceDigest = '';
   let seedLog = '';
@@ -167,18 +139,11 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
       expect({ vm: vm.name, status: r.status, errors: r.errors }).toEqual({ vm: vm.name, status: 'done', errors: [] });
     }
     // The source stays in the loader's page cache (1,536 MiB of RAM for 146.5 MiB): every method reads it from RAM.
-    await loader.execOk(`${makeTree(SOURCE, DIRS)} && sync`, { timeoutMs: 300_000 });
+    await loader.execOk(`${makeTree(SOURCE, shape(DIRS))} && sync`, { timeoutMs: 300_000 });
     sourceDigest = (await loader.execOk(treeDigest(SOURCE), { timeoutMs: 300_000 })).trim();
-    await loader.writeFile('/root/seed.sh', resolveUserData(synth.template, synth.seeder, synth.values), 0o755);
-    await loader.writeFile('/root/failing.sh', resolveUserData(synth.template, synth.failing, synth.values), 0o755);
-    // Their code, where the loader looks before it fetches from S3 (proved against the emulator: aws.lab.ts).
-    await loader.execOk(`mkdir -p -m 0700 ${KEPT_CODE_DIR}`);
-    for (const id of [synth.seeder, synth.failing]) {
-      const kept = keptCode(resolveUserData(synth.template, id, synth.values))!;
-      await loader.writeFile(kept.path, kept.content, 0o600);
-    }
-    // No CloudFormation here: mark the signal as sent, as it would be after the first run on AWS.
-    await loader.execOk('mkdir -p /var/lib/efs-cache /mnt/origin && touch /var/lib/efs-cache/signalled');
+    // The seeders' user data and code, the signal marked as sent (no CloudFormation here).
+    await installSeeders(loader, seeders);
+    await loader.execOk('mkdir -p /mnt/origin');
     await loader.execOk(`for i in $(seq 30); do timeout 60 mount -t nfs4 -o ${NFS_OPTS} ${EFS_NAME}:/ /mnt/origin && exit 0; sleep 3; done; exit 1`);
     const n = await node.waitForCloudInit();
     expect({ status: n.status, errors: n.errors }).toEqual({ status: 'done', errors: [] });
@@ -240,8 +205,7 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
   });
 
   test('running the seeding again copies only what changed', async () => {
-    await loader.execOk(`head -c ${FILE_BYTES} /dev/urandom > ${SOURCE}/d00/f000 && echo changed >> ${SOURCE}/d07/f042 && ` +
-      `echo new > ${SOURCE}/d29/new.txt && touch -d '2001-01-01' ${SOURCE}/d11/f011`);
+    await loader.execOk(changeFour(SOURCE, FILE_BYTES));
     const again = await timed(loader, 'bash /root/seed.sh --no-shutdown');
     results['seeding script, again after 4 changes'] = again.seconds;
     expect(again.output).toMatch(/efs-cache: copied 4 files \([\d.]+ MiB\) in \d+s; the other 2997 were up to date/);

@@ -1,0 +1,79 @@
+/**
+ * The DataSeeder as the lab runs it: a stack with a seeder of an instance directory (and one of a directory that does
+ * not exist), its user data as CDK rendered it, and the shell that makes and digests the trees it copies. Used by the
+ * seeding proof of scenarios.lab.ts (in CI, a small tree) and by seeding.lab.ts (the benchmark, 3,000 files).
+ */
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { DataSeeder, MountHelper, SeedSource } from '../../../../lib';
+import { KEPT_CODE_DIR } from '../../../../lib/instance/user-data';
+import { importedFs, newApp } from '../../../util';
+import { CfnTemplate, keptCode, PSEUDO_VALUES, resolveUserData, Vm } from '../harness';
+
+/** The directory of the loader VM that the seeder copies. */
+export const SEED_SOURCE = '/srv/seed-src';
+
+/** A tree: `dirs` directories of `files` random files of `bytes` each, `d<NN>/f<NNN>`. */
+export interface TreeShape { readonly dirs: number; readonly files: number; readonly bytes: number }
+
+/** Shell that makes DIR/d<NN>/f<NNN> in the shape given. */
+export function makeTree(dir: string, t: TreeShape): string {
+  return `for d in $(seq -w 0 ${t.dirs - 1}); do mkdir -p ${dir}/d$d && ` +
+    `head -c ${t.files * t.bytes} /dev/urandom | split -b ${t.bytes} -a 3 -d - ${dir}/d$d/f; done`;
+}
+
+/** Shell that prints one digest of a tree: names and contents of every file, in a stable order. */
+export function treeDigest(dir: string): string {
+  return `cd ${dir} && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum | md5sum | cut -d' ' -f1`;
+}
+
+/** The seeders' user data, ready to run on a loader VM with `bash <file> --no-shutdown`. */
+export interface SeederScripts {
+  /** The seeder of SEED_SOURCE into `targetPath`. */
+  readonly seed: string;
+  /** A seeder whose source directory does not exist. */
+  readonly failing: string;
+  /** Where `seed` copies to, under the file system's root. */
+  readonly targetPath: string;
+}
+
+/** Synthesizes the seeders (over an imported file system, mounted with plain NFS) and resolves their user data. */
+export function seederScripts(targetPath: string): SeederScripts {
+  const stack = new Stack(newApp(), 'SeedLab');
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
+  const fileSystem = importedFs(stack);
+  const seeder = new DataSeeder(stack, 'Seeder', {
+    vpc, fileSystem, source: SeedSource.instanceDirectory(SEED_SOURCE), targetPath, mountHelper: MountHelper.NFS,
+    progressInterval: Duration.seconds(5),
+  });
+  const failing = new DataSeeder(stack, 'Failing', {
+    vpc, fileSystem, source: SeedSource.instanceDirectory('/srv/no-such-dir'), targetPath: `${targetPath}-failing`, mountHelper: MountHelper.NFS,
+  });
+  const template = Template.fromStack(stack).toJSON() as CfnTemplate;
+  const logicalId = (s: DataSeeder) => stack.resolve((s.instance.node.defaultChild as ec2.CfnInstance).logicalId) as string;
+  const userData = (s: DataSeeder) => resolveUserData(template, logicalId(s), PSEUDO_VALUES);
+  return { seed: userData(seeder), failing: userData(failing), targetPath };
+}
+
+/**
+ * Puts the seeders on a loader VM as /root/seed.sh and /root/failing.sh, with their code where the loader looks before
+ * it fetches from S3 (proved against the emulator: aws.lab.ts), and the signal marked as sent (no CloudFormation here:
+ * as after the first run on AWS).
+ */
+export async function installSeeders(loader: Vm, scripts: SeederScripts): Promise<void> {
+  await loader.writeFile('/root/seed.sh', scripts.seed, 0o755);
+  await loader.writeFile('/root/failing.sh', scripts.failing, 0o755);
+  await loader.execOk(`mkdir -p -m 0700 ${KEPT_CODE_DIR}`);
+  for (const userData of [scripts.seed, scripts.failing]) {
+    const kept = keptCode(userData)!;
+    await loader.writeFile(kept.path, kept.content, 0o600);
+  }
+  await loader.execOk('mkdir -p /var/lib/efs-cache && touch /var/lib/efs-cache/signalled');
+}
+
+/** Shell that changes four files of a tree made by makeTree (one replaced, one appended, one added, one only touched). */
+export function changeFour(dir: string, bytes: number): string {
+  return `head -c ${bytes} /dev/urandom > ${dir}/d00/f000 && echo changed >> ${dir}/d01/f002 && ` +
+    `echo new > ${dir}/d00/new.txt && touch -d '2001-01-01' ${dir}/d01/f001`;
+}
