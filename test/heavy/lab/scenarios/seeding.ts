@@ -17,9 +17,9 @@ export const SEED_SOURCE = '/srv/seed-src';
 /** A tree: `dirs` directories of `files` random files of `bytes` each, `d<NN>/f<NNN>`. */
 export interface TreeShape { readonly dirs: number; readonly files: number; readonly bytes: number }
 
-/** Shell that makes DIR/d<NN>/f<NNN> in the shape given. */
+/** Shell that makes DIR/d<NN>/f<NNN> in the shape given (two digits at least: d00 whatever the count). */
 export function makeTree(dir: string, t: TreeShape): string {
-  return `for d in $(seq -w 0 ${t.dirs - 1}); do mkdir -p ${dir}/d$d && ` +
+  return `for d in $(seq -f '%02g' 0 ${t.dirs - 1}); do mkdir -p ${dir}/d$d && ` +
     `head -c ${t.files * t.bytes} /dev/urandom | split -b ${t.bytes} -a 3 -d - ${dir}/d$d/f; done`;
 }
 
