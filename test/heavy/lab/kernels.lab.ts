@@ -10,12 +10,16 @@
 import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
 import {
   CacheFleet,
   CacheOrigin,
   Capacity,
   DiskCache,
+  EcsFleetVolume,
+  EksFleetVolume,
   FanOut,
+  FleetExport,
   FsCacheClientLaunchTemplate,
   Mirror,
   MountHelper,
@@ -25,7 +29,7 @@ import {
 } from '../../../lib';
 import { NOT_SERVING, notServing } from '../../../lib/monitoring/metrics';
 import { importedFs, newApp } from '../../util';
-import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
+import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveIntrinsics, resolveUserData, Vm } from './harness';
 import { DiskDelta, KernelFigures, LAB_NOT_SERVING_FLOOR, writeKernelFigures } from './results/kernels';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
@@ -49,7 +53,15 @@ while True:
     f.flush()
 `;
 
-interface KernelUserData { node: string; nodeTags: Record<string, string>; client: string; endpoint: string; fsid: string }
+/** A Docker `local` volume as a task definition describes it (`DockerVolumeConfiguration.DriverOpts`). */
+interface DriverOpts { type: string; device: string; o: string }
+/** What the kubelet mounts for a PersistentVolume: its `nfs` source and `mountOptions`. */
+interface PvMount { server: string; path: string; mountOptions: string[] }
+interface KernelUserData {
+  node: string; nodeTags: Record<string, string>; client: string; endpoint: string; fsid: string;
+  /** The ECS task's volumes of the fleet (fsc on: its hosts are the client's kind) and of its mirror, and the EKS volume's mount. */
+  containers: { fleet: DriverOpts; mirror: DriverOpts; pv: PvMount };
+}
 
 /** One fleet per kernel (a zone of its own, so each client resolves its own node), and its client. */
 function kernelUserData(tag: string): KernelUserData {
@@ -75,7 +87,18 @@ function kernelUserData(tag: string): KernelUserData {
     // The clients boot beside their nodes, whose first boot under software emulation has taken over 6 minutes.
     mountTimeout: Duration.seconds(900),
   });
+  // Containers of the same fleet: an ECS task with a volume of its export and one of its mirror, and an EKS volume.
+  const taskDefinition = new ecs.Ec2TaskDefinition(stack, 'Task');
+  const hosts = new ec2.SecurityGroup(stack, 'ContainerHosts', { vpc });
+  new EcsFleetVolume(stack, 'Data', { taskDefinition, source: FleetExport.cacheFleet(fleet, { fsCache: true }), clients: [hosts] });
+  new EcsFleetVolume(stack, 'App', { taskDefinition, source: FleetExport.mirror(fleet, '/efs/app'), clients: [hosts] });
+  const pv = new EksFleetVolume(stack, 'Pv', { source: FleetExport.cacheFleet(fleet), clients: [hosts] });
   const template = Template.fromStack(stack).toJSON() as CfnTemplate;
+  const resolved = (v: unknown) => resolveIntrinsics(stack.resolve(v), template, PSEUDO_VALUES) as any;
+  const task = Object.values(template.Resources ?? {}).find((r) => r.Type === 'AWS::ECS::TaskDefinition')!;
+  const volume = (name: string): DriverOpts =>
+    resolved((task.Properties as any).Volumes.find((v: any) => v.Name === name).DockerVolumeConfiguration.DriverOpts);
+  const pvSpec = resolved(pv.manifests.find((m) => m.kind === 'PersistentVolume')!.spec);
   const ud = (lt: ec2.LaunchTemplate) => resolveUserData(template, stack.getLogicalId(lt.node.defaultChild as ec2.CfnLaunchTemplate), PSEUDO_VALUES);
   const asg = fleet.nodes[0].autoScalingGroup.node.defaultChild as CfnResource;
   return {
@@ -84,6 +107,10 @@ function kernelUserData(tag: string): KernelUserData {
     client: ud(client.launchTemplate),
     endpoint: fleet.endpoint,
     fsid: fleet.fsid,
+    containers: {
+      fleet: volume('Data'), mirror: volume('App'),
+      pv: { server: pvSpec.nfs.server, path: pvSpec.nfs.path, mountOptions: pvSpec.mountOptions },
+    },
   };
 }
 
@@ -438,4 +465,59 @@ describe('lab: the kernel matrix', () => {
       }
     }));
   }, 10 * MIN);
+
+  // Containers, on the first kernel's client: its FS-Cache client user data made it the container host the docs
+  // describe (cachefilesd over its cache disk). Docker creates the ECS task's volumes from the synthesized options, a
+  // container of an image built here (a static busybox, no registry) reads through them, and the host mounts the EKS
+  // PersistentVolume as the kubelet would (mount -t nfs with its mountOptions).
+  test('containers: Docker mounts the ECS task\'s volumes as synthesized; a container reads the export (FS-Cache filled on the host, ' +
+    'the re-read served from it) and the mirror with the origin\'s bytes; the PersistentVolume\'s mount reads them too', async () => {
+    const tag = KERNELS[0];
+    const { node, client, ud } = booted.get(tag) ?? {};
+    if (!node || !client || !ud) throw new Error(`kernel ${tag} did not boot`);
+    const c = ud.containers;
+    const q = (v: string) => `'${v}'`;
+    await client.execOk('systemctl start containerd.service docker.service', { timeoutMs: 5 * MIN });
+    await client.execOk('rm -rf /tmp/reader && mkdir -p /tmp/reader/bin && cp /bin/busybox /tmp/reader/bin/ && ' +
+      'for a in sh cat sha256sum; do ln -s busybox /tmp/reader/bin/$a; done && tar -C /tmp/reader -c . | docker import - lab/reader', { timeoutMs: 5 * MIN });
+    for (const [name, o] of [['data', c.fleet], ['app', c.mirror]] as const) {
+      await client.execOk(`docker volume create --driver local --opt type=${q(o.type)} --opt device=${q(o.device)} --opt o=${q(o.o)} ${name}`);
+      // Docker holds exactly the task definition's options.
+      expect(JSON.parse(await client.execOk(`docker volume inspect ${name}`))[0].Options).toEqual(o);
+    }
+    const inContainer = (volume: string, command: string) =>
+      client.execOk(`docker run --rm --network none -v ${volume}:/v:ro lab/reader ${command}`, { timeoutMs: 10 * MIN });
+    const sumOf = (out: string) => out.trim().split(/\s+/)[0];
+
+    // A file no cache holds yet: read once in a container, then again after the host's page cache is dropped.
+    await origin.execOk('head -c 4M /dev/urandom > /srv/efs/data/container.bin && sync');
+    const sum = sumOf(await origin.execOk('sha256sum /srv/efs/data/container.bin'));
+    const mount = (await inContainer('data', 'cat /proc/mounts')).split('\n').find((l) => l.split(' ')[1] === '/v') ?? '';
+    progress(`kernel ${tag}: the ECS volume in the container: ${mount}`);
+    expect(mount).toMatch(/ nfs ro,.*\bvers=3\b.*\bfsc\b/);
+    expect(sumOf(await inContainer('data', 'sha256sum /v/data/container.bin'))).toBe(sum);
+    await client.execOk(SETTLE, { timeoutMs: 2 * MIN });
+    await client.execOk('sync; echo 3 > /proc/sys/vm/drop_caches; sleep 2');
+    const [r0, n0] = [await fscacheReads(client), await nfsdBytes(node)];
+    expect(sumOf(await inContainer('data', 'sha256sum /v/data/container.bin'))).toBe(sum);
+    const [reads, served] = [(await fscacheReads(client)) - r0, (await nfsdBytes(node)) - n0];
+    progress(`kernel ${tag}: a container's re-read of 4 MiB: FS-Cache IO rd +${reads}, node nfsd bytes +${served}`);
+    expect(reads).toBeGreaterThan(0);
+    expect(served).toBeLessThan(1024 * 1024);
+
+    // The mirror's volume: the mirror's copy of /efs/app, on the mirrors' port.
+    const appSum = sumOf(await origin.execOk('sha256sum /srv/efs/app/f7'));
+    expect(sumOf(await inContainer('app', 'sha256sum /v/f7'))).toBe(appSum);
+
+    // The EKS PersistentVolume, mounted as the kubelet mounts an nfs volume.
+    const pvMount = `mount -t nfs -o ${c.pv.mountOptions.join(',')} ${c.pv.server}:${c.pv.path} /mnt/pv`;
+    progress(`kernel ${tag}: the kubelet's mount of the PersistentVolume: ${pvMount}`);
+    await client.execOk(`mkdir -p /mnt/pv && ${pvMount}`, { timeoutMs: 5 * MIN });
+    try {
+      expect(sumOf(await client.execOk('sha256sum /mnt/pv/data/container.bin', { timeoutMs: 5 * MIN }))).toBe(sum);
+      expect((await client.execOk('findmnt -no OPTIONS /mnt/pv')).trim()).toMatch(/^ro,/);
+    } finally {
+      await client.execOk('umount /mnt/pv; docker volume rm data app >/dev/null; systemctl stop docker.service docker.socket containerd.service');
+    }
+  }, 20 * MIN);
 });

@@ -230,14 +230,22 @@ printf '# set at boot by lab-net from the kernel command line\n' > "${rootdir}/e
 : > "${rootdir}/etc/machine-id"
 rm -f "${rootdir}/var/lib/dbus/machine-id"
 in_root systemctl enable lab-net.service serial-getty@ttyS0.service > /dev/null 2>&1
-# A fresh instance does not serve NFS until its user-data says so; housekeeping timers only add noise to timings.
+# A fresh instance does not serve NFS until its user-data says so (nor runs containers until a test starts Docker);
+# housekeeping timers only add noise to timings.
 in_root systemctl disable nfs-server.service > /dev/null 2>&1 || true
 for unit in exim4.service nvmf-autoconnect.service apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer \
-  man-db.timer mdcheck_start.timer mdcheck_continue.timer mdmonitor-oneshot.timer; do
+  man-db.timer mdcheck_start.timer mdcheck_continue.timer mdmonitor-oneshot.timer docker.service docker.socket containerd.service; do
   in_root systemctl disable "${unit}" > /dev/null 2>&1 || true
 done
 # cloud-init's config stage runs no module the lab uses (rootfs/etc/cloud/cloud.cfg.d/90-lab.cfg).
 in_root systemctl mask cloud-config.service > /dev/null 2>&1
+# Units no lab VM uses (no display, no foreign binaries, no huge pages, no kernel debugging, no pNFS block layouts,
+# no IPVS rules to restore at boot: aws.lab.ts sets its own): every boot under software emulation pays for each.
+for unit in modprobe@drm.service systemd-binfmt.service proc-sys-fs-binfmt_misc.automount proc-sys-fs-binfmt_misc.mount \
+  dev-hugepages.mount sys-kernel-debug.mount sys-kernel-tracing.mount nfs-blkmap.service; do
+  in_root systemctl mask "${unit}" > /dev/null 2>&1
+done
+in_root systemctl disable ipvsadm.service > /dev/null 2>&1 || true
 in_root passwd -d root > /dev/null
 log "rebuilding the initrd (MODULES=list)"
 in_root update-initramfs -u -k all > "${work}/initramfs.log" 2>&1 || { tail -n 30 "${work}/initramfs.log" >&2; die "update-initramfs failed"; }
