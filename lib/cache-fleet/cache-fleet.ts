@@ -7,7 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { checkImageOs } from '../instance/image';
+import { checkImageOs, rootVolumeSizeFor } from '../instance/image';
 import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../instance/instance-types';
 import { instanceImage } from '../instance/kernel';
 import { renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
@@ -253,7 +253,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       instanceMetadataTags: true,
       // An elastic fleet scales on the nodes' NetworkOut: per minute rather than per 5 minutes.
       ...(elastic ? { detailedMonitoring: true } : {}),
-      blockDevices: [encryptedRootVolume(props.rootVolumeSize ?? DEFAULTS.rootVolumeSize)],
+      blockDevices: [encryptedRootVolume(rootVolumeSizeFor(this, props.machineImage, props.rootVolumeSize, DEFAULTS.rootVolumeSize))],
       userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the cache nodes of ${this.node.path}`) })),
     });
     checkImageOs(this, props.machineImage, this.launchTemplate.osType);

@@ -1,15 +1,16 @@
-import { Annotations, Duration, Lazy, Size, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Lazy, Resource, Size, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
-import { checkImageArchitecture, checkImageOs } from '../instance/image';
+import { checkImageArchitecture, checkImageOs, rootVolumeSizeFor } from '../instance/image';
 import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../instance/instance-types';
 import { checkKernel, instanceImage } from '../instance/kernel';
 import { CommonInstanceOptions } from '../instance/options';
 import { instanceRole } from '../instance/role';
-import { renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
+import { parameterLine, renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
 import { encryptedRootVolume, encryptedVolume } from '../instance/volumes';
 import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics } from '../monitoring/metrics';
 import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../monitoring/metrics-grant';
@@ -242,6 +243,13 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   public readonly cullLimits: CullLimits;
   /** The `Group` dimension of the metrics the instances publish (namespace CdkEfsCache): this construct's path. */
   public readonly metricsGroup: string;
+  /**
+   * The image given as `machineImage`, if any (for `EcsFleetCapacity`'s check).
+   *
+   * @internal
+   */
+  public readonly _machineImage?: ec2.IMachineImage;
+  private readonly renderedUserData: RenderedUserData;
 
   constructor(scope: Construct, id: string, props: FsCacheClientLaunchTemplateProps) {
     super(scope, id);
@@ -295,7 +303,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     };
     this.cullLimits = cullPercents;
 
-    const blockDevices = [encryptedRootVolume(props.rootVolumeSize ?? Size.gibibytes(16))];
+    const blockDevices = [encryptedRootVolume(rootVolumeSizeFor(this, props.machineImage, props.rootVolumeSize, Size.gibibytes(16)))];
     if (diskCache._volumeSize) blockDevices.push(encryptedVolume('/dev/sdf', diskCache._volumeSize));
 
     const metrics = props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics;
@@ -327,6 +335,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     this.userDataBytes = rendered.estimatedBytes;
 
     validateUserCommands(this, rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`);
+    this.renderedUserData = new RenderedUserData(() => withUserCommands(rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`), this.userData);
     this.launchTemplate = new ec2.LaunchTemplate(this, 'Resource', {
       instanceType,
       machineImage: instanceImage(this, props, instanceType),
@@ -335,9 +344,23 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       requireImdsv2: true,
       httpPutResponseHopLimit: 1,
       blockDevices,
-      userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`) })),
+      userData: this.renderedUserData,
     });
+    this._machineImage = props.machineImage;
     checkImageOs(this, props.machineImage, this.launchTemplate.osType);
+  }
+
+  /**
+   * Makes the instances ECS container instances of `cluster`: the `ECS_CLUSTER` line aws-cdk-lib adds to their user
+   * data when the cluster takes them as capacity names the cluster with its deploy-time name spliced into a command;
+   * it is replaced by the name as data (decoded from base64 into a variable), then the same line.
+   *
+   * @internal
+   */
+  public _joinEcsCluster(cluster: ecs.ICluster): void {
+    const name = parameterLine('EFSC_ECS_CLUSTER', cluster.clusterName);
+    this.renderedUserData._replace(`echo ECS_CLUSTER=${cluster.clusterName} >> /etc/ecs/ecs.config`,
+      [name.text, 'echo "ECS_CLUSTER=${EFSC_ECS_CLUSTER}" >> /etc/ecs/ecs.config']);
   }
 
   /**
@@ -526,4 +549,47 @@ function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCac
     EFSC_MIRROR_MOUNT_POINT: root,
     EFSC_MIRROR_MOUNT_OPTIONS: mirrorMountOptions().join(','),
   };
+}
+
+/**
+ * The launch template's user data: the rendered bootstrap, then the commands added to it. Commands added to it (by you,
+ * or by aws-cdk-lib: an ECS cluster that takes the instances as capacity adds its `ECS_CLUSTER` line) join the
+ * commands of `FsCacheClientLaunchTemplate.userData`, run on the first boot after the bootstrap succeeded.
+ */
+class RenderedUserData extends ec2.UserData {
+  /** Commands that arrive with a deploy-time value spliced in, and the lines that add them with the value as data. */
+  private readonly replacements = new Map<string, string[]>();
+
+  constructor(private readonly produce: () => string, private readonly commands: ec2.UserData) {
+    super();
+  }
+
+  /** Adds `lines` instead of `command` whenever `command` is added. */
+  public _replace(command: string, lines: string[]): void {
+    this.replacements.set(command, lines);
+  }
+
+  public render(): string {
+    return Lazy.string({ produce: this.produce });
+  }
+
+  public addCommands(...commands: string[]): void {
+    this.commands.addCommands(...commands.flatMap((c) => this.replacements.get(c) ?? [c]));
+  }
+
+  public addOnExitCommands(...commands: string[]): void {
+    this.commands.addOnExitCommands(...commands);
+  }
+
+  public addExecuteFileCommand(params: ec2.ExecuteFileOptions): void {
+    this.commands.addExecuteFileCommand(params);
+  }
+
+  public addS3DownloadCommand(params: ec2.S3DownloadOptions): string {
+    return this.commands.addS3DownloadCommand(params);
+  }
+
+  public addSignalOnExitCommand(resource: Resource): void {
+    this.commands.addSignalOnExitCommand(resource);
+  }
 }

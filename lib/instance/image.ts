@@ -1,4 +1,4 @@
-import { Token } from 'aws-cdk-lib';
+import { Size, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
 import { propError } from '../private/errors';
@@ -22,12 +22,12 @@ const X86_RE = /(^|[^A-Za-z0-9])(x86_64|amd64)([^A-Za-z0-9]|$)/;
  */
 export function imageArchitecture(image: ec2.IMachineImage): ImageArchitecture | undefined {
   // The Amazon Linux helpers keep the parameter's name in `props` (not public API, read defensively).
-  const i = image as unknown as { parameterName?: unknown; props?: { parameterName?: unknown; filters?: Record<string, unknown> } };
-  const name = typeof i.parameterName === 'string' ? i.parameterName
-    : typeof i.props?.parameterName === 'string' ? i.props.parameterName : undefined;
+  const i = image as unknown as { props?: { filters?: Record<string, unknown> } };
+  const name = parameterNameOf(image);
   if (name !== undefined && !Token.isUnresolved(name)) {
     const arm = ARM_RE.test(name);
-    const x86 = X86_RE.test(name);
+    // ECS's optimized Linux images name arm64 only: the others (standard, GPU, Neuron) are x86_64.
+    const x86 = X86_RE.test(name) || (name.startsWith('/aws/service/ecs/optimized-ami/') && !arm);
     if (arm !== x86) {
       return { architecture: arm ? ec2.InstanceArchitecture.ARM_64 : ec2.InstanceArchitecture.X86_64, source: `SSM parameter '${name}'` };
     }
@@ -43,6 +43,16 @@ export function imageArchitecture(image: ec2.IMachineImage): ImageArchitecture |
     }
   }
   return undefined;
+}
+
+/**
+ * The name of the SSM parameter that holds an image's id, where the image keeps it: the Amazon Linux helpers and
+ * `fromSsmParameter` (`parameterName`, `props.parameterName`), ECS's optimized images and Bottlerocket
+ * (`amiParameterName`). Not public API, read defensively.
+ */
+function parameterNameOf(image: ec2.IMachineImage): string | undefined {
+  const i = image as unknown as { parameterName?: unknown; amiParameterName?: unknown; props?: { parameterName?: unknown } };
+  return [i.parameterName, i.props?.parameterName, i.amiParameterName].find((n): n is string => typeof n === 'string');
 }
 
 /** The architecture aws-cdk-lib reads from an instance type's name; undefined where it cannot read the name. */
@@ -72,8 +82,8 @@ export function checkImageArchitecture(scope: IConstruct, image: ec2.IMachineIma
 
 /** The names an image shows at synth: its SSM parameter's, or the name filter of a lookup. */
 function imageNames(image: ec2.IMachineImage): string[] {
-  const i = image as unknown as { parameterName?: unknown; props?: { parameterName?: unknown; name?: unknown } };
-  return [i.parameterName, i.props?.parameterName, image instanceof ec2.LookupMachineImage ? i.props?.name : undefined]
+  const i = image as unknown as { props?: { name?: unknown } };
+  return [parameterNameOf(image), image instanceof ec2.LookupMachineImage ? i.props?.name : undefined]
     .filter((n): n is string => typeof n === 'string' && !Token.isUnresolved(n));
 }
 
@@ -89,9 +99,40 @@ export function checkImageOs(scope: IConstruct, image: ec2.IMachineImage | undef
   if (osType === ec2.OperatingSystemType.WINDOWS) {
     throw propError(scope, 'machineImage', `is a Windows image: the instances run bash scripts as Linux user data. Use ${supported}.`);
   }
-  const old = imageNames(image).find((n) => /(^|[/*])amzn2?-ami/.test(n));
+  const names = imageNames(image);
+  const bottlerocket = names.find((n) => /(^|[/*-])bottlerocket([/*-]|$)/.test(n));
+  if (bottlerocket) {
+    throw propError(scope, 'machineImage', `is Bottlerocket ('${bottlerocket}'): its user data is TOML settings, not a script, ` +
+      `and it has no package manager for cachefilesd or nfs-utils. Use ${supported}.`);
+  }
+  const old = names.find((n) => /(^|[/*])amzn2?-ami/.test(n) || /\/optimized-ami\/amazon-linux(-2)?\//.test(n));
   if (old) {
     throw propError(scope, 'machineImage', `is Amazon Linux 2 or older ('${old}'): the scripts install packages with dnf under ` +
       `AL2023's names, or with apt. Use ${supported}.`);
   }
+}
+
+/**
+ * Amazon's ECS-optimized Linux images are built with a 30 GiB root device (amazon-ecs-ami's packer variable
+ * `block_device_size_gb`), and EC2 refuses to launch an instance whose root volume is smaller than its image's
+ * snapshot.
+ */
+const ECS_OPTIMIZED_ROOT = Size.gibibytes(30);
+
+/**
+ * The root volume of an instance of `image`: `given` when set, checked (`Invalid rootVolumeSize`) against what the
+ * image's snapshot needs where that is known at synth (Amazon's ECS-optimized images); otherwise `fallback`, raised to
+ * what the image needs.
+ */
+export function rootVolumeSizeFor(scope: IConstruct, image: ec2.IMachineImage | undefined, given: Size | undefined, fallback: Size): Size {
+  const name = image ? parameterNameOf(image) : undefined;
+  const needed = name !== undefined && !Token.isUnresolved(name) && name.startsWith('/aws/service/ecs/optimized-ami/') ? ECS_OPTIMIZED_ROOT : undefined;
+  if (!needed) return given ?? fallback;
+  if (given === undefined) return needed.toGibibytes() > fallback.toGibibytes() ? needed : fallback;
+  if (!given.isUnresolved() && given.toGibibytes() < needed.toGibibytes()) {
+    throw propError(scope, 'rootVolumeSize', `is ${given.toGibibytes()} GiB, but the image ('${name}') is built with a ` +
+      `${needed.toGibibytes()} GiB root device: EC2 would refuse to launch the instances. Give at least ` +
+      `Size.gibibytes(${needed.toGibibytes()}), or leave rootVolumeSize unset.`);
+  }
+  return given;
 }

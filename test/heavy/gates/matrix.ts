@@ -14,11 +14,13 @@ import {
   ClientLaunchTemplateOptions,
   DataSeeder,
   DiskCache,
+  EcsFleetCapacity,
   EcsFleetVolume,
   EksFleetVolume,
   FanOut,
   FleetExport,
   FsCacheClientLaunchTemplate,
+  ICacheFleet,
   Mirror,
   MountSource,
   NfsVersion,
@@ -53,9 +55,10 @@ interface Variant {
   /**
    * Containers that read the fleet, and its first mirror if it has one: an ECS task definition for EC2 with a volume of
    * each (`EcsFleetVolume`), or an EKS PersistentVolume and claim of each (`EksFleetVolume`, as manifests), the
-   * container instances' or nodes' security group let in.
+   * container instances' or nodes' security group let in. `ecs-capacity`: the container instances are FS-Cache clients
+   * of the fleet on the ECS-optimized image, the capacity of an ECS cluster (`EcsFleetCapacity`).
    */
-  readonly containers?: 'ecs' | 'eks';
+  readonly containers?: 'ecs' | 'ecs-capacity' | 'eks';
 }
 
 /**
@@ -90,10 +93,12 @@ function variant(name: string, v: Variant): GateConfig {
       }
       if (v.containers) {
         const fleet = cfs.cacheFleet!;
-        const hosts = new ec2.SecurityGroup(stack, 'ContainerHosts', { vpc, description: 'The container instances or nodes' });
+        const hosts: ec2.IConnectable = v.containers === 'ecs-capacity'
+          ? ecsCapacityHosts(stack, vpc, fleet)
+          : new ec2.SecurityGroup(stack, 'ContainerHosts', { vpc, description: 'The container instances or nodes' });
         const mirror = fleet.mirrorExports.slice(0, 1).map((m) => FleetExport.mirror(fleet, m.path));
         const sources = [FleetExport.cacheFleet(fleet, { fsCache: true }), ...mirror];
-        if (v.containers === 'ecs') {
+        if (v.containers === 'ecs' || v.containers === 'ecs-capacity') {
           const taskDefinition = new ecs.Ec2TaskDefinition(stack, 'Task');
           const container = taskDefinition.addContainer('App', { image: ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/nginx:stable'), memoryLimitMiB: 512 });
           sources.forEach((source, i) => {
@@ -121,6 +126,17 @@ function variant(name: string, v: Variant): GateConfig {
       return stack;
     },
   };
+}
+
+/** FS-Cache clients of the fleet on the ECS-optimized image (Graviton), the capacity of an ECS cluster of their own. */
+function ecsCapacityHosts(stack: Stack, vpc: ec2.IVpc, fleet: ICacheFleet): FsCacheClientLaunchTemplate {
+  const cluster = new ecs.Cluster(stack, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
+  const hosts = new FsCacheClientLaunchTemplate(stack, 'ContainerHosts', {
+    vpc, source: MountSource.cacheFleet(fleet), instanceType: armClient,
+    machineImage: ecs.EcsOptimizedImage.amazonLinux2023(ecs.AmiHardwareType.ARM),
+  });
+  new EcsFleetCapacity(stack, 'Capacity', { cluster, hosts, minCapacity: 1, maxCapacity: 4 });
+  return hosts;
 }
 
 /**
@@ -227,6 +243,7 @@ export const MATRIX: GateConfig[] = [
   variant('ImportedOriginClient', { importedOrigin: true, clients: [{ instanceType: x86Client }] }),
   // Containers: an ECS task (EC2) and EKS volumes of a fleet and of its mirror (the second over NFSv3).
   variant('ContainersEcs', { fleet: { capacity: Capacity.nodes(2), fanOut: FanOut.route53(), mirrors: [Mirror.path('/efs/app')] }, containers: 'ecs' }),
+  variant('ContainersEcsCapacity', { fleet: { capacity: Capacity.nodes(2), mirrors: [Mirror.path('/efs/app')] }, containers: 'ecs-capacity' }),
   variant('ContainersEksNfsV3', {
     fleet: { capacity: Capacity.nodes(2), mirrors: [Mirror.path('/efs/app')], clientNfsVersion: NfsVersion.NFS_V3 }, containers: 'eks',
   }),

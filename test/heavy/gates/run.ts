@@ -89,6 +89,8 @@ const REF_BY_TYPE: Record<string, string> = {
   'AWS::Route53::HostedZone': 'Z0123456789ABCDEFGHIJ',
   'AWS::AutoScaling::AutoScalingGroup': 'GateStack-Group-0123ABCD',
   'AWS::IAM::Role': 'GateStack-Role-0123ABCD',
+  // The cluster's name, in the ECS_CLUSTER line aws-cdk-lib adds to a container instance's user data.
+  'AWS::ECS::Cluster': 'GateStack-Cluster-0123ABCD',
   'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>': 'ami-0123456789abcdef0',
 };
 
