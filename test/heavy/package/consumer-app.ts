@@ -28,6 +28,7 @@ import {
   Capacity,
   DataSeeder,
   DiskCache,
+  EcsFleetCapacity,
   EcsFleetVolume,
   EksFleetVolume,
   FanOut,
@@ -107,12 +108,17 @@ const fleetReaders = new FsCacheClientLaunchTemplate(tiers, 'FleetReaders', { vp
 const dashboard = new CacheDashboard(tiers, 'Dashboard', { originFileSystem: imported, cacheFleet: fleet });
 dashboard.addClients(fleetReaders);
 // Containers read the same fleet: an ECS service on EC2 capacity, and a cluster of the user's on EKS (imported).
-const containerHosts = new ec2.SecurityGroup(tiers, 'ContainerHosts', { vpc: vpc2, description: 'ECS container instances and EKS nodes' });
+const containerHosts = new ec2.SecurityGroup(tiers, 'ContainerHosts', { vpc: vpc2, description: 'EKS nodes' });
 const ecsCluster = new ecs.Cluster(tiers, 'Containers', { vpc: vpc2 });
-ecsCluster.addCapacity('Hosts', { instanceType: new ec2.InstanceType('c6gd.2xlarge'), machineImage: ecs.EcsOptimizedImage.amazonLinux2023(ecs.AmiHardwareType.ARM) });
+// Its container instances are FS-Cache clients of the fleet, so the site's volume keeps a disk cache on each host.
+const ecsHosts = new FsCacheClientLaunchTemplate(tiers, 'EcsHosts', {
+  vpc: vpc2, source: MountSource.cacheFleet(fleet), instanceType: new ec2.InstanceType('c6gd.2xlarge'),
+  machineImage: ecs.EcsOptimizedImage.amazonLinux2023(ecs.AmiHardwareType.ARM),
+});
+new EcsFleetCapacity(tiers, 'EcsCapacity', { cluster: ecsCluster, hosts: ecsHosts, maxCapacity: 2 });
 const site = new ecs.Ec2TaskDefinition(tiers, 'Site');
 const web = site.addContainer('Web', { image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable'), memoryLimitMiB: 512 });
-new EcsFleetVolume(tiers, 'SiteVolume', { taskDefinition: site, source: FleetExport.cacheFleet(fleet), clients: [containerHosts] })
+new EcsFleetVolume(tiers, 'SiteVolume', { taskDefinition: site, source: FleetExport.cacheFleet(fleet, { fsCache: true }), clients: [ecsHosts] })
   .addMountPoint(web, '/usr/share/nginx/html');
 new ecs.Ec2Service(tiers, 'SiteService', { cluster: ecsCluster, taskDefinition: site });
 const eksCluster = eks.Cluster.fromClusterAttributes(tiers, 'Apps', {
@@ -138,8 +144,9 @@ const expected: Record<string, Record<string, number>> = {
   ConsumerTiers: {
     'AWS::EFS::FileSystem': 1,
     'AWS::EFS::MountTarget': 2,
-    'AWS::EC2::LaunchTemplate': 3, // one for the fleet's nodes, two client groups
-    'AWS::AutoScaling::AutoScalingGroup': 3, // the fleet's two nodes, the ECS cluster's capacity
+    'AWS::EC2::LaunchTemplate': 4, // one for the fleet's nodes, two client groups, the ECS container instances
+    'AWS::AutoScaling::AutoScalingGroup': 3, // the fleet's two nodes, the ECS cluster's capacity (EcsFleetCapacity)
+    'AWS::ECS::CapacityProvider': 1, // EcsFleetCapacity's
     'AWS::ElasticLoadBalancingV2::LoadBalancer': 1,
     'AWS::Route53::HostedZone': 0,
     'AWS::CloudWatch::Dashboard': 1,
