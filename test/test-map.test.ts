@@ -10,11 +10,16 @@ import * as path from 'path';
 const TEST = __dirname;
 const LIB = path.join(TEST, '..', 'lib');
 
+/** Every folder under lib/, nested ones included, relative to lib/. */
+function libFolders(dir = ''): string[] {
+  return fs.readdirSync(path.join(LIB, dir), { withFileTypes: true }).filter((e) => e.isDirectory())
+    .flatMap((e) => [path.join(dir, e.name), ...libFolders(path.join(dir, e.name))]);
+}
+
 describe('test/ mirrors lib/', () => {
-  test.each(fs.readdirSync(LIB, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name))(
-    'lib/%s has the test folder test/%s', (folder) => {
-      expect(fs.statSync(path.join(TEST, folder)).isDirectory()).toBe(true);
-    });
+  test.each(libFolders())('lib/%s has its test folder under test/', (folder) => {
+    expect(fs.statSync(path.join(TEST, folder), { throwIfNoEntry: false })?.isDirectory()).toBe(true);
+  });
 });
 
 describe('test/README.md names only files that exist', () => {
