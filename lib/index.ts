@@ -23,6 +23,7 @@ export { FleetSourceOptions, MountSource } from './client/mount-source';
 export { CacheFleetExportOptions, FleetExport } from './containers/fleet-export';
 export { EcsFleetCapacity, EcsFleetCapacityProps } from './containers/ecs-fleet-capacity';
 export { EcsFleetVolume, EcsFleetVolumeProps } from './containers/ecs-fleet-volume';
+export { EksFleetNodes, EksFleetNodesProps } from './containers/eks-fleet-nodes';
 export { EksFleetVolume, EksFleetVolumeProps } from './containers/eks-fleet-volume';
 export { CacheDashboard, CacheDashboardOptions, CacheDashboardProps } from './monitoring/cache-dashboard';
 export { DataSeeder, DataSeederProps, SeedSource } from './seeding/data-seeder';

@@ -17,6 +17,7 @@ import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../monitoring/metric
 import { MOUNT_HELPER_TYPE } from '../nfs/enum-values';
 import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../nfs/ports';
+import { readAsset } from '../private/assets';
 import { allowFromConsumerSide } from '../private/connections';
 import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
 import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
@@ -250,6 +251,8 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    */
   public readonly _machineImage?: ec2.IMachineImage;
   private readonly renderedUserData: RenderedUserData;
+  /** The cluster the instances joined (`_joinEcsCluster`, `_joinEksCluster`), if any. */
+  private joined?: string;
 
   constructor(scope: Construct, id: string, props: FsCacheClientLaunchTemplateProps) {
     super(scope, id);
@@ -358,9 +361,31 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    * @internal
    */
   public _joinEcsCluster(cluster: ecs.ICluster): void {
+    this.joinOnce(cluster.node.path, 'ECS');
     const name = parameterLine('EFSC_ECS_CLUSTER', cluster.clusterName);
     this.renderedUserData._replace(`echo ECS_CLUSTER=${cluster.clusterName} >> /etc/ecs/ecs.config`,
       [name.text, 'echo "ECS_CLUSTER=${EFSC_ECS_CLUSTER}" >> /etc/ecs/ecs.config']);
+  }
+
+  /**
+   * Makes the instances EKS nodes: their user data becomes a MIME multi-part document of `nodeConfig` (nodeadm's
+   * `NodeConfig`, `application/node.eks.aws`), the FS-Cache bootstrap (which marks its success) and
+   * assets/client/eks-node-gate.sh, which keeps the kubelet from starting when the bootstrap did not succeed.
+   *
+   * @internal
+   */
+  public _joinEksCluster(cluster: string, nodeConfig: string): void {
+    this.joinOnce(cluster, 'EKS');
+    this.renderedUserData._wrap((script) => eksNodeUserData(nodeConfig, script));
+  }
+
+  /** Refuses to give the instances to a second cluster: their user data joins one. */
+  private joinOnce(cluster: string, kind: string): void {
+    if (this.joined) {
+      throw propError(this, 'hosts', `${this.node.path} already makes the instances of the ${this.joined}: it cannot give them to the ${kind} ` +
+        `cluster ${cluster} too. Give each cluster an FsCacheClientLaunchTemplate of its own.`);
+    }
+    this.joined = `${kind} cluster ${cluster}`;
   }
 
   /**
@@ -559,6 +584,7 @@ function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCac
 class RenderedUserData extends ec2.UserData {
   /** Commands that arrive with a deploy-time value spliced in, and the lines that add them with the value as data. */
   private readonly replacements = new Map<string, string[]>();
+  private wrapper?: (script: string) => string;
 
   constructor(private readonly produce: () => string, private readonly commands: ec2.UserData) {
     super();
@@ -569,8 +595,13 @@ class RenderedUserData extends ec2.UserData {
     this.replacements.set(command, lines);
   }
 
+  /** Renders the user data as `wrap` makes it of the script (an EKS node's MIME document). */
+  public _wrap(wrap: (script: string) => string): void {
+    this.wrapper = wrap;
+  }
+
   public render(): string {
-    return Lazy.string({ produce: this.produce });
+    return Lazy.string({ produce: () => (this.wrapper ? this.wrapper(this.produce()) : this.produce()) });
   }
 
   public addCommands(...commands: string[]): void {
@@ -592,4 +623,35 @@ class RenderedUserData extends ec2.UserData {
   public addSignalOnExitCommand(resource: Resource): void {
     this.commands.addSignalOnExitCommand(resource);
   }
+}
+
+/** Where the FS-Cache bootstrap's part of an EKS node's user data marks its success (assets/client/eks-node-gate.sh). */
+export const EKS_NODE_READY_FILE = '/run/efs-cache/eks-node-ready';
+
+/** The boundary of an EKS node's MIME user data: no line of the parts it separates can be it. */
+export const EKS_MIME_BOUNDARY = '==cdk-efs-cache-eks-node==';
+
+/**
+ * An EKS node's user data: a MIME multi-part document, as nodeadm (which reads the `application/node.eks.aws` part
+ * before cloud-init runs) and cloud-init (which runs the `text/x-shellscript` parts in the order of their file names,
+ * each whatever the one before returned) read it. The bootstrap's part ends by marking its first boot's success.
+ */
+function eksNodeUserData(nodeConfig: string, script: string): string {
+  const mark = [
+    '# An EKS node: the mark of the first boot\'s success, which the next part (eks-node-gate.sh) lets the kubelet start on.',
+    `if [ -z "\${1:-}" ]; then mkdir -p /run/efs-cache && touch ${EKS_NODE_READY_FILE}; fi`,
+  ].join('\n');
+  const part = (headers: string[], body: string) => `--${EKS_MIME_BOUNDARY}\n${headers.join('\n')}\n\n${body.replace(/\n*$/, '\n')}`;
+  return [
+    'MIME-Version: 1.0',
+    `Content-Type: multipart/mixed; boundary="${EKS_MIME_BOUNDARY}"`,
+    '',
+    part(['Content-Type: application/node.eks.aws'], nodeConfig),
+    part(['Content-Type: text/x-shellscript; charset="us-ascii"', 'Content-Disposition: attachment; filename="10-efs-cache-client.sh"'],
+      `${script.replace(/\n*$/, '\n')}${mark}`),
+    part(['Content-Type: text/x-shellscript; charset="us-ascii"', 'Content-Disposition: attachment; filename="20-efs-cache-eks-node-gate.sh"'],
+      readAsset('client/eks-node-gate.sh')),
+    `--${EKS_MIME_BOUNDARY}--`,
+    '',
+  ].join('\n');
 }

@@ -55,6 +55,26 @@ function parameterNameOf(image: ec2.IMachineImage): string | undefined {
   return [i.parameterName, i.props?.parameterName, i.amiParameterName].find((n): n is string => typeof n === 'string');
 }
 
+/** The SSM parameters of Amazon's EKS-optimized Amazon Linux 2023 images: `/aws/service/eks/optimized-ami/<version>/amazon-linux-2023/...`. */
+const EKS_AL2023_RE = /^\/aws\/service\/eks\/optimized-ami\/[^/]+\/amazon-linux-2023\//;
+
+/**
+ * What an image is for EKS nodes, where its SSM parameter's name shows it at synth: `eks-al2023` (Amazon's
+ * EKS-optimized Amazon Linux 2023, with nodeadm and the kubelet), `other` (an image whose name is known and is not
+ * that), or undefined (an AMI map, a lookup, a parameter name that is a token: not known here).
+ */
+export function eksImageKind(image: ec2.IMachineImage): 'eks-al2023' | 'other' | undefined {
+  const name = parameterNameOf(image);
+  if (name === undefined || Token.isUnresolved(name)) return undefined;
+  return EKS_AL2023_RE.test(name) ? 'eks-al2023' : 'other';
+}
+
+/** The SSM parameter of the EKS-optimized Amazon Linux 2023 image for a Kubernetes version and an architecture. */
+export function eksAl2023ImageParameter(kubernetesVersion: string, architecture: ec2.InstanceArchitecture): string {
+  return `/aws/service/eks/optimized-ami/${kubernetesVersion}/amazon-linux-2023/${architecture === ec2.InstanceArchitecture.ARM_64 ? 'arm64' : 'x86_64'}` +
+    '/standard/recommended/image_id';
+}
+
 /** The architecture aws-cdk-lib reads from an instance type's name; undefined where it cannot read the name. */
 function typeArchitecture(instanceType: ec2.InstanceType): ec2.InstanceArchitecture | undefined {
   try {
@@ -105,7 +125,8 @@ export function checkImageOs(scope: IConstruct, image: ec2.IMachineImage | undef
     throw propError(scope, 'machineImage', `is Bottlerocket ('${bottlerocket}'): its user data is TOML settings, not a script, ` +
       `and it has no package manager for cachefilesd or nfs-utils. Use ${supported}.`);
   }
-  const old = names.find((n) => /(^|[/*])amzn2?-ami/.test(n) || /\/optimized-ami\/amazon-linux(-2)?\//.test(n));
+  const old = names.find((n) => /(^|[/*])amzn2?-ami/.test(n) || /\/optimized-ami\/amazon-linux(-2)?\//.test(n) ||
+    /^\/aws\/service\/eks\/optimized-ami\/[^/]+\/amazon-linux-2(-arm64|-gpu)?\//.test(n));
   if (old) {
     throw propError(scope, 'machineImage', `is Amazon Linux 2 or older ('${old}'): the scripts install packages with dnf under ` +
       `AL2023's names, or with apt. Use ${supported}.`);
@@ -114,19 +135,18 @@ export function checkImageOs(scope: IConstruct, image: ec2.IMachineImage | undef
 
 /**
  * Amazon's ECS-optimized Linux images are built with a 30 GiB root device (amazon-ecs-ami's packer variable
- * `block_device_size_gb`), and EC2 refuses to launch an instance whose root volume is smaller than its image's
- * snapshot.
+ * `block_device_size_gb`), its EKS-optimized Amazon Linux 2023 images with a 20 GiB one (amazon-eks-ami's
+ * `launch_block_device_mappings_volume_size`), and EC2 refuses to launch an instance whose root volume is smaller than
+ * its image's snapshot.
  */
-const ECS_OPTIMIZED_ROOT = Size.gibibytes(30);
+const OPTIMIZED_ROOTS: Array<{ prefix: RegExp; size: Size }> = [
+  { prefix: /^\/aws\/service\/ecs\/optimized-ami\//, size: Size.gibibytes(30) },
+  { prefix: EKS_AL2023_RE, size: Size.gibibytes(20) },
+];
 
-/**
- * The root volume of an instance of `image`: `given` when set, checked (`Invalid rootVolumeSize`) against what the
- * image's snapshot needs where that is known at synth (Amazon's ECS-optimized images); otherwise `fallback`, raised to
- * what the image needs.
- */
 export function rootVolumeSizeFor(scope: IConstruct, image: ec2.IMachineImage | undefined, given: Size | undefined, fallback: Size): Size {
   const name = image ? parameterNameOf(image) : undefined;
-  const needed = name !== undefined && !Token.isUnresolved(name) && name.startsWith('/aws/service/ecs/optimized-ami/') ? ECS_OPTIMIZED_ROOT : undefined;
+  const needed = name !== undefined && !Token.isUnresolved(name) ? OPTIMIZED_ROOTS.find((r) => r.prefix.test(name))?.size : undefined;
   if (!needed) return given ?? fallback;
   if (given === undefined) return needed.toGibibytes() > fallback.toGibibytes() ? needed : fallback;
   if (!given.isUnresolved() && given.toGibibytes() < needed.toGibibytes()) {
