@@ -29,7 +29,7 @@ describe('exports', () => {
     const values = Object.keys(lib).filter((k) => (lib as Record<string, unknown>)[k] !== undefined);
     expect(values.sort()).toEqual([
       'AmazonLinux2023KernelLine', 'CacheDashboard', 'CacheFleet', 'CacheOrigin', 'CachedFileSystem', 'Capacity',
-      'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'EcsFleetCapacity', 'EcsFleetVolume', 'EksFleetVolume', 'FanOut', 'FleetExport',
+      'DataSeeder', 'DiskCache', 'DiskCacheMetric', 'EcsFleetCapacity', 'EcsFleetVolume', 'EksFleetNodes', 'EksFleetVolume', 'FanOut', 'FleetExport',
       'FsCacheClientLaunchTemplate', 'Mirror', 'MirrorMetric', 'MirrorStorage', 'MountHelper', 'MountSource', 'NfsVersion', 'NodeDiskCache', 'OriginFileSystem', 'SeedSource',
     ]);
   });

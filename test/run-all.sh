@@ -59,6 +59,10 @@ bash test/heavy/gates/setup.sh >"$results/venv-gates.log" 2>&1 &
 venv_gates_pid=$!
 bash test/heavy/jsii/setup.sh >"$results/venvs.log" 2>&1 &
 venvs_pid=$!
+# nodeadm (test/heavy/emulator/nodeadm.sh: Go modules from the proxy, then a build; about 1 minute on a clean machine) is
+# built in the background too, for the emulator step's EKS node test; that step's own call then finds it cached.
+bash test/heavy/emulator/nodeadm.sh >"$results/nodeadm.log" 2>&1 &
+nodeadm_pid=$!
 
 # The linter first (eslint.config.mjs; test/lint.sh proves it on a canary): layout and unused names fail fast.
 lint() { bash test/lint.sh | tee "$results/lint.log"; }
@@ -105,6 +109,7 @@ count_line "$results/jsii.log"
 # recorded, the lab's metadata service, only the permissions the template grants each role: test/heavy/emulator/authz.py)
 # in a network namespace of its own: signals, the stable interface (test/heavy/emulator/;
 # root; about 2 minutes on two cores, half of it ts-jest and synthesis).
+wait "$nodeadm_pid" || { echo "nodeadm's background build failed; the emulator step builds it:"; tail -n 5 "$results/nodeadm.log"; }
 step "AWS boundary: real aws CLI against an emulator" bash test/heavy/emulator/run.sh --json --outputFile="$results/emulator.json"
 count_jest "$results/emulator.json"
 # The benchmark's cheap path (synthesis with one node, the table and the chart into a temporary folder): proves that

@@ -19,9 +19,8 @@ export interface EksFleetNodesProps {
   readonly cluster: eks.ICluster;
 
   /**
-   * The nodes' launch template: FS-Cache clients on an EKS-optimized Amazon Linux 2023 image of the cluster's
-   * Kubernetes version (`EksFleetNodes.amazonLinux2023Image(...)`). Its cachefilesd keeps the disk cache of the
-   * `fsc` mounts the kubelet makes for `EksFleetVolume` claims. It serves these nodes only.
+   * The nodes' launch template: FS-Cache clients on the cluster version's `EksFleetNodes.amazonLinux2023Image(...)`.
+   * Its cachefilesd keeps the disk cache of the `fsc` mounts the kubelet makes for `EksFleetVolume` claims.
    *
    * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/containers.md
    */
@@ -69,15 +68,15 @@ const NODE_POLICIES: Array<[name: string, reason: string]> = [
 ];
 
 /**
- * Self-managed EKS nodes built from an `FsCacheClientLaunchTemplate`: an Auto Scaling group of EKS-optimized Amazon
- * Linux 2023 instances that run cachefilesd and start the kubelet only once their FS-Cache bootstrap succeeded.
+ * Self-managed EKS nodes built from an `FsCacheClientLaunchTemplate`: an Auto Scaling group registered with the cluster.
+ * Their kubelet starts only once their FS-Cache bootstrap succeeded.
  *
  * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/containers.md
  */
 export class EksFleetNodes extends Construct {
   /**
-   * An EKS-optimized Amazon Linux 2023 image (nodeadm, containerd and the kubelet of `kubernetesVersion`), by its
-   * public SSM parameter, read when the stack deploys.
+   * The EKS-optimized Amazon Linux 2023 image of a Kubernetes version, by its public SSM parameter.
+   * The parameter is read when the stack deploys.
    *
    * @param kubernetesVersion the cluster's Kubernetes version, for example '1.33'
    * @param architecture the instance type's architecture
