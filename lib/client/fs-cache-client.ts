@@ -10,7 +10,7 @@ import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, wa
 import { checkKernel, instanceImage } from '../instance/kernel';
 import { CommonInstanceOptions } from '../instance/options';
 import { instanceRole } from '../instance/role';
-import { parameterLine, renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
+import { compactScript, parameterLine, renderScript, UserDataWrapping, validateUserCommands, withUserCommands } from '../instance/user-data';
 import { encryptedRootVolume, encryptedVolume } from '../instance/volumes';
 import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics } from '../monitoring/metrics';
 import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../monitoring/metrics-grant';
@@ -233,8 +233,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   public readonly connections: ec2.Connections;
   /** The NFS server the instances mount. */
   public readonly server: string;
-  /** Estimated size of the user data in bytes (tokens counted generously). */
-  public readonly userDataBytes: number;
+  /** Estimated size of the user data in bytes (tokens counted generously), an EKS node's MIME document included. */
+  public get userDataBytes(): number {
+    return this.renderedBytes + (this.wrapping?.estimatedBytes ?? 0);
+  }
   /**
    * Commands of your own, run once on an instance's first boot after the library's bootstrap succeeded.
    * By then the cache disk, cachefilesd and the `fsc` mount are up: add them with `clients.userData.addCommands(...)`.
@@ -253,6 +255,9 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   private readonly renderedUserData: RenderedUserData;
   /** The cluster the instances joined (`_joinEcsCluster`, `_joinEksCluster`), if any. */
   private joined?: string;
+  private readonly renderedBytes: number;
+  /** An EKS node's MIME document around the bootstrap: its other parts' size (`_joinEksCluster`). */
+  private wrapping?: UserDataWrapping;
 
   constructor(scope: Construct, id: string, props: FsCacheClientLaunchTemplateProps) {
     super(scope, id);
@@ -335,9 +340,9 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       Validations.of(this.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: PUT_METRIC_DATA_REASON });
     }
     rendered.grantRead(this.role);
-    this.userDataBytes = rendered.estimatedBytes;
+    this.renderedBytes = rendered.estimatedBytes;
 
-    validateUserCommands(this, rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`);
+    validateUserCommands(this, rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`, () => this.wrapping);
     this.renderedUserData = new RenderedUserData(() => withUserCommands(rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`), this.userData);
     this.launchTemplate = new ec2.LaunchTemplate(this, 'Resource', {
       instanceType,
@@ -374,9 +379,12 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    *
    * @internal
    */
-  public _joinEksCluster(cluster: string, nodeConfig: string): void {
+  public _joinEksCluster(cluster: string, nodeConfig: string, nodeConfigBytes: number): void {
     this.joinOnce(cluster, 'EKS');
     this.renderedUserData._wrap((script) => eksNodeUserData(nodeConfig, script));
+    // The document's headers, the NodeConfig, the mark and the gate: all of it but the script (whose size is counted).
+    const around = Buffer.byteLength(eksNodeUserData('', ''), 'utf8') + nodeConfigBytes;
+    this.wrapping = { estimatedBytes: around, description: 'the EKS node\'s NodeConfig and gate take' };
   }
 
   /** Refuses to give the instances to a second cluster: their user data joins one. */
@@ -650,8 +658,14 @@ function eksNodeUserData(nodeConfig: string, script: string): string {
     part(['Content-Type: text/x-shellscript; charset="us-ascii"', 'Content-Disposition: attachment; filename="10-efs-cache-client.sh"'],
       `${script.replace(/\n*$/, '\n')}${mark}`),
     part(['Content-Type: text/x-shellscript; charset="us-ascii"', 'Content-Disposition: attachment; filename="20-efs-cache-eks-node-gate.sh"'],
-      readAsset('client/eks-node-gate.sh')),
+      eksNodeGate()),
     `--${EKS_MIME_BOUNDARY}--`,
     '',
   ].join('\n');
+}
+
+/** The gate of an EKS node's user data: assets/client/eks-node-gate.sh without its comments (`compactScript`). */
+export function eksNodeGate(): string {
+  return ['#!/bin/bash', 'set -euo pipefail', '# cdk-efs-cache: assets/client/eks-node-gate.sh (comments left out).',
+    ...compactScript(readAsset('client/eks-node-gate.sh'))].join('\n') + '\n';
 }

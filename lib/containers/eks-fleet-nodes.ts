@@ -6,8 +6,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import { eksAl2023ImageParameter, eksImageKind } from '../instance/image';
-import { nagText } from '../private/nag';
+import { estimatedUserDataBytes } from '../instance/user-data';
 import { propError } from '../private/errors';
+import { nagText } from '../private/nag';
 
 /** Properties of `EksFleetNodes`. */
 export interface EksFleetNodesProps {
@@ -59,6 +60,12 @@ export interface EksFleetNodesProps {
 export const EKS_FLEET_NODES_DEFAULTS = {
   minCapacity: 1,
 } as const;
+
+/**
+ * Bytes a deploy-time certificate authority is taken to need in the NodeConfig: EKS's cluster CA is a 2048-bit RSA
+ * certificate, whose PEM (about 1,500 bytes) is base64-encoded again in `certificateAuthority` (about 2,000 bytes).
+ */
+const AUTHORITY_SIZE_ESTIMATE = 2200;
 
 /** The AWS managed policies of an EKS node's role, as EKS documents them for self-managed nodes. */
 const NODE_POLICIES: Array<[name: string, reason: string]> = [
@@ -118,7 +125,7 @@ export class EksFleetNodes extends Construct {
 
     // nodeadm's NodeConfig. Its values are double-quoted YAML scalars: a value could leave its scalar only with a `"`,
     // which no cluster name, endpoint URL, base64 authority or CIDR holds; and it is read as configuration, never run.
-    props.hosts._joinEksCluster(cluster.node.path, [
+    const nodeConfig = [
       '---',
       'apiVersion: node.eks.aws/v1alpha1',
       'kind: NodeConfig',
@@ -129,7 +136,11 @@ export class EksFleetNodes extends Construct {
       `    certificateAuthority: "${authority}"`,
       `    cidr: "${props.serviceIpv4Cidr}"`,
       '',
-    ].join('\n'));
+    ].join('\n');
+    // A deploy-time certificate authority is counted as an EKS cluster's is long (base64 of a PEM certificate).
+    const authorityBytes = Token.isUnresolved(authority) ? AUTHORITY_SIZE_ESTIMATE : Buffer.byteLength(authority, 'utf8');
+    props.hosts._joinEksCluster(cluster.node.path, nodeConfig,
+      estimatedUserDataBytes(nodeConfig.replace(authority, '')) + authorityBytes);
     // The cluster security group, as managed node groups have it: it lets the control plane and the cluster's other
     // nodes and pods reach these nodes, and them reach the control plane. The hosts' own group keeps the fleet's rules.
     props.hosts.launchTemplate.addSecurityGroup(clusterSecurityGroup);

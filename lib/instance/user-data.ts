@@ -192,28 +192,44 @@ export function withUserCommands(rendered: RenderedScript, extra: ec2.UserData, 
  * before synthesis. cdk reports the validation once, after resolving and before writing the assembly:
  * `Validation failed with the following errors: [<path>] Invalid userData: ... (at <path>; ...)`.
  */
-export function validateUserCommands(scope: IConstruct, rendered: RenderedScript, extra: ec2.UserData, description: string): void {
+export function validateUserCommands(scope: IConstruct, rendered: RenderedScript, extra: ec2.UserData, description: string,
+  around: () => UserDataWrapping | undefined = () => undefined): void {
   scope.node.addValidation({
     validate: () => {
-      const { problem } = userCommands(rendered, extra, description);
+      const { problem } = userCommands(rendered, extra, description, around());
       return problem ? [propError(scope, 'userData', problem).message] : [];
     },
   });
 }
 
-function userCommands(rendered: RenderedScript, extra: ec2.UserData, description: string): { text: string; problem?: string } {
+/** What a user data is wrapped in (an EKS node's MIME document and its other parts): its size and what it is. */
+export interface UserDataWrapping {
+  readonly estimatedBytes: number;
+  readonly description: string;
+}
+
+function userCommands(rendered: RenderedScript, extra: ec2.UserData, description: string,
+  around?: UserDataWrapping): { text: string; problem?: string } {
   const added = extra.render().replace(/^\n+/, '');
-  if (added.trim() === '') return { text: rendered.text };
-  const text = `${rendered.text}# Commands added to userData: the first boot only, after the bootstrap succeeded.\n` +
+  const wrapped = around?.estimatedBytes ?? 0;
+  const text = added.trim() === '' ? rendered.text : `${rendered.text}# Commands added to userData: the first boot only, after the bootstrap succeeded.\n` +
     `if [ -z "\${1:-}" ]; then\n${added}\nfi\n`;
-  const bytes = rendered.estimatedBytes + estimateBytes(text.slice(rendered.text.length));
+  const commands = estimateBytes(text.slice(rendered.text.length));
+  const bytes = rendered.estimatedBytes + wrapped + commands;
   if (bytes <= USER_DATA_LIMIT_BYTES) return { text };
   return {
     text,
-    problem: `the user data of ${description} with the commands added to it would be about ${bytes} bytes, over EC2's ` +
-      `${USER_DATA_LIMIT_BYTES}-byte limit (the commands take about ${bytes - rendered.estimatedBytes}): move long ` +
-      'commands into a script the instance downloads.',
+    problem: `the user data of ${description}${added.trim() === '' ? '' : ' with the commands added to it'} would be about ${bytes} bytes, ` +
+      `over EC2's ${USER_DATA_LIMIT_BYTES}-byte limit (${[
+        ...(commands > 0 ? [`the commands take about ${commands}`] : []),
+        ...(around ? [`${around.description} about ${wrapped}`] : []),
+      ].join(', ')}): move long commands into a script the instance downloads.`,
   };
+}
+
+/** How many bytes an unresolved token or a string takes in rendered user data, as `renderScript` counts them. */
+export function estimatedUserDataBytes(text: string): number {
+  return estimateBytes(text);
 }
 
 /** The shell variable of rendered user data that holds the decoded code before it is evaluated. */

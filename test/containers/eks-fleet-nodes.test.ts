@@ -11,7 +11,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import {
   CacheFleet, CacheOrigin, EcsFleetCapacity, EksFleetNodes, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, MountSource,
 } from '../../lib';
-import { EKS_MIME_BOUNDARY, EKS_NODE_READY_FILE } from '../../lib/client/fs-cache-client';
+import { EKS_MIME_BOUNDARY, EKS_NODE_READY_FILE, eksNodeGate } from '../../lib/client/fs-cache-client';
 import { assetPath } from '../../lib/private/assets';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData } from '../util/user-data';
@@ -77,7 +77,10 @@ describe('EksFleetNodes', () => {
     expect(script.indexOf('echo mine')).toBeGreaterThan(0);
     expect(script.indexOf(`touch ${EKS_NODE_READY_FILE}`)).toBeGreaterThan(script.indexOf('echo mine'));
     expect(script).toContain(`if [ -z "\${1:-}" ]; then mkdir -p /run/efs-cache && touch ${EKS_NODE_READY_FILE}; fi\n`);
-    expect(parts[2].body).toBe(fs.readFileSync(assetPath('client', 'eks-node-gate.sh'), 'utf8'));
+    // The gate: the asset without its comments, every command of it kept.
+    expect(parts[2].body).toBe(eksNodeGate());
+    const commands = (text: string) => text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    expect(commands(parts[2].body)).toEqual(commands(fs.readFileSync(assetPath('client', 'eks-node-gate.sh'), 'utf8')));
     // No part holds a line that is the boundary.
     for (const p of parts) expect(p.body.split('\n')).not.toContain(`--${EKS_MIME_BOUNDARY}`);
   });
@@ -136,6 +139,22 @@ describe('EksFleetNodes', () => {
     Template.fromStack(stack).hasResourceProperties('AWS::EKS::AccessEntry', { ClusterName: 'apps', Type: 'EC2_LINUX' });
   });
 
+  test('the user data\'s size counts the MIME document, the NodeConfig (a deploy-time authority as a real one) and the gate', () => {
+    const plain = setUp();
+    const command = `echo '${'x'.repeat(6500)}'`;
+    plain.hosts.userData.addCommands(command);
+    expect(() => plain.app.synth()).not.toThrow();
+    const { app, stack, hosts, cluster } = setUp();
+    const before = hosts.userDataBytes;
+    new EksFleetNodes(stack, 'Nodes', { cluster: cluster({ authenticationMode: eks.AuthenticationMode.API }), hosts, serviceIpv4Cidr: '10.100.0.0/16' });
+    // About 2.2 KB for the authority, and the headers, the NodeConfig's other lines and the gate.
+    expect(hosts.userDataBytes - before).toBeGreaterThan(3500);
+    expect(hosts.userDataBytes - before).toBeLessThan(5000);
+    hosts.userData.addCommands(command);
+    expect(() => app.synth()).toThrow(new RegExp('Invalid userData: the user data of the FS-Cache client launch template .* with the commands added ' +
+      'to it would be about \\d+ bytes, over EC2\'s 16384-byte limit \\(the commands take about 6\\d\\d\\d, the EKS node\'s NodeConfig and gate take about \\d+\\)'));
+  });
+
   test('cdk-nag clean: each AWS managed policy of the node role acknowledged by name', () => {
     const { app, stack, hosts, imported } = setUp();
     new EksFleetNodes(stack, 'Nodes', { cluster: imported(), hosts, serviceIpv4Cidr: '10.100.0.0/16' });
@@ -188,14 +207,17 @@ describe('EksFleetNodes', () => {
   });
 });
 
-describe('assets/client/eks-node-gate.sh', () => {
+describe('assets/client/eks-node-gate.sh, as the user data holds it', () => {
   /** Runs the gate with a systemctl stub that records its calls and answers is-enabled with `state`. */
   function gate(ready: boolean, state = 'masked-runtime') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-gate-'));
     const readyFile = path.join(dir, 'ready');
     if (ready) fs.writeFileSync(readyFile, '');
     fs.writeFileSync(path.join(dir, 'systemctl'), `#!/bin/bash\necho "$*" >>'${dir}/calls'\n[ "$1" != is-enabled ] || echo ${state}\n`, { mode: 0o755 });
-    const r = spawnSync('bash', [assetPath('client', 'eks-node-gate.sh')], {
+    // The gate as the user data holds it (without its comments).
+    const script = path.join(dir, 'gate.sh');
+    fs.writeFileSync(script, eksNodeGate());
+    const r = spawnSync('bash', [script], {
       encoding: 'utf8', env: { PATH: `${dir}:/usr/bin:/bin`, EFSC_READY_FILE: readyFile },
     });
     const calls = fs.existsSync(path.join(dir, 'calls')) ? fs.readFileSync(path.join(dir, 'calls'), 'utf8').trim().split('\n') : [];

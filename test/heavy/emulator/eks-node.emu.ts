@@ -15,6 +15,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { CacheFleet, CacheOrigin, EksFleetNodes, FsCacheClientLaunchTemplate, MountSource } from '../../../lib';
+import { eksNodeGate } from '../../../lib/client/fs-cache-client';
 import { importedFs } from '../../util';
 import { launchTemplateUserData } from '../../util/user-data';
 
@@ -51,9 +52,13 @@ async function metadataService(userData: string): Promise<{ url: string; request
     if (req.method === 'PUT' && req.url === '/latest/api/token') {
       // The token's lifetime is echoed, as the metadata service does; without it the client falls back to IMDSv1.
       res.setHeader('X-Aws-Ec2-Metadata-Token-Ttl-Seconds', String(req.headers['x-aws-ec2-metadata-token-ttl-seconds'] ?? '21600'));
-      return res.end('token-1');
+      res.end('token-1');
+      return;
     }
-    if (req.method === 'GET' && req.url === '/latest/user-data' && req.headers['x-aws-ec2-metadata-token'] === 'token-1') return res.end(userData);
+    if (req.method === 'GET' && req.url === '/latest/user-data' && req.headers['x-aws-ec2-metadata-token'] === 'token-1') {
+      res.end(userData);
+      return;
+    }
     res.statusCode = 404;
     res.end();
   });
@@ -128,7 +133,7 @@ describe('an EKS node\'s user data, read by nodeadm and split as cloud-init spli
     expect(parts[0].body).toContain(`    apiServerEndpoint: "${ENDPOINT}"\n`);
     expect(parts[1].body.startsWith('#!/bin/bash\nset -euo pipefail\n')).toBe(true);
     expect(parts[1].body).toMatch(/echo "the user's own command"\n[^]*touch \/run\/efs-cache\/eks-node-ready; fi\n$/);
-    expect(parts[2].body).toBe(require('fs').readFileSync(path.join(ROOT, 'assets', 'client', 'eks-node-gate.sh'), 'utf8'));
+    expect(parts[2].body).toBe(eksNodeGate());
     // The bootstrap's part is bash that parses.
     expect(spawnSync('bash', ['-n'], { input: parts[1].body, encoding: 'utf8' }).status).toBe(0);
   });

@@ -1,8 +1,9 @@
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, Fn, Stack, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
+import * as eks from 'aws-cdk-lib/aws-eks';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { sampleNetwork, SampleStack } from '../../../bin/sample-stack';
 import {
@@ -16,6 +17,7 @@ import {
   DiskCache,
   EcsFleetCapacity,
   EcsFleetVolume,
+  EksFleetNodes,
   EksFleetVolume,
   FanOut,
   FleetExport,
@@ -56,9 +58,11 @@ interface Variant {
    * Containers that read the fleet, and its first mirror if it has one: an ECS task definition for EC2 with a volume of
    * each (`EcsFleetVolume`), or an EKS PersistentVolume and claim of each (`EksFleetVolume`, as manifests), the
    * container instances' or nodes' security group let in. `ecs-capacity`: the container instances are FS-Cache clients
-   * of the fleet on the ECS-optimized image, the capacity of an ECS cluster (`EcsFleetCapacity`).
+   * of the fleet on the ECS-optimized image, the capacity of an ECS cluster (`EcsFleetCapacity`). `eks-nodes`: the
+   * nodes are FS-Cache clients of the fleet on the EKS-optimized image, nodes of an imported cluster whose endpoint and
+   * authority are deploy-time values (`EksFleetNodes`).
    */
-  readonly containers?: 'ecs' | 'ecs-capacity' | 'eks';
+  readonly containers?: 'ecs' | 'ecs-capacity' | 'eks' | 'eks-nodes';
 }
 
 /**
@@ -93,9 +97,9 @@ function variant(name: string, v: Variant): GateConfig {
       }
       if (v.containers) {
         const fleet = cfs.cacheFleet!;
-        const hosts: ec2.IConnectable = v.containers === 'ecs-capacity'
-          ? ecsCapacityHosts(stack, vpc, fleet)
-          : new ec2.SecurityGroup(stack, 'ContainerHosts', { vpc, description: 'The container instances or nodes' });
+        const hosts: ec2.IConnectable = v.containers === 'ecs-capacity' ? ecsCapacityHosts(stack, vpc, fleet)
+          : v.containers === 'eks-nodes' ? eksNodeHosts(stack, vpc, fleet)
+            : new ec2.SecurityGroup(stack, 'ContainerHosts', { vpc, description: 'The container instances or nodes' });
         const mirror = fleet.mirrorExports.slice(0, 1).map((m) => FleetExport.mirror(fleet, m.path));
         const sources = [FleetExport.cacheFleet(fleet, { fsCache: true }), ...mirror];
         if (v.containers === 'ecs' || v.containers === 'ecs-capacity') {
@@ -136,6 +140,23 @@ function ecsCapacityHosts(stack: Stack, vpc: ec2.IVpc, fleet: ICacheFleet): FsCa
     machineImage: ecs.EcsOptimizedImage.amazonLinux2023(ecs.AmiHardwareType.ARM),
   });
   new EcsFleetCapacity(stack, 'Capacity', { cluster, hosts, minCapacity: 1, maxCapacity: 4 });
+  return hosts;
+}
+
+/**
+ * Nodes of an EKS cluster that are FS-Cache clients of the fleet (`EksFleetNodes`): the cluster is imported, its endpoint
+ * and certificate authority exported by the stack that made it (deploy-time values in the nodes' NodeConfig).
+ */
+function eksNodeHosts(stack: Stack, vpc: ec2.IVpc, fleet: ICacheFleet): FsCacheClientLaunchTemplate {
+  const cluster = eks.Cluster.fromClusterAttributes(stack, 'Cluster', {
+    clusterName: 'apps', vpc, clusterEndpoint: Fn.importValue('apps-endpoint'), clusterCertificateAuthorityData: Fn.importValue('apps-authority'),
+    clusterSecurityGroupId: 'sg-0123456789abcdef0',
+  });
+  const hosts = new FsCacheClientLaunchTemplate(stack, 'ContainerHosts', {
+    vpc, source: MountSource.cacheFleet(fleet), instanceType: armClient,
+    machineImage: EksFleetNodes.amazonLinux2023Image('1.33', ec2.InstanceArchitecture.ARM_64),
+  });
+  new EksFleetNodes(stack, 'Nodes', { cluster, hosts, serviceIpv4Cidr: '172.20.0.0/16', minCapacity: 2, maxCapacity: 6 });
   return hosts;
 }
 
@@ -247,6 +268,7 @@ export const MATRIX: GateConfig[] = [
   variant('ContainersEksNfsV3', {
     fleet: { capacity: Capacity.nodes(2), mirrors: [Mirror.path('/efs/app')], clientNfsVersion: NfsVersion.NFS_V3 }, containers: 'eks',
   }),
+  variant('ContainersEksNodes', { fleet: { capacity: Capacity.nodes(2), mirrors: [Mirror.path('/efs/app')] }, containers: 'eks-nodes' }),
   variant('ImportedOriginFleet', {
     importedOrigin: true,
     fleet: { capacity: Capacity.nodes(2), fanOut: FanOut.route53(), warming: { paths: ['/efs/hot'] } },

@@ -31,6 +31,8 @@ const CFN_LINT = path.join(ROOT, '.venv', 'bin', 'cfn-lint');
 const USER_DATA_LIMIT = 16384;
 /** What every rendered user data must leave of USER_DATA_LIMIT for the commands users add (issue 28's target). */
 const USER_ROOM = 8192;
+/** The room an EKS node's user data (EksFleetNodes: a MIME document of the NodeConfig, the bootstrap and the gate) leaves. */
+const EKS_NODE_USER_ROOM = 4096;
 
 /**
  * cfn-lint rules ignored on the command line, each with the reason. Keep this empty unless a rule fires on something
@@ -124,6 +126,13 @@ function placeholderFor(template: { Resources?: Record<string, any>; Parameters?
       if (type && REF_BY_TYPE[type]) return REF_BY_TYPE[type];
       throw new Error(`no placeholder for ${key} (type ${type})`);
     }
+    // The EKS cluster's attributes another stack exports (the ContainersEksNodes variant).
+    const imports: Record<string, string> = {
+      'Fn::ImportValue:"apps-endpoint"': 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com',
+      // As long as an EKS cluster's: the base64 of a PEM certificate of a 2048-bit RSA key (about 2,000 bytes).
+      'Fn::ImportValue:"apps-authority"': 'Q0VSVElGSUNBVEU'.repeat(132),
+    };
+    if (imports[key]) return imports[key];
     const att = /^Fn::GetAtt:[^.]+\.(.+)$/.exec(key);
     const attr = att?.[1] ?? '';
     if (/CidrBlock$/.test(attr)) return '10.0.0.0/16';
@@ -237,24 +246,45 @@ try {
       }
       const bytes = Buffer.byteLength(text, 'utf8');
       if (!largest || bytes > largest.bytes) largest = { name, bytes };
-      check(`user data size ${name}`, bytes <= USER_DATA_LIMIT - USER_ROOM,
-        `${bytes} bytes of ${USER_DATA_LIMIT}: ${USER_DATA_LIMIT - bytes} left for users' commands (at least ${USER_ROOM} needed)`);
+      // An EKS node's document holds its NodeConfig (a cluster's certificate authority, about 2 KB) and the gate too.
+      const room = mimeParts(text) ? EKS_NODE_USER_ROOM : USER_ROOM;
+      check(`user data size ${name}`, bytes <= USER_DATA_LIMIT - room,
+        `${bytes} bytes of ${USER_DATA_LIMIT}: ${USER_DATA_LIMIT - bytes} left for users' commands (at least ${room} needed)`);
+      // An EKS node's user data (EksFleetNodes) is a MIME document: its NodeConfig is YAML, its scripts are checked
+      // as the scripts they are. The bootstrap's part is checked as every other user data.
+      const marked = flatten(ud, (k) => `@@DEPLOY-TIME ${k}@@`);
+      const mime = mimeParts(text);
+      const markedMime = mime ? mimeParts(marked) : undefined;
+      const script = mime ? mime.find((m) => m.file === '10-efs-cache-client.sh')?.body ?? '' : text;
+      if (mime) {
+        check(`MIME parts ${name}`, mime.map((m) => `${m.type} ${m.file ?? ''}`).join(', ') ===
+          'application/node.eks.aws , text/x-shellscript 10-efs-cache-client.sh, text/x-shellscript 20-efs-cache-eks-node-gate.sh',
+        mime.map((m) => `${m.type} ${m.file ?? ''}`).join(', '));
+        // A deploy-time value in the NodeConfig is the whole of a double-quoted scalar (`    key: "value"`), never more.
+        const config = markedMime![0].body.split('\n').filter((l) => l.includes('@@DEPLOY-TIME'));
+        const loose = config.filter((l) => !/^ {4}[A-Za-z]+: "@@DEPLOY-TIME [^@]*@@"$/.test(l));
+        check(`NodeConfig's deploy-time values quoted ${name}`, config.length > 0 && loose.length === 0, loose.join('\n'));
+        const gate = path.join(work, t.config, `${id}.gate.sh`);
+        fs.mkdirSync(path.dirname(gate), { recursive: true });
+        fs.writeFileSync(gate, mime[2].body);
+        scripts.push({ name: `${name} (gate)`, file: gate });
+      }
       // The code the loader fetches: the asset cdk deploy publishes from this assembly, under the key and with the
       // sha256 the user data holds; shellcheck reads it in place of the loader.
-      const p = parameters(text);
+      const p = parameters(script);
       const asset = path.join(path.dirname(t.file), `asset.${p.EFSC_CODE_KEY}`);
       const code = fs.existsSync(asset) ? fs.readFileSync(asset, 'utf8') : undefined;
       const digest = code === undefined ? 'missing' : crypto.createHash('sha256').update(code).digest('hex');
-      check(`code asset ${name}`, digest === p.EFSC_CODE_SHA256 && code === renderedCode(text),
+      check(`code asset ${name}`, digest === p.EFSC_CODE_SHA256 && code === renderedCode(script),
         `${path.basename(asset)}: sha256 ${digest}, user data expects ${p.EFSC_CODE_SHA256}`);
       // Every deploy-time value (an intrinsic) must sit inside an Fn::Base64 that the instance decodes: one outside
       // it is shell text whatever it resolves to. Marked values outside a base64 segment stay visible as the marker.
-      const marked = flatten(ud, (k) => `@@DEPLOY-TIME ${k}@@`);
-      const raw = [...new Set(marked.match(/@@DEPLOY-TIME [^@]*@@/g) ?? [])];
+      const shellText = markedMime ? markedMime.slice(1).map((m) => m.body).join('\n') : marked;
+      const raw = [...new Set(shellText.match(/@@DEPLOY-TIME [^@]*@@/g) ?? [])];
       check(`deploy-time values only as data ${name}`, raw.length === 0, raw.join(', '));
       const file = path.join(work, t.config, `${id}.sh`);
       // shellcheck reads what runs: the header, the loader and the code in place of the loader's eval.
-      fs.writeFileSync(file, expandAfterLoader(text));
+      fs.writeFileSync(file, expandAfterLoader(script));
       scripts.push({ name, file });
     }
   }
@@ -305,3 +335,23 @@ console.log(`matrix: ${MATRIX.length} configurations, ${templateCount} templates
 if (failures.length) console.log(`failed: ${failures.join(', ')}`);
 console.log(`gates: ${passed} passed, ${failed} failed`);
 process.exitCode = failed === 0 ? 0 : 1;
+
+/**
+ * The parts of a MIME multi-part user data (content type, file name, body), as cloud-init and nodeadm split it; undefined
+ * for a user data that is not one.
+ */
+function mimeParts(text: string): Array<{ type: string; file?: string; body: string }> | undefined {
+  const head = /^MIME-Version: 1\.0\nContent-Type: multipart\/mixed; boundary="([^"]+)"\n\n/.exec(text);
+  if (!head) return undefined;
+  // The line break before a boundary belongs to the boundary (RFC 2046).
+  const chunks = text.slice(head[0].length - 1).split(`\n--${head[1]}`);
+  return chunks.slice(1, -1).map((c) => {
+    const at = c.indexOf('\n\n');
+    const headers = c.slice(1, at);
+    return {
+      type: /^Content-Type: ([^;\n]+)/m.exec(headers)?.[1] ?? '',
+      file: /filename="([^"]+)"/.exec(headers)?.[1],
+      body: c.slice(at + 2),
+    };
+  });
+}
