@@ -11,12 +11,14 @@ import { CfnResource, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as eks from 'aws-cdk-lib/aws-eks';
 import {
   CacheFleet,
   CacheOrigin,
   Capacity,
   DiskCache,
   EcsFleetVolume,
+  EksFleetNodes,
   EksFleetVolume,
   FanOut,
   FleetExport,
@@ -27,9 +29,10 @@ import {
   NfsVersion,
   NodeDiskCache,
 } from '../../../lib';
+import { eksNodeGate } from '../../../lib/client/fs-cache-client';
 import { NOT_SERVING, notServing } from '../../../lib/monitoring/metrics';
 import { importedFs, newApp } from '../../util';
-import { CfnTemplate, CloudInitResult, findImage, Lab, progress, PSEUDO_VALUES, resolveIntrinsics, resolveUserData, Vm } from './harness';
+import { CfnTemplate, CloudInitResult, findImage, keptCodeVendorData, Lab, progress, PSEUDO_VALUES, resolveIntrinsics, resolveUserData, Vm } from './harness';
 import { DiskDelta, KernelFigures, LAB_NOT_SERVING_FLOOR, writeKernelFigures } from './results/kernels';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
@@ -59,12 +62,40 @@ interface DriverOpts { type: string; device: string; o: string }
 interface PvMount { server: string; path: string; mountOptions: string[] }
 interface KernelUserData {
   node: string; nodeTags: Record<string, string>; client: string; endpoint: string; fsid: string;
+  /** Whether the client is an EKS node's (EksFleetNodes): its user data the MIME document of NodeConfig, bootstrap and gate. */
+  eksNode: boolean;
   /** The ECS task's volumes of the fleet (fsc on: its hosts are the client's kind) and of its mirror, and the EKS volume's mount. */
   containers: { fleet: DriverOpts; mirror: DriverOpts; pv: PvMount };
 }
 
-/** One fleet per kernel (a zone of its own, so each client resolves its own node), and its client. */
-function kernelUserData(tag: string): KernelUserData {
+/**
+ * Cloud-init vendor data of the EKS node's client: its kept code (as every VM's), and a stand-in of the EKS-optimized
+ * image's nodeadm-run.service (/etc/systemd/system, ordered after cloud-final.service, its start queued during boot as
+ * multi-user.target queues the real one) that marks when the kubelet would have started.
+ */
+function eksNodeVendorData(userData: string): string {
+  return `${keptCodeVendorData(userData)!.replace(/\n*$/, '\n')}${[
+    'bootcmd:',
+    '  - |',
+    "    cat > /etc/systemd/system/nodeadm-run.service <<'EOF'",
+    '    [Unit]',
+    '    Description=Stand-in of EKS nodeadm-run (the lab)',
+    '    After=cloud-final.service',
+    '    [Service]',
+    '    Type=oneshot',
+    '    RemainAfterExit=yes',
+    '    ExecStart=/bin/touch /run/efsc-lab-kubelet-started',
+    '    EOF',
+    '    systemctl daemon-reload',
+    '    systemctl start --no-block nodeadm-run.service',
+  ].join('\n')}\n`;
+}
+
+/**
+ * One fleet per kernel (a zone of its own, so each client resolves its own node), and its client; with `eksNode`, the
+ * client is a node of an EKS cluster (EksFleetNodes) and its user data the MIME document nodes boot.
+ */
+function kernelUserData(tag: string, eksNode = false): KernelUserData {
   const app = newApp();
   const stack = new Stack(app, `Kernel${tag.replace(/\W/g, '')}`);
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
@@ -86,7 +117,15 @@ function kernelUserData(tag: string): KernelUserData {
     vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: ['/efs/app'] }), diskCache: DiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }),
     // The clients boot beside their nodes, whose first boot under software emulation has taken over 6 minutes.
     mountTimeout: Duration.seconds(900),
+    ...(eksNode ? { machineImage: EksFleetNodes.amazonLinux2023Image('1.33', ec2.InstanceArchitecture.X86_64) } : {}),
   });
+  if (eksNode) {
+    const cluster = eks.Cluster.fromClusterAttributes(stack, 'Cluster', {
+      clusterName: 'lab', vpc, clusterEndpoint: 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com',
+      clusterCertificateAuthorityData: 'Q0VSVElGSUNBVEU=', clusterSecurityGroupId: 'sg-0123456789abcdef0',
+    });
+    new EksFleetNodes(stack, 'Nodes', { cluster, hosts: client, serviceIpv4Cidr: '172.20.0.0/16' });
+  }
   // Containers of the same fleet: an ECS task with a volume of its export and one of its mirror, and an EKS volume.
   const taskDefinition = new ecs.Ec2TaskDefinition(stack, 'Task');
   const hosts = new ec2.SecurityGroup(stack, 'ContainerHosts', { vpc });
@@ -105,6 +144,7 @@ function kernelUserData(tag: string): KernelUserData {
     node: ud(fleet.launchTemplate),
     nodeTags: { 'cdk-efs-cache:signal-resource': stack.getLogicalId(asg), 'cdk-efs-cache:fleet': fleet.node.addr },
     client: ud(client.launchTemplate),
+    eksNode,
     endpoint: fleet.endpoint,
     fsid: fleet.fsid,
     containers: {
@@ -205,7 +245,8 @@ describe('lab: the kernel matrix', () => {
     });
     // Every kernel's node and client boot at once, beside the origin: the boots are most of the time.
     await Promise.all([originUp, ...KERNELS.map(async (tag, k) => {
-      const ud = kernelUserData(tag);
+      // The last kernel's client is an EKS node (EksFleetNodes): the same bootstrap, booted from the nodes' MIME document.
+      const ud = kernelUserData(tag, k === KERNELS.length - 1);
       const nodeIp = `10.77.0.${31 + k}`;
       await lab.setDnsRecord(ud.endpoint, [nodeIp]);
       const node = await lab.startVm({
@@ -214,6 +255,7 @@ describe('lab: the kernel matrix', () => {
       });
       const client = await lab.startVm({
         name: `client-${k}`, ip: `10.77.0.${41 + k}`, userData: ud.client, cpus: 1, kernel: tag,
+        ...(ud.eksNode ? { vendorData: eksNodeVendorData(ud.client) } : {}),
         nvmeDisks: [0, 1].map((i) => ({ sizeMiB: 128, serial: `k${k}-client-${i}`, blank: true })),
       });
       const [nodeBoot, clientBoot] = await Promise.all([
@@ -522,4 +564,58 @@ describe('lab: the kernel matrix', () => {
       await client.execOk('umount /mnt/pv; docker volume rm data app >/dev/null; systemctl stop docker.service docker.socket containerd.service');
     }
   }, 20 * MIN);
+
+  test('EKS node: cloud-init runs the MIME document\'s bootstrap, then its gate, which lets the stand-in nodeadm-run.service ' +
+    'start after cloud-final; without the bootstrap\'s mark, the gate masks it and withdraws its pending start', async () => {
+    const tag = KERNELS[KERNELS.length - 1];
+    const { client, clientBoot, ud } = booted.get(tag) ?? {};
+    if (!client || !clientBoot || !ud) throw new Error(`kernel ${tag} did not boot`);
+    expect(ud.eksNode).toBe(true);
+    expect(ud.client.startsWith('MIME-Version: 1.0\n')).toBe(true);
+    // Cloud-init wrote the two scripts by their names and ran them in that order; the NodeConfig is nodeadm's, not a script.
+    const scripts = await client.execOk("find /var/lib/cloud/instance/scripts -maxdepth 1 -type f -printf '%f\\n' | sort");
+    expect(scripts.trim().split('\n')).toEqual(['10-efs-cache-client.sh', '20-efs-cache-eks-node-gate.sh']);
+    expect(clientBoot.status).toBe('done');
+    const log = await client.execOk('cat /var/log/cloud-init-output.log');
+    const ready = log.indexOf('client ready: ');
+    const passed = log.indexOf('cdk-efs-cache: the FS-Cache bootstrap succeeded: nodeadm-run.service starts the kubelet after cloud-init');
+    expect(ready).toBeGreaterThan(0);
+    expect(passed).toBeGreaterThan(ready);
+    await client.execOk('test -e /run/efs-cache/eks-node-ready');
+    // The stand-in started once cloud-final had ended: the kubelet of a node whose cache is up.
+    const at = async (unit: string, property: string) => Number((await client.execOk(`systemctl show -P ${property} ${unit}`)).trim());
+    await client.execOk('test -e /run/efsc-lab-kubelet-started');
+    const finalEnded = await at('cloud-final.service', 'ActiveEnterTimestampMonotonic');
+    const started = await at('nodeadm-run.service', 'InactiveExitTimestampMonotonic');
+    progress(`kernel ${tag}: EKS node: cloud-final ended at ${finalEnded} us, the stand-in nodeadm-run started at ${started} us`);
+    expect(finalEnded).toBeGreaterThan(0);
+    expect(started).toBeGreaterThanOrEqual(finalEnded);
+
+    // No mark: the gate as the user data holds it, under this systemd, while the stand-in's start waits behind a unit.
+    await client.writeFile('/run/efsc-gate.sh', eksNodeGate());
+    await client.execOk([
+      'systemctl stop nodeadm-run.service && rm -f /run/efsc-lab-kubelet-started',
+      'mkdir -p /etc/systemd/system/nodeadm-run.service.d',
+      "printf '[Unit]\\nAfter=efsc-lab-wait.service\\n' > /etc/systemd/system/nodeadm-run.service.d/lab-wait.conf",
+      "printf '[Service]\\nType=oneshot\\nExecStart=/bin/sleep 8\\n' > /etc/systemd/system/efsc-lab-wait.service",
+      'systemctl daemon-reload',
+      'systemctl start --no-block efsc-lab-wait.service nodeadm-run.service',
+    ].join(' && '));
+    expect(await client.execOk('systemctl list-jobs --no-legend')).toMatch(/nodeadm-run\.service\s+start\s+waiting/);
+    const gate = await client.exec('EFSC_READY_FILE=/run/efsc-lab-no-mark bash /run/efsc-gate.sh');
+    try {
+      expect(gate.code).toBe(1);
+      expect(gate.stderr).toContain('the FS-Cache bootstrap did not succeed (no /run/efsc-lab-no-mark): this node does not join the cluster;');
+      // Once the unit it waited behind is done, the stand-in still has not started, and cannot for this boot.
+      await client.execOk('while systemctl is-active -q efsc-lab-wait.service; do sleep 1; done', { timeoutMs: MIN });
+      expect((await client.exec('systemctl is-active nodeadm-run.service')).stdout.trim()).toBe('inactive');
+      expect((await client.exec('test -e /run/efsc-lab-kubelet-started')).code).not.toBe(0);
+      expect((await client.exec('systemctl is-enabled nodeadm-run.service')).stdout.trim()).toBe('masked-runtime');
+      expect((await client.exec('systemctl start nodeadm-run.service')).code).not.toBe(0);
+      expect((await client.exec('test -e /run/efsc-lab-kubelet-started')).code).not.toBe(0);
+    } finally {
+      await client.execOk('systemctl unmask --runtime nodeadm-run.service; rm -rf /etc/systemd/system/nodeadm-run.service.d ' +
+        '/etc/systemd/system/efsc-lab-wait.service; systemctl daemon-reload');
+    }
+  }, 10 * MIN);
 });
