@@ -208,34 +208,39 @@ describe('EksFleetNodes', () => {
 });
 
 describe('assets/client/eks-node-gate.sh, as the user data holds it', () => {
-  /** Runs the gate with a systemctl stub that records its calls and answers is-enabled with `state`. */
-  function gate(ready: boolean, state = 'masked-runtime') {
+  /** Runs the gate with a systemctl stub that records its calls and shows `dropIns` as the unit's drop-ins. */
+  function gate(ready: boolean, showDropIn = true) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'efsc-gate-'));
     const readyFile = path.join(dir, 'ready');
+    const dropIn = path.join(dir, 'run-systemd', 'nodeadm-run.service.d', '50-efs-cache-gate.conf');
     if (ready) fs.writeFileSync(readyFile, '');
-    fs.writeFileSync(path.join(dir, 'systemctl'), `#!/bin/bash\necho "$*" >>'${dir}/calls'\n[ "$1" != is-enabled ] || echo ${state}\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, 'systemctl'), `#!/bin/bash\necho "$*" >>'${dir}/calls'\n` +
+      `[ "$1" != show ] || echo /usr/lib/systemd/system/nodeadm-run.service.d/x.conf ${showDropIn ? dropIn : ''}\n`, { mode: 0o755 });
     // The gate as the user data holds it (without its comments).
     const script = path.join(dir, 'gate.sh');
     fs.writeFileSync(script, eksNodeGate());
     const r = spawnSync('bash', [script], {
-      encoding: 'utf8', env: { PATH: `${dir}:/usr/bin:/bin`, EFSC_READY_FILE: readyFile },
+      encoding: 'utf8', env: { PATH: `${dir}:/usr/bin:/bin`, EFSC_READY_FILE: readyFile, EFSC_SYSTEMD_RUNTIME_DIR: path.join(dir, 'run-systemd') },
     });
     const calls = fs.existsSync(path.join(dir, 'calls')) ? fs.readFileSync(path.join(dir, 'calls'), 'utf8').trim().split('\n') : [];
-    return { status: r.status, stderr: r.stderr, calls };
+    return { status: r.status, stderr: r.stderr, calls, dropIn: fs.existsSync(dropIn) ? fs.readFileSync(dropIn, 'utf8') : undefined, readyFile };
   }
 
   test('the bootstrap marked its success: the kubelet is left to start', () => {
     const r = gate(true);
     expect(r.status).toBe(0);
     expect(r.calls).toEqual([]);
+    expect(r.dropIn).toBeUndefined();
     expect(r.stderr).toContain('the FS-Cache bootstrap succeeded');
   });
 
-  test('no mark: nodeadm-run.service masked for this boot and its pending start withdrawn, and it says why', () => {
+  test('no mark: nodeadm-run.service gets a runtime drop-in conditioned on the mark, its pending start withdrawn, and it says why', () => {
     const r = gate(false);
     expect(r.status).toBe(1);
-    expect(r.calls).toEqual(['mask --runtime nodeadm-run.service', 'stop --no-block nodeadm-run.service', 'is-enabled nodeadm-run.service']);
-    expect(r.stderr).toMatch(/did not succeed .* this node does not join the cluster;.*cloud-init-output\.log/s);
-    expect(gate(false, 'enabled').stderr).toContain("nodeadm-run.service is 'enabled' after masking it");
+    expect(r.dropIn).toBe(`[Unit]\n# cdk-efs-cache: the FS-Cache bootstrap did not succeed (eks-node-gate.sh)\nConditionPathExists=${r.readyFile}\n`);
+    expect(r.calls).toEqual(['daemon-reload', 'stop --no-block nodeadm-run.service', 'show -P DropInPaths nodeadm-run.service']);
+    expect(r.stderr).toMatch(/did not succeed .* this node does not join the cluster;.*does not start during this boot.*cloud-init-output\.log/s);
+    expect(r.stderr).not.toContain('may still start');
+    expect(gate(false, false).stderr).toMatch(/systemd does not hold .*50-efs-cache-gate\.conf for nodeadm-run\.service: the kubelet may still start/);
   });
 });

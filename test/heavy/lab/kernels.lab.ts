@@ -566,7 +566,7 @@ describe('lab: the kernel matrix', () => {
   }, 20 * MIN);
 
   test('EKS node: cloud-init runs the MIME document\'s bootstrap, then its gate, which lets the stand-in nodeadm-run.service ' +
-    'start after cloud-final; without the bootstrap\'s mark, the gate masks it and withdraws its pending start', async () => {
+    'start after cloud-final; without the bootstrap\'s mark, the gate conditions it on the mark and withdraws its pending start', async () => {
     const tag = KERNELS[KERNELS.length - 1];
     const { client, clientBoot, ud } = booted.get(tag) ?? {};
     if (!client || !clientBoot || !ud) throw new Error(`kernel ${tag} did not boot`);
@@ -610,11 +610,14 @@ describe('lab: the kernel matrix', () => {
       await client.execOk('while systemctl is-active -q efsc-lab-wait.service; do sleep 1; done', { timeoutMs: MIN });
       expect((await client.exec('systemctl is-active nodeadm-run.service')).stdout.trim()).toBe('inactive');
       expect((await client.exec('test -e /run/efsc-lab-kubelet-started')).code).not.toBe(0);
-      expect((await client.exec('systemctl is-enabled nodeadm-run.service')).stdout.trim()).toBe('masked-runtime');
-      expect((await client.exec('systemctl start nodeadm-run.service')).code).not.toBe(0);
+      expect((await client.execOk('systemctl show -P DropInPaths nodeadm-run.service')).split(/\s+/))
+        .toContain('/run/systemd/system/nodeadm-run.service.d/50-efs-cache-gate.conf');
+      // A start asked for later in the boot is skipped by the drop-in's condition: the unit does not run.
+      await client.exec('systemctl start nodeadm-run.service');
       expect((await client.exec('test -e /run/efsc-lab-kubelet-started')).code).not.toBe(0);
+      expect((await client.execOk('systemctl show -P ConditionResult nodeadm-run.service')).trim()).toBe('no');
     } finally {
-      await client.execOk('systemctl unmask --runtime nodeadm-run.service; rm -rf /etc/systemd/system/nodeadm-run.service.d ' +
+      await client.execOk('rm -rf /run/systemd/system/nodeadm-run.service.d /etc/systemd/system/nodeadm-run.service.d ' +
         '/etc/systemd/system/efsc-lab-wait.service; systemctl daemon-reload');
     }
   }, 10 * MIN);

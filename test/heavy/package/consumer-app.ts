@@ -30,6 +30,7 @@ import {
   DiskCache,
   EcsFleetCapacity,
   EcsFleetVolume,
+  EksFleetNodes,
   EksFleetVolume,
   FanOut,
   FleetExport,
@@ -108,7 +109,6 @@ const fleetReaders = new FsCacheClientLaunchTemplate(tiers, 'FleetReaders', { vp
 const dashboard = new CacheDashboard(tiers, 'Dashboard', { originFileSystem: imported, cacheFleet: fleet });
 dashboard.addClients(fleetReaders);
 // Containers read the same fleet: an ECS service on EC2 capacity, and a cluster of the user's on EKS (imported).
-const containerHosts = new ec2.SecurityGroup(tiers, 'ContainerHosts', { vpc: vpc2, description: 'EKS nodes' });
 const ecsCluster = new ecs.Cluster(tiers, 'Containers', { vpc: vpc2 });
 // Its container instances are FS-Cache clients of the fleet, so the site's volume keeps a disk cache on each host.
 const ecsHosts = new FsCacheClientLaunchTemplate(tiers, 'EcsHosts', {
@@ -123,8 +123,15 @@ new EcsFleetVolume(tiers, 'SiteVolume', { taskDefinition: site, source: FleetExp
 new ecs.Ec2Service(tiers, 'SiteService', { cluster: ecsCluster, taskDefinition: site });
 const eksCluster = eks.Cluster.fromClusterAttributes(tiers, 'Apps', {
   clusterName: 'apps', kubectlRoleArn: 'arn:aws:iam::123456789012:role/kubectl', vpc: vpc2,
+  clusterEndpoint: 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com', clusterCertificateAuthorityData: 'Q0VSVElGSUNBVEU=',
+  clusterSecurityGroupId: 'sg-0123456789abcdef0',
 });
-new EksFleetVolume(tiers, 'AppVolume', { source: FleetExport.cacheFleet(fleet), cluster: eksCluster, clients: [containerHosts] });
+// Its nodes are FS-Cache clients of the fleet too (EksFleetNodes), on the EKS-optimized Amazon Linux 2023 image.
+const eksNodes = new FsCacheClientLaunchTemplate(tiers, 'EksNodes', {
+  vpc: vpc2, source: MountSource.cacheFleet(fleet), machineImage: EksFleetNodes.amazonLinux2023Image('1.33', ec2.InstanceArchitecture.X86_64),
+});
+new EksFleetNodes(tiers, 'EksNodeGroup', { cluster: eksCluster, hosts: eksNodes, serviceIpv4Cidr: '172.20.0.0/16', maxCapacity: 3 });
+new EksFleetVolume(tiers, 'AppVolume', { source: FleetExport.cacheFleet(fleet, { fsCache: true }), cluster: eksCluster, clients: [eksNodes] });
 
 const assembly = app.synth();
 fs.rmSync(dataDir, { recursive: true, force: true });
@@ -144,9 +151,10 @@ const expected: Record<string, Record<string, number>> = {
   ConsumerTiers: {
     'AWS::EFS::FileSystem': 1,
     'AWS::EFS::MountTarget': 2,
-    'AWS::EC2::LaunchTemplate': 4, // one for the fleet's nodes, two client groups, the ECS container instances
-    'AWS::AutoScaling::AutoScalingGroup': 3, // the fleet's two nodes, the ECS cluster's capacity (EcsFleetCapacity)
+    'AWS::EC2::LaunchTemplate': 5, // one for the fleet's nodes, two client groups, the ECS container instances, the EKS nodes
+    'AWS::AutoScaling::AutoScalingGroup': 4, // the fleet's two nodes, the ECS cluster's capacity (EcsFleetCapacity), the EKS nodes
     'AWS::ECS::CapacityProvider': 1, // EcsFleetCapacity's
+    'AWS::EKS::AccessEntry': 1, // the EKS nodes' role (EksFleetNodes)
     'AWS::ElasticLoadBalancingV2::LoadBalancer': 1,
     'AWS::Route53::HostedZone': 0,
     'AWS::CloudWatch::Dashboard': 1,
@@ -189,6 +197,12 @@ const taskVolumes = tierResources.filter((r) => r.Type === 'AWS::ECS::TaskDefini
 if (taskVolumes.map((v: any) => v.DockerVolumeConfiguration?.DriverOpts?.type).join() !== 'nfs') failures.push('ConsumerTiers: the task has no NFS volume');
 const manifests = JSON.stringify(tierResources.filter((r) => r.Type === 'Custom::AWSCDK-EKS-KubernetesResource').map((r) => r.Properties.Manifest));
 if (!manifests.includes('PersistentVolumeClaim') || !manifests.includes('ReadOnlyMany')) failures.push('ConsumerTiers: no read-only PersistentVolume and claim');
+// The EKS nodes boot a MIME document: nodeadm's NodeConfig, then the bootstrap and its gate.
+const mime = tierResources.filter((r) => r.Type === 'AWS::EC2::LaunchTemplate').map((r) => JSON.stringify(r.Properties.LaunchTemplateData.UserData))
+  .filter((u) => u.includes('MIME-Version: 1.0'));
+if (mime.length !== 1 || !mime[0].includes('Content-Type: application/node.eks.aws') || !mime[0].includes('name: \\"apps\\"')) {
+  failures.push(`ConsumerTiers: ${mime.length} EKS node user data with the cluster's NodeConfig, expected 1`);
+}
 // The asset seeder's directory is staged in the cloud assembly as a zip asset.
 interface FileAsset { readonly source: { readonly path: string; readonly packaging: string } }
 const fileAssets = Object.values<FileAsset>(JSON.parse(fs.readFileSync(path.join(outdir, 'Consumer.assets.json'), 'utf8')).files);
