@@ -21,6 +21,7 @@ export { CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplatePro
 export { DiskCache, DiskCacheOptions, EbsDiskCacheOptions, InstanceStoreDiskCacheOptions } from './client/disk-cache';
 export { FleetSourceOptions, MountSource } from './client/mount-source';
 export { CacheFleetExportOptions, FleetExport } from './containers/fleet-export';
+export { ClusterHostsOptions } from './containers/cluster-hosts';
 export { EcsFleetCapacity, EcsFleetCapacityProps } from './containers/ecs-fleet-capacity';
 export { EcsFleetVolume, EcsFleetVolumeProps } from './containers/ecs-fleet-volume';
 export { EksFleetNodes, EksFleetNodesProps } from './containers/eks-fleet-nodes';

@@ -13,8 +13,7 @@ import { CACHED_FILE_SYSTEM_DEFAULTS } from '../lib/cached-file-system';
 import { EBS_DISK_CACHE_DEFAULTS, INSTANCE_STORE_DISK_CACHE_DEFAULTS } from '../lib/client/disk-cache';
 import { CULL_LIMITS_DEFAULTS, FS_CACHE_CLIENT_DEFAULTS } from '../lib/client/fs-cache-client';
 import { FLEET_SOURCE_DEFAULTS } from '../lib/client/mount-source';
-import { ECS_FLEET_CAPACITY_DEFAULTS } from '../lib/containers/ecs-fleet-capacity';
-import { EKS_FLEET_NODES_DEFAULTS } from '../lib/containers/eks-fleet-nodes';
+import { CLUSTER_HOSTS_DEFAULTS } from '../lib/containers/cluster-hosts';
 import { EKS_FLEET_VOLUME_DEFAULTS } from '../lib/containers/eks-fleet-volume';
 import { CACHE_FLEET_EXPORT_DEFAULTS } from '../lib/containers/fleet-export';
 import { COMMON_INSTANCE_DEFAULTS } from '../lib/instance/options';
@@ -112,8 +111,7 @@ const DEFAULTS_TABLES: Record<string, Readonly<Record<string, unknown>>> = {
   CullLimits: CULL_LIMITS_DEFAULTS,
   DataSeederProps: DATA_SEEDER_DEFAULTS,
   EbsDiskCacheOptions: EBS_DISK_CACHE_DEFAULTS,
-  EcsFleetCapacityProps: ECS_FLEET_CAPACITY_DEFAULTS,
-  EksFleetNodesProps: EKS_FLEET_NODES_DEFAULTS,
+  ClusterHostsOptions: CLUSTER_HOSTS_DEFAULTS,
   EksFleetVolumeProps: EKS_FLEET_VOLUME_DEFAULTS,
   ElasticCapacityOptions: ELASTIC_DEFAULTS,
   EfsOriginOptions: EFS_ORIGIN_DEFAULTS,

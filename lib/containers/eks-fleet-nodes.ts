@@ -9,9 +9,10 @@ import { eksAl2023ImageParameter, eksImageKind } from '../instance/image';
 import { estimatedUserDataBytes } from '../instance/user-data';
 import { propError } from '../private/errors';
 import { nagText } from '../private/nag';
+import { ClusterHostsOptions, clusterHostGroup } from './cluster-hosts';
 
 /** Properties of `EksFleetNodes`. */
-export interface EksFleetNodesProps {
+export interface EksFleetNodesProps extends ClusterHostsOptions {
   /**
    * The EKS cluster the nodes join. An imported cluster (`eks.Cluster.fromClusterAttributes`) must give `vpc`,
    * `clusterEndpoint`, `clusterCertificateAuthorityData` and `clusterSecurityGroupId`, and use access entries
@@ -33,33 +34,7 @@ export interface EksFleetNodesProps {
    * `serviceIpv4Cidr` is not set.
    */
   readonly serviceIpv4Cidr: string;
-
-  /**
-   * Where the nodes run.
-   *
-   * @default - the cluster VPC's private subnets
-   */
-  readonly vpcSubnets?: ec2.SubnetSelection;
-
-  /**
-   * The fewest nodes.
-   *
-   * @default 1
-   */
-  readonly minCapacity?: number;
-
-  /**
-   * The most nodes (for the Cluster Autoscaler or Karpenter's scaling of the group).
-   *
-   * @default - minCapacity
-   */
-  readonly maxCapacity?: number;
 }
-
-/** The defaults of `EksFleetNodesProps` (test/defaults.test.ts). */
-export const EKS_FLEET_NODES_DEFAULTS = {
-  minCapacity: 1,
-} as const;
 
 /**
  * Bytes a deploy-time certificate authority is taken to need in the NodeConfig: EKS's cluster CA is a 2048-bit RSA
@@ -116,12 +91,6 @@ export class EksFleetNodes extends Construct {
     const clusterSecurityGroup = attribute('clusterSecurityGroupId', () => cluster.clusterSecurityGroup);
     checkCidr(this, props.serviceIpv4Cidr);
     checkNodeImage(this, props.hosts);
-    const minCapacity = props.minCapacity ?? EKS_FLEET_NODES_DEFAULTS.minCapacity;
-    const maxCapacity = props.maxCapacity ?? minCapacity;
-    if (!Number.isInteger(minCapacity) || minCapacity < 0) throw propError(this, 'minCapacity', `must be a whole number of 0 or more, got ${minCapacity}.`);
-    if (!Number.isInteger(maxCapacity) || maxCapacity < Math.max(1, minCapacity)) {
-      throw propError(this, 'maxCapacity', `must be a whole number of at least 1 and at least minCapacity (${minCapacity}), got ${maxCapacity}.`);
-    }
 
     // nodeadm's NodeConfig. Its values are double-quoted YAML scalars: a value could leave its scalar only with a `"`,
     // which no cluster name, endpoint URL, base64 authority or CIDR holds; and it is read as configuration, never run.
@@ -145,17 +114,8 @@ export class EksFleetNodes extends Construct {
     // nodes and pods reach these nodes, and them reach the control plane. The hosts' own group keeps the fleet's rules.
     props.hosts.launchTemplate.addSecurityGroup(clusterSecurityGroup);
 
-    this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Group', {
-      vpc,
-      vpcSubnets: props.vpcSubnets,
-      launchTemplate: props.hosts.launchTemplate,
-      minCapacity,
-      maxCapacity,
-    });
-    Validations.of(this.autoScalingGroup).acknowledge({
-      id: 'AwsSolutions-AS3',
-      reason: 'The nodes\' scaling is the cluster\'s (Cluster Autoscaler or Karpenter) and shows in Kubernetes events, not a topic.',
-    });
+    this.autoScalingGroup = clusterHostGroup(this, vpc, props.hosts, props,
+      'The nodes\' scaling is the cluster\'s (Cluster Autoscaler or Karpenter) and shows in Kubernetes events, not a topic.');
     // aws-cdk-lib tags self-managed nodes so: the VPC CNI and the cloud provider find the cluster's instances by it.
     Tags.of(this.autoScalingGroup).add(`kubernetes.io/cluster/${cluster.clusterName}`, 'owned', { applyToLaunchedInstances: true });
 

@@ -1,0 +1,54 @@
+import { Validations } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct } from 'constructs';
+import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
+import { propError } from '../private/errors';
+
+/** Where a cluster's FS-Cache hosts run, and how many (`EcsFleetCapacity`, `EksFleetNodes`). */
+export interface ClusterHostsOptions {
+  /**
+   * Where the hosts run.
+   *
+   * @default - the cluster VPC's private subnets
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+
+  /**
+   * The fewest hosts.
+   *
+   * @default 1
+   */
+  readonly minCapacity?: number;
+
+  /**
+   * The most hosts: the cluster's scaling (ECS managed scaling, the Cluster Autoscaler or Karpenter) adds them up to it.
+   *
+   * @default - minCapacity
+   */
+  readonly maxCapacity?: number;
+}
+
+/** The defaults of `ClusterHostsOptions` (test/defaults.test.ts). */
+export const CLUSTER_HOSTS_DEFAULTS = {
+  minCapacity: 1,
+} as const;
+
+/**
+ * The hosts' Auto Scaling group (`Group` of `scope`) from their launch template, in `vpc`; `scaling` says what scales it
+ * (cdk-nag's AwsSolutions-AS3 acknowledged with it). Throws `Invalid minCapacity` and `Invalid maxCapacity`.
+ */
+export function clusterHostGroup(scope: Construct, vpc: ec2.IVpc, hosts: FsCacheClientLaunchTemplate, options: ClusterHostsOptions,
+  scaling: string): autoscaling.AutoScalingGroup {
+  const minCapacity = options.minCapacity ?? CLUSTER_HOSTS_DEFAULTS.minCapacity;
+  const maxCapacity = options.maxCapacity ?? minCapacity;
+  if (!Number.isInteger(minCapacity) || minCapacity < 0) throw propError(scope, 'minCapacity', `must be a whole number of 0 or more, got ${minCapacity}.`);
+  if (!Number.isInteger(maxCapacity) || maxCapacity < Math.max(1, minCapacity)) {
+    throw propError(scope, 'maxCapacity', `must be a whole number of at least 1 and at least minCapacity (${minCapacity}), got ${maxCapacity}.`);
+  }
+  const group = new autoscaling.AutoScalingGroup(scope, 'Group', {
+    vpc, vpcSubnets: options.vpcSubnets, launchTemplate: hosts.launchTemplate, minCapacity, maxCapacity,
+  });
+  Validations.of(group).acknowledge({ id: 'AwsSolutions-AS3', reason: scaling });
+  return group;
+}
