@@ -3,6 +3,9 @@
  * not exist), its user data as CDK rendered it, and the shell that makes and digests the trees it copies. Used by the
  * seeding proof of scenarios.lab.ts (in CI, a small tree) and by seeding.lab.ts (the benchmark, 3,000 files).
  */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -23,9 +26,13 @@ export function makeTree(dir: string, t: TreeShape): string {
     `head -c ${t.files * t.bytes} /dev/urandom | split -b ${t.bytes} -a 3 -d - ${dir}/d$d/f; done`;
 }
 
-/** Shell that prints one digest of a tree: names and contents of every file, in a stable order. */
+/**
+ * Shell that prints one digest of a tree: names and contents of every file, in a stable order, and the name and target
+ * of every symbolic link (a real tree has them: WordPress's as Debian packs it).
+ */
 export function treeDigest(dir: string): string {
-  return `cd ${dir} && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum | md5sum | cut -d' ' -f1`;
+  return `cd ${dir} && { find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum; ` +
+    "find . -type l -printf '%p -> %l\\n' | LC_ALL=C sort; } | md5sum | cut -d' ' -f1";
 }
 
 /** The seeders' user data, ready to run on a loader VM with `bash <file> --no-shutdown`. */
@@ -38,13 +45,16 @@ export interface SeederScripts {
   readonly targetPath: string;
 }
 
-/** Synthesizes the seeders (over an imported file system, mounted with plain NFS) and resolves their user data. */
-export function seederScripts(targetPath: string): SeederScripts {
+/**
+ * Synthesizes the seeders (over an imported file system, mounted with plain NFS) and resolves their user data: one of
+ * `source` (SEED_SOURCE unless given) into `targetPath`, one of a directory that does not exist.
+ */
+export function seederScripts(targetPath: string, source: string = SEED_SOURCE): SeederScripts {
   const stack = new Stack(newApp(), 'SeedLab');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
   const fileSystem = importedFs(stack);
   const seeder = new DataSeeder(stack, 'Seeder', {
-    vpc, fileSystem, source: SeedSource.instanceDirectory(SEED_SOURCE), targetPath, mountHelper: MountHelper.NFS,
+    vpc, fileSystem, source: SeedSource.instanceDirectory(source), targetPath, mountHelper: MountHelper.NFS,
     progressInterval: Duration.seconds(5),
   });
   const failing = new DataSeeder(stack, 'Failing', {
@@ -61,8 +71,8 @@ export function seederScripts(targetPath: string): SeederScripts {
  * it fetches from S3 (proved against the emulator: aws.lab.ts), and the signal marked as sent (no CloudFormation here:
  * as after the first run on AWS).
  */
-export async function installSeeders(loader: Vm, scripts: SeederScripts): Promise<void> {
-  await loader.writeFile('/root/seed.sh', scripts.seed, 0o755);
+export async function installSeeders(loader: Vm, scripts: SeederScripts, seedFile = '/root/seed.sh'): Promise<void> {
+  await loader.writeFile(seedFile, scripts.seed, 0o755);
   await loader.writeFile('/root/failing.sh', scripts.failing, 0o755);
   await loader.execOk(`mkdir -p -m 0700 ${KEPT_CODE_DIR}`);
   for (const userData of [scripts.seed, scripts.failing]) {
@@ -76,4 +86,33 @@ export async function installSeeders(loader: Vm, scripts: SeederScripts): Promis
 export function changeFour(dir: string, bytes: number): string {
   return `head -c ${bytes} /dev/urandom > ${dir}/d00/f000 && echo changed >> ${dir}/d01/f002 && ` +
     `echo new > ${dir}/d00/new.txt && touch -d '2001-01-01' ${dir}/d01/f001`;
+}
+
+/**
+ * A real tree for the seeding benchmark: WordPress as Debian packs it (the `wordpress` package of the host's release:
+ * about 2,500 files and 56 MB under /usr/share/wordpress, 936 of them PHP, and a few symbolic links), downloaded once
+ * from the Debian archive into the lab's cache. Returns the package file and its version.
+ */
+export function wordpressPackage(): { file: string; version: string } {
+  const dir = path.join(process.env.LAB_CACHE_DIR ?? path.resolve(__dirname, '..', '..', '..', '..', '.lab-cache'), 'wordpress');
+  fs.mkdirSync(dir, { recursive: true });
+  const found = () => fs.readdirSync(dir).find((f) => /^wordpress_.*_all\.deb$/.test(f));
+  if (!found()) {
+    const download = () => spawnSync('apt-get', ['download', '-q', 'wordpress'], { cwd: dir, encoding: 'utf8' });
+    let r = download();
+    if (r.status !== 0) {
+      // A machine whose package lists are older than the archive: read them again, once.
+      spawnSync('apt-get', ['update', '-qq'], { encoding: 'utf8' });
+      r = download();
+    }
+    if (r.status !== 0 || !found()) throw new Error(`apt-get download wordpress failed: ${r.stderr}`);
+  }
+  const file = found()!;
+  return { file: path.join(dir, file), version: decodeURIComponent(file.split('_')[1]) };
+}
+
+/** Shell that unpacks a WordPress package (written to the guest at `deb`) into `dir`, its /usr/share/wordpress. */
+export function unpackWordpress(deb: string, dir: string): string {
+  return `rm -rf /var/tmp/wpx && dpkg-deb -x ${deb} /var/tmp/wpx && mkdir -p $(dirname ${dir}) && ` +
+    `mv /var/tmp/wpx/usr/share/wordpress ${dir} && rm -rf /var/tmp/wpx ${deb} && sync`;
 }
