@@ -4,7 +4,7 @@
  */
 import { LabResults, Results, SeedingResults } from '../results';
 import { fractionOf, int, kib, mib, NOT_MEASURED, pct, table, time, x } from './format';
-import { seedingFigures } from './seeding';
+import { SEEDING_TREES, seedingFigures } from './seeding';
 
 /** One row of the results table: a measurement, its baseline and the lab's ceiling for the same work. */
 export interface Row {
@@ -67,21 +67,25 @@ function labRows(lab: LabResults | undefined): Row[] {
 }
 
 function seedingRows(s: SeedingResults | undefined): Row[] {
-  const { loader, cp, rsync, ceiling } = seedingFigures(s);
+  const first = seedingFigures(s);
   // A run whose tests failed is not published as a result (its figures stay in bench/figures.json).
-  if (!s || !s.measured || !loader || (s.exitCode ?? 0) !== 0) {
+  if (!s || !s.measured || !first.loader || (s.exitCode ?? 0) !== 0) {
     const why = !s ? 'not run' : (s.exitCode ?? 0) !== 0 ? `the seeding lab's tests did not all pass (exit ${s.exitCode})` : (s.note ?? 'no figure for the parallel loader');
-    return [{ item: '4', what: 'Seeding: parallel loader vs `cp -R` and `rsync -a`', baseline: `${NOT_MEASURED} (${why})`, cached: '', ceiling: '' }];
+    return [{ item: '4', what: 'Seeding: parallel loader vs `cp -R`, `rsync -a` and `tar x`', baseline: `${NOT_MEASURED} (${why})`, cached: '', ceiling: '' }];
   }
-  const ceil = ceiling ? `${ceiling[0].replace(/^ceiling:\s*/i, '')}: ${ceiling[1].toFixed(1)} s` : '';
   const rows: Row[] = [];
-  for (const base of [cp, rsync]) {
-    if (!base) continue;
-    rows.push({
-      item: '4', what: `Seeding: parallel loader vs \`${base[0]}\``,
-      baseline: `\`${base[0]}\`: ${base[1].toFixed(1)} s`, cached: `parallel loader: ${loader[1].toFixed(1)} s`,
-      speedup: base[1] / loader[1], ceiling: ceil, ofCeiling: ceiling ? ceiling[1] / loader[1] : undefined,
-    });
+  for (const tree of SEEDING_TREES) {
+    const { loader, cp, rsync, tar, ceiling } = seedingFigures(s, tree.prefix);
+    if (!loader) continue;
+    const ceil = ceiling ? `${ceiling[0].replace(/^ceiling:\s*/i, '')}: ${ceiling[1].toFixed(1)} s` : '';
+    for (const base of [cp, rsync, tar]) {
+      if (!base) continue;
+      rows.push({
+        item: '4', what: `Seeding ${tree.label}: parallel loader vs \`${base[0]}\``,
+        baseline: `\`${base[0]}\`: ${base[1].toFixed(1)} s`, cached: `parallel loader: ${loader[1].toFixed(1)} s`,
+        speedup: base[1] / loader[1], ceiling: ceil, ofCeiling: ceiling ? ceiling[1] / loader[1] : undefined,
+      });
+    }
   }
   return rows;
 }
