@@ -75,28 +75,73 @@ count_jest "$results/unit.json"
 cycles() { bash test/cycles.sh | tee "$results/cycles.log"; }
 step "lib/ without import cycles" cycles
 count_line "$results/cycles.log"
-# The packed library's step uses about one core (its fresh apps' installs from npm, then one tsc and one synth at a
-# time), so the independent gates run beside it, on the other core, from their own venv (pip from PyPI, about 1
-# minute on a clean clone, installed in the background since the start); their log is printed once the packed
-# library's step is done, as if they had run after it.
-wait "$venv_gates_pid" || { echo "the gates' venv's background install failed; the gates install it:"; tail -n 5 "$results/venv-gates.log"; }
-gates() { bash test/heavy/gates/run.sh >"$results/gates.log" 2>&1; }
-gates_started=$SECONDS
-gates_status=0
-(gates; echo "$((SECONDS - gates_started))" >"$results/gates.seconds") &
-gates_pid=$!
-step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/heavy/package/pack-and-synth.sh
-wait "$venvs_pid" || { echo "the jsii venv's background install failed; the jsii step installs it:"; tail -n 5 "$results/venvs.log"; }
-wait "$gates_pid" || gates_status=$?
-echo "=== independent gates (cfn-lint, shellcheck, cdk-nag, user data room), beside the packed library"
-cat "$results/gates.log"
-if [ "$gates_status" -eq 0 ]; then
-  echo "=== independent gates: ok ($(cat "$results/gates.seconds") s, beside the packed library)"
-else
-  echo "=== independent gates: FAILED (exit $gates_status)"
-  failed=$((failed + 1))
+# Steps that run beside the foreground ones: each writes its output to a log, printed by `finish` once the foreground
+# is done with it, under the step's own heading, as if it had run then.
+declare -A bg_pid=()
+background() {
+  local name="$1"
+  shift
+  local started=$SECONDS
+  (
+    status=0
+    "$@" >"$results/$name.log" 2>&1 || status=$?
+    echo "$((SECONDS - started))" >"$results/$name.seconds"
+    exit "$status"
+  ) &
+  bg_pid[$name]=$!
+}
+# finish NAME TITLE [follow]: waits for a background step and prints its log and its line (ok or FAILED, with its time);
+# with `follow`, prints the log as it grows until the step ends (the lab's progress, live, once nothing else prints).
+finish() {
+  local name="$1" title="$2" follow="${3:-}" status=0
+  echo "=== $title"
+  if [ "$follow" = follow ]; then
+    tail -n +1 -f --pid="${bg_pid[$name]}" "$results/$name.log" || true
+    wait "${bg_pid[$name]}" || status=$?
+  else
+    wait "${bg_pid[$name]}" || status=$?
+    cat "$results/$name.log"
+  fi
+  if [ "$status" -eq 0 ]; then
+    echo "=== $title: ok ($(cat "$results/$name.seconds") s, in the background)"
+  else
+    echo "=== $title: FAILED (exit $status, $(cat "$results/$name.seconds" 2>/dev/null || echo '?') s, in the background)"
+    failed=$((failed + 1))
+  fi
+}
+
+# Where the time goes (a clean clone on two cores, sampled every 5 s): the lab's VMs keep both cores busy, while the
+# steps between the unit tests and the lab left them idle about half the time (their downloads, the emulator's waits
+# for signals and one-core tools). So the lab starts here, in the background, and the packed library, the gates, the
+# jsii step, the emulator and the host runs share the cores with its first minutes; its log is followed live once
+# they are done. The lab needs its image (built in the background since the start) and the gates' venv (moto).
+# Had the venv's background install failed, it is tried once more here, before the lab and the gates both need it.
+wait "$venv_gates_pid" || { echo "the gates' venv's background install failed; trying again:"; tail -n 5 "$results/venv-gates.log"; bash test/heavy/gates/setup.sh || true; }
+# The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
+# Here the scenarios, the mirrors, the AWS side with the emulator on the lab network and the kernel matrix (what
+# depends on the kernel, on trixie's 6.12 and trixie-backports' 7.x), two files at once (test/heavy/lab/jest.config.js
+# says why); `npm run test:lab` runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip
+# leaves it out of a quick local run; CI always runs it.
+if lab_runs; then
+  if [ -n "$image_pid" ]; then
+    wait "$image_pid" || { echo "the lab image's background build failed; the lab builds it again:"; tail -n 5 "$results/image.log"; }
+  fi
+  background lab bash test/heavy/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab|kernels\.lab' --json --outputFile="$results/lab.json"
 fi
+# The packed library's step uses about one core (its fresh apps' installs from npm, then one tsc and one synth at a
+# time); the independent gates run beside it, from their own venv.
+background gates bash test/heavy/gates/run.sh
+step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/heavy/package/pack-and-synth.sh
+finish gates "independent gates (cfn-lint, shellcheck, cdk-nag, user data room)"
 count_line "$results/gates.log"
+# The scripts' AWS calls with the real aws CLI against an AWS API emulator (moto behind TLS, CloudFormation signals
+# recorded, the lab's metadata service, only the permissions the template grants each role: test/heavy/emulator/authz.py)
+# in a network namespace of its own: signals, the stable interface (test/heavy/emulator/; root; about 2 minutes on two
+# cores, half of it ts-jest and synthesis, the rest mostly waiting). It runs beside the jsii step and the host runs,
+# which share nothing with it (the jsii step rewrites README.md and .jsii for a moment; the emulator reads neither).
+wait "$nodeadm_pid" || { echo "nodeadm's background build failed; the emulator step builds it:"; tail -n 5 "$results/nodeadm.log"; }
+background emulator bash test/heavy/emulator/run.sh --json --outputFile="$results/emulator.json"
+wait "$venvs_pid" || { echo "the jsii venv's background install failed; the jsii step installs it:"; tail -n 5 "$results/venvs.log"; }
 # The jsii build, the Python package generated from it and the Go, Java and .NET sources, API.md against the code,
 # the README's examples compiled in TypeScript and run in Python and Go, the sample stack written in Python and in Go
 # synthesized and compared with the TypeScript one, and whether Maven Central serves an aws-cdk-lib for the Java
@@ -105,15 +150,9 @@ count_line "$results/gates.log"
 jsii() { bash test/heavy/jsii/run.sh | tee "$results/jsii.log"; }
 step "jsii: Python and Go packages and sample apps, Java and .NET sources, API.md" jsii
 count_line "$results/jsii.log"
-# The scripts' AWS calls with the real aws CLI against an AWS API emulator (moto behind TLS, CloudFormation signals
-# recorded, the lab's metadata service, only the permissions the template grants each role: test/heavy/emulator/authz.py)
-# in a network namespace of its own: signals, the stable interface (test/heavy/emulator/;
-# root; about 2 minutes on two cores, half of it ts-jest and synthesis).
-wait "$nodeadm_pid" || { echo "nodeadm's background build failed; the emulator step builds it:"; tail -n 5 "$results/nodeadm.log"; }
-step "AWS boundary: real aws CLI against an emulator" bash test/heavy/emulator/run.sh --json --outputFile="$results/emulator.json"
-count_jest "$results/emulator.json"
 # The benchmark's cheap path (synthesis with one node, the table and the chart into a temporary folder): proves that
-# `npm run bench` still works without booting its VMs. It measures nothing that is kept.
+# `npm run bench` still works without booting its VMs. It measures nothing that is kept. After the jsii step, which
+# rewrites the README for a moment.
 step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --smoke
 # The mirrors' sync (find and rsync from apt) between local directories: what the copy holds after each kind
 # of change, a full copy, a missing source (test/host/mirror-sync/run.sh; root; about 10 s).
@@ -126,17 +165,10 @@ count_line "$results/mirror-sync.log"
 al2023() { bash test/host/al2023/run.sh | tee "$results/al2023.log"; }
 step "Amazon Linux 2023 branch: real dnf in a chroot" al2023
 count_line "$results/al2023.log"
-# The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
-# Here the scenarios, the mirrors, the AWS side with the emulator on the lab network and the kernel matrix (what
-# depends on the kernel, on trixie's 6.12 and trixie-backports' 7.x), two files at once (test/heavy/lab/jest.config.js says
-# why); `npm run test:lab`
-# runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip leaves it out of a quick
-# local run; CI always runs it.
+finish emulator "AWS boundary: real aws CLI against an emulator"
+count_jest "$results/emulator.json"
 if lab_runs; then
-  if [ -n "$image_pid" ]; then
-    wait "$image_pid" || { echo "the lab image's background build failed; the lab builds it again:"; tail -n 5 "$results/image.log"; }
-  fi
-  step "lab: user data on a real kernel (QEMU)" bash test/heavy/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab|kernels\.lab' --json --outputFile="$results/lab.json"
+  finish lab "lab: user data on a real kernel (QEMU)" follow
   count_jest "$results/lab.json"
 fi
 
