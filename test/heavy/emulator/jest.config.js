@@ -9,6 +9,8 @@ module.exports = {
   roots: ['<rootDir>/test/heavy/emulator'],
   testMatch: ['**/*.emu.ts'],
   testEnvironment: 'node',
+  // aws-cdk-lib's built-in template validation off: it asserted nothing here (test/util/synth-setup.ts).
+  setupFiles: ['<rootDir>/test/util/synth-setup.ts'],
   transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
   testTimeout: 5 * 60 * 1000,
   // Two files at once: each starts its own emulator in a network namespace of its own, so they share nothing but the

@@ -23,6 +23,8 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { renderedCode } from '../../../lib/instance/user-data';
 import { CDK_CONTEXT, nagFindings } from '../../util';
+// aws-cdk-lib's built-in template validation off: cfn-lint (b) is this gate's template check (test/util/synth-setup.ts).
+import '../../util/synth-setup';
 import { flatten, expandAfterLoader, parameters } from '../../util/user-data';
 import { MATRIX } from './matrix';
 

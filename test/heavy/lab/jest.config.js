@@ -9,6 +9,8 @@ module.exports = {
   roots: ['<rootDir>/test/heavy/lab'],
   testMatch: ['**/*.lab.ts'],
   testEnvironment: '<rootDir>/test/heavy/lab/harness/environment.js',
+  // aws-cdk-lib's built-in template validation off: it asserted nothing here (test/util/synth-setup.ts).
+  setupFiles: ['<rootDir>/test/util/synth-setup.ts'],
   transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
   testPathIgnorePatterns: ['/node_modules/', '/.lab-cache/'],
   testTimeout: 30 * 60 * 1000,
