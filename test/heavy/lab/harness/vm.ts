@@ -677,8 +677,12 @@ export class Vm {
 
   private qemuArgs(): string[] {
     const o = this.options;
+    // mitigations=off: the guest kernel's defences against speculative execution (barriers and retpolines on every
+    // system call, context switch and indirect branch) protect nothing in a lab VM, and under software emulation each
+    // costs instructions to translate and run. Measured here, one VM alone, two boots each: a boot 28.6-29.5 QEMU
+    // CPU-seconds against 31.0-31.8 (7 % less), a guest workload (process spawns, find, reads) 8.1 against 8.5-9.0.
     const append = [
-      'root=/dev/vda rw console=ttyS0,115200 net.ifnames=0',
+      'root=/dev/vda rw console=ttyS0,115200 net.ifnames=0 mitigations=off',
       `lab.ip=${this.ip}/${this.host.prefixLength} lab.gw=${this.host.gateway} lab.dns=${this.host.gateway} lab.hostname=${this.name}`,
       o.kernelArgs ?? '',
     ].join(' ').trim();
