@@ -64,11 +64,16 @@ venvs_pid=$!
 bash test/heavy/emulator/nodeadm.sh >"$results/nodeadm.log" 2>&1 &
 nodeadm_pid=$!
 
-# The linter first (eslint.config.mjs; test/lint.sh proves it on a canary): layout and unused names fail fast.
+# The linter first (eslint.config.mjs; test/lint.sh proves it on a canary): layout and unused names fail fast. Each
+# of it and the type check uses one core, so the type check runs beside it and prints once the linter is done.
+tsc_log="$results/type-check.log"
+(npx tsc --noEmit -p . >"$tsc_log" 2>&1; echo $? >"$tsc_log.status") &
+tsc_pid=$!
 lint() { bash test/lint.sh | tee "$results/lint.log"; }
 step "lint (lib/, bin/, bench/, test/)" lint
 count_line "$results/lint.log"
-step "type check" npx tsc --noEmit -p .
+type_check() { wait "$tsc_pid" || true; cat "$tsc_log"; return "$(cat "$tsc_log.status" 2>/dev/null || echo 1)"; }
+step "type check (beside the linter)" type_check
 step "unit tests" npx jest --ci --maxWorkers=2 --json --outputFile="$results/unit.json"
 count_jest "$results/unit.json"
 # lib/ without import cycles (madge, type-only imports included), proved first on a two-module canary.
