@@ -14,7 +14,7 @@ import {
 import { EKS_MIME_BOUNDARY, EKS_NODE_READY_FILE, eksNodeGate } from '../../lib/client/fs-cache-client';
 import { assetPath } from '../../lib/private/assets';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
-import { launchTemplateUserData } from '../util/user-data';
+import { launchTemplateUserData, MimePart, mimeParts } from '../util/user-data';
 
 const EKS_AL2023_ARM = EksFleetNodes.amazonLinux2023Image('1.33', ec2.InstanceArchitecture.ARM_64);
 
@@ -43,16 +43,12 @@ function hostsUserData(stack: ReturnType<typeof setUp>['stack']): string {
   return Object.entries(launchTemplateUserData(stack)).find(([id]) => id.startsWith('Hosts'))![1];
 }
 
-/** The parts of a MIME multi-part document: headers and body of each, in order. */
-function mimeParts(text: string): Array<{ headers: string; body: string }> {
-  expect(text).toMatch(new RegExp(`^MIME-Version: 1\\.0\\nContent-Type: multipart/mixed; boundary="${EKS_MIME_BOUNDARY}"\\n\\n`));
-  // The line break before a boundary belongs to the boundary (RFC 2046): each part's body ends where it begins.
-  const chunks = text.split(`\n--${EKS_MIME_BOUNDARY}`);
-  expect(chunks[chunks.length - 1]).toBe('--\n');
-  return chunks.slice(1, -1).map((c) => {
-    const [headers, ...body] = c.replace(/^\n/, '').split('\n\n');
-    return { headers, body: body.join('\n\n') };
-  });
+/** The parts of the hosts' MIME multi-part user data, in order, after checking its boundary and its end. */
+function hostsParts(stack: ReturnType<typeof setUp>['stack']): MimePart[] {
+  const mime = mimeParts(hostsUserData(stack));
+  expect(mime?.boundary).toBe(EKS_MIME_BOUNDARY);
+  expect(mime?.end).toBe('--\n');
+  return mime!.parts;
 }
 
 describe('EksFleetNodes', () => {
@@ -60,7 +56,7 @@ describe('EksFleetNodes', () => {
     const { stack, hosts, imported } = setUp();
     hosts.userData.addCommands('echo mine');
     new EksFleetNodes(stack, 'Nodes', { cluster: imported(), hosts, serviceIpv4Cidr: '172.20.0.0/16' });
-    const parts = mimeParts(hostsUserData(stack));
+    const parts = hostsParts(stack);
     expect(parts.map((p) => p.headers.split('\n')[0])).toEqual([
       'Content-Type: application/node.eks.aws', 'Content-Type: text/x-shellscript; charset="us-ascii"', 'Content-Type: text/x-shellscript; charset="us-ascii"',
     ]);
@@ -89,7 +85,7 @@ describe('EksFleetNodes', () => {
     const { stack, hosts, cluster } = setUp();
     const c = cluster();
     const nodes = new EksFleetNodes(stack, 'Nodes', { cluster: c, hosts, serviceIpv4Cidr: '10.100.0.0/16', minCapacity: 2, maxCapacity: 5 });
-    const config = mimeParts(hostsUserData(stack))[0].body;
+    const config = hostsParts(stack)[0].body;
     const clusterId = stack.getLogicalId(c.node.findChild('Resource').node.defaultChild as any);
     expect(config).toContain(`    name: "<Ref:${clusterId}>"`);
     expect(config).toContain(`    apiServerEndpoint: "<Fn::GetAtt:${clusterId}.Endpoint>"`);

@@ -87,3 +87,36 @@ export function codeParameters(): Record<string, unknown> {
     EFSC_CODE_SHA256: expect.stringMatching(/^[0-9a-f]{64}$/),
   };
 }
+
+/** One part of a MIME multi-part user data. */
+export interface MimePart {
+  /** The part's header lines, joined by line breaks. */
+  readonly headers: string;
+  /** Its content type, without parameters (`text/x-shellscript`). */
+  readonly type: string;
+  /** The file name its Content-Disposition gives, if any. */
+  readonly file?: string;
+  readonly body: string;
+}
+
+/**
+ * A MIME multi-part user data split as cloud-init and nodeadm split it: its boundary, its parts in order, and what
+ * follows the last boundary (`--` and a line break in a well-formed one). Undefined for a user data that is not one.
+ */
+export function mimeParts(text: string): { boundary: string; parts: MimePart[]; end: string } | undefined {
+  const head = /^MIME-Version: 1\.0\nContent-Type: multipart\/mixed; boundary="([^"]+)"\n\n/.exec(text);
+  if (!head) return undefined;
+  // The line break before a boundary belongs to the boundary (RFC 2046): each part's body ends where it begins.
+  const chunks = text.slice(head[0].length - 1).split(`\n--${head[1]}`);
+  const parts = chunks.slice(1, -1).map((c) => {
+    const at = c.indexOf('\n\n');
+    const headers = c.slice(1, at);
+    return {
+      headers,
+      type: /^Content-Type: ([^;\n]+)/m.exec(headers)?.[1] ?? '',
+      file: /filename="([^"]+)"/.exec(headers)?.[1],
+      body: c.slice(at + 2),
+    };
+  });
+  return { boundary: head[1], parts, end: chunks[chunks.length - 1] };
+}

@@ -25,7 +25,7 @@ import { renderedCode } from '../../../lib/instance/user-data';
 import { CDK_CONTEXT, nagFindings } from '../../util';
 // aws-cdk-lib's built-in template validation off: cfn-lint (b) is this gate's template check (test/util/synth-setup.ts).
 import '../../util/synth-setup';
-import { flatten, expandAfterLoader, parameters } from '../../util/user-data';
+import { flatten, expandAfterLoader, mimeParts, parameters } from '../../util/user-data';
 import { MATRIX } from './matrix';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -255,8 +255,8 @@ try {
       // An EKS node's user data (EksFleetNodes) is a MIME document: its NodeConfig is YAML, its scripts are checked
       // as the scripts they are. The bootstrap's part is checked as every other user data.
       const marked = flatten(ud, (k) => `@@DEPLOY-TIME ${k}@@`);
-      const mime = mimeParts(text);
-      const markedMime = mime ? mimeParts(marked) : undefined;
+      const mime = mimeParts(text)?.parts;
+      const markedMime = mime ? mimeParts(marked)?.parts : undefined;
       const script = mime ? mime.find((m) => m.file === '10-efs-cache-client.sh')?.body ?? '' : text;
       if (mime) {
         check(`MIME parts ${name}`, mime.map((m) => `${m.type} ${m.file ?? ''}`).join(', ') ===
@@ -337,23 +337,3 @@ console.log(`matrix: ${MATRIX.length} configurations, ${templateCount} templates
 if (failures.length) console.log(`failed: ${failures.join(', ')}`);
 console.log(`gates: ${passed} passed, ${failed} failed`);
 process.exitCode = failed === 0 ? 0 : 1;
-
-/**
- * The parts of a MIME multi-part user data (content type, file name, body), as cloud-init and nodeadm split it; undefined
- * for a user data that is not one.
- */
-function mimeParts(text: string): Array<{ type: string; file?: string; body: string }> | undefined {
-  const head = /^MIME-Version: 1\.0\nContent-Type: multipart\/mixed; boundary="([^"]+)"\n\n/.exec(text);
-  if (!head) return undefined;
-  // The line break before a boundary belongs to the boundary (RFC 2046).
-  const chunks = text.slice(head[0].length - 1).split(`\n--${head[1]}`);
-  return chunks.slice(1, -1).map((c) => {
-    const at = c.indexOf('\n\n');
-    const headers = c.slice(1, at);
-    return {
-      type: /^Content-Type: ([^;\n]+)/m.exec(headers)?.[1] ?? '',
-      file: /filename="([^"]+)"/.exec(headers)?.[1],
-      body: c.slice(at + 2),
-    };
-  });
-}
