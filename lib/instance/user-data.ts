@@ -214,7 +214,7 @@ function userCommands(rendered: RenderedScript, extra: ec2.UserData, description
   const wrapped = around?.estimatedBytes ?? 0;
   const text = added.trim() === '' ? rendered.text : `${rendered.text}# Commands added to userData: the first boot only, after the bootstrap succeeded.\n` +
     `if [ -z "\${1:-}" ]; then\n${added}\nfi\n`;
-  const commands = estimateBytes(text.slice(rendered.text.length));
+  const commands = estimatedUserDataBytes(text.slice(rendered.text.length));
   const bytes = rendered.estimatedBytes + wrapped + commands;
   if (bytes <= USER_DATA_LIMIT_BYTES) return { text };
   return {
@@ -225,11 +225,6 @@ function userCommands(rendered: RenderedScript, extra: ec2.UserData, description
         ...(around ? [`${around.description} about ${wrapped}`] : []),
       ].join(', ')}): move long commands into a script the instance downloads.`,
   };
-}
-
-/** How many bytes an unresolved token or a string takes in rendered user data, as `renderScript` counts them. */
-export function estimatedUserDataBytes(text: string): number {
-  return estimateBytes(text);
 }
 
 /** The shell variable of rendered user data that holds the decoded code before it is evaluated. */
@@ -285,7 +280,7 @@ export function parameterLine(name: string, value: string): { text: string; esti
   const [before, after] = [`${name}="$(base64 -d <<<'`, `')"`];
   return {
     text: `${before}${Fn.base64(value)}${after}`,
-    estimatedBytes: before.length + after.length + 4 * Math.ceil(estimateBytes(value) / 3),
+    estimatedBytes: before.length + after.length + 4 * Math.ceil(estimatedUserDataBytes(value) / 3),
   };
 }
 
@@ -321,7 +316,8 @@ export function compactScript(text: string): string[] {
   return out;
 }
 
-function estimateBytes(text: string): number {
+/** How many bytes an unresolved token or a string takes in rendered user data, as `renderScript` counts them. */
+export function estimatedUserDataBytes(text: string): number {
   if (!Token.isUnresolved(text)) return Buffer.byteLength(text, 'utf8');
   const flat = Tokenization.reverseString(text)
     .mapTokens({ mapToken: (t) => 'x'.repeat(PSEUDO_SIZE_ESTIMATES[(t as { value?: { Ref?: string } }).value?.Ref ?? ''] ?? TOKEN_SIZE_ESTIMATE) })
