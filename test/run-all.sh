@@ -64,22 +64,6 @@ venvs_pid=$!
 bash test/heavy/emulator/nodeadm.sh >"$results/nodeadm.log" 2>&1 &
 nodeadm_pid=$!
 
-# The linter first (eslint.config.mjs; test/lint.sh proves it on a canary): layout and unused names fail fast. Each
-# of it and the type check uses one core, so the type check runs beside it and prints once the linter is done.
-tsc_log="$results/type-check.log"
-(npx tsc --noEmit -p . >"$tsc_log" 2>&1; echo $? >"$tsc_log.status") &
-tsc_pid=$!
-lint() { bash test/lint.sh | tee "$results/lint.log"; }
-step "lint (lib/, bin/, bench/, test/)" lint
-count_line "$results/lint.log"
-type_check() { wait "$tsc_pid" || true; cat "$tsc_log"; return "$(cat "$tsc_log.status" 2>/dev/null || echo 1)"; }
-step "type check (beside the linter)" type_check
-step "unit tests" npx jest --ci --maxWorkers=2 --json --outputFile="$results/unit.json"
-count_jest "$results/unit.json"
-# lib/ without import cycles (madge, type-only imports included), proved first on a two-module canary.
-cycles() { bash test/cycles.sh | tee "$results/cycles.log"; }
-step "lib/ without import cycles" cycles
-count_line "$results/cycles.log"
 # Steps that run beside the foreground ones: each writes its output to a log, printed by `finish` once the foreground
 # is done with it, under the step's own heading, as if it had run then.
 declare -A bg_pid=()
@@ -115,6 +99,19 @@ finish() {
   fi
 }
 
+# The linter first (eslint.config.mjs; test/lint.sh proves it on a canary): layout and unused names fail fast. Each
+# of it and the type check uses one core, so the type check runs beside it and prints once the linter is done.
+background type-check npx tsc --noEmit -p .
+lint() { bash test/lint.sh | tee "$results/lint.log"; }
+step "lint (lib/, bin/, bench/, test/)" lint
+count_line "$results/lint.log"
+finish type-check "type check (beside the linter)"
+step "unit tests" npx jest --ci --maxWorkers=2 --json --outputFile="$results/unit.json"
+count_jest "$results/unit.json"
+# lib/ without import cycles (madge, type-only imports included), proved first on a two-module canary.
+cycles() { bash test/cycles.sh | tee "$results/cycles.log"; }
+step "lib/ without import cycles" cycles
+count_line "$results/cycles.log"
 # Where the time goes (a clean clone on two cores, sampled every 5 s): the lab's VMs keep both cores busy, while the
 # steps between the unit tests and the lab left them idle about half the time (their downloads, the emulator's waits
 # for signals and one-core tools). So the lab starts here, in the background, and the packed library, the gates, the
