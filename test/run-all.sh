@@ -116,8 +116,10 @@ count_line "$results/cycles.log"
 # steps between the unit tests and the lab left them idle about half the time (their downloads, the emulator's waits
 # for signals and one-core tools). So the lab starts here, in the background, and the packed library, the gates, the
 # jsii step, the emulator and the host runs share the cores with its first minutes; its log is followed live once
-# they are done. The lab needs its image (built in the background since the start) and the gates' venv (moto).
-# Had the venv's background install failed, it is tried once more here, before the lab and the gates both need it.
+# they are done. The lab needs the gates' venv (moto): had its background install failed, it is tried once more here,
+# before the lab and the gates both need it. The lab needs its image too, built in the background since the start: the
+# lab's own call of build.sh waits for that build's lock, so the steps below start at once instead of waiting here
+# (on a clean clone that build outlasted the unit tests by about 90 s, with one core idle).
 wait "$venv_gates_pid" || { echo "the gates' venv's background install failed; trying again:"; tail -n 5 "$results/venv-gates.log"; bash test/heavy/gates/setup.sh || true; }
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
 # Here the scenarios, the mirrors, the AWS side with the emulator on the lab network and the kernel matrix (what
@@ -125,9 +127,6 @@ wait "$venv_gates_pid" || { echo "the gates' venv's background install failed; t
 # says why); `npm run test:lab` runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip
 # leaves it out of a quick local run; CI always runs it.
 if lab_runs; then
-  if [ -n "$image_pid" ]; then
-    wait "$image_pid" || { echo "the lab image's background build failed; the lab builds it again:"; tail -n 5 "$results/image.log"; }
-  fi
   background lab bash test/heavy/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab|kernels\.lab' --json --outputFile="$results/lab.json"
 fi
 # The packed library's step uses about one core (its fresh apps' installs from npm, then one tsc and one synth at a
@@ -170,6 +169,9 @@ count_line "$results/al2023.log"
 finish emulator "AWS boundary: real aws CLI against an emulator"
 count_jest "$results/emulator.json"
 if lab_runs; then
+  if [ -n "$image_pid" ]; then
+    wait "$image_pid" || { echo "the lab image's background build failed; the lab built it again:"; tail -n 5 "$results/image.log"; }
+  fi
   finish lab "lab: user data on a real kernel (QEMU)" follow
   count_jest "$results/lab.json"
 fi
