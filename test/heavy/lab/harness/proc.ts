@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'child_process';
+import * as fs from 'fs';
 
 export interface RunResult {
   readonly code: number;
@@ -58,6 +59,20 @@ export function runSync(cmd: string, args: readonly string[]): RunResult {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The CPU time a live process has used (user and system, all its threads), in seconds, from /proc/PID/stat; undefined
+ * once it is gone. Linux reports it in clock ticks of 1/100 s (USER_HZ) on every architecture the lab runs on.
+ */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    // After the command's closing parenthesis: state is the first field, utime the 12th, stime the 13th.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop()!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 /** True while a process with this id exists. */

@@ -5,7 +5,7 @@ import * as path from 'path';
 import { DIAGNOSE_SCRIPT, DiagnosisReason, hostSideScript, keepDiagnosis, summarize } from './diagnose';
 import { LabImage } from './image';
 import { elapsed, progress } from './log';
-import { isAlive, run, sleep } from './proc';
+import { cpuSeconds, isAlive, run, sleep } from './proc';
 import { GuestAgent, GuestAgentError } from './qga';
 
 /** A blank (or given) disk behind an emulated NVMe controller. QEMU's model string is always "QEMU NVMe Ctrl". */
@@ -171,6 +171,8 @@ export class Vm {
   private readonly qgaSocket: string;
   private diagnosed: DiagnosisReason | undefined;
   private nicWatch: NodeJS.Timeout | undefined;
+  /** QEMU's CPU time at its last reading (every 5 s while it runs, and just before a kill): what the VM cost the host. */
+  private cpuSeen: number | undefined;
   private consoleRead = 0;
   private resettingNic = false;
   /** Times the harness reset the guest's NIC after its transmit queue stalled (resetNic). */
@@ -249,11 +251,13 @@ export class Vm {
     });
     fs.closeSync(log);
     this.process = child;
+    this.cpuSeen = undefined;
     this.startedAt = Date.now();
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.once('exit', (code, signal) => {
       if (this.process === child) {
-        progress(`${this.name}: qemu exited (${signal ?? `code ${code}`}) after ${elapsed(this.startedAt)}`);
+        const cpu = this.cpuSeen === undefined ? '' : `, ${this.cpuSeen.toFixed(1)} CPU-s`;
+        progress(`${this.name}: qemu exited (${signal ?? `code ${code}`}) after ${elapsed(this.startedAt)}${cpu}`);
       }
     });
     // The socket appears once QEMU has parsed its arguments and opened its devices.
@@ -294,6 +298,7 @@ export class Vm {
         clearInterval(this.nicWatch);
         return;
       }
+      this.readCpu();
       if (this.resettingNic) return;
       const size = fs.statSync(this.serialLogPath).size;
       if (size <= this.consoleRead) return;
@@ -308,6 +313,14 @@ export class Vm {
       }
     }, 5_000);
     this.nicWatch.unref();
+  }
+
+  /** Reads QEMU's CPU time into cpuSeen while it runs, and returns it. */
+  private readCpu(): number | undefined {
+    const pid = this.process?.pid;
+    const cpu = pid && this.running ? cpuSeconds(pid) : undefined;
+    if (cpu !== undefined) this.cpuSeen = cpu;
+    return cpu;
   }
 
   /** Waits until the guest agent answers (about 20-30 s after power on under TCG). */
@@ -377,7 +390,9 @@ export class Vm {
     const seconds = (Date.now() - this.startedAt) / 1000;
     const output = (await this.exec('cat /var/log/cloud-init-output.log')).stdout;
     const userDataOutput = lastFinalStage(output);
-    progress(`${this.name}: cloud-init ${status} ${seconds.toFixed(1)}s after power on${errors?.length ? ` (${errors.length} error(s))` : ''}`);
+    const cpu = this.readCpu();
+    progress(`${this.name}: cloud-init ${status} ${seconds.toFixed(1)}s after power on${cpu === undefined ? '' : ` (QEMU ${cpu.toFixed(1)} CPU-s)`}` +
+      `${errors?.length ? ` (${errors.length} error(s))` : ''}`);
     // A metadata service that did not answer at once is retried by the scripts and may go unseen in a passing boot:
     // say so, with the lab's side of the network as it is now, so that a pattern shows before it fails a boot.
     const imdsRetries = userDataOutput.split('\n').filter((l) => /retry \d+\/\d+: imds_once /.test(l)).length;
@@ -590,6 +605,7 @@ export class Vm {
     clearInterval(this.nicWatch);
     const child = this.process;
     if (child && this.running && child.pid) {
+      this.readCpu();
       try {
         process.kill(child.pid, 'SIGKILL');
       } catch {
