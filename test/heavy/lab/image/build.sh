@@ -230,11 +230,13 @@ printf '# set at boot by lab-net from the kernel command line\n' > "${rootdir}/e
 : > "${rootdir}/etc/machine-id"
 rm -f "${rootdir}/var/lib/dbus/machine-id"
 in_root systemctl enable lab-net.service serial-getty@ttyS0.service > /dev/null 2>&1
-# A fresh instance does not serve NFS until its user-data says so (nor runs containers until a test starts Docker);
+# A fresh instance does not serve NFS until its user-data says so (nor runs containers until a test starts Docker, nor
+# serves the CMS until test/heavy/lab/scenarios/cms.ts starts its web server);
 # housekeeping timers only add noise to timings.
 in_root systemctl disable nfs-server.service > /dev/null 2>&1 || true
 for unit in exim4.service nvmf-autoconnect.service apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer \
-  man-db.timer mdcheck_start.timer mdcheck_continue.timer mdmonitor-oneshot.timer docker.service docker.socket containerd.service; do
+  man-db.timer mdcheck_start.timer mdcheck_continue.timer mdmonitor-oneshot.timer docker.service docker.socket containerd.service \
+  nginx.service php8.2-fpm.service mariadb.service mariadb.socket phpsessionclean.timer; do
   in_root systemctl disable "${unit}" > /dev/null 2>&1 || true
 done
 # cloud-init's config stage runs no module the lab uses (rootfs/etc/cloud/cloud.cfg.d/90-lab.cfg).
