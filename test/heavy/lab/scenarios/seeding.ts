@@ -89,26 +89,39 @@ export function changeFour(dir: string, bytes: number): string {
 }
 
 /**
- * A real tree for the seeding benchmark: WordPress as Debian packs it (the `wordpress` package of the host's release:
- * about 2,500 files and 56 MB under /usr/share/wordpress, 936 of them PHP, and a few symbolic links), downloaded once
- * from the Debian archive into the lab's cache. Returns the package file and its version.
+ * Debian packages of the host's release, downloaded once from the Debian archive into the lab's cache
+ * (`.lab-cache/<set>/`, one folder per set). Returns each package's file and version, in the order asked.
  */
-export function wordpressPackage(): { file: string; version: string } {
-  const dir = path.join(process.env.LAB_CACHE_DIR ?? path.resolve(__dirname, '..', '..', '..', '..', '.lab-cache'), 'wordpress');
+export function debianPackages(set: string, names: readonly string[]): { name: string; file: string; version: string }[] {
+  const dir = path.join(process.env.LAB_CACHE_DIR ?? path.resolve(__dirname, '..', '..', '..', '..', '.lab-cache'), set);
   fs.mkdirSync(dir, { recursive: true });
-  const found = () => fs.readdirSync(dir).find((f) => /^wordpress_.*_all\.deb$/.test(f));
-  if (!found()) {
-    const download = () => spawnSync('apt-get', ['download', '-q', 'wordpress'], { cwd: dir, encoding: 'utf8' });
+  const found = (name: string) => fs.readdirSync(dir).find((f) => f.startsWith(`${name}_`) && f.endsWith('.deb'));
+  const missing = names.filter((n) => !found(n));
+  if (missing.length) {
+    const download = () => spawnSync('apt-get', ['download', '-q', ...missing], { cwd: dir, encoding: 'utf8' });
     let r = download();
     if (r.status !== 0) {
       // A machine whose package lists are older than the archive: read them again, once.
       spawnSync('apt-get', ['update', '-qq'], { encoding: 'utf8' });
       r = download();
     }
-    if (r.status !== 0 || !found()) throw new Error(`apt-get download wordpress failed: ${r.stderr}`);
+    const still = names.filter((n) => !found(n));
+    if (r.status !== 0 || still.length) throw new Error(`apt-get download ${still.join(' ')} failed: ${r.stderr}`);
   }
-  const file = found()!;
-  return { file: path.join(dir, file), version: decodeURIComponent(file.split('_')[1]) };
+  return names.map((name) => {
+    const file = found(name)!;
+    return { name, file: path.join(dir, file), version: decodeURIComponent(file.split('_')[1]) };
+  });
+}
+
+/**
+ * A real tree for the seeding benchmark: WordPress as Debian packs it (the `wordpress` package of the host's release:
+ * about 2,500 files and 56 MB under /usr/share/wordpress, 936 of them PHP, and a few symbolic links), downloaded once
+ * from the Debian archive into the lab's cache. Returns the package file and its version.
+ */
+export function wordpressPackage(): { file: string; version: string } {
+  const [wp] = debianPackages('wordpress', ['wordpress']);
+  return { file: wp.file, version: wp.version };
 }
 
 /** Shell that unpacks a WordPress package (written to the guest at `deb`) into `dir`, its /usr/share/wordpress. */
