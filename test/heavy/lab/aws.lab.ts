@@ -586,8 +586,10 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     });
 
     test('IAM: node-b\'s role may list only that prefix and read only its objects: another prefix and an object outside it are refused (403)', async () => {
-      const list = await nodeB.exec(`aws s3api list-objects-v2 --region us-east-1 --bucket ${MIRROR_BUCKET} --prefix other/`);
-      const get = await nodeB.exec(`aws s3api get-object --region us-east-1 --bucket ${MIRROR_BUCKET} --key other/secret.txt /tmp/secret.txt`);
+      // Each call starts the CLI's python: on a slow machine under the lab's load one took more than the 2 minutes exec
+      // allows by default, so the bound is that of a hang, not of a wait.
+      const list = await nodeB.exec(`aws s3api list-objects-v2 --region us-east-1 --bucket ${MIRROR_BUCKET} --prefix other/`, { timeoutMs: 10 * MIN });
+      const get = await nodeB.exec(`aws s3api get-object --region us-east-1 --bucket ${MIRROR_BUCKET} --key other/secret.txt /tmp/secret.txt`, { timeoutMs: 10 * MIN });
       expect([list.code, get.code].every((c) => c !== 0)).toBe(true);
       expect(list.stderr + get.stderr).toMatch(/AccessDenied/);
       const refused = (await mirrorCallsOf(nodeB)).filter((c) => c.action.includes('other/') || c.params.prefix === 'other/');
