@@ -122,12 +122,13 @@ count_line "$results/cycles.log"
 # (on a clean clone that build outlasted the unit tests by about 90 s, with one core idle).
 wait "$venv_gates_pid" || { echo "the gates' venv's background install failed; trying again:"; tail -n 5 "$results/venv-gates.log"; bash test/heavy/gates/setup.sh || true; }
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
-# Here the scenarios, the mirrors, the AWS side with the emulator on the lab network and the kernel matrix (what
-# depends on the kernel, on trixie's 6.12 and trixie-backports' 7.x), two files at once (test/heavy/lab/jest.config.js
+# Here the scenarios, the mirrors, the AWS side with the emulator on the lab network, the kernel matrix (what
+# depends on the kernel, on trixie's 6.12 and trixie-backports' 7.x) and a real CMS (WordPress) served through the
+# mirror and the re-export, two files at once (test/heavy/lab/jest.config.js
 # says why); `npm run test:lab` runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip
 # leaves it out of a quick local run; CI always runs it.
 if lab_runs; then
-  background lab bash test/heavy/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab|kernels\.lab' --json --outputFile="$results/lab.json"
+  background lab bash test/heavy/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab|kernels\.lab|cms\.lab' --json --outputFile="$results/lab.json"
 fi
 # The packed library's step uses about one core (its fresh apps' installs from npm, then one tsc and one synth at a
 # time); the independent gates run beside it, from their own venv.
