@@ -266,7 +266,47 @@ export interface MetaResults extends PartRun {
   readonly failures: string[];
 }
 
+export type CmsMode = 'local' | 'direct' | 'fscache' | 'v41' | 'v3' | 'mirror';
+
+/** wrk's figures of one steady run: requests per second, requests, latency percentiles (seconds), errors. */
+export interface CmsWrkRun {
+  readonly rps: number;
+  readonly requests: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+}
+
+/** One measurement of the CMS bench (item 10) through one mode. */
+export interface CmsCell {
+  /** steady: wrk's runs; cold: a cold web server's first requests; publish: seconds until the new version was served. */
+  readonly kind: 'steady' | 'cold' | 'publish';
+  readonly mode: CmsMode;
+  /** front, post or media (steady), mix (cold), front (publish). */
+  readonly page: string;
+  /** The PHP settings (test/heavy/lab/scenarios/cms.ts: PHP_PROFILES). */
+  readonly profile: string;
+  /** steady: each repeat. */
+  readonly runs?: CmsWrkRun[];
+  /** cold: each request's latency; publish: the seconds until served (empty if it was not within the limit). */
+  readonly seconds?: number[];
+  /**
+   * The origin nfsd's NFSv4 operations other than SEQUENCE (every request's first, and all of an idle mount's lease upkeep)
+   * per request (steady: per repeat; cold: one figure), or in the publish's window.
+   */
+  readonly originOpsPerRequest: number[];
+  /** publish: seconds the rewrite of the tree took, and the poller's requests. */
+  readonly copySeconds?: number;
+  readonly requests?: number;
+}
+
+export interface CmsResults extends PartRun {
+  readonly cells: CmsCell[];
+  readonly failures: string[];
+}
+
 export interface Results {
+  cms?: CmsResults;
   synth?: SynthResults;
   lab?: LabResults;
   seeding?: SeedingResults;

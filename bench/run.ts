@@ -2,12 +2,13 @@
  * `npm run bench`: measures what the README claims and writes docs/benchmarks.md, docs/benchmarks.png and the README's
  * generated parts (its benchmark section and the Mirrors decision table).
  *
- *   npm run bench [-- --only synth,lab,seeding,metadata,mirror-sync,fan-in,protocol|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
+ *   npm run bench [-- --only synth,lab,seeding,metadata,mirror-sync,fan-in,protocol,cms|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
  *
  * Parts: synth (item 5, in this process), lab (items 1-3, VMs: root), seeding (item 4, the seeding lab: root),
  * metadata (item 6, metadata-heavy work cold, warm and steady through every mode; VMs: root), mirror-sync (item 7, the
  * mirrors' sync with 1 and 8 jobs and a tree of 20,000 files; VMs: root), fan-in (item 8, three clients reading one
- * warm file through one node at once; VMs: root).
+ * warm file through one node at once; VMs: root), protocol (item 9), cms (item 10, WordPress through every mode: steady,
+ * a cold web server, a publish; VMs: root).
  * The figures of each part are kept in bench/figures.json with the date, machine and settings of the run that
  * measured them; the table and chart are rendered from that file. --smoke measures synthesis with one node only and
  * renders into a temporary folder (or --out), leaving figures.json, docs and README alone.
@@ -16,6 +17,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { DEFAULT_CMS_SETTINGS, runCms } from './cms';
 import { DEFAULT_FAN_IN_SETTINGS, runFanIn } from './fan-in';
 import { DEFAULT_LAB_SETTINGS, runLab } from './lab';
 import { DEFAULT_METADATA_SETTINGS, runMetadata } from './metadata';
@@ -30,7 +32,7 @@ const REPO = path.resolve(__dirname, '..');
 // Not results.json: require('./results') would find it before results.ts.
 const RESULTS = path.join(__dirname, 'figures.json');
 const DOCS = path.join(REPO, 'docs');
-const PARTS = ['synth', 'lab', 'seeding', 'metadata', 'mirror-sync', 'fan-in', 'protocol'] as const;
+const PARTS = ['synth', 'lab', 'seeding', 'metadata', 'mirror-sync', 'fan-in', 'protocol', 'cms'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -138,6 +140,9 @@ async function main(): Promise<void> {
   });
   await timedPart('protocol', async () => {
     results.protocol = await runProtocol({ ...DEFAULT_PROTOCOL_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);
+  });
+  await timedPart('cms', async () => {
+    results.cms = await runCms({ ...DEFAULT_CMS_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);
   });
 
   fs.mkdirSync(out, { recursive: true });

@@ -6,8 +6,12 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { markdown, metadataTables, mirrorDecisionSection, MIRROR_DECISION_END, MIRROR_DECISION_START, README_PARTS, readmePartRange, rows } from '../bench/render';
-import { readResults } from '../bench/results';
+import {
+  cmsRatio, cmsRows, cmsSummary, cmsTables, markdown, metadataTables, mirrorDecisionSection, MIRROR_DECISION_END, MIRROR_DECISION_START, quantile,
+  README_PARTS, readmePartRange, rows,
+} from '../bench/render';
+import { CmsMode, CmsResults, readResults } from '../bench/results';
+import { parseWrk } from '../bench/wrk';
 
 const REPO = path.resolve(__dirname, '..');
 const results = readResults(path.join(REPO, 'bench', 'figures.json'));
@@ -83,4 +87,66 @@ test('a seeding run whose tests failed is not published: its row says so, and no
   for (const v of ['123.4', '234.5', '45.6']) expect(md).not.toContain(v);
   // The same figures from a run that passed are published.
   expect(markdown({ seeding: { ...failed, exitCode: 0 } }, { chart: 'x.png' })).toContain('45.6');
+});
+
+describe('the CMS benchmark (item 10): wrk read as reported, tables and rows computed from the cells', () => {
+  const report = [
+    'Running 10s test @ http://10.77.0.41:8086/',
+    '  1 threads and 2 connections',
+    '  Latency Distribution',
+    '     50%  790.00ms',
+    '     75%  850.00ms',
+    '     90%  950.00ms',
+    '     99%    1.20s ',
+    '  24 requests in 10.01s, 1.20MB read',
+    '  Non-2xx or 3xx responses: 2',
+    '  Socket errors: connect 0, read 1, write 0, timeout 3',
+    'Requests/sec:      2.40',
+  ].join('\n');
+
+  test('parseWrk: requests per second, requests, p50 and p99 in seconds, and every error', () => {
+    expect(parseWrk(report)).toEqual({ rps: 2.4, requests: 24, p50: 0.79, p99: 1.2, errors: 6 });
+    expect(parseWrk('Requests/sec: 1.00\n  10 requests in 10.00s\n  50% 1.50s\n  99% 2m').p99).toBe(120);
+  });
+
+  const run = { date: '2026-01-01T00:00:00Z', durationSeconds: 1, machine: { cpu: 'x', cores: 2, memoryGiB: 1, kernel: 'k' }, settings: {} };
+  const wrk = (rps: number[]) => rps.map((r) => ({ rps: r, requests: r * 10, p50: 1 / r, p99: 2 / r, errors: 0 }));
+  const steady = (mode: CmsMode, rps: number[], ops: number) =>
+    ({ kind: 'steady' as const, mode, page: 'front', profile: 'debian', runs: wrk(rps), originOpsPerRequest: rps.map(() => ops) });
+  const cold = (mode: CmsMode, seconds: number[]) => ({ kind: 'cold' as const, mode, page: 'mix', profile: 'debian', seconds, originOpsPerRequest: [1] });
+  const cms: CmsResults = {
+    ...run,
+    cells: [
+      steady('direct', [1, 1.2, 0.8], 120), steady('mirror', [2, 2.4, 1.6], 0), steady('local', [2.5, 2.5, 2.5], 0),
+      cold('direct', [9, ...Array(99).fill(3)]), cold('mirror', [4, ...Array(99).fill(1)]), cold('local', [2, ...Array(99).fill(0.5)]),
+    ],
+    failures: ['publish v3: not served within 420 s'],
+  };
+
+  test('the results rows: the mirror\'s requests per second over the origin\'s, of the local disk\'s, and a cold server\'s p99', () => {
+    const r = cmsRows(cms);
+    const front = r.find((x) => /front page.*mirror/.test(x.what))!;
+    expect(front.speedup).toBeCloseTo(2 / 1);
+    expect(front.ofCeiling).toBeCloseTo(2 / 2.5);
+    expect(r.find((x) => /FS-Cache/.test(x.what))).toBeUndefined();
+    const c = r.find((x) => /cold web server/.test(x.what))!;
+    expect(c.speedup).toBeCloseTo(3 / 1);
+    expect(c.ofCeiling).toBeCloseTo(0.5 / 1);
+    expect(cmsRatio(cms.cells[1], cms.cells[0])).toEqual({ median: 2, low: 1.6 / 1.2, high: 2.4 / 0.8 });
+    expect(quantile([5, 1, 3, 2, 4], 0.5)).toBe(3);
+    expect(quantile(Array.from({ length: 100 }, (_, i) => i + 1), 0.99)).toBe(99);
+  });
+
+  test('a mode that was not measured says so, and a failure is listed, not published', () => {
+    const md = cmsTables(cms);
+    expect(md).toMatch(/\| front page, Debian's PHP settings \| 1\.00 \(0\.80-1\.20\): 40 % \| not measured \|/);
+    expect(md).toContain('- publish v3: not served within 420 s');
+    expect(md).toMatch(/\| node's mirror \| 4\.00 s \| 1\.00 s \| 1\.00 s \| 2\.0x \|/);
+    const summary = cmsSummary(cms);
+    expect(summary).toMatch(/ran at 80 % of the requests per second .* and 2\.0x those of the origin directly, /);
+    expect(summary).toMatch(/costing the origin 0 operations per request \(directly: 120\); .* first 100 requests through the mirror with a p99 2\.0x the local disk's/);
+    expect(cmsSummary({ ...cms, cells: cms.cells.filter((c) => c.kind !== 'cold') })).toBeUndefined();
+    expect(cmsTables(undefined)).toMatch(/^not measured/);
+    expect(cmsRows(undefined)[0].baseline).toMatch(/^not measured/);
+  });
 });

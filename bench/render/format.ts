@@ -51,3 +51,16 @@ export function table(header: string[], body: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...body.map(line)].join('\n');
 }
+
+/** One row of the results table: a measurement, its baseline and the lab's ceiling for the same work. */
+export interface Row {
+  readonly item: string;
+  readonly what: string;
+  readonly baseline: string;
+  readonly cached: string;
+  /** baseline time / cached time. */
+  readonly speedup?: number;
+  readonly ceiling: string;
+  /** cached speed / ceiling speed. */
+  readonly ofCeiling?: number;
+}

@@ -3,6 +3,7 @@
  * is rendered by its own module; this one assembles the page in its order.
  */
 import { Results } from '../results';
+import { cmsSummary, cmsTables } from './cms';
 import { fanInTable } from './fan-in';
 import { labChecks, mainTable } from './main-table';
 import { metadataDetail, metadataTables } from './metadata';
@@ -14,6 +15,7 @@ import { synthFailures, synthTable } from './synth';
 
 export { chartSpec, metaChart } from './chart';
 export type { ChartSpec, MetaBar, MetaChart } from './chart';
+export { CMS_MODE_LABELS, CMS_MODE_ORDER, cmsRatio, cmsRows, cmsSummary, cmsTables, quantile } from './cms';
 export { fanInTable } from './fan-in';
 export { mainTable, rows } from './main-table';
 export type { Row } from './main-table';
@@ -26,6 +28,12 @@ export type { ReadmePart } from './readme';
 export { settingsLine } from './runs';
 export { seedingFigures } from './seeding';
 export { synthTable, TEMPLATE_LIMIT_BYTES } from './synth';
+
+/** A section's heading, then the prose that introduces its figures when it has some (a blank line after each). */
+function section(out: string[], heading: string, measured: boolean, prose: string[]): void {
+  out.push(heading, '');
+  if (measured) out.push(...prose, '');
+}
 
 /** docs/benchmarks.md: every table in the order of the page, with the prose around them. */
 export function markdown(results: Results, opts: { chart?: string; smoke?: boolean }): string {
@@ -42,28 +50,28 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   if (opts.chart) out.push(`![Benchmark chart](${opts.chart})`, '');
   out.push('## Results', '', mainTable(results), '');
   out.push('Speed-up: baseline time / cached time. Of the ceiling: cached speed / the ceiling\'s speed for the same work.', '');
-  out.push('## Metadata-heavy work, cold, warm and steady (item 6)', '');
-  if (results.metadata) {
-    out.push(
-      'Against an origin that behaves like EFS (no delegations), each workload through each mode, run by the library\'s own',
-      'client user data (the baseline mounts the origin with EFS\'s recommended options). The settings are under "Runs and',
-      'settings"; a part of the run that failed is listed under the tables and left out of them.',
-      '',
-    );
-  }
+  section(out, '## Metadata-heavy work, cold, warm and steady (item 6)', results.metadata !== undefined, [
+    'Against an origin that behaves like EFS (no delegations), each workload through each mode, run by the library\'s own',
+    'client user data (the baseline mounts the origin with EFS\'s recommended options). The settings are under "Runs and',
+    'settings"; a part of the run that failed is listed under the tables and left out of them.',
+  ]);
   out.push(metadataTables(results.metadata), '');
   if (results.metadata) out.push(metadataDetail(results.metadata));
-  out.push('## The mirrors\' sync (item 7)', '');
-  if (syncResults(results.mirrorSync)) {
-    out.push(
-      'What a mirror costs the origin and how long its sync takes, against the same kind of origin, by one cache node; each',
-      'sync started by hand with the timer held. The settings are under "Runs and settings".',
-      '',
-    );
-  }
+  section(out, '## The mirrors\' sync (item 7)', syncResults(results.mirrorSync) !== undefined, [
+    'What a mirror costs the origin and how long its sync takes, against the same kind of origin, by one cache node; each',
+    'sync started by hand with the timer held. The settings are under "Runs and settings".',
+  ]);
   out.push(mirrorSyncTables(results.mirrorSync), '');
   out.push('## Several clients, one warm file, one node (item 8)', '', fanInTable(results.fanIn), '');
   out.push('## NFSv4.1 or NFSv3 between clients and a node, and nconnect (item 9)', '', protocolTables(results.protocol), '');
+  section(out, '## A real CMS: WordPress through each mode (item 10)', results.cms !== undefined, [
+    'WordPress from Debian\'s archive on an origin that behaves like EFS, served by nginx and PHP-FPM on a web server that runs the',
+    'library\'s client user data, its database on its own disk; wrk and a load script on another VM. The settings are under',
+    '"Runs and settings".',
+  ]);
+  const summary = cmsSummary(results.cms);
+  if (summary) out.push(summary, '');
+  out.push(cmsTables(results.cms), '');
   out.push('## Synthesis: how cost grows with the fleet (item 5)', '', synthTable(results.synth), '');
   out.push(...synthFailures(results.synth));
   const seeding = seedingTable(results.seeding);
@@ -77,11 +85,12 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   out.push(...partLines('Item 7 (mirror sync lab)', results.mirrorSync));
   out.push(...partLines('Item 8 (fan-in lab)', results.fanIn));
   out.push(...partLines('Item 9 (protocol lab)', results.protocol));
+  out.push(...partLines('Item 10 (CMS lab)', results.cms));
   out.push('', '## Re-running', '');
   out.push(
     '```',
     'sudo npm run bench                       # everything (root: the lab makes network namespaces and taps)',
-    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4), metadata (item 6), mirror-sync (item 7), fan-in (item 8), protocol (item 9)',
+    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4), metadata (item 6), mirror-sync (item 7), fan-in (item 8), protocol (item 9), cms (item 10)',
     'npm run bench -- --only render           # the table, chart and README section from bench/figures.json',
     'npm run bench -- --smoke                 # cheap check: synth with 1 node, rendered into a temporary folder',
     '```',

@@ -1,23 +1,13 @@
 /**
- * The results table (items 1-4): each lab measurement against its baseline and the lab's ceiling, and the lab's
+ * The results table (items 1-4 and 10): each lab measurement against its baseline and the lab's ceiling, and the lab's
  * checks. Every ratio is computed from two figures of the same run; nothing is typed in by hand.
  */
 import { LabResults, Results, SeedingResults } from '../results';
-import { fractionOf, int, kib, mib, NOT_MEASURED, pct, table, time, x } from './format';
+import { cmsRows } from './cms';
+import { fractionOf, int, kib, mib, NOT_MEASURED, pct, Row, table, time, x } from './format';
 import { SEEDING_TREES, seedingFigures } from './seeding';
 
-/** One row of the results table: a measurement, its baseline and the lab's ceiling for the same work. */
-export interface Row {
-  readonly item: string;
-  readonly what: string;
-  readonly baseline: string;
-  readonly cached: string;
-  /** baseline time / cached time. */
-  readonly speedup?: number;
-  readonly ceiling: string;
-  /** cached speed / ceiling speed. */
-  readonly ofCeiling?: number;
-}
+export type { Row } from './format';
 
 function labRows(lab: LabResults | undefined): Row[] {
   if (!lab) {
@@ -90,12 +80,12 @@ function seedingRows(s: SeedingResults | undefined): Row[] {
   return rows;
 }
 
-/** The rows of the results table: the lab's items 1-3, then the seeding lab's item 4. */
+/** The rows of the results table: the lab's items 1-3, the seeding lab's item 4, then the CMS's item 10. */
 export function rows(results: Results): Row[] {
-  return [...labRows(results.lab), ...seedingRows(results.seeding)];
+  return [...labRows(results.lab), ...seedingRows(results.seeding), ...cmsRows(results.cms)];
 }
 
-/** The results table (items 1-4) in Markdown. */
+/** The results table (items 1-4 and 10) in Markdown. */
 export function mainTable(results: Results): string {
   return table(
     ['#', 'Work', 'Baseline', 'With the cache', 'Speed-up', "Lab's ceiling", 'Of the ceiling'],

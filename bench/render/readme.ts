@@ -1,5 +1,6 @@
 /** The parts of the README and docs pages written by the bench between markers, and how to render them in place. */
 import { Results } from '../results';
+import { cmsSummary } from './cms';
 import { mainTable } from './main-table';
 import { metadataTables } from './metadata';
 import { MIRROR_DECISION_END, MIRROR_DECISION_START, mirrorDecisionSection } from './mirror-decision';
@@ -20,6 +21,7 @@ export function readmeSection(results: Results): string {
     '',
     mainTable(results),
     '',
+    ...(cmsSummary(results.cms) ? [cmsSummary(results.cms)!, ''] : []),
     '**Metadata-heavy work (item 6)**, against an origin with no delegations, like EFS:',
     '',
     metadataTables(results.metadata),
