@@ -97,6 +97,8 @@ export interface SeedingResults extends PartRun {
   readonly exitCode?: number;
   readonly link?: unknown;
   readonly results?: Record<string, number>;
+  /** Percent busy of the loader's and the origin's vCPUs during each method (by its name in results). */
+  readonly cpu?: Record<string, { loader: number; origin: number }>;
 }
 
 export type MetaMode = 'direct' | 'fscache' | 'node' | 'mirror';
@@ -310,6 +312,8 @@ export interface Results {
   synth?: SynthResults;
   lab?: LabResults;
   seeding?: SeedingResults;
+  /** Item 4 with a tree shaped like the fourth seed's web application (11,000 files, 98 MB), measured alone. */
+  seedingApp?: SeedingResults;
   metadata?: MetaResults;
   mirrorSync?: MirrorSyncResults;
   fanIn?: FanInResults;

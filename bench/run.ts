@@ -2,9 +2,10 @@
  * `npm run bench`: measures what the README claims and writes docs/benchmarks.md, docs/benchmarks.png and the README's
  * generated parts (its benchmark section and the Mirrors decision table).
  *
- *   npm run bench [-- --only synth,lab,seeding,metadata,mirror-sync,fan-in,protocol,cms|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
+ *   npm run bench [-- --only synth,lab,seeding,seeding-app,metadata,mirror-sync,fan-in,protocol,cms|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
  *
  * Parts: synth (item 5, in this process), lab (items 1-3, VMs: root), seeding (item 4, the seeding lab: root),
+ * seeding-app (item 4 with a tree shaped like a web application's, 11,000 files: the seeding lab, about 80 minutes),
  * metadata (item 6, metadata-heavy work cold, warm and steady through every mode; VMs: root), mirror-sync (item 7, the
  * mirrors' sync with 1 and 8 jobs and a tree of 20,000 files; VMs: root), fan-in (item 8, three clients reading one
  * warm file through one node at once; VMs: root), protocol (item 9), cms (item 10, WordPress through every mode: steady,
@@ -32,7 +33,7 @@ const REPO = path.resolve(__dirname, '..');
 // Not results.json: require('./results') would find it before results.ts.
 const RESULTS = path.join(__dirname, 'figures.json');
 const DOCS = path.join(REPO, 'docs');
-const PARTS = ['synth', 'lab', 'seeding', 'metadata', 'mirror-sync', 'fan-in', 'protocol', 'cms'] as const;
+const PARTS = ['synth', 'lab', 'seeding', 'seeding-app', 'metadata', 'mirror-sync', 'fan-in', 'protocol', 'cms'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -127,6 +128,9 @@ async function main(): Promise<void> {
   });
   await timedPart('seeding', async () => {
     results.seeding = await runSeeding(log);
+  });
+  await timedPart('seeding-app', async () => {
+    results.seedingApp = await runSeeding(log, 'app');
   });
   await timedPart('metadata', async () => {
     results.metadata = await runMetadata({ ...DEFAULT_METADATA_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);

@@ -2,14 +2,17 @@
  * Seeding and warming on a real kernel, measured in one run.
  *
  * Loading: an origin VM (kernel nfsd exporting /srv/efs over NFSv4.1, standing in for EFS) with netem delay on its
- * link, and a loader VM holding 3,000 files of 50 KiB. The loader copies them into fresh directories of the origin
- * four ways: the DataSeeder's user data (rendered by CDK from a test stack, lab values substituted, run with
+ * link, and a loader VM holding a generated tree: 3,000 files of 50 KiB, or with EFSC_SEEDING_TREE=app one shaped like
+ * a web application's (the fourth seed's: 11,000 files, 98 MB). The loader copies it into fresh directories of the
+ * origin four ways: the DataSeeder's user data (rendered by CDK from a test stack, lab values substituted, run with
  * --no-shutdown; fpsync inside), `cp -R`, `rsync -a` and `tar x` of a local archive of the tree. The trees must be
  * byte-identical to the source, and a second seeding run after a few changes must copy only those; how fast each method
  * was is the benchmark's (item 4), not an assertion.
  *
  * With EFSC_RESULTS_DIR set, the measured seconds and ratios are also written to $EFSC_RESULTS_DIR/seeding.json
- * (the benchmark reads them from there).
+ * (the benchmark reads them from there), with how busy the loader's and the origin's CPUs were during each method.
+ * The web application's tree is measured alone (its serial copies take about an hour): WordPress's tree and warming
+ * run with the generated tree only.
  *
  * Warming: a cache node VM running the CacheFleet's real user data (origin mounted with plain NFS) warms one tree
  * at boot; a client reads a warmed tree and an unwarmed tree of the same shape through the node, first read each.
@@ -36,10 +39,21 @@ const SUBNET = '10.77.0';
 const LINK = { delayMs: 10 };
 /** The origin's link while clients read through the node: the same delay, and bandwidth capped (see the warming test). */
 const WARM_LINK = { delayMs: 10, rateMbit: 16 };
-const DIRS = 30; // x FILES_PER_DIR files of FILE_BYTES: 3,000 files, 146.5 MiB
+/** The generated trees: 3,000 files of 50 KiB (146.5 MiB; the third seed's 3,000 files, 150 MB), or one shaped like the fourth seed's web application (11,000 files, 98 MB). */
+const TREES = {
+  generated: { dirs: 30, files: 100, bytes: 51200 },
+  app: { dirs: 110, files: 100, bytes: 8900 },
+} as const;
+const TREE_NAME = process.env.EFSC_SEEDING_TREE ?? 'generated';
+if (TREE_NAME !== 'generated' && TREE_NAME !== 'app') throw new Error(`EFSC_SEEDING_TREE=${TREE_NAME}: use generated or app`);
+const TREE: TreeShape = TREES[TREE_NAME];
+/** WordPress's tree and warming are measured with the generated tree, not with the web application's. */
+const FULL = TREE_NAME === 'generated';
+const TREE_FILES = TREE.dirs * TREE.files;
+const TREE_MIB = ((TREE_FILES * TREE.bytes) / 1048576).toFixed(1);
 const FILES_PER_DIR = 100;
 const FILE_BYTES = 51200;
-const WARM_DIRS = 10; // x FILES_PER_DIR per tree: 1,000 files, 48.8 MiB
+const WARM_DIRS = 10; // x FILES_PER_DIR files of FILE_BYTES per tree: 1,000 files, 48.8 MiB
 const SOURCE = SEED_SOURCE;
 /** WordPress's tree as Debian packs it, on the loader (scenarios/seeding.ts: wordpressPackage). */
 const WP_SOURCE = '/srv/wp-src';
@@ -111,6 +125,21 @@ async function timed(vm: Vm, command: string, timeoutMs = 600_000): Promise<{ se
 
 const fmt = (s: number) => `${s.toFixed(1)} s`;
 
+/** A guest's CPU counters (/proc/stat's first line): jiffies busy and in all, over all its vCPUs. */
+async function cpuTicks(vm: Vm): Promise<{ busy: number; total: number }> {
+  const f = (await vm.execOk('head -1 /proc/stat')).trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3] - f[4], total }; // idle and iowait are not busy
+}
+
+/** How busy each VM's CPUs were (percent of all its vCPUs) while `f` ran, and what `f` returned. */
+async function withCpu<T>(vms: Vm[], f: () => Promise<T>): Promise<{ value: T; busy: number[] }> {
+  const before = await Promise.all(vms.map(cpuTicks));
+  const value = await f();
+  const after = await Promise.all(vms.map(cpuTicks));
+  return { value, busy: after.map((a, i) => (100 * (a.busy - before[i].busy)) / Math.max(1, a.total - before[i].total)) };
+}
+
 describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
   let lab: Lab;
   let origin: Vm;
@@ -122,6 +151,14 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
   const wpSeeder = seederScripts('/wp-script', WP_SOURCE);
   const wordpress = wordpressPackage();
   const results: Record<string, number> = {};
+  /** Percent busy of the loader's and the origin's vCPUs during each method, by the method's name in results. */
+  const cpu: Record<string, { loader: number; origin: number }> = {};
+  /** Times a method on the loader, keeping how busy both VMs' CPUs were. */
+  const measure = async (name: string, command: string, timeoutMs?: number) => {
+    const { value, busy } = await withCpu([loader, origin], () => timed(loader, command, timeoutMs));
+    cpu[name] = { loader: Math.round(busy[0]), origin: Math.round(busy[1]) };
+    return value;
+  };
   let sourceDigest = '';
   let seedLog = '';
   let wordpressFiles: number | undefined;
@@ -147,7 +184,7 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
       expect({ vm: vm.name, status: r.status, errors: r.errors }).toEqual({ vm: vm.name, status: 'done', errors: [] });
     }
     // The source stays in the loader's page cache (1,536 MiB of RAM for 146.5 MiB): every method reads it from RAM.
-    await loader.execOk(`${makeTree(SOURCE, shape(DIRS))} && sync`, { timeoutMs: 300_000 });
+    await loader.execOk(`${makeTree(SOURCE, TREE)} && sync`, { timeoutMs: 300_000 });
     sourceDigest = (await loader.execOk(treeDigest(SOURCE), { timeoutMs: 300_000 })).trim();
     await loader.writeFile('/var/tmp/wordpress.deb', fs.readFileSync(wordpress.file));
     await loader.execOk(unpackWordpress('/var/tmp/wordpress.deb', WP_SOURCE), { timeoutMs: 300_000 });
@@ -163,18 +200,19 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
   afterAll(async () => {
     await lab?.destroy();
     const rows = Object.entries(results).map(([k, v]) => `  ${k.padEnd(44)} ${fmt(v)}`);
-    progress(`results (origin link: ${LINK.delayMs} ms delay, no rate cap):\n${rows.join('\n')}`);
+    const cpuRows = Object.entries(cpu).map(([k, v]) => `  ${k.padEnd(44)} loader ${v.loader} %, origin ${v.origin} %`);
+    progress(`results (origin link: ${LINK.delayMs} ms delay, no rate cap):\n${rows.join('\n')}\nCPU busy:\n${cpuRows.join('\n')}`);
     const dir = process.env.EFSC_RESULTS_DIR;
     if (dir) {
       const ratio = (a: string, b: string) => (results[a] && results[b] ? results[a] / results[b] : undefined);
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'seeding.json'), JSON.stringify({
         link: {
-          delayMs: LINK.delayMs, rateMbit: null, files: DIRS * FILES_PER_DIR, fileBytes: FILE_BYTES, workers: 50, filesPerPart: 100,
-          wordpress: `Debian's wordpress ${wordpress.version}`, wordpressFiles,
-          warming: WARM_LINK,
+          delayMs: LINK.delayMs, rateMbit: null, tree: TREE_NAME, files: TREE_FILES, fileBytes: TREE.bytes, workers: 50, filesPerPart: 100,
+          ...(FULL ? { wordpress: `Debian's wordpress ${wordpress.version}`, wordpressFiles, warming: WARM_LINK } : {}),
         },
         results,
+        cpu,
         ratios: {
           'cp -R / seeding script': ratio('cp -R', 'seeding script (whole run)'),
           'rsync -a / seeding script': ratio('rsync -a', 'seeding script (whole run)'),
@@ -195,19 +233,19 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
     expect(r.stderr).toContain('efs-cache: FATAL: source directory /srv/no-such-dir does not exist');
   });
 
-  test('3,000 small files: the seeding script, cp -R, rsync -a and tar x make byte-identical trees', async () => {
-    const seed = await timed(loader, 'bash /root/seed.sh --no-shutdown');
+  test(`${TREE_FILES.toLocaleString('en-US')} files of ${TREE.bytes} B: the seeding script, cp -R, rsync -a and tar x make byte-identical trees`, async () => {
+    const seed = await measure('seeding script (whole run)', 'bash /root/seed.sh --no-shutdown', 3_600_000);
     seedLog = seed.output;
-    const cp = await timed(loader, `cp -R ${SOURCE} /mnt/origin/seed-cp`, 1_800_000);
-    const rsync = await timed(loader, `rsync -a ${SOURCE}/ /mnt/origin/seed-rsync/`, 1_800_000);
+    const cp = await measure('cp -R', `cp -R ${SOURCE} /mnt/origin/seed-cp`, 3_600_000);
+    const rsync = await measure('rsync -a', `rsync -a ${SOURCE}/ /mnt/origin/seed-rsync/`, 3_600_000);
     // tar x: a release archive unpacked straight into the file system (a seed's way: 8 minutes for 11,000 files). The
     // archive is made on the loader's own disk first, untimed.
     await loader.execOk(`tar -C ${SOURCE} -cf /var/tmp/seed.tar .`, { timeoutMs: 300_000 });
-    const untar = await timed(loader, 'mkdir /mnt/origin/seed-tar && tar -C /mnt/origin/seed-tar -xf /var/tmp/seed.tar', 1_800_000);
+    const untar = await measure('tar x', 'mkdir /mnt/origin/seed-tar && tar -C /mnt/origin/seed-tar -xf /var/tmp/seed.tar', 3_600_000);
     await loader.execOk('rm -f /var/tmp/seed.tar');
     // The lab's ceiling: the same copy inside the loader, no network (emulated CPUs make every path CPU-heavy).
     const local = await timed(loader, `cp -R ${SOURCE} /var/tmp/seed-local && rm -rf /var/tmp/seed-local`);
-    const copyPhase = Number(/copied 3000 files \([\d.]+ MiB\) in (\d+)s/.exec(seedLog)?.[1]);
+    const copyPhase = Number(new RegExp(`copied ${TREE_FILES} files \\([\\d.]+ MiB\\) in (\\d+)s`).exec(seedLog)?.[1]);
     results['seeding script (whole run)'] = seed.seconds;
     results['  of which the copy (its log, whole s)'] = copyPhase;
     results['cp -R'] = cp.seconds;
@@ -215,7 +253,7 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
     results['tar x'] = untar.seconds;
     results['ceiling: cp -R on the loader\'s own disk'] = local.seconds;
     progress(`seeding log:\n${seedLog.split('\n').filter((l) => /efs-cache: (copying|progress|copied|verified|seeding done)/.test(l)).join('\n')}`);
-    progress(`loading ${DIRS * FILES_PER_DIR} files: seed ${fmt(seed.seconds)}, cp -R ${fmt(cp.seconds)} ` +
+    progress(`loading ${TREE_FILES} files: seed ${fmt(seed.seconds)}, cp -R ${fmt(cp.seconds)} ` +
       `(${(cp.seconds / seed.seconds).toFixed(1)}x the seed), rsync -a ${fmt(rsync.seconds)} (${(rsync.seconds / seed.seconds).toFixed(1)}x), ` +
       `tar x ${fmt(untar.seconds)} (${(untar.seconds / seed.seconds).toFixed(1)}x)`);
     for (const t of ['seed-script', 'seed-cp', 'seed-rsync', 'seed-tar']) {
@@ -225,29 +263,32 @@ describe('lab: parallel seeding into an NFS origin, and cache warming', () => {
     // The origin's tmpfs holds WordPress's copies next: the three trees the seeding script's re-run does not need go.
     await origin.execOk('rm -rf /srv/efs/seed-cp /srv/efs/seed-rsync /srv/efs/seed-tar');
     expect(seedLog).toMatch(/efs-cache: progress: \d+ files/);
-    expect(seedLog).toContain('efs-cache: verified: all 3000 files (146.5 MiB) of the source are at /seed-script');
+    expect(seedLog).toContain(`efs-cache: verified: all ${TREE_FILES} files (${TREE_MIB} MiB) of the source are at /seed-script`);
     // Its speed against cp -R and rsync -a is the benchmark's (item 4), not an assertion: these machines are noisy.
-  });
+  }, 150 * 60 * 1000); // the web application's tree: about an hour of serial copies at 10 ms
 
   test('running the seeding again copies only what changed', async () => {
-    await loader.execOk(changeFour(SOURCE, FILE_BYTES));
-    const again = await timed(loader, 'bash /root/seed.sh --no-shutdown');
+    await loader.execOk(changeFour(SOURCE, TREE.bytes));
+    const again = await measure('seeding script, again after 4 changes', 'bash /root/seed.sh --no-shutdown', 1_800_000);
     results['seeding script, again after 4 changes'] = again.seconds;
-    expect(again.output).toMatch(/efs-cache: copied 4 files \([\d.]+ MiB\) in \d+s; the other 2997 were up to date/);
+    expect(again.output).toMatch(new RegExp(`efs-cache: copied 4 files \\([\\d.]+ MiB\\) in \\d+s; the other ${TREE_FILES - 3} were up to date`));
     const digest = (await loader.execOk(treeDigest(SOURCE))).trim();
     expect((await origin.execOk(treeDigest('/srv/efs/seed-script'), { timeoutMs: 300_000 })).trim()).toBe(digest);
   });
+
+  // WordPress's tree and warming: with the generated tree only (FULL), not beside the web application's hour of copies.
+  if (!FULL) return;
 
   test("WordPress's tree (Debian's package): the seeding script, cp -R, rsync -a and tar x make byte-identical trees", async () => {
     const files = Number((await loader.execOk(`find ${WP_SOURCE} -type f | wc -l`)).trim());
     wordpressFiles = files;
     expect(files).toBeGreaterThan(2000);
     const digest = (await loader.execOk(treeDigest(WP_SOURCE), { timeoutMs: 300_000 })).trim();
-    const seed = await timed(loader, 'bash /root/seed-wp.sh --no-shutdown', 1_800_000);
-    const cp = await timed(loader, `cp -R ${WP_SOURCE} /mnt/origin/wp-cp`, 1_800_000);
-    const rsync = await timed(loader, `rsync -a ${WP_SOURCE}/ /mnt/origin/wp-rsync/`, 1_800_000);
+    const seed = await measure('WordPress: seeding script (whole run)', 'bash /root/seed-wp.sh --no-shutdown', 1_800_000);
+    const cp = await measure('WordPress: cp -R', `cp -R ${WP_SOURCE} /mnt/origin/wp-cp`, 1_800_000);
+    const rsync = await measure('WordPress: rsync -a', `rsync -a ${WP_SOURCE}/ /mnt/origin/wp-rsync/`, 1_800_000);
     await loader.execOk(`tar -C ${WP_SOURCE} -cf /var/tmp/wp.tar .`, { timeoutMs: 300_000 });
-    const untar = await timed(loader, 'mkdir /mnt/origin/wp-tar && tar -C /mnt/origin/wp-tar -xf /var/tmp/wp.tar', 1_800_000);
+    const untar = await measure('WordPress: tar x', 'mkdir /mnt/origin/wp-tar && tar -C /mnt/origin/wp-tar -xf /var/tmp/wp.tar', 1_800_000);
     await loader.execOk('rm -f /var/tmp/wp.tar');
     const local = await timed(loader, `cp -R ${WP_SOURCE} /var/tmp/wp-local && rm -rf /var/tmp/wp-local`);
     results['WordPress: seeding script (whole run)'] = seed.seconds;
