@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import {
   cmsRatio, cmsRows, cmsSummary, cmsTables, markdown, metadataTables, mirrorDecisionSection, MIRROR_DECISION_END, MIRROR_DECISION_START, quantile,
-  README_PARTS, readmePartRange, rows,
+  README_PARTS, readmePartRange, rows, seedingBound,
 } from '../bench/render';
 import { CmsMode, CmsResults, readResults } from '../bench/results';
 import { parseWrk } from '../bench/wrk';
@@ -87,6 +87,35 @@ test('a seeding run whose tests failed is not published: its row says so, and no
   for (const v of ['123.4', '234.5', '45.6']) expect(md).not.toContain(v);
   // The same figures from a run that passed are published.
   expect(markdown({ seeding: { ...failed, exitCode: 0 } }, { chart: 'x.png' })).toContain('45.6');
+});
+
+test("the web application's tree (seeding-app): its rows, how busy the CPUs were, and where the lab bounds the ratio", () => {
+  const run = { date: '2026-01-01T00:00:00Z', durationSeconds: 1, machine: { cpu: 'x', cores: 2, memoryGiB: 1, kernel: 'k' }, settings: {} };
+  const app = {
+    ...run, measured: true, exitCode: 0, link: { files: 11000, fileBytes: 8900 },
+    results: {
+      'seeding script (whole run)': 300, '  of which the copy (its log, whole s)': 120, 'cp -R': 700, 'rsync -a': 1800, 'tar x': 1200,
+      'ceiling: cp -R on the loader\'s own disk': 5, 'seeding script, again after 4 changes': 200,
+    },
+    cpu: { 'seeding script (whole run)': { loader: 97, origin: 60 }, 'cp -R': { loader: 30, origin: 10 } },
+  };
+  const appRows = rows({ seedingApp: app }).filter((r) => r.what.startsWith("Seeding a web application's tree (11,000 files, 98 MB)"));
+  expect(appRows.map((r) => [r.what.split(': ')[1], r.speedup])).toEqual([
+    ['parallel loader vs `cp -R`', 700 / 300], ['parallel loader vs `rsync -a`', 1800 / 300], ['parallel loader vs `tar x`', 1200 / 300],
+  ]);
+  const md = markdown({ seedingApp: app }, { chart: 'x.png' });
+  expect(md).toContain("## Seeding a web application's tree (11,000 files, 98 MB): every figure (item 4)");
+  expect(md).toContain('| cp -R | 700.0 | 30 % | 10 % |');
+  expect(md).toContain('| rsync -a | 1800.0 |  |  |');
+  expect(seedingBound(app)).toContain("bound by the loader's emulated vCPUs, not by the link");
+  expect(seedingBound(app)).toContain('`cp -R` left the loader 70 % idle');
+  const idle = { ...app, cpu: { 'seeding script (whole run)': { loader: 40, origin: 90 }, 'cp -R': { loader: 50, origin: 10 } } };
+  expect(seedingBound(idle)).toContain("bound by the origin's");
+  expect(seedingBound(idle)).not.toContain("the loader's emulated vCPUs");
+  expect(seedingBound(idle)).toContain('`cp -R` kept about one vCPU busy');
+  // Without the CPU figures nothing is said of the bound, and without the part there is no row.
+  expect(seedingBound({ ...app, cpu: undefined })).toBeUndefined();
+  expect(rows({}).some((r) => r.what.includes("web application's tree"))).toBe(false);
 });
 
 describe('the CMS benchmark (item 10): wrk read as reported, tables and rows computed from the cells', () => {

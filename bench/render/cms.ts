@@ -17,6 +17,10 @@ const PROFILES: Record<string, string> = { debian: 'Debian\'s PHP settings', tun
 function steady(r: CmsResults, profile: string, mode: CmsMode, page: string): CmsCell | undefined {
   return r.cells.find((c) => c.kind === 'steady' && c.profile === profile && c.mode === mode && c.page === page && c.runs?.length);
 }
+/** A mode's cold-start cell (a cold web server's first requests), when it was measured. */
+function coldCell(r: CmsResults, mode: CmsMode): CmsCell | undefined {
+  return r.cells.find((c) => c.kind === 'cold' && c.mode === mode && c.seconds?.length);
+}
 const rpsOf = (c: CmsCell) => c.runs!.map((w) => w.rps);
 
 /** Requests per second of `a` over `b`: the ratio of medians, and the range pairing the slowest and fastest runs. */
@@ -68,7 +72,7 @@ function steadyTables(r: CmsResults): string[] {
 }
 
 function coldTable(r: CmsResults): string[] {
-  const cold = (m: CmsMode) => r.cells.find((c) => c.kind === 'cold' && c.mode === m && c.seconds?.length);
+  const cold = (m: CmsMode) => coldCell(r, m);
   const local = cold('local');
   const body = CMS_MODE_ORDER.map((m) => {
     const c = cold(m);
@@ -153,7 +157,7 @@ export function cmsRows(r: CmsResults | undefined): Row[] {
       speedup: median(rpsOf(c)) / median(rpsOf(direct)), ceiling: `local disk: ${rps(local)}`, ofCeiling: median(rpsOf(c)) / median(rpsOf(local)),
     });
   }
-  const cold = (m: CmsMode) => r.cells.find((c) => c.kind === 'cold' && c.mode === m && c.seconds?.length)?.seconds;
+  const cold = (m: CmsMode) => coldCell(r, m)?.seconds;
   const [cd, cm, cl] = [cold('direct'), cold('mirror'), cold('local')];
   if (cd && cm && cl) {
     const p99 = (s: number[]) => quantile(s, 0.99);
@@ -170,7 +174,7 @@ export function cmsRows(r: CmsResults | undefined): Row[] {
 export function cmsSummary(r: CmsResults | undefined): string | undefined {
   if (!r) return undefined;
   const [mirror, direct, local] = (['mirror', 'direct', 'local'] as CmsMode[]).map((m) => steady(r, 'debian', m, 'front'));
-  const cold = (m: CmsMode) => r.cells.find((c) => c.kind === 'cold' && c.mode === m && c.seconds?.length)?.seconds;
+  const cold = (m: CmsMode) => coldCell(r, m)?.seconds;
   const [cm, cl] = [cold('mirror'), cold('local')];
   if (!mirror || !direct || !local || !cm || !cl) return undefined;
   const rps = (c: CmsCell) => median(rpsOf(c));

@@ -10,7 +10,7 @@ import { metadataDetail, metadataTables } from './metadata';
 import { mirrorSyncTables, syncResults } from './mirror-sync';
 import { protocolTables } from './protocol';
 import { partLines } from './runs';
-import { seedingTable } from './seeding';
+import { appTreeLabel, seedingTable } from './seeding';
 import { synthFailures, synthTable } from './synth';
 
 export { chartSpec, metaChart } from './chart';
@@ -26,7 +26,7 @@ export { protocolTables } from './protocol';
 export { README_END, README_PARTS, README_START, readmePartRange, readmeSection, renderReadme } from './readme';
 export type { ReadmePart } from './readme';
 export { settingsLine } from './runs';
-export { seedingFigures } from './seeding';
+export { appTreeLabel, seedingBound, seedingFigures } from './seeding';
 export { synthTable, TEMPLATE_LIMIT_BYTES } from './synth';
 
 /** A section's heading, then the prose that introduces its figures when it has some (a blank line after each). */
@@ -76,10 +76,13 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   out.push(...synthFailures(results.synth));
   const seeding = seedingTable(results.seeding);
   if (seeding) out.push('## Seeding: every figure of the seeding lab (item 4)', '', seeding, '');
+  const app = seedingTable(results.seedingApp);
+  if (app) out.push(`## Seeding ${appTreeLabel(results.seedingApp)}: every figure (item 4)`, '', app, '');
   if (results.lab) out.push('## Checks and first passes', '', labChecks(results.lab), '');
   out.push('## Runs and settings', '');
   out.push(...partLines('Items 1-3 (lab VMs)', results.lab));
   out.push(...partLines('Item 4 (seeding lab)', results.seeding));
+  if (results.seedingApp) out.push(...partLines('Item 4, a web application\'s tree (seeding lab)', results.seedingApp));
   out.push(...partLines('Item 5 (synthesis)', results.synth));
   out.push(...partLines('Item 6 (metadata lab)', results.metadata));
   out.push(...partLines('Item 7 (mirror sync lab)', results.mirrorSync));
@@ -90,7 +93,7 @@ export function markdown(results: Results, opts: { chart?: string; smoke?: boole
   out.push(
     '```',
     'sudo npm run bench                       # everything (root: the lab makes network namespaces and taps)',
-    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding (item 4), metadata (item 6), mirror-sync (item 7), fan-in (item 8), protocol (item 9), cms (item 10)',
+    'npm run bench -- --only synth            # one part: synth, lab (items 1-3), seeding and seeding-app (item 4), metadata (item 6), mirror-sync (item 7), fan-in (item 8), protocol (item 9), cms (item 10)',
     'npm run bench -- --only render           # the table, chart and README section from bench/figures.json',
     'npm run bench -- --smoke                 # cheap check: synth with 1 node, rendered into a temporary folder',
     '```',

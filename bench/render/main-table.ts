@@ -5,7 +5,7 @@
 import { LabResults, Results, SeedingResults } from '../results';
 import { cmsRows } from './cms';
 import { fractionOf, int, kib, mib, NOT_MEASURED, pct, Row, table, time, x } from './format';
-import { SEEDING_TREES, seedingFigures } from './seeding';
+import { appTreeLabel, SEEDING_TREES, seedingFigures } from './seeding';
 
 export type { Row } from './format';
 
@@ -56,7 +56,7 @@ function labRows(lab: LabResults | undefined): Row[] {
   return rows;
 }
 
-function seedingRows(s: SeedingResults | undefined): Row[] {
+function seedingRows(s: SeedingResults | undefined, trees: readonly { prefix: string; label: string }[] = SEEDING_TREES): Row[] {
   const first = seedingFigures(s);
   // A run whose tests failed is not published as a result (its figures stay in bench/figures.json).
   if (!s || !s.measured || !first.loader || (s.exitCode ?? 0) !== 0) {
@@ -64,7 +64,7 @@ function seedingRows(s: SeedingResults | undefined): Row[] {
     return [{ item: '4', what: 'Seeding: parallel loader vs `cp -R`, `rsync -a` and `tar x`', baseline: `${NOT_MEASURED} (${why})`, cached: '', ceiling: '' }];
   }
   const rows: Row[] = [];
-  for (const tree of SEEDING_TREES) {
+  for (const tree of trees) {
     const { loader, cp, rsync, tar, ceiling } = seedingFigures(s, tree.prefix);
     if (!loader) continue;
     const ceil = ceiling ? `${ceiling[0].replace(/^ceiling:\s*/i, '')}: ${ceiling[1].toFixed(1)} s` : '';
@@ -80,9 +80,13 @@ function seedingRows(s: SeedingResults | undefined): Row[] {
   return rows;
 }
 
-/** The rows of the results table: the lab's items 1-3, the seeding lab's item 4, then the CMS's item 10. */
+/**
+ * The rows of the results table: the lab's items 1-3, the seeding lab's item 4 (its generated tree and WordPress's, then
+ * the web application's tree when it was measured), then the CMS's item 10.
+ */
 export function rows(results: Results): Row[] {
-  return [...labRows(results.lab), ...seedingRows(results.seeding), ...cmsRows(results.cms)];
+  const app = results.seedingApp ? seedingRows(results.seedingApp, [{ prefix: '', label: appTreeLabel(results.seedingApp) }]) : [];
+  return [...labRows(results.lab), ...seedingRows(results.seeding), ...app, ...cmsRows(results.cms)];
 }
 
 /** The results table (items 1-4 and 10) in Markdown. */

@@ -1,6 +1,6 @@
 /** The seeding lab's figures (item 4): found by their names for the results table, and listed in full. */
 import { SeedingResults } from '../results';
-import { table } from './format';
+import { int, table } from './format';
 
 /**
  * The trees the seeding lab loads: its own generated one (3,000 files of 50 KiB; figures named as they are) and
@@ -10,6 +10,16 @@ export const SEEDING_TREES = [
   { prefix: '', label: 'a generated tree' },
   { prefix: 'WordPress: ', label: 'WordPress (Debian\'s package)' },
 ] as const;
+
+/**
+ * What the web application's tree (the bench's seeding-app part: a generated tree shaped like the fourth seed's) is
+ * called in the tables, from the run's settings: "a web application's tree (11,000 files, 98 MB)".
+ */
+export function appTreeLabel(s: SeedingResults | undefined): string {
+  const link = (s?.link ?? {}) as { files?: number; fileBytes?: number };
+  const size = link.files && link.fileBytes ? ` (${int(link.files)} files, ${Math.round((link.files * link.fileBytes) / 1e6)} MB)` : '';
+  return `a web application's tree${size}`;
+}
 
 /** A tree's seeding figures, found by their names (whatever else it reports is listed under the table). */
 export function seedingFigures(s: SeedingResults | undefined, prefix = ''): {
@@ -27,10 +37,37 @@ export function seedingFigures(s: SeedingResults | undefined, prefix = ''): {
   };
 }
 
+/** A share of a VM's vCPUs, as recorded (whole percent), or empty when not recorded. */
+const busy = (v: number | undefined) => (v === undefined ? '' : `${v} %`);
+
+/**
+ * Where the lab bounds the loader's ratio over `cp -R`, said from how busy the CPUs were during each (percent of each
+ * VM's vCPUs; the loader has two, so a single process that never waits keeps it 50 % busy). Undefined without them.
+ */
+export function seedingBound(s: SeedingResults | undefined, loaderName = 'seeding script (whole run)'): string | undefined {
+  const l = s?.cpu?.[loaderName];
+  const c = s?.cpu?.['cp -R'];
+  if (!l || !c) return undefined;
+  const said = [`While the loader ran, its VM's two vCPUs were ${busy(l.loader)} busy and the origin's ${busy(l.origin)}; ` +
+    `during \`cp -R\`, ${busy(c.loader)} and ${busy(c.origin)}.`];
+  const bound = [l.loader >= 85 ? "the loader's emulated vCPUs" : '', l.origin >= 85 ? "the origin's (the stand-in for EFS, which scales with load)" : '']
+    .filter(Boolean);
+  said.push(bound.length
+    ? `The parallel loader was bound by ${bound.join(' and by ')}, not by the link: the lab's ratio is a floor of what more and faster cores give.`
+    : "Neither VM's CPUs were saturated during the parallel loader: the lab's CPUs do not explain its ratio.");
+  said.push(c.loader < 45
+    ? `\`cp -R\` left the loader ${100 - c.loader} % idle, one file at a time: it waits on the link's latency, which faster CPUs do not shorten.`
+    : '`cp -R` kept about one vCPU busy: the emulated CPU slows it too, so faster CPUs would shorten both.');
+  return said.join(' ');
+}
+
 /** Every figure of a seeding run whose tests passed, with its note; undefined when there is none to publish. */
 export function seedingTable(s: SeedingResults | undefined): string | undefined {
   if (!s?.results || !Object.keys(s.results).length || (s.exitCode ?? 0) !== 0) return undefined;
-  const out = [table(['Measurement', 'Seconds'], Object.entries(s.results).map(([k, v]) => [k.trim(), v.toFixed(1)]))];
+  const cpu = s.cpu ?? {};
+  const columns = Object.keys(cpu).length ? ['Loader\'s vCPUs busy', 'Origin\'s vCPUs busy'] : [];
+  const out = [table(['Measurement', 'Seconds', ...columns], Object.entries(s.results).map(([k, v]) =>
+    [k.trim(), v.toFixed(1), ...(columns.length ? [busy(cpu[k]?.loader), busy(cpu[k]?.origin)] : [])]))];
   const r = s.results;
   const copy = Object.entries(r).find(([k]) => /^\s*of which the copy/.test(k))?.[1];
   const again = r['seeding script, again after 4 changes'];
@@ -41,8 +78,8 @@ export function seedingTable(s: SeedingResults | undefined): string | undefined 
     out.push('', `Here the loader's whole run includes a part that grows with the source, not with what it copies: mounting, listing the ` +
       `source and checking every file at the target (\`rsync --dry-run\` over NFS); a run that copied 4 files took ` +
       `${again.toFixed(1)} s. Its copy alone (${copy.toFixed(1)} s) was ${(cp[1] / copy).toFixed(1)}x faster than \`cp -R\`, ` +
-      `the whole run ${(cp[1] / loader[1]).toFixed(1)}x (the 6.4x above compares fpsync's copy alone). Where the lab bounds ` +
-      'these ratios was not measured: its 50 rsync workers and the NFS client run on two emulated vCPUs.');
+      `the whole run ${(cp[1] / loader[1]).toFixed(1)}x (the 6.4x above compares fpsync's copy alone). ` +
+      (seedingBound(s) ?? 'Where the lab bounds these ratios was not measured: its 50 rsync workers and the NFS client run on two emulated vCPUs.'));
   }
   if (s.note) out.push('', `Note: ${s.note}.`);
   return out.join('\n');
