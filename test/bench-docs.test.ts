@@ -92,7 +92,7 @@ test('a seeding run whose tests failed is not published: its row says so, and no
 test("the web application's tree (seeding-app): its rows, how busy the CPUs were, and where the lab bounds the ratio", () => {
   const run = { date: '2026-01-01T00:00:00Z', durationSeconds: 1, machine: { cpu: 'x', cores: 2, memoryGiB: 1, kernel: 'k' }, settings: {} };
   const app = {
-    ...run, measured: true, exitCode: 0, link: { files: 11000, fileBytes: 8900 },
+    ...run, measured: true, exitCode: 0, link: { files: 11000, fileBytes: 8900, workers: 50 },
     results: {
       'seeding script (whole run)': 300, '  of which the copy (its log, whole s)': 120, 'cp -R': 700, 'rsync -a': 1800, 'tar x': 1200,
       'ceiling: cp -R on the loader\'s own disk': 5, 'seeding script, again after 4 changes': 200,
@@ -107,14 +107,15 @@ test("the web application's tree (seeding-app): its rows, how busy the CPUs were
   expect(md).toContain("## Seeding a web application's tree (11,000 files, 98 MB): every figure (item 4)");
   expect(md).toContain('| cp -R | 700.0 | 30 % | 10 % |');
   expect(md).toContain('| rsync -a | 1800.0 |  |  |');
-  expect(seedingBound(app)).toContain("bound by the loader's emulated vCPUs, not by the link");
-  expect(seedingBound(app)).toContain('`cp -R` left the loader 70 % idle');
-  const idle = { ...app, cpu: { 'seeding script (whole run)': { loader: 40, origin: 90 }, 'cp -R': { loader: 50, origin: 10 } } };
-  expect(seedingBound(idle)).toContain("bound by the origin's");
-  expect(seedingBound(idle)).not.toContain("the loader's emulated vCPUs");
-  expect(seedingBound(idle)).toContain('`cp -R` kept about one vCPU busy');
-  // Without the CPU figures nothing is said of the bound, and without the part there is no row.
-  expect(seedingBound({ ...app, cpu: undefined })).toBeUndefined();
+  // 700 s for cp -R against the copy's 120 s: about 5.8 files at once of 50 workers; 700 / 50 = 14 s if link-bound.
+  expect(seedingBound(app)).toContain('By `cp -R`\'s pace (64 ms a file), the copy kept about 5.8 files going at once with its 50 workers');
+  expect(seedingBound(app)).toContain('would have taken about 14 s. The lab bounds this ratio, not the link');
+  expect(seedingBound(app)).toContain('the loader\'s vCPUs were 97 % busy during the loader\'s run (the origin\'s 60 %) and 30 % during `cp -R` (10 %)');
+  const linkBound = { ...app, cpu: undefined, results: { ...app.results, '  of which the copy (its log, whole s)': 15 } };
+  expect(seedingBound(linkBound)).toContain('The link bounds this ratio, not the lab.');
+  expect(seedingBound(linkBound)).not.toContain('own accounting');
+  // Without the copy's time nothing is said of the bound, and without the part there is no row.
+  expect(seedingBound({ ...app, results: { 'cp -R': 700 } })).toBeUndefined();
   expect(rows({}).some((r) => r.what.includes("web application's tree"))).toBe(false);
 });
 

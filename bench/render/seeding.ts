@@ -41,23 +41,31 @@ export function seedingFigures(s: SeedingResults | undefined, prefix = ''): {
 const busy = (v: number | undefined) => (v === undefined ? '' : `${v} %`);
 
 /**
- * Where the lab bounds the loader's ratio over `cp -R`, said from how busy the CPUs were during each (percent of each
- * VM's vCPUs; the loader has two, so a single process that never waits keeps it 50 % busy). Undefined without them.
+ * Where the lab bounds the loader's copy, from its figures: how many files its workers kept going at once, by `cp -R`'s
+ * pace of one file at a time over the same link, against how many a link-bound copy would; then, when the run recorded
+ * them, how busy each VM counted its own vCPUs. Undefined without the copy's and `cp -R`'s times.
  */
-export function seedingBound(s: SeedingResults | undefined, loaderName = 'seeding script (whole run)'): string | undefined {
-  const l = s?.cpu?.[loaderName];
+export function seedingBound(s: SeedingResults | undefined): string | undefined {
+  const r = s?.results ?? {};
+  const cp = r['cp -R'];
+  const copy = Object.entries(r).find(([k]) => /^\s*of which the copy/.test(k))?.[1];
+  const workers = (s?.link as { workers?: number } | undefined)?.workers;
+  if (!cp || !copy || !workers) return undefined;
+  const files = (s?.link as { files?: number } | undefined)?.files;
+  const perFile = files ? ` (${((cp / files) * 1000).toFixed(0)} ms a file)` : '';
+  const inFlight = cp / copy;
+  const said = [`By \`cp -R\`'s pace${perFile}, the copy kept about ${inFlight.toFixed(1)} files going at once with its ${workers} workers; ` +
+    `workers that each waited only on the link, as \`cp -R\` does, would have taken about ${(cp / workers).toFixed(0)} s.`];
+  said.push(inFlight >= 0.8 * workers ? 'The link bounds this ratio, not the lab.'
+    : 'The lab bounds this ratio, not the link: which of its limits (two VMs\' emulated vCPUs sharing the host\'s cores, the NFS ' +
+      'client\'s concurrency, fpsync\'s own scheduling) holds the copy was not measured.');
+  const l = s?.cpu?.['seeding script (whole run)'];
   const c = s?.cpu?.['cp -R'];
-  if (!l || !c) return undefined;
-  const said = [`While the loader ran, its VM's two vCPUs were ${busy(l.loader)} busy and the origin's ${busy(l.origin)}; ` +
-    `during \`cp -R\`, ${busy(c.loader)} and ${busy(c.origin)}.`];
-  const bound = [l.loader >= 85 ? "the loader's emulated vCPUs" : '', l.origin >= 85 ? "the origin's (the stand-in for EFS, which scales with load)" : '']
-    .filter(Boolean);
-  said.push(bound.length
-    ? `The parallel loader was bound by ${bound.join(' and by ')}, not by the link: the lab's ratio is a floor of what more and faster cores give.`
-    : "Neither VM's CPUs were saturated during the parallel loader: the lab's CPUs do not explain its ratio.");
-  said.push(c.loader < 45
-    ? `\`cp -R\` left the loader ${100 - c.loader} % idle, one file at a time: it waits on the link's latency, which faster CPUs do not shorten.`
-    : '`cp -R` kept about one vCPU busy: the emulated CPU slows it too, so faster CPUs would shorten both.');
+  if (l && c) {
+    said.push(`By their own accounting, the loader's vCPUs were ${busy(l.loader)} busy during the loader's run (the origin's ${busy(l.origin)}) ` +
+      `and ${busy(c.loader)} during \`cp -R\` (${busy(c.origin)}); under emulation a guest may not count the time its vCPUs wait for a ` +
+      'host core, so these shares do not rule out the CPUs.');
+  }
   return said.join(' ');
 }
 
