@@ -367,7 +367,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    */
   public _joinEcsCluster(cluster: ecs.ICluster): void {
     this.joinOnce(cluster.node.path, 'ECS');
-    const name = parameterLine('EFSC_ECS_CLUSTER', cluster.clusterName);
+    const name = parameterLine('EFSC_ECS_CLUSTER', cluster.clusterName, this);
     this.renderedUserData._replace(`echo ECS_CLUSTER=${cluster.clusterName} >> /etc/ecs/ecs.config`,
       [name.text, 'echo "ECS_CLUSTER=${EFSC_ECS_CLUSTER}" >> /etc/ecs/ecs.config']);
   }

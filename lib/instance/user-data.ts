@@ -1,7 +1,7 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { Aws, FileSystem, Fn, Stage, Token, Tokenization } from 'aws-cdk-lib';
+import { Aws, FileSystem, Fn, Stack, Stage, Token, Tokenization } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
@@ -102,7 +102,7 @@ export function renderScript(options: RenderScriptOptions): RenderedScript {
   let estimatedBytes = 0;
   for (const name of Object.keys(parameters).sort()) {
     if (!/^EFSC_[A-Z0-9_]+$/.test(name)) throw new Error(`cdk-efs-cache: parameter name ${name} is not EFSC_[A-Z0-9_]+`);
-    const line = parameterLine(name, parameters[name]);
+    const line = parameterLine(name, parameters[name], options.scope);
     lines.push(line.text);
     estimatedBytes += line.estimatedBytes + 1;
   }
@@ -265,14 +265,15 @@ export function loaderLines(userData: string): { first: number; last: number } {
 }
 
 /**
- * One parameter's line of the user data header. A value known at synth is single-quoted. A value that holds a token
- * (a CfnParameter, an SSM value, an import, an id) is known only at deploy time and may resolve to anything, a
- * quote or `$(...)` included: it goes through CloudFormation's `Fn::Base64`, whose output holds only
- * A-Za-z0-9+/=, and the instance decodes it into the variable (`EFSC_X="$(base64 -d <<<'...')"`), so whatever it resolves to stays data. The scripts'
- * own `need` checks then refuse a bad value with a FATAL line, as they do for literal ones.
+ * One parameter's line of the user data header. A value known at synth is single-quoted. A value that holds a
+ * deploy-time value (`holdsDeployTimeValue`: a CfnParameter, an SSM value, an import, an id, a number token
+ * rendered with `String()`) may resolve to anything, a quote or `$(...)` included: it goes through CloudFormation's
+ * `Fn::Base64`, whose output holds only A-Za-z0-9+/=, and the instance decodes it into the variable
+ * (`EFSC_X="$(base64 -d <<<'...')"`), so whatever it resolves to stays data. The scripts' own `need` checks then
+ * refuse a bad value with a FATAL line, as they do for literal ones. This is the only way a value reaches the header.
  */
-export function parameterLine(name: string, value: string): { text: string; estimatedBytes: number } {
-  if (!Token.isUnresolved(value)) {
+export function parameterLine(name: string, value: string, scope: IConstruct): { text: string; estimatedBytes: number } {
+  if (!holdsDeployTimeValue(scope, value)) {
     const text = `${name}=${shellQuote(value)}`;
     return { text, estimatedBytes: Buffer.byteLength(text, 'utf8') };
   }
@@ -282,6 +283,16 @@ export function parameterLine(name: string, value: string): { text: string; esti
     text: `${before}${Fn.base64(value)}${after}`,
     estimatedBytes: before.length + after.length + 4 * Math.ceil(estimatedUserDataBytes(value) / 3),
   };
+}
+
+/**
+ * Whether `value` holds anything CloudFormation resolves at deploy time: a string token, and also a number token
+ * rendered into the string (`String(Token.asNumber(...))`, `Duration.seconds(token).toSeconds()`), which
+ * `Token.isUnresolved` does not see in a string but the stack's resolution does. Asked of the stack itself, so no
+ * encoding of a token can pass for a literal.
+ */
+export function holdsDeployTimeValue(scope: IConstruct, value: string): boolean {
+  return Token.isUnresolved(value) || Stack.of(scope).resolve(value) !== value;
 }
 
 /** Single-quotes a literal value for bash; a single quote becomes '"'"'. Values with tokens: see parameterLine. */

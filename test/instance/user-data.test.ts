@@ -2,7 +2,7 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { BootstraplessSynthesizer, DefaultStackSynthesizer, Stack, Stage, Token } from 'aws-cdk-lib';
+import { BootstraplessSynthesizer, DefaultStackSynthesizer, Fn, Stack, Stage, Token } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import {
@@ -16,7 +16,9 @@ import {
   NfsVersion,
   SeedSource,
 } from '../../lib';
-import { compactScript, LIBRARIES, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands } from '../../lib/instance/user-data';
+import {
+  compactScript, holdsDeployTimeValue, LIBRARIES, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands,
+} from '../../lib/instance/user-data';
 import { readAsset } from '../../lib/private/assets';
 import { importedFs, newApp, stackWithVpc } from '../util';
 import { runScript } from '../util/run-script';
@@ -43,6 +45,19 @@ describe('renderScript', () => {
     // The asset's file is the code, byte for byte; its key is the content's hash.
     expect(fs.readFileSync(path.join(Stage.of(r.asset)!.assetOutdir, r.asset.assetPath), 'utf8')).toBe(code);
     expect(r.asset.s3ObjectKey).toBe(`${r.asset.assetHash}.sh`);
+  });
+  test('a number token rendered with String() is a deploy-time value: it travels as base64 data, never quoted', () => {
+    const scope = new Stack();
+    const n = String(Token.asNumber(Fn.importValue('Threads')));
+    // What Token.isUnresolved misses in a string, the stack's resolution sees.
+    expect(Token.isUnresolved(n)).toBe(false);
+    expect(holdsDeployTimeValue(scope, n)).toBe(true);
+    expect(holdsDeployTimeValue(scope, `x-${n}`)).toBe(true);
+    expect(holdsDeployTimeValue(scope, '-1.5e+289')).toBe(false);
+    const r = renderScript({ script: 'client/bootstrap.sh', description: 'test', scope, parameters: { EFSC_N: n, EFSC_L: '8' } });
+    expect(r.text).toMatch(/^EFSC_N="\$\(base64 -d <<<'\$\{Token\[/m);
+    expect(r.text).toContain("\nEFSC_L='8'\n");
+    expect(scope.resolve(r.text)).toEqual({ 'Fn::Join': ['', expect.arrayContaining([{ 'Fn::Base64': { 'Fn::ImportValue': 'Threads' } }])] });
   });
 
   test('LIBRARIES is every library under assets/lib but the loader (in the user data) and checkout.sh (host runs only)', () => {
