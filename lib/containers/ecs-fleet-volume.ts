@@ -1,9 +1,11 @@
+import { CfnResource, Reference, Stack, Token, Tokenization } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
+import { isEndpoint } from '../nfs/endpoint';
 import { allowFromConsumerSide } from '../private/connections';
-import { knownAtSynth, propError } from '../private/errors';
-import { checkFleetExport, FleetExport } from './fleet-export';
+import { describeValue, knownAtSynth, propError } from '../private/errors';
+import { checkFleetExport, FleetExport, ResolvedFleetExport } from './fleet-export';
 
 /** Properties of `EcsFleetVolume`. */
 export interface EcsFleetVolumeProps {
@@ -65,6 +67,7 @@ export class EcsFleetVolume extends Construct {
     if (!/^[A-Za-z0-9_-]{1,255}$/.test(this.volumeName)) {
       throw propError(this, 'volumeName', `must be 1-255 letters, digits, hyphens and underscores, got '${this.volumeName}'.`);
     }
+    refuseSameName(this, td, this.volumeName);
     this.server = source.server;
     this.remotePath = source.remotePath;
     this.mountOptions = source.mountOptions;
@@ -75,7 +78,7 @@ export class EcsFleetVolume extends Construct {
         scope: ecs.Scope.TASK,
         // The local driver hands these to mount(2): `addr=` names the server (a DNS name Docker resolves when it
         // mounts), `device` the path, the rest are the kernel's NFS options.
-        driverOpts: { type: 'nfs', device: `:${this.remotePath}`, o: [`addr=${this.server}`, ...this.mountOptions].join(',') },
+        driverOpts: localDriverOptions(this, props.source, source),
       },
     });
     // The rules are made from the clients' side, as FsCacheClientLaunchTemplate makes its own.
@@ -88,4 +91,75 @@ export class EcsFleetVolume extends Construct {
   public addMountPoint(container: ecs.ContainerDefinition, containerPath: string): void {
     container.addMountPoints({ sourceVolume: this.volumeName, containerPath, readOnly: true });
   }
+}
+
+/**
+ * Deploy-time values the local driver's options may hold: attributes that AWS makes, whose form it fixes (a load
+ * balancer's DNS name: the endpoint of a fleet with `FanOut.networkLoadBalancer()`, of this app or another stack of it).
+ */
+const AWS_MADE_NAMES: Record<string, string[]> = {
+  'AWS::ElasticLoadBalancingV2::LoadBalancer': ['DNSName'],
+};
+
+/**
+ * The options of Docker's `local` driver for a mount of `source`: `type=nfs`, `device=:<path>` and
+ * `o=addr=<server>,<option>,...`. Docker splits `o` on commas and hands each part to mount(2) as an option, with no
+ * check of its own, so no part may hold a comma, `=` or a space it was not given: each value is checked at synth, and
+ * a deploy-time value (a parameter, an import, an SSM value) is refused unless AWS makes it (`AWS_MADE_NAMES`).
+ * Throws `Invalid source`.
+ */
+function localDriverOptions(scope: IConstruct, given: FleetExport, source: ResolvedFleetExport): Record<string, string> {
+  const { fleet, mirrorPath } = given;
+  const instead = 'or mount a CacheFleet of this app (its endpoint and paths are made at synth, or its load balancer\'s DNS name).';
+  const server = source.server;
+  if (Token.isUnresolved(server) ? !madeByAws(server) : !isEndpoint(server)) {
+    throw propError(scope, 'source', `the endpoint of ${fleet.node.path} is ${describeValue(server, scope)}: Docker's local driver reads it ` +
+      'in the volume\'s comma-separated mount options (o=addr=<endpoint>,...) unchecked, where a comma or = would add options. ' +
+      `${Token.isUnresolved(server) ? 'Give the endpoint as a literal to CacheFleet.fromCacheFleetAttributes ' +
+        '(a DNS name such as \'nfs.efs-cache.internal\', or an IPv4 address), ' : 'Give a DNS name or IPv4 address, '}${instead}`);
+  }
+  const pathProp = mirrorPath === undefined ? 'exportPath' : `mirrorExports[].exportPath of '${mirrorPath}'`;
+  if (Token.isUnresolved(source.remotePath) || !/^\/[A-Za-z0-9._/-]+$/.test(source.remotePath)) {
+    throw propError(scope, 'source', `the ${pathProp} of ${fleet.node.path} is ${describeValue(source.remotePath, scope)}: Docker's local ` +
+      'driver passes it to mount(2) in the volume\'s device option (device=:<path>) unchecked. Give it as a literal to ' +
+      `CacheFleet.fromCacheFleetAttributes (an absolute path of letters, digits, . _ - /), ${instead}`);
+  }
+  if (mirrorPath === undefined) {
+    for (const [name, d] of [['attributeCacheTimeout', fleet.attributeCacheTimeout], ['directoryCacheTimeout', fleet.directoryCacheTimeout]] as const) {
+      if (d.isUnresolved()) {
+        throw propError(scope, 'source', `the ${name} of ${fleet.node.path} is known only at deploy time: it becomes mount options of the ` +
+          'volume (ac*=<seconds>), which Docker\'s local driver takes unchecked. Give it as a literal Duration to ' +
+          `CacheFleet.fromCacheFleetAttributes, ${instead}`);
+      }
+    }
+  }
+  // What the library writes itself; checked all the same, so that no option ever carries a second one.
+  const bad = source.mountOptions.find((o) => Token.isUnresolved(o) || !/^[a-z0-9_]+(=[A-Za-z0-9_.]+)?$/.test(o));
+  if (bad !== undefined) throw propError(scope, 'source', `the mount option ${describeValue(bad, scope)} is not one option of the form name or name=value.`);
+  return { type: 'nfs', device: `:${source.remotePath}`, o: [`addr=${server}`, ...source.mountOptions].join(',') };
+}
+
+/** Whether a string with tokens is a host name made of AWS-made attributes (`AWS_MADE_NAMES`) and DNS labels only. */
+function madeByAws(value: string): boolean {
+  const fragments = Tokenization.reverseString(value);
+  const made = fragments.tokens.every((t) => t instanceof Reference && t.target instanceof CfnResource &&
+    (AWS_MADE_NAMES[t.target.cfnResourceType] ?? []).includes(t.displayName));
+  // Each AWS-made name stands for one DNS label here; what the literal parts add must keep it a host name.
+  const shape = fragments.mapTokens({ mapToken: () => 'a' }).join({ join: (a: unknown, b: unknown) => `${a}${b}` });
+  return made && isEndpoint(String(shape));
+}
+
+/**
+ * Refuses a second volume named `name` in `td` (ECS takes one volume per name, and the containers' mount points name
+ * it): now for the volumes already there, and at synth for those added after. Throws `Invalid volumeName`.
+ */
+function refuseSameName(scope: Construct, td: ecs.TaskDefinition, name: string): void {
+  const named = () => {
+    const volumes = Stack.of(td).resolve((td.node.defaultChild as ecs.CfnTaskDefinition).volumes) as { name?: string }[] | undefined;
+    return (volumes ?? []).filter((v) => v.name === name).length;
+  };
+  const why = (has: string) => `${td.node.path} ${has} volume named '${name}': ECS takes one volume per name, and the containers' ` +
+    'mount points name it. Give each EcsFleetVolume of a task definition its own volumeName.';
+  if (named() > 0) throw propError(scope, 'volumeName', why('already has a'));
+  scope.node.addValidation({ validate: () => (named() > 1 ? [`Invalid volumeName: ${why('has another')}`] : []) });
 }
