@@ -1,4 +1,4 @@
-import { Size } from 'aws-cdk-lib';
+import { CfnParameter, Size } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -65,6 +65,46 @@ describe('EcsFleetCapacity', () => {
     const userData = hostsUserData(stack);
     expect(userData.indexOf('echo mine')).toBeGreaterThan(userData.indexOf('# Commands added to userData'));
     expect(userData).toContain('ECS_CLUSTER=');
+  });
+
+  test('no write action of the hosts\' policy is on every resource without a condition: the awslogs driver\'s name this account\'s log groups', () => {
+    const { stack, cluster, hosts } = setUp();
+    new EcsFleetCapacity(stack, 'Capacity', { cluster, hosts });
+    type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+    const statements = Object.entries(Template.fromStack(stack).findResources('AWS::IAM::ManagedPolicy'))
+      .filter(([id]) => id.startsWith('HostsRole'))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
+    const actions = (s: Statement) => [s.Action].flat();
+    // What checkov's CKV_AWS_111 flags: Allow on "*" with no condition. Left: the two actions IAM takes on "*" only.
+    const open = statements.filter((s) => s.Effect === 'Allow' && s.Resource === '*' && s.Condition === undefined).flatMap(actions);
+    expect(open.sort()).toEqual(['ecr:GetAuthorizationToken', 'ecs:DiscoverPollEndpoint']);
+    const logs = statements.filter((s) => actions(s).some((a) => a.startsWith('logs:')));
+    expect(logs).toEqual([{
+      Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':logs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':log-group:*']] },
+    }]);
+    // aws-cdk-lib's other container instance statements are kept as it writes them: on this cluster.
+    const clusterArn = { 'Fn::GetAtt': [stack.getLogicalId(cluster.node.defaultChild as ecs.CfnCluster), 'Arn'] };
+    expect(statements).toContainEqual({ Effect: 'Allow', Action: ['ecs:Poll', 'ecs:StartTelemetrySession'], Resource: '*', Condition: { ArnEquals: { 'ecs:cluster': clusterArn } } });
+    expect(statements.filter((s) => actions(s).includes('ecs:RegisterContainerInstance')).map((s) => s.Resource)).toEqual([clusterArn]);
+  });
+
+  test('a cluster name ECS refuses is refused at synth (ecs.config holds it on a line); a deploy-time name reaches the hosts as the cluster\'s Ref', () => {
+    for (const name of ['app\nECS_ENGINE_AUTH_DATA=x', 'app cluster', 'a'.repeat(256), 'app,x', '']) {
+      const { stack, vpc, hosts } = setUp();
+      const cluster = new ecs.Cluster(stack, 'Named', { vpc, clusterName: name, containerInsightsV2: ecs.ContainerInsights.ENABLED });
+      expect(() => new EcsFleetCapacity(stack, 'Capacity', { cluster, hosts }))
+        .toThrow(/^Invalid cluster: TestStack\/Named is named ".*", which ECS refuses .*clusterName of 1-255 letters, digits, hyphens and underscores, or none\./);
+    }
+    const { stack, vpc, hosts } = setUp();
+    const cluster = new ecs.Cluster(stack, 'Named', {
+      vpc, clusterName: new CfnParameter(stack, 'ClusterName').valueAsString, containerInsightsV2: ecs.ContainerInsights.ENABLED,
+    });
+    new EcsFleetCapacity(stack, 'Capacity', { cluster, hosts });
+    const clusterRef = `<Ref:${stack.getLogicalId(cluster.node.defaultChild as ecs.CfnCluster)}>`;
+    expect(hostsUserData(stack)).toContain(`EFSC_ECS_CLUSTER="$(base64 -d <<<'${Buffer.from(clusterRef).toString('base64')}')"`);
+    const { stack: s2, vpc: v2, hosts: h2 } = setUp();
+    expect(() => new EcsFleetCapacity(s2, 'Capacity', { cluster: new ecs.Cluster(s2, 'Named', { vpc: v2, clusterName: 'app-1_B' }), hosts: h2 })).not.toThrow();
   });
 
   test('an ECS-optimized image gets a root volume of at least its 30 GiB snapshot; a smaller one is refused', () => {
