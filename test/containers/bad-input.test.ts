@@ -57,6 +57,31 @@ const CASES: BadInput[] = [
     error: /^Invalid source: '\/efs\/www' is not a mirror of TestStack\/Fleet \(its mirrors: \/efs\/app\)\. \(at TestStack\/Volume\)$/,
   },
   {
+    name: 'ecs: an imported fleet whose endpoint is a parameter (Docker reads it in the mount options unchecked)',
+    build: (stack) => new EcsFleetVolume(stack, 'Volume', {
+      taskDefinition: new ecs.Ec2TaskDefinition(stack, 'Task'),
+      source: FleetExport.cacheFleet(importedFleet(stack, { endpoint: new CfnParameter(stack, 'Endpoint').valueAsString })),
+    }),
+    error: /^Invalid source: the endpoint of TestStack\/Imported is parameter Endpoint \(a token, known at deploy time\): Docker's local driver .*Give the endpoint as a literal to CacheFleet\.fromCacheFleetAttributes/,
+  },
+  {
+    name: 'ecs: an imported fleet whose exportPath is a parameter',
+    build: (stack) => new EcsFleetVolume(stack, 'Volume', {
+      taskDefinition: new ecs.Ec2TaskDefinition(stack, 'Task'),
+      source: FleetExport.cacheFleet(importedFleet(stack, { exportPath: new CfnParameter(stack, 'ExportPath').valueAsString })),
+    }),
+    error: /^Invalid source: the exportPath of TestStack\/Imported is parameter ExportPath \(a token, known at deploy time\): .*device=:<path>.*Give it as a literal/,
+  },
+  {
+    name: 'ecs: two volumes of one name in a task definition',
+    build: ecsVolume((stack, fleet) => {
+      const taskDefinition = new ecs.Ec2TaskDefinition(stack, 'Task');
+      new EcsFleetVolume(stack, 'First', { taskDefinition, source: FleetExport.cacheFleet(fleet), volumeName: 'data' });
+      return { taskDefinition, volumeName: 'data' };
+    }),
+    error: /^Invalid volumeName: TestStack\/Task already has a volume named 'data': ECS takes one volume per name/,
+  },
+  {
     name: 'eks: a mirror of a fleet of the user\'s own making, served outside /mirror',
     build: (stack) => {
       const own: ICacheFleet = Object.assign(Object.create(importedFleet(stack)), { mirrorExports: [{ path: '/efs/app', exportPath: '/srv/app' }] });
