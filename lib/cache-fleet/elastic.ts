@@ -4,7 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
-import { knownAtSynth, propError } from '../private/errors';
+import { inUnitOf, knownAtSynth, propError } from '../private/errors';
 import { acknowledgeWildcardResource } from '../private/nag';
 import { nodeGroup } from './cache-node';
 import { ElasticCapacityOptions } from './capacity';
@@ -68,7 +68,12 @@ export function validateElastic(
       throw propError(scope, `capacity.${k}`, `must be whole minutes (the alarm counts one-minute periods), got ${d.toHumanString()}.`);
     }
   };
+  // The scale-in policy's cooldown is in seconds and its alarm counts one-minute periods: a token cannot be both.
+  knownAtSynth(scope, 'capacity.scaleInCooldown', e.scaleInCooldown, 'the scale-in policy\'s cooldown, in seconds, and its ' +
+    'alarm\'s count of one-minute periods are both made from it');
   range('scaleInCooldown', e.scaleInCooldown, Duration.minutes(5), Duration.days(1));
+  // The drain hook's heartbeat is in seconds: a token given in seconds goes through, another unit cannot be converted.
+  if (e.drainTimeout?.isUnresolved()) inUnitOf(scope, 'capacity.drainTimeout', () => e.drainTimeout!.toSeconds());
   range('drainTimeout', e.drainTimeout, Duration.seconds(30), Duration.hours(2));
   const target = e.targetNetworkOutPerNode;
   if (target !== undefined && target.isUnresolved()) {

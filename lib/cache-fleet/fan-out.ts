@@ -1,8 +1,9 @@
-import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
@@ -21,10 +22,10 @@ export interface Route53FanOutOptions {
   readonly hostedZone?: route53.IPrivateHostedZone;
 
   /**
-   * Name of the new private hosted zone; not with `hostedZone`. Route 53 refuses a second private zone of one name on
-   * a VPC: synth refuses a name that another fleet's zone, or a private hosted zone of the app's (`PrivateHostedZone`,
-   * `CfnHostedZone`), already has on the VPC (case and a trailing dot aside).
+   * Name of the new private hosted zone; not with `hostedZone`. Synth refuses a name another zone of the app has on
+   * the VPC, one over DNS's 253 characters, and one that would shadow AWS's endpoints or the VPC's host names.
    *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md
    * @default 'efs-cache.internal'
    */
   readonly zoneName?: string;
@@ -54,8 +55,10 @@ export const ROUTE53_FAN_OUT_DEFAULTS = {
 /** Where a Network Load Balancer writes its access logs (`NetworkLoadBalancerFanOutOptions.accessLogs`). */
 export interface AccessLogsOptions {
   /**
-   * The bucket, in the stack's region and encrypted with S3-managed keys (SSE-S3). Its policy lets the log delivery
-   * service write under `prefix`.
+   * The bucket, in the stack's region, encrypted with SSE-S3 or a customer managed KMS key (not `aws/s3`). Its policy,
+   * and its key's when the key is of the app, let the log delivery service write under `prefix`.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/cache-fleet.md
    */
   readonly bucket: s3.IBucket;
 
@@ -184,6 +187,9 @@ export interface FanOutProps {
  * service (`delivery.logs.amazonaws.com`), which the bucket's policy lets write under the prefix, for this account
  * only. (aws-cdk-lib's `logAccessLogs` also grants the regional ELB account, which Application Load Balancers use,
  * and so needs a stack with a concrete region.) A bucket of another app keeps its own policy: it must allow the same.
+ * A bucket encrypted with a customer managed KMS key: the key's policy lets the log delivery service use it too (AWS,
+ * "Access logs for your Network Load Balancer": SSE-S3, or SSE-KMS with a customer managed key whose policy lets
+ * delivery.logs.amazonaws.com encrypt with it); an imported key keeps its own policy, and a warning says what it needs.
  */
 function grantNlbAccessLogs(nlb: elbv2.NetworkLoadBalancer, bucket: s3.IBucket, prefix = ''): void {
   nlb.setAttribute('access_logs.s3.enabled', 'true');
@@ -205,6 +211,40 @@ function grantNlbAccessLogs(nlb: elbv2.NetworkLoadBalancer, bucket: s3.IBucket, 
   }));
   // The load balancer checks that it may write when it is created: after the policy that lets it.
   if (added.statementAdded && added.policyDependable) nlb.node.addDependency(added.policyDependable);
+  const key = bucketEncryption(bucket).key;
+  if (!key) return;
+  const keyAdded = key.addToResourcePolicy(new iam.PolicyStatement({
+    principals: [delivery],
+    actions: ['kms:Encrypt', 'kms:Decrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:DescribeKey'],
+    resources: ['*'],
+    conditions: { StringEquals: { 'aws:SourceAccount': account } },
+  }));
+  if (keyAdded.statementAdded) {
+    // The key's policy is part of the key: the load balancer after it, as after the bucket's policy.
+    if (key instanceof kms.Key) nlb.node.addDependency(key);
+    return;
+  }
+  Annotations.of(nlb).addWarningV2('cdk-efs-cache:accessLogsKey', 'fanOut.accessLogs.bucket: the bucket is encrypted ' +
+    'with a KMS key this app cannot change (imported): its key policy must let the service principal ' +
+    'delivery.logs.amazonaws.com use it (kms:GenerateDataKey* and kms:Encrypt, for this account), or the load balancer ' +
+    'cannot write its access logs. Add that statement to the key\'s policy, or give a bucket encrypted with SSE-S3.');
+}
+
+/**
+ * What synth can tell of a bucket's default encryption: `awsManaged` for SSE-KMS with the AWS managed key `aws/s3`
+ * (a bucket of the app with `BucketEncryption.KMS_MANAGED` or `DSSE_MANAGED`), `key` for a customer managed key (its
+ * `encryptionKey`, of the app or imported with the bucket). A bucket imported without a key: neither (taken as SSE-S3).
+ */
+function bucketEncryption(bucket: s3.IBucket): { awsManaged: boolean; key?: kms.IKey } {
+  if (bucket.encryptionKey) return { awsManaged: false, key: bucket.encryptionKey };
+  const cfn = bucket.node.defaultChild;
+  if (!(cfn instanceof s3.CfnBucket) || cfn.bucketEncryption === undefined) return { awsManaged: false };
+  const rules: unknown = Stack.of(cfn).resolve(cfn.bucketEncryption)?.serverSideEncryptionConfiguration;
+  const defaults = (Array.isArray(rules) ? rules : []).map((r) => r?.serverSideEncryptionByDefault);
+  return {
+    awsManaged: defaults.some((d) => typeof d?.sseAlgorithm === 'string' && d.sseAlgorithm.startsWith('aws:kms') &&
+      d.kmsMasterKeyId === undefined),
+  };
 }
 
 const LABEL_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -270,6 +310,14 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
       comment: 'cdk-efs-cache: names of the cache nodes',
     });
     const recordName = r53.recordName ?? ROUTE53_FAN_OUT_DEFAULTS.recordName;
+    checkRecordNameLengths(this, r53.zoneName !== undefined || r53.hostedZone !== undefined, props.nodes.flatMap((n) => {
+      const az = n.subnet.availabilityZone;
+      const azKnown = !Token.isUnresolved(az);
+      return [
+        { name: `node${n.nodeNumber}.${recordName}.${zone.zoneName}` },
+        { name: `${azKnown ? az : '<az>'}.${recordName}.${zone.zoneName}`, extra: azKnown ? 0 : AZ_NAME_MAX - '<az>'.length },
+      ];
+    }));
     for (const name of [recordName, ...props.nodes.map((n) => `node${n.nodeNumber}.${recordName}`)]) {
       if (Token.isUnresolved(name)) continue;
       claimName(this, fleet, `zone ${idOrPath(zone.hostedZoneId, zone)} record ${normalName(name)}`, 'fanOut.recordName',
@@ -507,6 +555,22 @@ export function resolveFanOut(scope: IConstruct, fanOut: FanOut | undefined, def
   return fanOut;
 }
 
+/**
+ * Zones a private hosted zone of the fleet's must not be, nor be under: on every instance of the VPC it would answer
+ * for AWS's service endpoints (S3, SSM, CloudFormation...: the nodes could no longer boot) or for the VPC's own host
+ * names (`ip-10-0-0-1.ec2.internal`, `ip-10-0-0-1.<region>.compute.internal`).
+ */
+const SHADOWED_ZONES = [
+  { zone: 'amazonaws.com', what: 'AWS\'s service endpoints (S3, SSM, CloudFormation...), which the nodes need to boot' },
+  { zone: 'amazonaws.com.cn', what: 'AWS\'s service endpoints in China (S3, SSM, CloudFormation...), which the nodes need to boot' },
+  { zone: 'api.aws', what: 'AWS\'s dual-stack service endpoints' },
+  { zone: 'ec2.internal', what: 'the VPC\'s own host names in us-east-1 (ip-10-0-0-1.ec2.internal)' },
+  { zone: 'compute.internal', what: 'the VPC\'s own host names (ip-10-0-0-1.<region>.compute.internal)' },
+];
+
+/** DNS's longest name, in characters without the trailing dot (RFC 1035: 255 octets on the wire). */
+const DNS_NAME_MAX = 253;
+
 /** Throws `Invalid <prop>.<option>` for Route 53 options that contradict each other or that Route 53 refuses. */
 function validateRoute53(scope: IConstruct, prop: string, o: Route53FanOutOptions): void {
   if (o.hostedZone && o.zoneName !== undefined) {
@@ -517,14 +581,48 @@ function validateRoute53(scope: IConstruct, prop: string, o: Route53FanOutOption
     if (labels.length < 2 || !labels.every((l) => LABEL_RE.test(l))) {
       throw propError(scope, `${prop}.zoneName`, `'${o.zoneName}' is not a valid DNS zone name (lower-case labels, at least two).`);
     }
+    const name = normalName(o.zoneName);
+    if (name.length > DNS_NAME_MAX) {
+      throw propError(scope, `${prop}.zoneName`, `is ${name.length} characters, over DNS's ${DNS_NAME_MAX} (Route 53 refuses ` +
+        'the zone at deploy time). Give a shorter zoneName.');
+    }
+    const shadowed = SHADOWED_ZONES.find((z) => name === z.zone || name.endsWith(`.${z.zone}`));
+    if (shadowed) {
+      throw propError(scope, `${prop}.zoneName`, `'${o.zoneName}'${name === shadowed.zone ? '' : ` is under ${shadowed.zone}`}: a ` +
+        `private hosted zone of that name would answer, for every instance of the VPC, for ${shadowed.what}. Give a name ` +
+        `of your own, such as '${ROUTE53_FAN_OUT_DEFAULTS.zoneName}' (the default) or 'efs-cache.example.internal'.`);
+    }
   }
   if (o.recordName !== undefined && !Token.isUnresolved(o.recordName) && !o.recordName.split('.').every((l) => LABEL_RE.test(l))) {
     throw propError(scope, `${prop}.recordName`, `'${o.recordName}' is not a valid DNS name relative to the zone.`);
   }
   knownAtSynth(scope, `${prop}.recordTtl`, o.recordTtl);
+  if (o.recordTtl && !Number.isInteger(o.recordTtl.toSeconds({ integral: false }))) {
+    throw propError(scope, `${prop}.recordTtl`, 'must be whole seconds (a DNS TTL is a number of seconds), got ' +
+      `${o.recordTtl.toSeconds({ integral: false })} seconds.`);
+  }
   if (o.recordTtl && (o.recordTtl.toSeconds() < 0 || o.recordTtl.toSeconds() > 86400)) {
     throw propError(scope, `${prop}.recordTtl`, `must be between 0 seconds and 1 day, got ${o.recordTtl.toHumanString()}.`);
   }
+}
+
+/** The longest name of an Availability Zone (`us-gov-west-1-lax-1a`: Local Zones), for an AZ known only at deploy time. */
+const AZ_NAME_MAX = 21;
+
+/**
+ * Throws `Invalid fanOut.<option>` when the longest name the fan-out records (`node<N>.<recordName>.<zone>`, or
+ * `<az>.<recordName>.<zone>`, an AZ known only at deploy time counted at its longest) is over DNS's 253 characters,
+ * which Route 53 refuses at deploy time.
+ */
+function checkRecordNameLengths(scope: IConstruct, zoneGiven: boolean, names: Array<{ name: string; extra?: number }>): void {
+  const measured = names.filter((n) => !Token.isUnresolved(n.name))
+    .map((n) => ({ name: normalName(n.name), length: normalName(n.name).length + (n.extra ?? 0) }))
+    .sort((a, b) => b.length - a.length);
+  const longest = measured[0];
+  if (longest === undefined || longest.length <= DNS_NAME_MAX) return;
+  throw propError(scope, `fanOut.${zoneGiven ? 'zoneName' : 'recordName'}`, `makes the record '${longest.name}', ` +
+    `${longest.length} characters: over DNS's ${DNS_NAME_MAX}, which Route 53 refuses at deploy time. Shorten ` +
+    `${zoneGiven ? 'zoneName or recordName' : 'recordName'} by ${longest.length - DNS_NAME_MAX} characters or more.`);
 }
 
 /** Throws `Invalid <prop>.<option>` for load balancer options that Elastic Load Balancing refuses. */
@@ -538,8 +636,32 @@ function validateNetworkLoadBalancer(scope: IConstruct, prop: string, o: Network
     throw propError(scope, `${prop}.accessLogs.prefix`, `'${logs.prefix}' cannot start or end with / nor contain AWSLogs ` +
       '(Elastic Load Balancing adds /AWSLogs/<account>/ after it). Use a prefix such as \'efs-cache\'.');
   }
+  if (logs) validateAccessLogsBucket(scope, `${prop}.accessLogs.bucket`, logs.bucket);
   knownAtSynth(scope, `${prop}.idleTimeout`, o.idleTimeout);
+  if (o.idleTimeout && !Number.isInteger(o.idleTimeout.toSeconds({ integral: false }))) {
+    throw propError(scope, `${prop}.idleTimeout`, `must be whole seconds (Elastic Load Balancing takes a number of seconds), ` +
+      `got ${o.idleTimeout.toSeconds({ integral: false })} seconds.`);
+  }
   if (o.idleTimeout && (o.idleTimeout.toSeconds() < 60 || o.idleTimeout.toSeconds() > 6000)) {
     throw propError(scope, `${prop}.idleTimeout`, `must be between 60 and 6000 seconds, got ${o.idleTimeout.toSeconds()}.`);
+  }
+}
+
+/**
+ * Throws `Invalid <prop>` for an access-log bucket Elastic Load Balancing cannot write to: one in another region than
+ * the load balancer (when both are known at synth), or one encrypted with the AWS managed key `aws/s3`, whose policy
+ * no one can change to let the log delivery service use it.
+ */
+function validateAccessLogsBucket(scope: IConstruct, prop: string, bucket: s3.IBucket): void {
+  const here = Stack.of(scope).region;
+  const there = bucket.env.region;
+  if (!Token.isUnresolved(here) && !Token.isUnresolved(there) && here !== there) {
+    throw propError(scope, prop, `is in ${there}, the load balancer in ${here}: Elastic Load Balancing writes access logs ` +
+      `only to a bucket of its own region, and refuses the attribute at deploy time. Give a bucket in ${here}.`);
+  }
+  if (bucketEncryption(bucket).awsManaged) {
+    throw propError(scope, prop, 'is encrypted with the AWS managed key aws/s3 (BucketEncryption.KMS_MANAGED or ' +
+      'DSSE_MANAGED), which the log delivery service cannot use: no access log would be written. Give the bucket ' +
+      'BucketEncryption.S3_MANAGED, or BucketEncryption.KMS with a key of your own (its policy is granted to the log delivery).');
   }
 }

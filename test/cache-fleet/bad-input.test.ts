@@ -568,6 +568,78 @@ const CASES: BadInput[] = [
     error: /^Invalid fanOut\.recordTtl: must be between 0 seconds and 1 day/,
   },
   {
+    name: 'fan-out: an access-log bucket encrypted with the AWS managed key aws/s3',
+    build: (stack: Stack, vpc: ec2.Vpc) => fleet({
+      fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket: new s3.Bucket(stack, 'Logs', { encryption: s3.BucketEncryption.KMS_MANAGED }) } }),
+    })(stack, vpc),
+    error: new RegExp(/^Invalid fanOut\.accessLogs\.bucket: is encrypted with the AWS managed key aws\/s3 .*which the log delivery /.source +
+      /service cannot use: no access log would be written\. Give the bucket BucketEncryption\.S3_MANAGED, or BucketEncryption\.KMS /.source +
+      /with a key of your own .*in Python: fan_out\.access_logs\.bucket\)$/.source),
+  },
+  {
+    name: 'fan-out: an access-log bucket encrypted with the AWS managed key, dual-layer (DSSE)',
+    build: (stack: Stack, vpc: ec2.Vpc) => fleet({
+      fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket: new s3.Bucket(stack, 'Logs', { encryption: s3.BucketEncryption.DSSE_MANAGED }) } }),
+    })(stack, vpc),
+    error: /^Invalid fanOut\.accessLogs\.bucket: is encrypted with the AWS managed key aws\/s3/,
+  },
+  {
+    name: 'fan-out: an access-log bucket in another region than the load balancer',
+    region: 'us-east-1',
+    build: (stack: Stack, vpc: ec2.Vpc) => fleet({
+      fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket: s3.Bucket.fromBucketAttributes(stack, 'Logs', { bucketName: 'logs', region: 'eu-west-1' }) } }),
+    })(stack, vpc),
+    error: /^Invalid fanOut\.accessLogs\.bucket: is in eu-west-1, the load balancer in us-east-1: .*only to a bucket of its own region.* Give a bucket in us-east-1\./,
+  },
+  {
+    name: 'fan-out: an NLB idle timeout of part of a second',
+    build: fleet({ fanOut: FanOut.networkLoadBalancer({ idleTimeout: Duration.seconds(90.5) }) }),
+    error: /^Invalid fanOut\.idleTimeout: must be whole seconds \(Elastic Load Balancing takes a number of seconds\), got 90\.5 seconds\./,
+  },
+  {
+    name: 'fan-out: a record TTL of part of a second',
+    build: fleet({ fanOut: FanOut.route53({ recordTtl: Duration.millis(1500) }) }),
+    error: /^Invalid fanOut\.recordTtl: must be whole seconds \(a DNS TTL is a number of seconds\), got 1\.5 seconds\./,
+  },
+  {
+    name: 'fan-out: a zone name over DNS\'s 253 characters',
+    build: fleet({ fanOut: FanOut.route53({ zoneName: `${Array.from({ length: 5 }, () => 'x'.repeat(60)).join('.')}.internal` }) }),
+    error: /^Invalid fanOut\.zoneName: is 313 characters, over DNS's 253 \(Route 53 refuses the zone at deploy time\)\. Give a shorter zoneName\./,
+  },
+  {
+    name: 'fan-out: a zone name whose records are over DNS\'s 253 characters',
+    build: fleet({ fanOut: FanOut.route53({ zoneName: `${Array.from({ length: 4 }, () => 'x'.repeat(60)).join('.')}.internal` }) }),
+    error: new RegExp(/^Invalid fanOut\.zoneName: makes the record '<az>\.cache\.x{60}\.x{60}\.x{60}\.x{60}\.internal', 280 characters: /.source +
+      /over DNS's 253, which Route 53 refuses at deploy time\. Shorten zoneName or recordName by 27 characters or more\./.source),
+  },
+  {
+    name: 'fan-out: a record name whose records are over DNS\'s 253 characters',
+    build: fleet({ fanOut: FanOut.route53({ recordName: Array.from({ length: 4 }, () => 'r'.repeat(60)).join('.') }) }),
+    error: /^Invalid fanOut\.recordName: makes the record '<az>\.r{60}.*\.efs-cache\.internal', 284 characters: .*Shorten recordName by 31 characters or more\./,
+  },
+  ...([
+    ['amazonaws.com', '', 'AWS\'s service endpoints'],
+    ['s3.us-east-1.amazonaws.com', ' is under amazonaws.com', 'AWS\'s service endpoints'],
+    ['amazonaws.com.cn', '', 'AWS\'s service endpoints in China'],
+    ['ec2.us-east-1.api.aws', ' is under api.aws', 'AWS\'s dual-stack service endpoints'],
+    ['ec2.internal', '', 'the VPC\'s own host names in us-east-1'],
+    ['eu-west-1.compute.internal', ' is under compute.internal', 'the VPC\'s own host names'],
+    ['compute.internal', '', 'the VPC\'s own host names'],
+  ] as const).map(([zoneName, under, what]): BadInput => ({
+    name: `fan-out: a zone named ${zoneName}, which shadows ${what} for the whole VPC`,
+    build: fleet({ fanOut: FanOut.route53({ zoneName }) }),
+    error: new RegExp(`^Invalid fanOut\\.zoneName: '${zoneName.replace(/\./g, '\\.')}'${under.replace(/\./g, '\\.')}: a private hosted zone of that name ` +
+      `would answer, for every instance of the VPC, for ${what.replace(/[()]/g, '\\$&')}.*Give a name of your own, such as 'efs-cache\\.internal'`),
+  })),
+  {
+    name: 'elastic: a scale-in cooldown from a token',
+    build: (stack: Stack, vpc: ec2.Vpc) => fleet({
+      fanOut: FanOut.networkLoadBalancer(),
+      capacity: Capacity.elastic({ maxNodes: 4, scaleInCooldown: Duration.minutes(new CfnParameter(stack, 'Cool', { type: 'Number' }).valueAsNumber) }),
+    })(stack, vpc),
+    error: /^Invalid capacity\.scaleInCooldown: must be known at synth \(the scale-in policy's cooldown, in seconds, and its alarm's count of one-minute periods/,
+  },
+  {
     name: 'fan-out: a FanOutMode value of 0.1 (JavaScript)',
     build: fleet({ fanOut: 'nlb' as unknown as FanOut }),
     error: /^Invalid fanOut: must be FanOut\.route53\(\) or FanOut\.networkLoadBalancer\(\), got 'nlb'\. FanOutMode\.ROUTE53 is FanOut\.route53\(\)/,

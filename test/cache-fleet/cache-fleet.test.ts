@@ -1,6 +1,7 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
@@ -345,6 +346,65 @@ describe('CacheFleet fan-out', () => {
     // The user's bucket is the user's to configure (the compliance packs want KMS, replication...): the library's
     // resources report nothing, and the NLB needs no logging acknowledgement.
     expect(nagFindings(app, ['AwsSolutions', 'NIST', 'HIPAA']).filter((f) => !f.includes('@ TestStack/Logs/'))).toEqual([]);
+  });
+
+  describe('NLB with accessLogs to a bucket encrypted with KMS', () => {
+    const withLogs = (bucket: (stack: ReturnType<typeof stackWithVpc>['stack']) => s3.IBucket) => {
+      const { stack, vpc } = stackWithVpc();
+      new CacheFleet(stack, 'Fleet', {
+        vpc, origin: CacheOrigin.efs(importedFs(stack)), fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket: bucket(stack) } }),
+      });
+      return { stack, t: Template.fromStack(stack) };
+    };
+    const deliveryKeyStatement = {
+      Effect: 'Allow',
+      Principal: { Service: 'delivery.logs.amazonaws.com' },
+      Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey*', 'kms:ReEncrypt*'],
+      Resource: '*',
+      Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+    };
+
+    test('a key of the app: its policy lets the log delivery use it, for this account, and the load balancer comes after it', () => {
+      const { t } = withLogs((stack) => new s3.Bucket(stack, 'Logs', { encryptionKey: new kms.Key(stack, 'LogsKey', { enableKeyRotation: true }) }));
+      t.hasResourceProperties('AWS::KMS::Key', { KeyPolicy: { Statement: Match.arrayWith([deliveryKeyStatement]) } });
+      const [keyId] = Object.keys(t.findResources('AWS::KMS::Key'));
+      const [nlb] = Object.values(t.findResources('AWS::ElasticLoadBalancingV2::LoadBalancer'));
+      expect(nlb.DependsOn).toEqual(expect.arrayContaining([keyId]));
+    });
+
+    test('BucketEncryption.KMS (a key the bucket makes): the same grant', () => {
+      const { t } = withLogs((stack) => new s3.Bucket(stack, 'Logs', { encryption: s3.BucketEncryption.KMS }));
+      t.hasResourceProperties('AWS::KMS::Key', { KeyPolicy: { Statement: Match.arrayWith([deliveryKeyStatement]) } });
+    });
+
+    test('an imported key: nothing to change in its policy, and a warning says what it must allow', () => {
+      const { stack, t } = withLogs((s) => s3.Bucket.fromBucketAttributes(s, 'Logs', {
+        bucketName: 'logs', encryptionKey: kms.Key.fromKeyArn(s, 'LogsKey', 'arn:aws:kms:us-east-1:111122223333:key/0123abcd-0123-4567-89ab-0123456789ab'),
+      }));
+      t.resourceCountIs('AWS::KMS::Key', 0);
+      Annotations.fromStack(stack).hasWarning('/TestStack/Fleet/FanOut/LoadBalancer', Match.stringLikeRegexp(
+        '^fanOut\\.accessLogs\\.bucket: the bucket is encrypted with a KMS key this app cannot change \\(imported\\): its key policy must let ' +
+        'the service principal delivery\\.logs\\.amazonaws\\.com use it'));
+    });
+
+    test('an imported bucket without a key: taken as SSE-S3, no warning (its encryption is not known at synth)', () => {
+      const { stack } = withLogs((s) => s3.Bucket.fromBucketName(s, 'Logs', 'logs'));
+      Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('accessLogs'));
+    });
+
+    test('a bucket encrypted with SSE-S3: no key, no warning', () => {
+      const { stack, t } = withLogs((s) => new s3.Bucket(s, 'Logs', { encryption: s3.BucketEncryption.S3_MANAGED }));
+      t.resourceCountIs('AWS::KMS::Key', 0);
+      Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('accessLogs'));
+    });
+
+    test('a bucket in the load balancer\'s own region is taken', () => {
+      const { stack, vpc } = stackWithVpc(undefined, undefined, { region: 'eu-west-1' });
+      expect(() => new CacheFleet(stack, 'Fleet', {
+        vpc, origin: CacheOrigin.efs(importedFs(stack)),
+        fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket: s3.Bucket.fromBucketAttributes(stack, 'Logs', { bucketName: 'logs', region: 'eu-west-1' }) } }),
+      })).not.toThrow();
+    });
   });
 
   test('NLB without mirrors: one listener and one target group, on 2049; nothing on the mirrors\' port', () => {

@@ -1,4 +1,4 @@
-import { Duration, Size, Token } from 'aws-cdk-lib';
+import { CfnParameter, Duration, Size, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -171,6 +171,13 @@ describe('bad elastic options are refused', () => {
       /Invalid capacity.drainTimeout: must be from 30 seconds to 2 hours/],
     ['a drain of a fraction of a second', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, drainTimeout: Duration.seconds(90.5) }) },
       /Invalid capacity.drainTimeout: must be whole seconds, got 90.5 seconds/],
+    ['a cooldown from a token (the policy counts seconds, the alarm minutes)',
+      { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, scaleInCooldown: Duration.minutes(Token.asNumber({ Ref: 'Cool' })) }) },
+      /^Invalid capacity\.scaleInCooldown: must be known at synth \(the scale-in policy's cooldown, in seconds, and its alarm's count of one-minute periods are both made from it\), got .*in Python: capacity\.scale_in_cooldown\)$/],
+    ['a cooldown from a token in seconds', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, scaleInCooldown: Duration.seconds(Token.asNumber({ Ref: 'Cool' })) }) },
+      /^Invalid capacity\.scaleInCooldown: must be known at synth/],
+    ['a drain from a token in minutes', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, drainTimeout: Duration.minutes(Token.asNumber({ Ref: 'Drain' })) }) },
+      /^Invalid capacity\.drainTimeout: is a token \(known at deploy time\) given as Duration\.minutes\(\), which cannot be converted at synth: give it as Duration\.seconds\(\.\.\.\)\./],
     ['a target from a token', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, targetNetworkOutPerNode: Size.mebibytes(Token.asNumber({ Ref: 'Target' })) }) },
       /Invalid capacity.targetNetworkOutPerNode: must be known at synth/],
     ['a tiny target', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, targetNetworkOutPerNode: Size.kibibytes(1) }) },
@@ -183,5 +190,16 @@ describe('bad elastic options are refused', () => {
     const { stack, vpc } = stackWithVpc();
     const fileSystem = new OriginFileSystem(stack, 'O', { vpc }).fileSystem;
     expect(() => new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(fileSystem), ...options })).toThrow(message);
+  });
+  test('a drain from a token in seconds is taken: the drain hook\'s heartbeat is that token', () => {
+    const { stack, vpc } = stackWithVpc();
+    const drain = new CfnParameter(stack, 'Drain', { type: 'Number' }).valueAsNumber;
+    new CacheFleet(stack, 'Fleet', {
+      vpc, origin: CacheOrigin.efs(new OriginFileSystem(stack, 'O', { vpc }).fileSystem),
+      capacity: Capacity.elastic({ maxNodes: 4, drainTimeout: Duration.seconds(drain) }),
+    });
+    const group = Object.values(Template.fromStack(stack).findResources('AWS::AutoScaling::AutoScalingGroup'))[0];
+    const hook = group.Properties.LifecycleHookSpecificationList.find((h: any) => h.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING');
+    expect(hook.HeartbeatTimeout).toEqual({ Ref: 'Drain' });
   });
 });
