@@ -27,6 +27,19 @@ describe('the README as a front page', () => {
     expect(first).toBeLessThan(80);
   });
 
+  test('each complete example uses every name it imports (an app with noUnusedLocals refuses one that does not)', () => {
+    const blocks = [...readme.join('\n').matchAll(/^```ts fixture=imports\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    const unused = blocks.flatMap((block, i) => {
+      const imports = [...block.matchAll(/^import (?:\{([^}]*)\}|\* as (\w+)) from '[^']+';$/gm)];
+      const body = block.replace(/^import .*$/gm, '');
+      return imports.flatMap((m) => (m[1] ? m[1].split(',').map((n) => n.trim().split(/\s+as\s+/).pop()!) : [m[2]]))
+        .filter((name) => name && !new RegExp(`\\b${name}\\b`).test(body))
+        .map((name) => `example ${i + 1}: ${name}`);
+    });
+    expect(unused).toEqual([]);
+  });
+
   test('has the table of modes before line 150', () => {
     const heading = readme.findIndex((l) => /^## Choose a mode/.test(l));
     const table = readme.findIndex((l, i) => i > heading && l.startsWith('| mode |')) + 1;

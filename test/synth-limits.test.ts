@@ -2,11 +2,12 @@
  * What synth checks of sizes, images, zones and paths (the refusals themselves are rows of the bad-input tests (test/<folder>/bad-input.test.ts)):
  * the data behind the checks, their bounds exactly, and what they let through because nothing is known at synth.
  */
-import { Size, Stack, Token } from 'aws-cdk-lib';
+import { App, Size, Stack, Token } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
-import { CacheFleet, CacheFleetProps, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, Mirror, MirrorStorage, MountSource, NodeDiskCache } from '../lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { CacheFleet, CacheFleetProps, CacheOrigin, FanOut, FsCacheClientLaunchTemplate, Mirror, MirrorStorage, MountSource, NfsVersion, NodeDiskCache } from '../lib';
 import { checkImageArchitecture, imageArchitecture } from '../lib/instance/image';
 import { instanceTypeFacts } from '../lib/instance/instance-types';
 import { systemDirectoryOf } from '../lib/private/paths';
@@ -161,5 +162,45 @@ describe('system directories', () => {
 
   test('the defaults pass', () => {
     expect(() => fleet({ mirrors: [Mirror.path('/efs/app')], instanceType: new ec2.InstanceType('c6gd.16xlarge') })).not.toThrow();
+  });
+});
+
+describe('the room the user data leaves for users\' commands (EC2: 16,384 bytes before base64)', () => {
+  /**
+   * The largest node the tests build: NFSv3 (fsids in the export lines), the disk cache, two path mirrors and two S3
+   * mirrors, a change marker, warming, and a zone name of 225 characters (the clients' server name), the longest whose
+   * records fit DNS's 253 (`<az>.cache.<zone>`, an AZ name counted at 21). The docs
+   * (getting-started.md, README "Limits") publish the figure this holds to.
+   */
+  const largest = () => {
+    const { stack, vpc } = stackWithVpc();
+    const site = s3.Bucket.fromBucketName(stack, 'Site', 'efsc-site-data');
+    const zoneName = `${['a', 'b', 'c'].map((c) => c.repeat(63)).join('.')}.${'d'.repeat(24)}.internal`;
+    const f = new CacheFleet(stack, 'Fleet', {
+      vpc, origin: CacheOrigin.efs(importedFs(stack)), instanceType: new ec2.InstanceType('c7gd.16xlarge'), clientNfsVersion: NfsVersion.NFS_V3,
+      mirrors: [Mirror.path('/efs/app'), Mirror.path('/efs/www'), Mirror.s3(site, 'site/'), Mirror.s3(site, 'docs/', { name: 'docs' })],
+      mirroring: { changeMarker: '.published' },
+      warming: { paths: ['/efs/models'] },
+      fanOut: FanOut.route53({ zoneName }),
+    });
+    const clients = new FsCacheClientLaunchTemplate(stack, 'Clients', { vpc, source: MountSource.cacheFleet(f, { mirrorPaths: ['/efs/app', '/mirror/docs'] }) });
+    return { zoneName, fleet: f, clients };
+  };
+
+  test('the largest node leaves at least 7,500 bytes, its clients at least 8,192; a default fleet at least 8,192', () => {
+    const { zoneName, fleet: node, clients } = largest();
+    expect(zoneName).toHaveLength(225);
+    expect(16384 - node.userDataBytes).toBeGreaterThanOrEqual(7500);
+    expect(16384 - clients.userDataBytes).toBeGreaterThanOrEqual(8192);
+    expect(16384 - fleet({}).fleet.userDataBytes).toBeGreaterThanOrEqual(8192);
+  });
+
+  test('so 7,500 bytes of commands fit on the largest node, and synthesize', () => {
+    const { fleet: node } = largest();
+    // 7,500 bytes: 60 lines of 125 (124 and the newline).
+    const commands = Array.from({ length: 60 }, (_, i) => `echo ${String(i).padStart(3, '0')} ${'x'.repeat(115)}`);
+    expect(Buffer.byteLength(commands.join('\n') + '\n')).toBe(7500);
+    node.userData.addCommands(...commands);
+    expect(() => (Stack.of(node).node.root as App).synth()).not.toThrow();
   });
 });
