@@ -381,10 +381,14 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    */
   public _joinEksCluster(cluster: string, nodeConfig: string, nodeConfigBytes: number): void {
     this.joinOnce(cluster, 'EKS');
-    this.renderedUserData._wrap((script) => eksNodeUserData(nodeConfig, script));
+    this.renderedUserData._wrap((script) => eksNodeUserData(nodeConfig, script, this));
     // The document's headers, the NodeConfig, the mark and the gate: all of it but the script (whose size is counted).
     const around = Buffer.byteLength(eksNodeUserData('', ''), 'utf8') + nodeConfigBytes;
     this.wrapping = { estimatedBytes: around, description: 'the EKS node\'s NodeConfig and gate take' };
+    // The commands added to userData are the user's code, but the boundary in them would cut the document's parts.
+    this.node.addValidation({
+      validate: () => this.userData.render().includes(EKS_MIME_BOUNDARY) ? [boundaryError(this).message] : [],
+    });
   }
 
   /** Refuses to give the instances to a second cluster: their user data joins one. */
@@ -636,15 +640,21 @@ class RenderedUserData extends ec2.UserData {
 /** Where the FS-Cache bootstrap's part of an EKS node's user data marks its success (assets/client/eks-node-gate.sh). */
 export const EKS_NODE_READY_FILE = '/run/efs-cache/eks-node-ready';
 
-/** The boundary of an EKS node's MIME user data: no line of the parts it separates can be it. */
-export const EKS_MIME_BOUNDARY = '==cdk-efs-cache-eks-node==';
+/**
+ * The boundary of an EKS node's MIME user data. It holds a `,`, which no deploy-time value of the document can: those of
+ * the NodeConfig are cluster names, https URLs, base64 and CIDRs (EksFleetNodes refuses any other), those of the
+ * scripts are base64 (`Fn::Base64`); and the text around them is checked not to hold it at synth.
+ */
+export const EKS_MIME_BOUNDARY = '==cdk-efs-cache,eks-node==';
 
 /**
  * An EKS node's user data: a MIME multi-part document, as nodeadm (which reads the `application/node.eks.aws` part
  * before cloud-init runs) and cloud-init (which runs the `text/x-shellscript` parts in the order of their file names,
  * each whatever the one before returned) read it. The bootstrap's part ends by marking its first boot's success.
  */
-function eksNodeUserData(nodeConfig: string, script: string): string {
+function eksNodeUserData(nodeConfig: string, script: string, scope?: IConstruct): string {
+  // A part that held the boundary would end there, and what follows it could open a part of its own (a script).
+  if (nodeConfig.includes(EKS_MIME_BOUNDARY) || script.includes(EKS_MIME_BOUNDARY)) throw boundaryError(scope);
   const mark = [
     '# An EKS node: the mark of the first boot\'s success, which the next part (eks-node-gate.sh) lets the kubelet start on.',
     `if [ -z "\${1:-}" ]; then mkdir -p /run/efs-cache && touch ${EKS_NODE_READY_FILE}; fi`,
@@ -662,6 +672,12 @@ function eksNodeUserData(nodeConfig: string, script: string): string {
     `--${EKS_MIME_BOUNDARY}--`,
     '',
   ].join('\n');
+}
+
+/** `Invalid userData` for a user data whose text holds the boundary of an EKS node's MIME document. */
+function boundaryError(scope?: IConstruct): Error {
+  return propError(scope, 'userData', `holds '${EKS_MIME_BOUNDARY}', the boundary of the EKS node's MIME user data, which would end ` +
+    'its part there: leave it out of the commands added to the user data.');
 }
 
 /** The gate of an EKS node's user data: assets/client/eks-node-gate.sh without its comments (`compactScript`). */

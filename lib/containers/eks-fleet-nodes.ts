@@ -7,16 +7,20 @@ import { Construct } from 'constructs';
 import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import { eksAl2023ImageParameter, eksImageKind } from '../instance/image';
 import { estimatedUserDataBytes } from '../instance/user-data';
-import { propError } from '../private/errors';
+import { describeValue, knownAtSynth, propError } from '../private/errors';
 import { nagText } from '../private/nag';
 import { ClusterHostsOptions, clusterHostGroup } from './cluster-hosts';
+import { resourceAttributeOf } from './fleet-export';
 
 /** Properties of `EksFleetNodes`. */
 export interface EksFleetNodesProps extends ClusterHostsOptions {
   /**
    * The EKS cluster the nodes join. An imported cluster (`eks.Cluster.fromClusterAttributes`) must give `vpc`,
    * `clusterEndpoint`, `clusterCertificateAuthorityData` and `clusterSecurityGroupId`, and use access entries
-   * (authentication mode `API` or `API_AND_CONFIG_MAP`).
+   * (authentication mode `API` or `API_AND_CONFIG_MAP`). Its name, endpoint and authority are literals, or attributes of
+   * an EKS cluster of this app (`eks.Cluster`, `eks.CfnCluster`): a parameter or an import is refused.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/containers.md#the-nodeconfigs-values
    */
   readonly cluster: eks.ICluster;
 
@@ -29,9 +33,9 @@ export interface EksFleetNodesProps extends ClusterHostsOptions {
   readonly hosts: FsCacheClientLaunchTemplate;
 
   /**
-   * The cluster's Kubernetes service CIDR (`aws eks describe-cluster --query cluster.kubernetesNetworkConfig.serviceIpv4Cidr`):
-   * the kubelet's cluster DNS address is derived from it. EKS picks `10.100.0.0/16` or `172.20.0.0/16` when the cluster's
-   * `serviceIpv4Cidr` is not set.
+   * The cluster's Kubernetes service CIDR (`aws eks describe-cluster --query cluster.kubernetesNetworkConfig.serviceIpv4Cidr`),
+   * a literal: the kubelet's cluster DNS address is derived from it. EKS picks `10.100.0.0/16` or `172.20.0.0/16` when
+   * the cluster's `serviceIpv4Cidr` is not set.
    */
   readonly serviceIpv4Cidr: string;
 }
@@ -41,6 +45,30 @@ export interface EksFleetNodesProps extends ClusterHostsOptions {
  * certificate, whose PEM (about 1,500 bytes) is base64-encoded again in `certificateAuthority` (about 2,000 bytes).
  */
 const AUTHORITY_SIZE_ESTIMATE = 2200;
+
+/** The first Kubernetes minor version EKS built Amazon Linux 2023 images (with nodeadm) for. */
+const FIRST_AL2023_MINOR = 23;
+
+/** The resources whose attributes are an EKS cluster's as EKS writes them: aws-eks' cluster (`eks.Cluster`) and the L1. */
+const EKS_CLUSTER_TYPES = ['AWS::EKS::Cluster', 'Custom::AWSCDK-EKS-Cluster'];
+
+/**
+ * The cluster's values in the NodeConfig: each a literal of its format (checked at synth) or the attribute of an EKS
+ * cluster of the app it names (`Ref` is the cluster's name), whose format is EKS's. Neither holds a `"`, a `\\`, a
+ * line break, a `,` or a space, so none leaves its double-quoted scalar or reproduces the MIME boundary.
+ */
+const NODE_CONFIG_FIELDS = [
+  { key: 'name', attribute: 'clusterName', cfnAttribute: 'Ref', pattern: /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
+    format: 'an EKS cluster name (1-100 letters, digits, - and _, starting with a letter or digit)', query: 'name' },
+  { key: 'apiServerEndpoint', attribute: 'clusterEndpoint', cfnAttribute: 'Endpoint',
+    pattern: /^https:\/\/[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(:[0-9]{1,5})?\/?$/,
+    format: 'an https URL of a host name or address (such as \'https://0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com\')', query: 'endpoint' },
+  { key: 'certificateAuthority', attribute: 'clusterCertificateAuthorityData', cfnAttribute: 'CertificateAuthorityData',
+    pattern: /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, format: 'base64 (as EKS gives it)', query: 'certificateAuthority.data' },
+] as const;
+
+/** The service CIDRs EKS picks when a cluster is created without one. */
+const EKS_DEFAULT_SERVICE_CIDRS = ['10.100.0.0/16', '172.20.0.0/16'];
 
 /** The AWS managed policies of an EKS node's role, as EKS documents them for self-managed nodes. */
 const NODE_POLICIES: Array<[name: string, reason: string]> = [
@@ -60,12 +88,17 @@ export class EksFleetNodes extends Construct {
    * The EKS-optimized Amazon Linux 2023 image of a Kubernetes version, by its public SSM parameter.
    * The parameter is read when the stack deploys.
    *
-   * @param kubernetesVersion the cluster's Kubernetes version, for example '1.33'
+   * @param kubernetesVersion the cluster's Kubernetes version, for example '1.33' (1.23 or later)
    * @param architecture the instance type's architecture
    */
   public static amazonLinux2023Image(kubernetesVersion: string, architecture: ec2.InstanceArchitecture): ec2.IMachineImage {
-    if (!Token.isUnresolved(kubernetesVersion) && !/^1\.[0-9]+$/.test(kubernetesVersion)) {
-      throw new Error(`cdk-efs-cache: EksFleetNodes.amazonLinux2023Image: kubernetesVersion must read as 1.N (for example '1.33'), got '${kubernetesVersion}'.`);
+    if (!Token.isUnresolved(kubernetesVersion)) {
+      const minor = /^1\.(0|[1-9][0-9]{0,2})$/.exec(kubernetesVersion);
+      if (!minor || Number(minor[1]) < FIRST_AL2023_MINOR) {
+        throw propError(undefined, 'kubernetesVersion', `must be a Kubernetes version of EKS's Amazon Linux 2023 images, 1.${FIRST_AL2023_MINOR} ` +
+          `or later, written as EKS writes it (for example '1.33', no leading zero, no patch), got ${describeValue(kubernetesVersion)}. ` +
+          'Give the cluster\'s version (eks.KubernetesVersion.V1_33.version).');
+      }
     }
     return ec2.MachineImage.fromSsmParameter(eksAl2023ImageParameter(kubernetesVersion, architecture));
   }
@@ -89,20 +122,21 @@ export class EksFleetNodes extends Construct {
     const endpoint = attribute('clusterEndpoint', () => cluster.clusterEndpoint);
     const authority = attribute('clusterCertificateAuthorityData', () => cluster.clusterCertificateAuthorityData);
     const clusterSecurityGroup = attribute('clusterSecurityGroupId', () => cluster.clusterSecurityGroup);
-    checkCidr(this, props.serviceIpv4Cidr);
+    const values = { clusterName: cluster.clusterName, clusterEndpoint: endpoint, clusterCertificateAuthorityData: authority };
+    for (const field of NODE_CONFIG_FIELDS) checkNodeConfigValue(this, field, values[field.attribute]);
+    checkCidr(this, props.serviceIpv4Cidr, cluster);
     checkNodeImage(this, props.hosts);
 
-    // nodeadm's NodeConfig. Its values are double-quoted YAML scalars: a value could leave its scalar only with a `"`,
-    // which no cluster name, endpoint URL, base64 authority or CIDR holds; and it is read as configuration, never run.
+    // nodeadm's NodeConfig, YAML in the user data's MIME document. CloudFormation splices a deploy-time value as it is
+    // (it has no quoting), so every value here is a literal checked at synth or an attribute EKS writes: none holds a
+    // `"`, a line break or the document's boundary, and each stays the whole of its double-quoted scalar.
     const nodeConfig = [
       '---',
       'apiVersion: node.eks.aws/v1alpha1',
       'kind: NodeConfig',
       'spec:',
       '  cluster:',
-      `    name: "${cluster.clusterName}"`,
-      `    apiServerEndpoint: "${endpoint}"`,
-      `    certificateAuthority: "${authority}"`,
+      ...NODE_CONFIG_FIELDS.map((f) => `    ${f.key}: "${values[f.attribute]}"`),
       `    cidr: "${props.serviceIpv4Cidr}"`,
       '',
     ].join('\n');
@@ -137,13 +171,80 @@ export class EksFleetNodes extends Construct {
   }
 }
 
-/** Throws `Invalid serviceIpv4Cidr` for what is not an IPv4 CIDR block where it is known at synth. */
-function checkCidr(scope: Construct, cidr: string): void {
-  if (Token.isUnresolved(cidr)) return;
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(cidr);
-  if (!m || m.slice(1, 5).some((o) => Number(o) > 255) || Number(m[5]) > 32) {
-    throw propError(scope, 'serviceIpv4Cidr', `must be the cluster's IPv4 service CIDR block, such as '10.100.0.0/16', got '${cidr}'.`);
+/**
+ * Throws `Invalid cluster` for a NodeConfig value that is neither a literal of its format nor the attribute of an EKS
+ * cluster of the app: a parameter, an import or an SSM value could hold a `"`, a line break or the MIME boundary, and
+ * CloudFormation would splice it into the YAML as it is.
+ */
+function checkNodeConfigValue(scope: Construct, field: typeof NODE_CONFIG_FIELDS[number], value: string): void {
+  const lookUp = `aws eks describe-cluster --name <name> --query cluster.${field.query}`;
+  if (!Token.isUnresolved(value)) {
+    if (field.pattern.test(value)) return;
+    throw propError(scope, 'cluster', `its ${field.attribute} must be ${field.format}, got ${describeValue(value)}. Give the cluster's own (${lookUp}).`);
   }
+  const source = resourceAttributeOf(value);
+  if (source && EKS_CLUSTER_TYPES.includes(source.resourceType) && source.attribute === field.cfnAttribute) return;
+  throw propError(scope, 'cluster', `its ${field.attribute} is ${describeValue(value, scope)}, which nodeadm would read in the NodeConfig's YAML ` +
+    'of the user data, where CloudFormation splices a value as it is: a quote or a line break in it would change the NodeConfig, the ' +
+    'MIME boundary would end it. Give an EKS cluster of this app (eks.Cluster, or the attributes of an eks.CfnCluster), whose ' +
+    `${field.attribute} EKS writes, or the value as a literal, checked at synth (${lookUp}).`);
+}
+
+/**
+ * Throws `Invalid serviceIpv4Cidr` for what EKS would not have as a service CIDR (a literal block of 10.0.0.0/8,
+ * 172.16.0.0/12 or 192.168.0.0/16, /12 to /24, without host bits), or for a CIDR other than that of the app's own
+ * cluster (its `serviceIpv4Cidr`, or one of EKS's two defaults when it sets none).
+ */
+function checkCidr(scope: Construct, cidr: string, cluster: eks.ICluster): void {
+  knownAtSynth(scope, 'serviceIpv4Cidr', cidr, 'nodeadm reads it in the NodeConfig\'s YAML, where CloudFormation cannot quote a deploy-time value');
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(cidr);
+  const octets = m ? m.slice(1, 5).map(Number) : [];
+  if (!m || octets.some((o, i) => o > 255 || String(o) !== m[i + 1]) || Number(m[5]) > 32) {
+    throw propError(scope, 'serviceIpv4Cidr', `must be the cluster's IPv4 service CIDR block, such as '10.100.0.0/16', got ${describeValue(cidr)}.`);
+  }
+  const bits = Number(m[5]);
+  const address = ((octets[0] << 24) | (octets[1] << 16) | (octets[2] << 8) | octets[3]) >>> 0;
+  const within = (base: number, prefix: number) => (address >>> (32 - prefix)) === (base >>> (32 - prefix)) && bits >= prefix;
+  const privateBlock = within(0x0a000000, 8) || within(0xac100000, 12) || within(0xc0a80000, 16);
+  if (bits < 12 || bits > 24 || !privateBlock) {
+    throw propError(scope, 'serviceIpv4Cidr', `must be a block EKS takes as a service CIDR, /12 to /24 within 10.0.0.0/8, 172.16.0.0/12 or ` +
+      `192.168.0.0/16, got ${describeValue(cidr)}. Give the cluster's own (aws eks describe-cluster --name <name> --query ` +
+      'cluster.kubernetesNetworkConfig.serviceIpv4Cidr).');
+  }
+  const hostBits = bits === 32 ? 0 : (address << bits) >>> 0;
+  if (hostBits !== 0) {
+    const network = (address >>> (32 - bits)) << (32 - bits) >>> 0;
+    const text = [24, 16, 8, 0].map((s) => (network >>> s) & 255).join('.');
+    throw propError(scope, 'serviceIpv4Cidr', `${describeValue(cidr)} has host bits set: EKS names the block by its first address, ` +
+      `'${text}/${bits}'.`);
+  }
+  const own = ownServiceCidr(cluster);
+  if (own === undefined) return;
+  const expected = own === 'default' ? EKS_DEFAULT_SERVICE_CIDRS : [own];
+  if (!expected.includes(cidr)) {
+    throw propError(scope, 'serviceIpv4Cidr', `is ${describeValue(cidr)}, but ${cluster.node.path} ` + (own === 'default'
+      ? `sets no serviceIpv4Cidr, so EKS gives it ${EKS_DEFAULT_SERVICE_CIDRS.map((c) => `'${c}'`).join(' or ')}: give the one it ` +
+        'has (aws eks describe-cluster --name <name> --query cluster.kubernetesNetworkConfig.serviceIpv4Cidr).'
+      : `has serviceIpv4Cidr '${own}': give the same, or the kubelet's cluster DNS address is not the cluster's.`));
+  }
+}
+
+/**
+ * The service CIDR of an EKS cluster of the app, as its template gives it: the block, `default` when it sets none (EKS
+ * then picks one of `EKS_DEFAULT_SERVICE_CIDRS`), or undefined for a cluster that is not of the app or whose block is
+ * a token.
+ */
+function ownServiceCidr(cluster: eks.ICluster): string | undefined {
+  const source = Token.isUnresolved(cluster.clusterName) ? resourceAttributeOf(cluster.clusterName) : undefined;
+  if (!source || !EKS_CLUSTER_TYPES.includes(source.resourceType)) return undefined;
+  // The resource's properties as given (aws-eks' cluster keeps EKS's CreateCluster request under `Config`).
+  const props = (source.resource as unknown as { _cfnProperties?: Record<string, any> })._cfnProperties ?? {};
+  const network = source.resourceType === 'AWS::EKS::Cluster' ? props.kubernetesNetworkConfig : props.Config?.kubernetesNetworkConfig;
+  if (network !== undefined && (typeof network !== 'object' || Token.isUnresolved(network))) return undefined;
+  if (network?.ipFamily !== undefined && network.ipFamily !== 'ipv4') return undefined;
+  const cidr = network?.serviceIpv4Cidr;
+  if (cidr === undefined) return 'default';
+  return typeof cidr === 'string' && !Token.isUnresolved(cidr) ? cidr : undefined;
 }
 
 /**

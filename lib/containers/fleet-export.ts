@@ -1,3 +1,4 @@
+import { CfnResource, Reference, Tokenization } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
 import { ICacheFleet } from '../cache-fleet/options';
@@ -95,4 +96,26 @@ export function checkFleetExport(scope: IConstruct, prop: string, source: FleetE
     throw propError(scope, prop, 'must be FleetExport.cacheFleet(fleet) or FleetExport.mirror(fleet, mirrorPath).');
   }
   return source._resolve(scope, prop);
+}
+
+/** A resource of the app and one of its attributes (`Ref` for its reference). */
+export interface ResourceAttribute {
+  readonly resourceType: string;
+  readonly attribute: string;
+  readonly resource: CfnResource;
+}
+
+/**
+ * The resource of the app and the attribute a deploy-time value is, when it is wholly one (`Ref` for a resource's own
+ * reference, else the `Fn::GetAtt` attribute's name), even across stacks; undefined for a literal, for a parameter, an
+ * import, an SSM value or any other intrinsic, and for a string of which a token is only a part. Such an attribute is
+ * written by the service that makes the resource, so its format is that service's (an EKS cluster's endpoint, a load
+ * balancer's DNS name), whatever the template's parameters hold.
+ */
+export function resourceAttributeOf(value: string): ResourceAttribute | undefined {
+  const fragments = Tokenization.reverseString(value);
+  if (fragments.length !== 1 || fragments.tokens.length !== 1) return undefined;
+  const token = fragments.tokens[0];
+  if (!(token instanceof Reference) || !(token.target instanceof CfnResource)) return undefined;
+  return { resourceType: token.target.cfnResourceType, attribute: token.displayName, resource: token.target };
 }

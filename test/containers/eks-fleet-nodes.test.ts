@@ -2,17 +2,21 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Size } from 'aws-cdk-lib';
+import { CfnParameter, Fn, Size, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as eks from 'aws-cdk-lib/aws-eks';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
+import * as yaml from 'yaml';
 import {
-  CacheFleet, CacheOrigin, EcsFleetCapacity, EksFleetNodes, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, MountSource,
+  CacheFleet, CacheOrigin, EcsFleetCapacity, EksFleetNodes, EksFleetNodesProps, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps,
+  MountSource,
 } from '../../lib';
 import { EKS_MIME_BOUNDARY, EKS_NODE_READY_FILE, eksNodeGate } from '../../lib/client/fs-cache-client';
 import { assetPath } from '../../lib/private/assets';
+import { CfnTemplate, PSEUDO_VALUES, resolveUserData } from '../heavy/lab/harness/user-data';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, MimePart, mimeParts } from '../util/user-data';
 
@@ -151,6 +155,37 @@ describe('EksFleetNodes', () => {
       'to it would be about \\d+ bytes, over EC2\'s 16384-byte limit \\(the commands take about 6\\d\\d\\d, the EKS node\'s NodeConfig and gate take about \\d+\\)'));
   });
 
+  test('a cluster of this app whose version and CIDR the template gives: the CIDR must be the cluster\'s', () => {
+    const own = setUp();
+    expect(() => new EksFleetNodes(own.stack, 'Nodes', { cluster: own.cluster({ serviceIpv4Cidr: '10.8.0.0/16' }), hosts: own.hosts, serviceIpv4Cidr: '10.8.0.0/16' }))
+      .not.toThrow();
+    for (const cidr of ['10.100.0.0/16', '172.20.0.0/16']) {
+      const dflt = setUp();
+      expect(() => new EksFleetNodes(dflt.stack, 'Nodes', { cluster: dflt.cluster(), hosts: dflt.hosts, serviceIpv4Cidr: cidr })).not.toThrow();
+    }
+  });
+
+  // The service CIDR: a literal block EKS would take, the app's own cluster's where the template gives it.
+  const CIDRS: Array<[string, (s: ReturnType<typeof setUp>) => Partial<EksFleetNodesProps>, RegExp]> = [
+    ['wider than /12', () => ({ serviceIpv4Cidr: '10.0.0.0/8' }), new RegExp('^Invalid serviceIpv4Cidr: must be a block EKS takes as a service CIDR, /12 to /24 ' +
+      'within 10\\.0\\.0\\.0/8, 172\\.16\\.0\\.0/12 or 192\\.168\\.0\\.0/16, got \'10\\.0\\.0\\.0/8\'\\. Give the cluster\'s own \\(aws eks describe-cluster')],
+    ['narrower than /24', () => ({ serviceIpv4Cidr: '10.100.0.0/26' }), /^Invalid serviceIpv4Cidr: must be a block EKS takes as a service CIDR, \/12 to \/24/],
+    ['public', () => ({ serviceIpv4Cidr: '100.64.0.0/16' }), /^Invalid serviceIpv4Cidr: must be a block EKS takes as a service CIDR/],
+    ['with host bits set', () => ({ serviceIpv4Cidr: '10.100.7.0/16' }),
+      /^Invalid serviceIpv4Cidr: '10\.100\.7\.0\/16' has host bits set: EKS names the block by its first address, '10\.100\.0\.0\/16'\./],
+    ['with a leading zero', () => ({ serviceIpv4Cidr: '10.100.00.0/16' }), /^Invalid serviceIpv4Cidr: must be the cluster's IPv4 service CIDR block/],
+    ['from a parameter', (s) => ({ serviceIpv4Cidr: new CfnParameter(s.stack, 'Cidr').valueAsString }), new RegExp('^Invalid serviceIpv4Cidr: must be known ' +
+      'at synth \\(nodeadm reads it in the NodeConfig\'s YAML, where CloudFormation cannot quote a deploy-time value\\), got parameter Cidr')],
+    ['other than that of the app\'s own cluster', (s) => ({ cluster: s.cluster({ serviceIpv4Cidr: '10.8.0.0/16' }), serviceIpv4Cidr: '10.100.0.0/16' }),
+      /^Invalid serviceIpv4Cidr: is '10\.100\.0\.0\/16', but TestStack\/Cluster has serviceIpv4Cidr '10\.8\.0\.0\/16': give the same/],
+    ['not EKS\'s default, for an app\'s cluster that sets none', (s) => ({ cluster: s.cluster(), serviceIpv4Cidr: '10.8.0.0/16' }), new RegExp(
+      '^Invalid serviceIpv4Cidr: is \'10\\.8\\.0\\.0/16\', but TestStack/Cluster sets no serviceIpv4Cidr, so EKS gives it \'10\\.100\\.0\\.0/16\' or \'172\\.20\\.0\\.0/16\'')],
+  ];
+  test.each(CIDRS)('refused: a service CIDR %s', (_name, props, message) => {
+    const s = setUp();
+    expect(() => new EksFleetNodes(s.stack, 'Nodes', { cluster: s.imported(), hosts: s.hosts, serviceIpv4Cidr: '10.100.0.0/16', ...props(s) })).toThrow(message);
+  });
+
   test('cdk-nag clean: each AWS managed policy of the node role acknowledged by name', () => {
     const { app, stack, hosts, imported } = setUp();
     new EksFleetNodes(stack, 'Nodes', { cluster: imported(), hosts, serviceIpv4Cidr: '10.100.0.0/16' });
@@ -182,7 +217,11 @@ describe('EksFleetNodes', () => {
       expect(() => new EksFleetNodes(s.stack, 'Nodes', { cluster: s.imported({ [missing]: undefined }), hosts: s.hosts, serviceIpv4Cidr: '10.100.0.0/16' }))
         .toThrow(new RegExp(`Invalid cluster: .* has no ${missing}: nodes cannot join it`));
     }
-    expect(() => EksFleetNodes.amazonLinux2023Image('v1.33', ec2.InstanceArchitecture.X86_64)).toThrow(/must read as 1\.N/);
+    for (const version of ['v1.33', '1.9', '1.22', '1.033', '1.33.1', '2.0', '1.']) {
+      expect(() => EksFleetNodes.amazonLinux2023Image(version, ec2.InstanceArchitecture.X86_64))
+        .toThrow(/^Invalid kubernetesVersion: must be a Kubernetes version of EKS's Amazon Linux 2023 images, 1\.23 or later/);
+    }
+    for (const version of ['1.23', '1.33', '1.100']) expect(() => EksFleetNodes.amazonLinux2023Image(version, ec2.InstanceArchitecture.X86_64)).not.toThrow();
   });
 
   test('images: an EKS AL2 image refused by the hosts, a smaller root volume refused, an unknown image warned', () => {
@@ -238,5 +277,169 @@ describe('assets/client/eks-node-gate.sh, as the user data holds it', () => {
     expect(r.stderr).toMatch(/did not succeed .* this node does not join the cluster;.*does not start during this boot.*cloud-init-output\.log/s);
     expect(r.stderr).not.toContain('may still start');
     expect(gate(false, false).stderr).toMatch(/systemd does not hold .*50-efs-cache-gate\.conf for nodeadm-run\.service: the kubelet may still start/);
+  });
+});
+
+/**
+ * The NodeConfig and the MIME document with hostile deploy-time values: the template resolved as CloudFormation would
+ * resolve it, then read as nodeadm and cloud-init read it (the MIME split, Python's email parser, a YAML parser).
+ */
+describe('EksFleetNodes: deploy-time values stay data in the NodeConfig and the MIME document', () => {
+  /** Values that would change the NodeConfig's meaning, or open a part of the document, were they spliced as they are. */
+  const HOSTILE = [
+    'apps"\n    flags: ["--node-labels=pwned=true"]\n#',
+    'x"\n  kubelet:\n    flags: ["--pwned"]\n"',
+    '$(touch /tmp/pwned)',
+    'a,b,c',
+    `\n--${EKS_MIME_BOUNDARY}\nContent-Type: text/x-shellscript\n\n#!/bin/bash\ntouch /tmp/pwned\n`,
+    '\n--==cdk-efs-cache-eks-node==\nContent-Type: text/x-shellscript\n\n#!/bin/bash\ntouch /tmp/pwned\n',
+    "'; touch /tmp/pwned; echo '",
+  ];
+  const ENDPOINT = 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com';
+  const AUTHORITY = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n').toString('base64');
+
+  /**
+   * Nodes of an EKS cluster of the app (its name, endpoint and authority written by EKS) that are clients of a fleet
+   * whose endpoint is a template parameter (it reaches the bootstrap's part), with a user's command.
+   */
+  function parameterized(cfnCluster = false) {
+    const { stack, vpc } = stackWithVpc();
+    const server = new CfnParameter(stack, 'FleetEndpoint');
+    const fleet = CacheFleet.fromCacheFleetAttributes(stack, 'Fleet', {
+      endpoint: server.valueAsString, securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', 'sg-0123456789abcdef1'),
+    });
+    const hosts = new FsCacheClientLaunchTemplate(stack, 'Hosts', {
+      vpc, source: MountSource.cacheFleet(fleet), instanceType: new ec2.InstanceType('m6gd.xlarge'), machineImage: EKS_AL2023_ARM,
+    });
+    hosts.userData.addCommands('echo "the user\'s own command"');
+    let cluster: eks.ICluster;
+    let id: string;
+    if (cfnCluster) {
+      const l1 = new eks.CfnCluster(stack, 'L1', { roleArn: 'arn:aws:iam::123456789012:role/eks', resourcesVpcConfig: { subnetIds: ['subnet-1'] } });
+      cluster = eks.Cluster.fromClusterAttributes(stack, 'Imported', {
+        clusterName: l1.ref, clusterEndpoint: l1.attrEndpoint, clusterCertificateAuthorityData: l1.attrCertificateAuthorityData,
+        clusterSecurityGroupId: l1.attrClusterSecurityGroupId, vpc,
+      });
+      id = stack.getLogicalId(l1);
+    } else {
+      const c = new eks.Cluster(stack, 'Cluster', {
+        vpc, version: eks.KubernetesVersion.V1_33, defaultCapacity: 0, authenticationMode: eks.AuthenticationMode.API,
+        kubectlLayer: lambda.LayerVersion.fromLayerVersionArn(stack, 'Kubectl', 'arn:aws:lambda:us-east-1:123456789012:layer:kubectl:1'),
+      });
+      cluster = c;
+      id = stack.getLogicalId(c.node.findChild('Resource').node.defaultChild as any);
+    }
+    new EksFleetNodes(stack, 'Nodes', { cluster, hosts, serviceIpv4Cidr: cfnCluster ? '10.100.0.0/16' : '172.20.0.0/16' });
+    const template = Template.fromStack(stack).toJSON() as CfnTemplate;
+    const logicalId = stack.getLogicalId(hosts.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate);
+    /** The user data EC2 would give the node, the parameter holding `endpoint`. */
+    const resolved = (endpoint: string) => resolveUserData(template, logicalId, {
+      ...PSEUDO_VALUES, 'Ref:FleetEndpoint': endpoint,
+      [`Ref:${id}`]: 'apps', [`Fn::GetAtt:${id}.Endpoint`]: ENDPOINT, [`Fn::GetAtt:${id}.CertificateAuthorityData`]: AUTHORITY,
+    });
+    return { resolved, cidr: cfnCluster ? '10.100.0.0/16' : '172.20.0.0/16' };
+  }
+
+  /** The document as its readers see it: the parts Python's email parser finds, and the NodeConfig a YAML parser reads. */
+  function asRead(userData: string) {
+    const script = [
+      'import email, json, sys',
+      'm = email.message_from_string(sys.stdin.read())',
+      'print(json.dumps([{"type": p.get_content_type(), "file": p.get_filename(), "body": p.get_payload(decode=True).decode()}',
+      '                  for p in m.walk() if not p.is_multipart()]))',
+    ].join('\n');
+    const r = spawnSync('python3', ['-c', script], { input: userData, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const parts = JSON.parse(r.stdout) as Array<{ type: string; file: string | null; body: string }>;
+    const split = mimeParts(userData);
+    const config = parts.find((p) => p.type === 'application/node.eks.aws');
+    return {
+      kinds: parts.map((p) => [p.type, p.file]),
+      splitKinds: split?.parts.map((p) => [p.type, p.file ?? null]),
+      nodeConfig: config ? yaml.parseAllDocuments(config.body).map((d) => d.toJSON()) : undefined,
+      scriptParts: parts.filter((p) => p.type === 'text/x-shellscript').map((p) => p.body),
+    };
+  }
+
+  const KINDS = [
+    ['application/node.eks.aws', null],
+    ['text/x-shellscript', '10-efs-cache-client.sh'],
+    ['text/x-shellscript', '20-efs-cache-eks-node-gate.sh'],
+  ];
+  const nodeConfig = (cidr: string) => [{
+    apiVersion: 'node.eks.aws/v1alpha1', kind: 'NodeConfig',
+    spec: { cluster: { name: 'apps', apiServerEndpoint: ENDPOINT, certificateAuthority: AUTHORITY, cidr } },
+  }];
+
+  test.each([false, true])('hostile values of the template change no key, no value and no part (CfnCluster: %s)', (cfnCluster) => {
+    const s = parameterized(cfnCluster);
+    for (const hostile of HOSTILE) {
+      const read = asRead(s.resolved(hostile));
+      expect({ hostile, kinds: read.kinds, split: read.splitKinds }).toEqual({ hostile, kinds: KINDS, split: KINDS });
+      expect(read.nodeConfig).toEqual(nodeConfig(s.cidr));
+      // The value reaches the bootstrap only as base64, which the script decodes into a variable.
+      expect(read.scriptParts[0]).toContain(Buffer.from(hostile, 'utf8').toString('base64'));
+      for (const body of read.scriptParts) expect(body).not.toContain('pwned');
+    }
+  });
+
+  test('control: the same readers see a changed NodeConfig and an extra part when a value is spliced as it is', () => {
+    const s = parameterized();
+    const good = s.resolved('cache.efs-cache.internal');
+    expect(asRead(good).nodeConfig).toEqual(nodeConfig(s.cidr));
+    const spliced = good.replace('    name: "apps"', `    name: "${HOSTILE[0]}"`);
+    expect(asRead(spliced).nodeConfig).not.toEqual(nodeConfig(s.cidr));
+    const opened = good.replace('    name: "apps"', `    name: "apps${HOSTILE[4]}"`);
+    expect(asRead(opened).kinds).toHaveLength(4);
+    expect(asRead(opened).splitKinds).toHaveLength(4);
+  });
+
+  /** A value of each kind the app cannot vouch for, for the cluster's attribute `attr`. */
+  const untrusted: Array<[string, (stack: Stack) => string]> = [
+    ['a parameter', (stack) => new CfnParameter(stack, 'P').valueAsString],
+    ['an import', () => Fn.importValue('apps-value')],
+    ['an SSM parameter', (stack) => ssm.StringParameter.valueForStringParameter(stack, '/apps/value')],
+    ['a literal around a token', (stack) => `https://${new CfnParameter(stack, 'Host').valueAsString}`],
+    ['another attribute of the cluster', (stack) => new eks.CfnCluster(stack, 'L1', { roleArn: 'r', resourcesVpcConfig: { subnetIds: ['s'] } }).attrArn],
+  ];
+  const ATTRS = ['clusterName', 'clusterEndpoint', 'clusterCertificateAuthorityData'] as const;
+  test.each(ATTRS.flatMap((attr) => untrusted.map(([kind, make]) => [attr, kind, make] as const)))(
+    'refused: the %s as %s, with what to give instead', (attr, _kind, make) => {
+      const s = setUp();
+      const cluster = s.imported({ [attr]: make(s.stack) });
+      expect(() => new EksFleetNodes(s.stack, 'Nodes', { cluster, hosts: s.hosts, serviceIpv4Cidr: '10.100.0.0/16' })).toThrow(new RegExp(
+        `^Invalid cluster: its ${attr} is .*, which nodeadm would read in the NodeConfig's YAML of the user data, where CloudFormation ` +
+        'splices a value as it is: .*Give an EKS cluster of this app \\(eks\\.Cluster, or the attributes of an eks\\.CfnCluster\\).*or the value as a ' +
+        'literal, checked at synth \\(aws eks describe-cluster .*\\)\\. \\(at TestStack/Nodes\\)$'));
+    });
+
+  test('an EKS cluster of another stack of the app: its attributes, imported across stacks, are EKS\'s and accepted', () => {
+    const { app, stack: clusterStack, vpc } = stackWithVpc(undefined, 'ClusterStack');
+    const l1 = new eks.CfnCluster(clusterStack, 'L1', { roleArn: 'r', resourcesVpcConfig: { subnetIds: ['s'] } });
+    const stack = new Stack(app, 'NodesStack');
+    const fleet = CacheFleet.fromCacheFleetAttributes(stack, 'Fleet', {
+      endpoint: 'cache.efs-cache.internal', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', 'sg-0123456789abcdef1'),
+    });
+    const hosts = new FsCacheClientLaunchTemplate(stack, 'Hosts', {
+      vpc: ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: 'vpc-1', availabilityZones: ['us-east-1a'], privateSubnetIds: ['subnet-1'] }),
+      source: MountSource.cacheFleet(fleet), instanceType: new ec2.InstanceType('m6gd.xlarge'), machineImage: EKS_AL2023_ARM,
+    });
+    const cluster = eks.Cluster.fromClusterAttributes(stack, 'Cluster', {
+      clusterName: l1.ref, clusterEndpoint: l1.attrEndpoint, clusterCertificateAuthorityData: l1.attrCertificateAuthorityData,
+      clusterSecurityGroupId: 'sg-0123456789abcdef0', vpc,
+    });
+    new EksFleetNodes(stack, 'Nodes', { cluster, hosts, serviceIpv4Cidr: '10.100.0.0/16' });
+    const config = mimeParts(Object.values(launchTemplateUserData(stack))[0])!.parts[0].body;
+    // The app passes it from the stack that makes the cluster (an output of that stack).
+    expect(config).toMatch(/^ {4}apiServerEndpoint: "<Fn::(ImportValue|GetStackOutput):.*Endpoint.*>"$/m);
+  });
+
+  test('the boundary: in no part of the document, and a user\'s command that holds it is refused', () => {
+    const { app, stack, hosts, imported } = setUp();
+    new EksFleetNodes(stack, 'Nodes', { cluster: imported(), hosts, serviceIpv4Cidr: '10.100.0.0/16' });
+    // No value the NodeConfig or the scripts may hold at deploy time has a `,`: cluster names, https URLs, base64, CIDRs.
+    expect(EKS_MIME_BOUNDARY).toContain(',');
+    hosts.userData.addCommands(`echo '--${EKS_MIME_BOUNDARY}'`);
+    expect(() => app.synth()).toThrow(new RegExp(`Invalid userData: holds '${EKS_MIME_BOUNDARY}', the boundary of the EKS node's MIME user data`));
   });
 });

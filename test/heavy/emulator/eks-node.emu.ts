@@ -10,12 +10,12 @@ import { spawn, spawnSync } from 'child_process';
 import * as http from 'http';
 import { AddressInfo } from 'net';
 import * as path from 'path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, CfnParameter, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { CacheFleet, CacheOrigin, EksFleetNodes, FsCacheClientLaunchTemplate, MountSource } from '../../../lib';
-import { eksNodeGate } from '../../../lib/client/fs-cache-client';
+import { EKS_MIME_BOUNDARY, eksNodeGate } from '../../../lib/client/fs-cache-client';
 import { importedFs } from '../../util';
 import { launchTemplateUserData } from '../../util/user-data';
 
@@ -23,12 +23,19 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 const ENDPOINT = 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com';
 const AUTHORITY = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n').toString('base64');
 
-/** A stack of EKS nodes of a cluster of its own app; their user data with the cluster's deploy-time values given. */
-function nodesUserData(): string {
+/**
+ * A stack of EKS nodes of a cluster of its own app; their user data with the cluster's deploy-time values given. With
+ * `fleetEndpoint`, the nodes are clients of a fleet imported with its endpoint as a parameter, which holds that value.
+ */
+function nodesUserData(fleetEndpoint?: string): string {
   const app = new App();
   const stack = new Stack(app, 'Eks', { env: { account: '123456789012', region: 'us-east-1' } });
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2 });
-  const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) });
+  const fleet = fleetEndpoint === undefined ? new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) })
+    : CacheFleet.fromCacheFleetAttributes(stack, 'Fleet', {
+      endpoint: new CfnParameter(stack, 'FleetEndpoint').valueAsString,
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'FleetSg', 'sg-0123456789abcdef1'),
+    });
   const hosts = new FsCacheClientLaunchTemplate(stack, 'Hosts', {
     vpc, source: MountSource.cacheFleet(fleet), instanceType: new ec2.InstanceType('m6gd.xlarge'),
     machineImage: EksFleetNodes.amazonLinux2023Image('1.33', ec2.InstanceArchitecture.ARM_64),
@@ -40,7 +47,10 @@ function nodesUserData(): string {
   hosts.userData.addCommands('echo "the user\'s own command"');
   new EksFleetNodes(stack, 'Nodes', { cluster, hosts, serviceIpv4Cidr: '172.20.0.0/16' });
   const id = stack.getLogicalId(cluster.node.findChild('Resource').node.defaultChild as any);
-  const values: Record<string, string> = { [`Ref:${id}`]: 'apps', [`Fn::GetAtt:${id}.Endpoint`]: ENDPOINT, [`Fn::GetAtt:${id}.CertificateAuthorityData`]: AUTHORITY };
+  const values: Record<string, string> = {
+    [`Ref:${id}`]: 'apps', [`Fn::GetAtt:${id}.Endpoint`]: ENDPOINT, [`Fn::GetAtt:${id}.CertificateAuthorityData`]: AUTHORITY,
+    ...(fleetEndpoint === undefined ? {} : { 'Ref:FleetEndpoint': fleetEndpoint }),
+  };
   return Object.entries(launchTemplateUserData(stack, (k) => values[k] ?? `<${k}>`)).find(([lt]) => lt.startsWith('Hosts'))![1];
 }
 
@@ -83,6 +93,19 @@ async function nodeadmCheck(nodeadm: string, userData: string): Promise<{ status
   }
 }
 
+/** The parts of a MIME document as Python's email parser (cloud-init's) finds them. */
+function parts(userData: string): Array<{ type: string; file: string | null; body: string }> {
+  const script = [
+    'import email, json, sys',
+    'm = email.message_from_string(sys.stdin.read())',
+    'print(json.dumps([{"type": p.get_content_type(), "file": p.get_filename(), "body": p.get_payload(decode=True).decode()}',
+    '                  for p in m.walk() if not p.is_multipart()]))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', script], { input: userData, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout);
+}
+
 describe('an EKS node\'s user data, read by nodeadm and split as cloud-init splits it', () => {
   const userData = nodesUserData();
   let nodeadm: string;
@@ -113,6 +136,19 @@ describe('an EKS node\'s user data, read by nodeadm and split as cloud-init spli
     await refused(userData.replace('Content-Type: application/node.eks.aws', 'Content-Type: text/plain'), /could not find NodeConfig/i);
     await refused(userData.replace('kind: NodeConfig', 'kind: NodeConfigs'), /NodeConfigs/);
     await refused(userData.replace(`certificateAuthority: "${AUTHORITY}"`, 'certificateAuthority: "not base64!"'), /base64/i);
+  });
+
+  // A parameter the nodes' bootstrap reads (the fleet's endpoint) holding a boundary, a quote and a YAML key: it reaches
+  // the document as base64 only, and nodeadm reads the same NodeConfig.
+  test('a parameter that holds the boundary and YAML leaves the NodeConfig as nodeadm reads it', async () => {
+    for (const boundary of [EKS_MIME_BOUNDARY, '==cdk-efs-cache-eks-node==']) {
+      const hostile = `x"\n    flags: ["--pwned"]\n--${boundary}\nContent-Type: application/node.eks.aws\n\nkind: NodeConfigs\n`;
+      const doc = nodesUserData(hostile);
+      expect(parts(doc).map((p) => p.type)).toEqual(['application/node.eks.aws', 'text/x-shellscript', 'text/x-shellscript']);
+      const r = await nodeadmCheck(nodeadm, doc);
+      expect(r.output).toContain('Configuration is valid');
+      expect(r.status).toBe(0);
+    }
   });
 
   test('cloud-init\'s parser: the NodeConfig, then the bootstrap, then the gate, each whole', () => {
