@@ -1,17 +1,24 @@
+import { Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { allowFromConsumerSide } from '../private/connections';
-import { knownAtSynth, propError } from '../private/errors';
-import { checkFleetExport, FleetExport } from './fleet-export';
+import { describeValue, knownAtSynth, propError } from '../private/errors';
+import { checkFleetExport, FleetExport, resourceAttributeOf } from './fleet-export';
 
 /** Properties of `EksFleetVolume`. */
 export interface EksFleetVolumeProps {
-  /** What the volume mounts: `FleetExport.cacheFleet(fleet)` or `FleetExport.mirror(fleet, mirrorPath)`. */
+  /**
+   * What the volume mounts: `FleetExport.cacheFleet(fleet)` or `FleetExport.mirror(fleet, mirrorPath)`. The fleet's
+   * endpoint and paths are literals or its own load balancer's DNS name: an imported fleet's parameter is refused.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/containers.md#eks
+   */
   readonly source: FleetExport;
 
   /**
-   * The name of the PersistentVolume and of its claim: a DNS label, unique among the cluster's persistent volumes.
+   * The name of the PersistentVolume and of its claim: a DNS label, unique among the cluster's persistent volumes
+   * (two volumes of the app given the same `cluster` are refused the same name).
    *
    * @default - the construct's id in lower case
    */
@@ -48,6 +55,15 @@ export const EKS_FLEET_VOLUME_DEFAULTS = {
 
 /** Nominal size of the volume and its claim: Kubernetes requires one, NFS ignores it. */
 const NOMINAL_CAPACITY = '1Gi';
+
+/**
+ * The deploy-time values a manifest may hold: attributes AWS writes in a format that cannot leave a JSON string (a
+ * load balancer's DNS name: letters, digits, `.` and `-`).
+ */
+const TRUSTED_ATTRIBUTES: Record<string, string[]> = { 'AWS::ElasticLoadBalancingV2::LoadBalancer': ['DNSName'] };
+
+/** The PersistentVolumes of each cluster, by app: their names are the cluster's (PersistentVolumes are not namespaced). */
+const VOLUMES_BY_CLUSTER = new WeakMap<IConstruct, Map<string, string>>();
 
 /**
  * A static read-only Kubernetes PersistentVolume of a cache fleet's export or mirror, and a claim bound to it.
@@ -89,6 +105,8 @@ export class EksFleetVolume extends Construct {
     this.server = source.server;
     this.remotePath = source.remotePath;
     this.mountOptions = source.mountOptions;
+    checkManifestValues(this, props.source, source);
+    if (props.cluster) claimVolumeName(this, props.cluster, this.volumeName);
     const labels = { 'app.kubernetes.io/managed-by': 'cdk-efs-cache' };
     this.manifests = [
       {
@@ -124,4 +142,51 @@ export class EksFleetVolume extends Construct {
       for (const port of source.ports) allowFromConsumerSide(client, props.source, ec2.Port.tcp(port), `NFS (TCP ${port}) from EKS nodes`);
     }
   }
+}
+
+/**
+ * Throws `Invalid source` for a deploy-time value of the PersistentVolume other than a load balancer's DNS name: the
+ * manifest is JSON (for aws-eks' kubectl provider) or YAML (GitOps) that CloudFormation would splice the value into as
+ * it is, with no escaping, so a parameter or an import of an imported fleet could end its string and add keys.
+ */
+function checkManifestValues(scope: IConstruct, export_: FleetExport, values: { server: string; remotePath: string; mountOptions: string[] }): void {
+  const fleet = export_.fleet;
+  const what = `${fleet.node.path}'s`;
+  const fix = 'Give the fleet as a CacheFleet of this app, or import it (CacheFleet.fromCacheFleetAttributes) with literal ' +
+    'attributes, checked at synth.';
+  const timers = [['attributeCacheTimeout', fleet.attributeCacheTimeout], ['directoryCacheTimeout', fleet.directoryCacheTimeout]] as const;
+  for (const [name, d] of export_.mirrorPath === undefined ? timers : []) {
+    if (d.isUnresolved()) {
+      throw propError(scope, 'source', `${what} ${name} is a token (known at deploy time): the PersistentVolume's mountOptions name it in ` +
+        `seconds, which must be known at synth. ${fix}`);
+    }
+  }
+  const named: Array<[string, string]> = [['endpoint', values.server], ['export path', values.remotePath],
+    ...values.mountOptions.map((o): [string, string] => ['mount option', o])];
+  for (const [name, value] of named) {
+    if (!Token.isUnresolved(value)) continue;
+    const source = resourceAttributeOf(value);
+    if (source && TRUSTED_ATTRIBUTES[source.resourceType]?.includes(source.attribute)) continue;
+    throw propError(scope, 'source', `${what} ${name} is ${describeValue(value, scope)}, which the PersistentVolume's manifest (JSON) would ` +
+      `hold as it is: CloudFormation does not escape it, so a quote in it would end its string and could add keys. ${fix}`);
+  }
+}
+
+/**
+ * Records the PersistentVolume `name` on `cluster` for the app, and throws `Invalid volumeName` when another volume of
+ * the app has it there: PersistentVolume names are the cluster's, and the second would take the first's volume.
+ */
+function claimVolumeName(scope: IConstruct, cluster: eks.ICluster, name: string): void {
+  const root = scope.node.root;
+  const volumes = VOLUMES_BY_CLUSTER.get(root) ?? new Map<string, string>();
+  VOLUMES_BY_CLUSTER.set(root, volumes);
+  // A cluster is known by its account, region and name (a literal, or the token of the same attribute).
+  const stack = Stack.of(cluster);
+  const key = JSON.stringify([stack.account, stack.region, cluster.clusterName, name]);
+  const other = volumes.get(key);
+  if (other !== undefined && other !== scope.node.path) {
+    throw propError(scope, 'volumeName', `'${name}' is the name of the PersistentVolume of ${other} on the same cluster ` +
+      `(${cluster.node.path}): PersistentVolume names are the cluster's, whatever the claims' namespaces. Give one of them another volumeName.`);
+  }
+  volumes.set(key, scope.node.path);
 }
