@@ -1,7 +1,12 @@
 import { CfnParameter, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import { CacheFleet, CacheOrigin, EcsFleetVolume, EcsFleetVolumeProps, EksFleetVolume, EksFleetVolumeProps, FleetExport, ICacheFleet, Mirror } from '../../lib';
+import * as eks from 'aws-cdk-lib/aws-eks';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import {
+  CacheFleet, CacheOrigin, EcsFleetVolume, EcsFleetVolumeProps, EksFleetNodes, EksFleetNodesProps, EksFleetVolume, EksFleetVolumeProps, FleetExport,
+  FsCacheClientLaunchTemplate, ICacheFleet, Mirror, MountSource,
+} from '../../lib';
 import { importedFs } from '../util';
 import { BadInput, importedFleet, refusesBadInput } from '../util/bad-input';
 
@@ -16,6 +21,32 @@ const eksVolume = (props: (stack: Stack, fleet: CacheFleet) => Partial<EksFleetV
   const fleet = fleetOf(stack, vpc);
   return new EksFleetVolume(stack, 'Volume', { source: FleetExport.cacheFleet(fleet), ...props(stack, fleet) });
 };
+/**
+ * EKS nodes of an imported cluster (literal attributes) on FS-Cache hosts of the fleet, unless `props` says otherwise;
+ * `props` may make an EKS cluster of the app (`ownCluster`).
+ */
+const eksNodes = (props: (stack: Stack, ownCluster: (p?: Partial<eks.ClusterProps>) => eks.Cluster) => Partial<EksFleetNodesProps>) =>
+  (stack: Stack, vpc: ec2.Vpc) => {
+    const hosts = new FsCacheClientLaunchTemplate(stack, 'Hosts', {
+      vpc, source: MountSource.cacheFleet(fleetOf(stack, vpc)), instanceType: new ec2.InstanceType('m6gd.xlarge'),
+      machineImage: EksFleetNodes.amazonLinux2023Image('1.33', ec2.InstanceArchitecture.ARM_64),
+    });
+    const cluster = eks.Cluster.fromClusterAttributes(stack, 'Cluster', {
+      clusterName: 'apps', vpc, clusterEndpoint: 'https://0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com',
+      clusterCertificateAuthorityData: 'Q0FEQVRB', clusterSecurityGroupId: 'sg-0123456789abcdef0',
+    });
+    const ownCluster = (p: Partial<eks.ClusterProps> = {}) => new eks.Cluster(stack, 'Own', {
+      vpc, version: eks.KubernetesVersion.V1_33, defaultCapacity: 0, ...p,
+      kubectlLayer: lambda.LayerVersion.fromLayerVersionArn(stack, 'Kubectl', 'arn:aws:lambda:us-east-1:123456789012:layer:kubectl:1'),
+    });
+    return new EksFleetNodes(stack, 'Nodes', { cluster, hosts, serviceIpv4Cidr: '10.100.0.0/16', ...props(stack, ownCluster) });
+  };
+/** An imported cluster with these attributes in place of the literal ones. */
+const eksCluster = (stack: Stack, attrs: Partial<eks.ClusterAttributes>) => eks.Cluster.fromClusterAttributes(stack, 'Imported', {
+  clusterName: 'apps', vpc: ec2.Vpc.fromVpcAttributes(stack, 'ClusterVpc', { vpcId: 'vpc-1', availabilityZones: ['us-east-1a'], privateSubnetIds: ['s-1'] }),
+  clusterEndpoint: 'https://0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com', clusterCertificateAuthorityData: 'Q0FEQVRB',
+  clusterSecurityGroupId: 'sg-0123456789abcdef0', ...attrs,
+});
 const FARGATE = new RegExp('^Invalid taskDefinition: TestStack/Task may run on Fargate, which mounts only EFS \\(and S3 Files\\), never an NFS server ' +
   'such as a cache fleet\\. Give Fargate tasks an EFS volume of the origin \\(efsVolumeConfiguration\\), or S3 Files for data in S3;');
 
@@ -113,6 +144,51 @@ const CASES: BadInput[] = [
     name: 'eks: a source that is not a FleetExport (JavaScript, a fleet)',
     build: eksVolume((_s, fleet) => ({ source: fleet as unknown as FleetExport })),
     error: /^Invalid source: must be FleetExport\.cacheFleet\(fleet\) or FleetExport\.mirror\(fleet, mirrorPath\)\./,
+  },
+  {
+    name: 'eks: two volumes of one cluster whose PersistentVolumes share a name (in other namespaces)',
+    build: (stack, vpc) => {
+      const cluster = eks.Cluster.fromClusterAttributes(stack, 'Cluster', { clusterName: 'apps', kubectlRoleArn: 'arn:aws:iam::123456789012:role/kubectl', vpc });
+      const source = FleetExport.cacheFleet(fleetOf(stack, vpc));
+      new EksFleetVolume(stack, 'Data', { source, cluster, claimNamespace: 'ml' });
+      return new EksFleetVolume(stack, 'Volume', { source, cluster, volumeName: 'data' });
+    },
+    error: /^Invalid volumeName: 'data' is the name of the PersistentVolume of TestStack\/Data on the same cluster \(TestStack\/Cluster\): PersistentVolume names are the cluster's, whatever the claims' namespaces\. Give one of them another volumeName\./,
+  },
+  {
+    name: 'eks: the endpoint of an imported fleet from a parameter (the manifest is JSON, which CloudFormation does not escape)',
+    build: eksVolume((stack) => ({ source: FleetExport.cacheFleet(importedFleet(stack, { endpoint: new CfnParameter(stack, 'Endpoint').valueAsString })) })),
+    error: /^Invalid source: TestStack\/Imported's endpoint is parameter Endpoint \(a token, known at deploy time\), which the PersistentVolume's manifest \(JSON\) would hold as it is: .*Give the fleet as a CacheFleet of this app/,
+  },
+  {
+    name: 'eks nodes: a cluster endpoint from a parameter (spliced into the NodeConfig\'s YAML)',
+    build: eksNodes((stack) => ({ cluster: eksCluster(stack, { clusterEndpoint: new CfnParameter(stack, 'Endpoint').valueAsString }) })),
+    error: /^Invalid cluster: its clusterEndpoint is parameter Endpoint \(a token, known at deploy time\), which nodeadm would read in the NodeConfig's YAML/,
+  },
+  {
+    name: 'eks nodes: a cluster name with a quote and a line break',
+    build: eksNodes((stack) => ({ cluster: eksCluster(stack, { clusterName: 'apps"\n  kubelet:' }) })),
+    error: /^Invalid cluster: its clusterName must be an EKS cluster name \(1-100 letters, digits, - and _, starting with a letter or digit\), got 'apps"\\n {2}kubelet:'\./,
+  },
+  {
+    name: 'eks nodes: a certificate authority that is not base64',
+    build: eksNodes((stack) => ({ cluster: eksCluster(stack, { clusterCertificateAuthorityData: '-----BEGIN CERTIFICATE-----' }) })),
+    error: /^Invalid cluster: its clusterCertificateAuthorityData must be base64 \(as EKS gives it\)/,
+  },
+  {
+    name: 'eks nodes: an endpoint that is not an https URL of a host',
+    build: eksNodes((stack) => ({ cluster: eksCluster(stack, { clusterEndpoint: 'https://apps.example.com/x,y' }) })),
+    error: /^Invalid cluster: its clusterEndpoint must be an https URL of a host name or address/,
+  },
+  {
+    name: 'eks nodes: an image of Kubernetes 1.9 (no Amazon Linux 2023 image, only the 1.N form)',
+    build: () => EksFleetNodes.amazonLinux2023Image('1.9', ec2.InstanceArchitecture.ARM_64),
+    error: /^Invalid kubernetesVersion: must be a Kubernetes version of EKS's Amazon Linux 2023 images, 1\.23 or later, written as EKS writes it \(for example '1\.33', no leading zero, no patch\), got '1\.9'\. Give the cluster's version \(eks\.KubernetesVersion\.V1_33\.version\)\. \(in Python: kubernetes_version\)$/,
+  },
+  {
+    name: 'eks nodes: an image of a version with a leading zero',
+    build: () => EksFleetNodes.amazonLinux2023Image('1.033', ec2.InstanceArchitecture.ARM_64),
+    error: /^Invalid kubernetesVersion: .*got '1\.033'/,
   },
 ];
 
