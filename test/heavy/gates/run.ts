@@ -21,6 +21,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import * as yaml from 'yaml';
 import { renderedCode } from '../../../lib/instance/user-data';
 import { CDK_CONTEXT, nagFindings } from '../../util';
 // aws-cdk-lib's built-in template validation off: cfn-lint (b) is this gate's template check (test/util/synth-setup.ts).
@@ -35,6 +36,8 @@ const USER_DATA_LIMIT = 16384;
 const USER_ROOM = 8192;
 /** The room an EKS node's user data (EksFleetNodes: a MIME document of the NodeConfig, the bootstrap and the gate) leaves. */
 const EKS_NODE_USER_ROOM = 4096;
+/** The resources whose attributes are an EKS cluster's as EKS writes them (aws-eks' cluster, the L1). */
+const EKS_CLUSTER_TYPES = ['AWS::EKS::Cluster', 'Custom::AWSCDK-EKS-Cluster'];
 
 /**
  * cfn-lint rules ignored on the command line, each with the reason. Keep this empty unless a rule fires on something
@@ -128,13 +131,6 @@ function placeholderFor(template: { Resources?: Record<string, any>; Parameters?
       if (type && REF_BY_TYPE[type]) return REF_BY_TYPE[type];
       throw new Error(`no placeholder for ${key} (type ${type})`);
     }
-    // The EKS cluster's attributes another stack exports (the ContainersEksNodes variant).
-    const imports: Record<string, string> = {
-      'Fn::ImportValue:"apps-endpoint"': 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com',
-      // As long as an EKS cluster's: the base64 of a PEM certificate of a 2048-bit RSA key (about 2,000 bytes).
-      'Fn::ImportValue:"apps-authority"': 'Q0VSVElGSUNBVEU'.repeat(132),
-    };
-    if (imports[key]) return imports[key];
     const att = /^Fn::GetAtt:[^.]+\.(.+)$/.exec(key);
     const attr = att?.[1] ?? '';
     if (/CidrBlock$/.test(attr)) return '10.0.0.0/16';
@@ -262,10 +258,25 @@ try {
         check(`MIME parts ${name}`, mime.map((m) => `${m.type} ${m.file ?? ''}`).join(', ') ===
           'application/node.eks.aws , text/x-shellscript 10-efs-cache-client.sh, text/x-shellscript 20-efs-cache-eks-node-gate.sh',
         mime.map((m) => `${m.type} ${m.file ?? ''}`).join(', '));
-        // A deploy-time value in the NodeConfig is the whole of a double-quoted scalar (`    key: "value"`), never more.
+        // CloudFormation cannot quote a value in YAML: a deploy-time value in the NodeConfig is the whole of a
+        // double-quoted scalar and an attribute of an EKS cluster of this template (its name, endpoint or authority,
+        // which EKS writes), never a parameter or an import (EksFleetNodes refuses those at synth).
         const config = markedMime![0].body.split('\n').filter((l) => l.includes('@@DEPLOY-TIME'));
-        const loose = config.filter((l) => !/^ {4}[A-Za-z]+: "@@DEPLOY-TIME [^@]*@@"$/.test(l));
-        check(`NodeConfig's deploy-time values quoted ${name}`, config.length > 0 && loose.length === 0, loose.join('\n'));
+        const eksValue = (l: string) => {
+          const m = /^ {4}[A-Za-z]+: "@@DEPLOY-TIME (?:Ref:([^.@]+)|Fn::GetAtt:([^.@]+)\.(?:Endpoint|CertificateAuthorityData))@@"$/.exec(l);
+          return m !== null && EKS_CLUSTER_TYPES.includes(template.Resources?.[m[1] ?? m[2]]?.Type);
+        };
+        const loose = config.filter((l) => !eksValue(l));
+        check(`NodeConfig's deploy-time values are EKS's ${name}`, loose.length === 0, loose.join('\n'));
+        // The NodeConfig as a YAML parser reads it: the cluster's four fields and nothing else.
+        const nodeConfig = yaml.parse(mime[0].body);
+        check(`NodeConfig's keys ${name}`, JSON.stringify(Object.keys(nodeConfig?.spec?.cluster ?? {})) ===
+          JSON.stringify(['name', 'apiServerEndpoint', 'certificateAuthority', 'cidr']) && Object.keys(nodeConfig.spec).length === 1,
+        JSON.stringify(Object.keys(nodeConfig?.spec?.cluster ?? {})));
+        // The boundary: in no part, and with a character no deploy-time value of the document can hold (base64 in
+        // the scripts; names, https URLs, base64 and CIDRs in the NodeConfig).
+        const boundary = mimeParts(marked)!.boundary;
+        check(`MIME boundary in no part ${name}`, /[^A-Za-z0-9+/=_.:-]/.test(boundary) && markedMime!.every((m) => !m.body.includes(boundary)), boundary);
         const gate = path.join(work, t.config, `${id}.gate.sh`);
         fs.mkdirSync(path.dirname(gate), { recursive: true });
         fs.writeFileSync(gate, mime[2].body);
