@@ -63,7 +63,7 @@ export interface AccessLogsOptions {
   readonly bucket: s3.IBucket;
 
   /**
-   * The key prefix of the access logs.
+   * The key prefix of the access logs, known at synth (the bucket policy lets the log delivery write only under it).
    *
    * @default - the bucket's root
    */
@@ -632,7 +632,10 @@ function validateNetworkLoadBalancer(scope: IConstruct, prop: string, o: Network
     // From JavaScript, which has no types.
     throw propError(scope, `${prop}.accessLogs.bucket`, 'is required: the bucket the access logs go to.');
   }
-  if (logs?.prefix !== undefined && !Token.isUnresolved(logs.prefix) && (/^\/|\/$/.test(logs.prefix) || /AWSLogs/.test(logs.prefix))) {
+  // The bucket's policy lets the log delivery write only under the prefix, in a resource pattern where IAM reads * and
+  // ? as wildcards: no deploy-time value may bring them in.
+  knownAtSynth(scope, `${prop}.accessLogs.prefix`, logs?.prefix, 'the bucket policy lets the log delivery write only under it');
+  if (logs?.prefix !== undefined && (/^\/|\/$/.test(logs.prefix) || /AWSLogs/.test(logs.prefix))) {
     throw propError(scope, `${prop}.accessLogs.prefix`, `'${logs.prefix}' cannot start or end with / nor contain AWSLogs ` +
       '(Elastic Load Balancing adds /AWSLogs/<account>/ after it). Use a prefix such as \'efs-cache\'.');
   }

@@ -7,7 +7,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct, IConstruct } from 'constructs';
 import { markTlsOnly } from '../nfs/mount';
 import { NFS_PORT } from '../nfs/ports';
-import { describeValue, propError } from '../private/errors';
+import { describeValue, inUnitOf, propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
 import { defaultSubnets } from '../private/subnets';
 
@@ -354,4 +354,7 @@ export function validateOriginFileSystemOptions(scope: IConstruct, o: OriginFile
   if (mode !== efs.ThroughputMode.PROVISIONED && o.provisionedThroughputPerSecond !== undefined) {
     throw propError(scope, p('provisionedThroughputPerSecond'), `is only valid with ThroughputMode.PROVISIONED (${p('throughputMode')}).`);
   }
+  // aws-efs converts it to MiB/s: a token given in another unit fails there with a message that names no prop.
+  const throughput = o.provisionedThroughputPerSecond;
+  if (throughput !== undefined) inUnitOf(scope, p('provisionedThroughputPerSecond'), () => throughput.toMebibytes());
 }

@@ -53,7 +53,7 @@ export class SeedSource {
    *
    * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/data-loading.md
    * @param prefix key prefix, for example `datasets/images/` (a trailing `/` is added), of letters, digits and
-   *   `_=+-/.` without empty, `.` or `..` components; '' for the whole bucket
+   *   `_=+-/.` without empty, `.` or `..` components, known at synth (it bounds what the role may read); '' for the whole bucket
    */
   public static s3(bucket: s3.IBucket, prefix = ''): SeedSource {
     return new SeedSource({ kind: SeedKind.S3, bucket, prefix });
@@ -99,6 +99,9 @@ export class SeedSource {
 const FACTORIES = 'SeedSource.s3(bucket, prefix), SeedSource.asset(path) or SeedSource.instanceDirectory(path)';
 
 function bindBucket(scope: Construct, role: iam.IRole, bucket: s3.IBucket, givenPrefix: string): SeedSourceBinding {
+  // As for S3 mirrors: the prefix bounds what the role may read, in IAM resource patterns where * and ? are wildcards
+  // that no deploy-time value may bring in.
+  knownAtSynth(scope, 'source', givenPrefix, 'the S3 prefix: the seeder\'s role may read only under it');
   const prefix = normalS3Prefix(givenPrefix);
   // As for S3 mirrors: no . or .. component, which IAM's resource patterns and S3 keys take literally while a reader
   // of the rule would take them as a path.

@@ -1,4 +1,4 @@
-import { App, CfnParameter, Duration, Size, Stack } from 'aws-cdk-lib';
+import { App, CfnParameter, Duration, Fn, Size, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -541,6 +541,13 @@ const CASES: BadInput[] = [
     error: /^Invalid fanOut\.accessLogs\.prefix: 'logs\/AWSLogs' cannot start or end with \/ nor contain AWSLogs/,
   },
   {
+    name: 'fan-out: an access-log prefix known only at deploy time (IAM would read * or ? in it as a wildcard)',
+    build: (stack: Stack, vpc: ec2.Vpc) => fleet({
+      fanOut: FanOut.networkLoadBalancer({ accessLogs: { bucket: s3.Bucket.fromBucketName(stack, 'Logs', 'logs'), prefix: Fn.importValue('Prefix') } }),
+    })(stack, vpc),
+    error: /^Invalid fanOut\.accessLogs\.prefix: must be known at synth \(the bucket policy lets the log delivery write only under it\)/,
+  },
+  {
     name: 'fan-out: an NLB idle timeout out of range',
     build: fleet({ fanOut: FanOut.networkLoadBalancer({ idleTimeout: Duration.seconds(10) }) }),
     error: /^Invalid fanOut\.idleTimeout: must be between 60 and 6000 .*in Python: fan_out\.idle_timeout/,
@@ -1027,6 +1034,11 @@ const CASES: BadInput[] = [
     name: 'imported fleet: a relative mirror path',
     build: importedMirrors(['app', '/mirror/app']),
     error: /^Invalid mirrorExports: mirrorExports\[0\]\.path 'app' is not an absolute path.*e\.g\. '\/efs\/app'/,
+  },
+  {
+    name: 'imported fleet: a mirror path known only at deploy time (clients choose a mirror by it at synth)',
+    build: (stack: Stack) => importedMirrors([Fn.importValue('MirrorPath'), '/mirror/app'])(stack),
+    error: /^Invalid mirrorExports: must be known at synth \(mirrorExports\[0\]\.path: clients and volumes choose a mirror by it\)/,
   },
   {
     name: 'imported fleet: a mirror path with ..',

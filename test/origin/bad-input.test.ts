@@ -1,4 +1,4 @@
-import { CfnParameter, RemovalPolicy, Size } from 'aws-cdk-lib';
+import { CfnParameter, Fn, RemovalPolicy, Size, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -36,6 +36,11 @@ const CASES: BadInput[] = [
     name: 'origin: Provisioned without a rate',
     build: origin(() => ({ throughputMode: efs.ThroughputMode.PROVISIONED })),
     error: /^Invalid provisionedThroughputPerSecond: is required/,
+  },
+  {
+    name: 'origin: a rate known only at deploy time, in GiB (aws-efs converts it to MiB/s, which its error did not name)',
+    build: origin(() => ({ throughputMode: efs.ThroughputMode.PROVISIONED, provisionedThroughputPerSecond: Size.gibibytes(Token.asNumber(Fn.importValue('Rate'))) })),
+    error: /^Invalid provisionedThroughputPerSecond: is a token \(known at deploy time\) given as Size\.gibibytes\(\), which cannot be converted at synth: give it as Size\.mebibytes\(\.\.\.\)\./,
   },
   {
     name: 'origin: a rate without Provisioned',

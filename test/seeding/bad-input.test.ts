@@ -1,4 +1,4 @@
-import { CfnParameter, Duration, Size } from 'aws-cdk-lib';
+import { CfnParameter, Duration, Fn, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { DataSeeder, MountHelper, SeedSource } from '../../lib';
@@ -100,6 +100,11 @@ const CASES: BadInput[] = [
     name: 'seeder: a small root volume',
     build: seeder({ rootVolumeSize: Size.gibibytes(4) }),
     error: /^Invalid rootVolumeSize: must be whole GiB from 8 to 16384, got 4 GiB/,
+  },
+  {
+    name: 'seeder: a prefix known only at deploy time (the role\'s read is bounded by it; IAM reads * and ? as wildcards)',
+    build: seeder({}, (s) => SeedSource.s3(s3.Bucket.fromBucketName(s, 'B', 'my-bucket'), Fn.importValue('Prefix'))),
+    error: /^Invalid source: must be known at synth \(the S3 prefix: the seeder's role may read only under it\)/,
   },
   {
     name: 'seeder: a prefix with a space',
