@@ -12,7 +12,9 @@
 # EFSC_MIRROR_FULL_SEC each bring a walk, a publish during a walk is walked next time, a marker that does not answer
 # is a failed sync.
 # What needs a real NFS origin and kernel (delegations, readers during a sync, the staleness bound) is in
-# test/heavy/lab/mirror.lab.ts. Prints `mirror-sync: N passed, M failed` last; KEEP=1 keeps the work directory.
+# test/heavy/lab/mirror.lab.ts. Beside these cases, which mostly wait, the property test over generated trees runs
+# (property.sh: odd names, names that prefix others, each kind of change alone); its lines come after these and its
+# counts join theirs. Prints `mirror-sync: N passed, M failed` last; KEEP=1 keeps the work directories.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
@@ -23,8 +25,13 @@ if ! command -v rsync >/dev/null; then
 fi
 
 work=$(mktemp -d)
+prop=$(mktemp)
+bash test/host/mirror-sync/property.sh >"$prop" 2>&1 &
+prop_pid=$!
 cleanup() {
   umount "$work/small" 2>/dev/null || true
+  if [ -n "$prop_pid" ]; then kill "$prop_pid" 2>/dev/null || true; fi
+  rm -f "$prop"
   if [ -n "${KEEP:-}" ]; then echo "kept: $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -460,6 +467,18 @@ check "  once a try kept nothing more than the one before (the first keeps the r
   grep -qE '^efs-cache: WARN: mirror /efs/app: first sync, try 2 kept nothing more than the last \(1 of [0-9]+ entries\): giving up$' "$work/out"
 check "  with the FATAL line" grep -q 'FATAL: the first sync of the mirrors failed' "$work/out"
 rm -rf "$work/fdst" "$work/fstate"
+
+# The property test's lines and counts (none if it ended without its closing line: one failure).
+wait "$prop_pid" || true
+prop_pid=
+cat "$prop"
+if line=$(grep -E '^mirror-sync-property: [0-9]+ passed, [0-9]+ failed$' "$prop"); then
+  read -r _ p _ f _ <<<"$line"
+  passed=$((passed + p)) failed=$((failed + f))
+else
+  echo "not ok - the property test over generated trees ended without its closing line"
+  failed=$((failed + 1))
+fi
 
 echo "mirror-sync: $passed passed, $failed failed"
 [ "$failed" = 0 ]
