@@ -213,11 +213,14 @@ mirror_stamp() { echo "$(cat /proc/sys/kernel/random/boot_id) $(stat -c '%d %i' 
 
 # mirror_record_fits STATE DST STAMP: whether the record of the last good walk (STATE/record) describes the copy at DST,
 # whose mirror_stamp is STAMP: it was written for this copy and the copy still holds every top-level name it lists (a
-# lost or emptied copy does not: a tmpfs made again, a copy removed by hand).
+# lost or emptied copy does not: a tmpfs made again, a copy removed by hand). The record is sorted as whole records,
+# `./NAME//...`: cut at //, its names are sorted again, since a name that another one extends with a byte below /
+# (index and index.php) sorts after it as a record and before it as a name, and comm then finds the names unsorted
+# and never says that the copy holds them all (every sync was a full copy).
 mirror_record_fits() {
   local -x LC_ALL=C
   [ -s "$1/record" ] && [ -n "$3" ] && [ "$(cat "$1/copy" 2>/dev/null)" = "$3" ] &&
-    [ -z "$(comm -z -23 <(grep -z '^\./[^/]*//' "$1/record" | sed -z 's,//.*,,') \
+    [ -z "$(comm -z -23 <(grep -z '^\./[^/]*//' "$1/record" | sed -z 's,//.*,,' | sort -z) \
       <(mirror_names "$2" | sort -z) | head -c 1)" ]
 }
 
