@@ -92,13 +92,16 @@ export class EksFleetNodes extends Construct {
    * @param architecture the instance type's architecture
    */
   public static amazonLinux2023Image(kubernetesVersion: string, architecture: ec2.InstanceArchitecture): ec2.IMachineImage {
-    if (!Token.isUnresolved(kubernetesVersion)) {
-      const minor = /^1\.(0|[1-9][0-9]{0,2})$/.exec(kubernetesVersion);
-      if (!minor || Number(minor[1]) < FIRST_AL2023_MINOR) {
-        throw propError(undefined, 'kubernetesVersion', `must be a Kubernetes version of EKS's Amazon Linux 2023 images, 1.${FIRST_AL2023_MINOR} ` +
-          `or later, written as EKS writes it (for example '1.33', no leading zero, no patch), got ${describeValue(kubernetesVersion)}. ` +
-          'Give the cluster\'s version (eks.KubernetesVersion.V1_33.version).');
-      }
+    // It names the image's SSM parameter, whose ARN aws-cdk-lib builds at synth: a token fails there naming no prop.
+    if (Token.isUnresolved(kubernetesVersion)) {
+      throw propError(undefined, 'kubernetesVersion', `must be known at synth (it names the image's SSM parameter), got ${describeValue(kubernetesVersion)}. ` +
+        'Give the cluster\'s version as a literal (eks.KubernetesVersion.V1_33.version).');
+    }
+    const minor = /^1\.(0|[1-9][0-9]{0,2})$/.exec(kubernetesVersion);
+    if (!minor || Number(minor[1]) < FIRST_AL2023_MINOR) {
+      throw propError(undefined, 'kubernetesVersion', `must be a Kubernetes version of EKS's Amazon Linux 2023 images, 1.${FIRST_AL2023_MINOR} ` +
+        `or later, written as EKS writes it (for example '1.33', no leading zero, no patch), got ${describeValue(kubernetesVersion)}. ` +
+        'Give the cluster\'s version (eks.KubernetesVersion.V1_33.version).');
     }
     return ec2.MachineImage.fromSsmParameter(eksAl2023ImageParameter(kubernetesVersion, architecture));
   }

@@ -161,7 +161,8 @@ function checkManifestValues(scope: IConstruct, export_: FleetExport, values: { 
         `seconds, which must be known at synth. ${fix}`);
     }
   }
-  const named: Array<[string, string]> = [['endpoint', values.server], ['export path', values.remotePath],
+  const exportPath = export_.mirrorPath === undefined ? 'exportPath' : `mirrorExports[].exportPath of '${export_.mirrorPath}'`;
+  const named: Array<[string, string]> = [['endpoint', values.server], [exportPath, values.remotePath],
     ...values.mountOptions.map((o): [string, string] => ['mount option', o])];
   for (const [name, value] of named) {
     if (!Token.isUnresolved(value)) continue;

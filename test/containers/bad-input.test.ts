@@ -1,4 +1,4 @@
-import { CfnParameter, Stack } from 'aws-cdk-lib';
+import { CfnParameter, Fn, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as eks from 'aws-cdk-lib/aws-eks';
@@ -184,6 +184,11 @@ const CASES: BadInput[] = [
     name: 'eks nodes: an image of Kubernetes 1.9 (no Amazon Linux 2023 image, only the 1.N form)',
     build: () => EksFleetNodes.amazonLinux2023Image('1.9', ec2.InstanceArchitecture.ARM_64),
     error: /^Invalid kubernetesVersion: must be a Kubernetes version of EKS's Amazon Linux 2023 images, 1\.23 or later, written as EKS writes it \(for example '1\.33', no leading zero, no patch\), got '1\.9'\. Give the cluster's version \(eks\.KubernetesVersion\.V1_33\.version\)\. \(in Python: kubernetes_version\)$/,
+  },
+  {
+    name: 'eks nodes: an image of a version known only at deploy time (it names the image\'s SSM parameter at synth)',
+    build: () => EksFleetNodes.amazonLinux2023Image(Fn.importValue('Version'), ec2.InstanceArchitecture.ARM_64),
+    error: /^Invalid kubernetesVersion: must be known at synth \(it names the image's SSM parameter\)/,
   },
   {
     name: 'eks nodes: an image of a version with a leading zero',

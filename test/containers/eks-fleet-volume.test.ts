@@ -144,10 +144,10 @@ describe('EksFleetVolume: deploy-time values in the manifest', () => {
   const cases: Array<[string, (stack: Stack) => FleetExport, RegExp]> = [
     ['an endpoint parameter', imported((s) => ({ endpoint: new CfnParameter(s, 'Endpoint').valueAsString })), /endpoint is parameter Endpoint/],
     ['an endpoint import', imported(() => ({ endpoint: Fn.importValue('fleet-endpoint') })), /endpoint is .*ImportValue/],
-    ['an export path from SSM', imported((s) => ({ exportPath: ssm.StringParameter.valueForStringParameter(s, '/fleet/path') })), /export path is parameter/],
+    ['an export path from SSM', imported((s) => ({ exportPath: ssm.StringParameter.valueForStringParameter(s, '/fleet/path') })), /exportPath is parameter/],
     ['a mirror\'s export path parameter', imported((s) => ({
       mirrorExports: [{ path: '/efs/app', exportPath: new CfnParameter(s, 'MirrorPath').valueAsString }],
-    }), true), /export path is parameter MirrorPath/],
+    }), true), /mirrorExports\[\]\.exportPath of '\/efs\/app' is parameter MirrorPath/],
     ['an attribute timer parameter', imported((s) => ({
       attributeCacheTimeout: Duration.seconds(new CfnParameter(s, 'Ac', { type: 'Number' }).valueAsNumber),
     })), /attributeCacheTimeout is a token \(known at deploy time\): the PersistentVolume's mountOptions name it in seconds/],
