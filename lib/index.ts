@@ -20,6 +20,7 @@ export { NfsVersion } from './nfs/nfs-version';
 export { CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, FsCacheClientOptions } from './client/fs-cache-client';
 export { DiskCache, DiskCacheOptions, EbsDiskCacheOptions, InstanceStoreDiskCacheOptions } from './client/disk-cache';
 export { FleetSourceOptions, MountSource } from './client/mount-source';
+export { ClientWarmingOptions } from './client/warming';
 export { CacheFleetExportOptions, FleetExport } from './containers/fleet-export';
 export { ClusterHostsOptions } from './containers/cluster-hosts';
 export { EcsFleetCapacity, EcsFleetCapacityProps } from './containers/ecs-fleet-capacity';

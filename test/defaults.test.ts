@@ -13,6 +13,7 @@ import { CACHED_FILE_SYSTEM_DEFAULTS } from '../lib/cached-file-system';
 import { EBS_DISK_CACHE_DEFAULTS, INSTANCE_STORE_DISK_CACHE_DEFAULTS } from '../lib/client/disk-cache';
 import { CULL_LIMITS_DEFAULTS, FS_CACHE_CLIENT_DEFAULTS } from '../lib/client/fs-cache-client';
 import { FLEET_SOURCE_DEFAULTS } from '../lib/client/mount-source';
+import { CLIENT_WARMING_DEFAULTS } from '../lib/client/warming';
 import { CLUSTER_HOSTS_DEFAULTS } from '../lib/containers/cluster-hosts';
 import { EKS_FLEET_VOLUME_DEFAULTS } from '../lib/containers/eks-fleet-volume';
 import { CACHE_FLEET_EXPORT_DEFAULTS } from '../lib/containers/fleet-export';
@@ -106,6 +107,7 @@ const DEFAULTS_TABLES: Record<string, Readonly<Record<string, unknown>>> = {
   CacheFleetOptions: omit(CACHE_FLEET_DEFAULTS, 'tuning', 'warming', 'elasticFanOut', 'fanOut', 'rootVolumeSize'),
   // An imported fleet's attributes default to what a CacheFleet applies (lib/cache-fleet/attributes.ts).
   CacheFleetExportOptions: CACHE_FLEET_EXPORT_DEFAULTS,
+  ClientWarmingOptions: CLIENT_WARMING_DEFAULTS,
   CacheFleetAttributes: pick(CACHE_FLEET_DEFAULTS, 'exportPath', 'attributeCacheTimeout', 'directoryCacheTimeout', 'clientNfsVersion'),
   CommonInstanceOptions: COMMON_INSTANCE_DEFAULTS,
   CullLimits: CULL_LIMITS_DEFAULTS,

@@ -33,11 +33,37 @@ check_parameters() {
     need EFSC_MIRROR_MOUNT_OPTIONS "$RE_OPTS" 'mount options'
   fi
   check_mount_paths
+  need EFSC_WARM_PATHS '^( ?/[A-Za-z0-9._/-]+)*$' 'absolute paths, or empty'
+  need EFSC_WARM_WORKERS '^[1-9][0-9]{0,2}$' 'readers, 1-999'
+  need EFSC_WARM_TIMEOUT_SEC '^[1-9][0-9]{0,4}$' 'seconds, 1-99999'
+  need EFSC_WARM_MAX_MIB '^[1-9][0-9]{0,7}$' 'MiB, 1-99999999'
+  local w
+  for w in $EFSC_WARM_PATHS; do
+    [[ "$w/" != */./* && "$w/" != */../* ]] || die "EFSC_WARM_PATHS: '$w' has a . or .. segment"
+    [ -n "$(warm_mount_of "$w")" ] || die "EFSC_WARM_PATHS: '$w' is under neither $EFSC_MOUNT_POINT nor a mirror's mount point"
+  done
   metrics_check
 }
 
 # mirror_mount_point EXPORT: where the mirror served at EXPORT (EFSC_MIRROR_ROOT/<path>) is mounted.
 mirror_mount_point() { echo "$EFSC_MIRROR_MOUNT_POINT${1#"$EFSC_MIRROR_ROOT"}"; }
+
+# warm_mount_of PATH: the mount PATH is read through, the fsc mount or the mirror it is at or under (nothing: neither).
+warm_mount_of() {
+  local p m mp
+  p=$(tr -s / <<<"$1/")
+  if [[ "$p" == "$EFSC_MOUNT_POINT/"* ]]; then
+    echo "$EFSC_MOUNT_POINT"
+    return
+  fi
+  for m in $EFSC_MIRROR_MOUNTS; do
+    mp=$(mirror_mount_point "$m")
+    if [[ "$p" == "$mp/"* ]]; then
+      echo "$mp"
+      return
+    fi
+  done
+}
 
 # The directories mounted on (the cache, the fsc mount, each mirror): none may have a . or .. segment (a mirror at
 # /mnt/mirror/../../etc would cover /etc), and none may be another's directory or lie inside it.
@@ -102,6 +128,55 @@ mount_mirrors() {
   done
 }
 
+# warm: reads every file under EFSC_WARM_PATHS once through its mount (the fsc mount fills the page cache and FS-Cache,
+# a mirror the page cache), EFSC_WARM_WORKERS readers at once, at most EFSC_WARM_MAX_MIB (the files find lists after
+# that are left unread) and at most EFSC_WARM_TIMEOUT_SEC in all. Past a bound it warns and returns: a slow warm
+# delays readiness, it never fails the boot. A path that is missing, or whose mount is not there, fails it: reading
+# the empty directory under a failed mount would pass for a warm.
+warm() {
+  [ -n "$EFSC_WARM_PATHS" ] || return 0
+  local -a paths
+  local p mp list chosen f size rc=0 t0=$SECONDS end=$((SECONDS + EFSC_WARM_TIMEOUT_SEC))
+  local max=$((EFSC_WARM_MAX_MIB * 1048576)) bytes=0 files=0 left=0
+  read -ra paths <<<"$EFSC_WARM_PATHS"
+  for p in "${paths[@]}"; do
+    mp=$(warm_mount_of "$p")
+    mountpoint -q "$mp" || die "cannot warm $p: $mp is not mounted"
+    [ -e "$p" ] || die "cannot warm $p: it does not exist"
+  done
+  log "warming ${paths[*]}: $EFSC_WARM_WORKERS readers, at most $EFSC_WARM_MAX_MIB MiB in ${EFSC_WARM_TIMEOUT_SEC}s"
+  list=$(mktemp) chosen=$(mktemp)
+  timeout -k 5 "$EFSC_WARM_TIMEOUT_SEC" find "${paths[@]}" -type f -printf '%s %p\0' >"$list" || rc=$?
+  case "$rc" in
+    0) ;;
+    124 | 137) warn "warming: listing the files took more than ${EFSC_WARM_TIMEOUT_SEC}s; reading what was listed" ;;
+    *) warn "warming: find reported errors (exit $rc); reading what it listed" ;;
+  esac
+  # The files in the order listed, up to the size bound.
+  while IFS= read -r -d '' f; do
+    size=${f%% *}
+    if ((left == 0 && bytes + size <= max)); then
+      bytes=$((bytes + size)) files=$((files + 1))
+      printf '%s\0' "${f#* }"
+    else
+      left=$((left + 1))
+    fi
+  done <"$list" >"$chosen"
+  if ((left > 0)); then warn "warming: $left files past the bound of $EFSC_WARM_MAX_MIB MiB left unread"; fi
+  rc=0
+  if ((end - SECONDS > 0)); then
+    timeout -k 5 "$((end - SECONDS))" xargs -0r -n 32 -P "$EFSC_WARM_WORKERS" cat <"$chosen" >/dev/null || rc=$?
+  else
+    rc=124
+  fi
+  rm -f "$list" "$chosen"
+  case "$rc" in
+    0) log "warmed ${paths[*]}: $files files, $((bytes / 1048576)) MiB in $((SECONDS - t0))s" ;;
+    124 | 137) warn "warming stopped at its bound of ${EFSC_WARM_TIMEOUT_SEC}s: $files files ($((bytes / 1048576)) MiB) were to be read, not all were" ;;
+    *) warn "warming: some of $files files ($((bytes / 1048576)) MiB) could not be read (exit $rc), in $((SECONDS - t0))s" ;;
+  esac
+}
+
 status() {
   local t s
   echo "cache $EFSC_CACHE_DIR (label $EFSC_CACHE_LABEL, tag $EFSC_CACHE_TAG):"
@@ -136,19 +211,24 @@ main() {
       cachefilesd_heap_check "${2:-}"
       return
       ;;
+    --warm)
+      warm
+      return
+      ;;
     --boot) ;;
     "")
       detect_os
       install_packages
       install_boot_unit
       ;;
-    *) die "unknown argument '$1' (use --boot, --status, --metrics or --cachefilesd-heap PID)" ;;
+    *) die "unknown argument '$1' (use --boot, --warm, --status, --metrics or --cachefilesd-heap PID)" ;;
   esac
   if [ "${1:-}" != --status ]; then fscache_up; fi
   if [ -z "${1:-}" ]; then
     mount_nfs
     mount_mirrors
     metrics_setup
+    warm
     log "client ready: $EFSC_MOUNT_POINT, cached on $EFSC_CACHE_DIR ($EFSC_CACHE_SOURCE; fscache-status)"
   fi
 }

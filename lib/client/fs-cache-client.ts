@@ -27,6 +27,7 @@ import { checkDiskCache, DiskCache } from './disk-cache';
 import { fleetMountOptions, mirrorExportOf, mirrorMountOptions, mountsNfsV3 } from './fleet-mount';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters } from './fscache';
 import { FLEET_SOURCE_DEFAULTS, MountSource } from './mount-source';
+import { ClientWarmingOptions, clientWarmingParameters } from './warming';
 
 /**
  * cachefilesd's culling limits, in percent of the cache file system's blocks and files that are free.
@@ -196,6 +197,15 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
    * @default true
    */
   readonly metrics?: boolean;
+
+  /**
+   * Trees the first boot reads through after its mounts and before the instance counts as ready (a web server's code,
+   * through a mirror or the `fsc` mount), bounded in time and size.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/fs-cache-clients.md#warming-web-servers-that-start-warm
+   * @default - no warming
+   */
+  readonly warming?: ClientWarmingOptions;
 }
 
 /** Properties of `FsCacheClientLaunchTemplate`. */
@@ -316,6 +326,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
 
     const metrics = props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics;
     if (metrics) grantPutMetricData(this.role);
+    const mirrors = clientMirrorParameters(this, source, props);
     const rendered = renderScript({
       script: 'client/bootstrap.sh',
       description: `the FS-Cache client launch template ${this.node.path}`,
@@ -333,7 +344,8 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         }),
         EFSC_CACHE_SOURCE: diskCache._source,
         ...instanceMetrics(this, metrics),
-        ...clientMirrorParameters(this, source, props),
+        ...mirrors.parameters,
+        ...clientWarmingParameters(this, props.warming, { mountPoint: props.mountPoint ?? FS_CACHE_CLIENT_DEFAULTS.mountPoint, ...mirrors.mounts }),
       },
     });
     if (metrics) {
@@ -542,7 +554,9 @@ function checkSource(scope: IConstruct, props: FsCacheClientLaunchTemplateProps)
  * are known here are checked here: none may be another's directory or lie inside it (the fsc mount, the cache
  * directory, the other mirrors); the instance checks them again at boot, with the tokens resolved.
  */
-function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCacheClientOptions): Record<string, string> {
+function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCacheClientOptions): {
+  parameters: Record<string, string>; mounts: { mirrors: string[]; mirrorRoot?: string };
+} {
   const paths = source.mirrorPaths;
   const root = source.mirrorMountPoint ?? FLEET_SOURCE_DEFAULTS.mirrorMountPoint;
   const pathsProp = 'source.mirrorPaths';
@@ -550,7 +564,7 @@ function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCac
   if (source.mirrorMountPoint !== undefined && paths.length === 0) throw propError(scope, rootProp, 'needs mirrorPaths: there is nothing to mount.');
   // Only a fleet has mirrors: MountSource.fileSystem takes none.
   const fleet = source.fleet;
-  if (paths.length === 0 || !fleet) return { EFSC_MIRROR_MOUNTS: '', EFSC_MIRROR_ROOT: MIRROR_ROOT };
+  if (paths.length === 0 || !fleet) return { parameters: { EFSC_MIRROR_MOUNTS: '', EFSC_MIRROR_ROOT: MIRROR_ROOT }, mounts: { mirrors: [] } };
   if (!DIR_RE.test(root) || DOT_SEGMENT_RE.test(root)) throw propError(scope, rootProp, `must be an absolute path other than /, got ${describeValue(root, scope)}.`);
   const twice = paths.find((p, i) => paths.indexOf(p) !== i);
   if (twice !== undefined) throw propError(scope, pathsProp, `lists '${twice}' twice: each mirror is mounted once.`);
@@ -581,10 +595,14 @@ function clientMirrorParameters(scope: IConstruct, source: MountSource, o: FsCac
     }
   }));
   return {
-    EFSC_MIRROR_MOUNTS: mirrors.map((m) => m.exportPath).join(' '),
-    EFSC_MIRROR_ROOT: MIRROR_ROOT,
-    EFSC_MIRROR_MOUNT_POINT: root,
-    EFSC_MIRROR_MOUNT_OPTIONS: mirrorMountOptions().join(','),
+    parameters: {
+      EFSC_MIRROR_MOUNTS: mirrors.map((m) => m.exportPath).join(' '),
+      EFSC_MIRROR_ROOT: MIRROR_ROOT,
+      EFSC_MIRROR_MOUNT_POINT: root,
+      EFSC_MIRROR_MOUNT_OPTIONS: mirrorMountOptions().join(','),
+    },
+    // What warming may read: the mirrors whose mount points are known, and their root when some are not.
+    mounts: { mirrors: known.map((m) => m.at), mirrorRoot: known.length < mirrors.length ? root : undefined },
   };
 }
 

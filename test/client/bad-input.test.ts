@@ -458,6 +458,72 @@ const CASES: BadInput[] = [
     build: client({ cacheDirectory: '/mnt/efs/cache' }),
     error: /^Invalid mountPoint: '\/mnt\/efs' contains cacheDirectory '\/mnt\/efs\/cache': the file system would be mounted over the cache file system/,
   },
+  // Warming (ClientWarmingOptions)
+  {
+    name: 'client: warming with no path',
+    build: client({ warming: { paths: [] } }),
+    error: /^Invalid warming\.paths: is empty: there is nothing to warm\. Leave warming out for no warming\. \(at TestStack\/Client\)$/,
+  },
+  {
+    name: 'client: a warm path outside what the client mounts',
+    build: client({ warming: { paths: ['/var/www'] } }),
+    error: /^Invalid warming\.paths: '\/var\/www' is not under what the client mounts \(mountPoint '\/mnt\/efs'\): warming reads only through them\./,
+  },
+  {
+    name: 'client: a warm path that is a prefix of the mount point without being under it',
+    build: client({ warming: { paths: ['/mnt/efsx'] } }),
+    error: /^Invalid warming\.paths: '\/mnt\/efsx' is not under what the client mounts/,
+  },
+  {
+    name: 'client: a warm path under the mirrors\' root that no mirror mounts',
+    build: mirrorClient({ mirrorPaths: ['/efs/app'] }, { warming: { paths: ['/mnt/mirror/www'] } }),
+    error: /^Invalid warming\.paths: '\/mnt\/mirror\/www' is not under what the client mounts \(mountPoint '\/mnt\/efs', the mirror at '\/mnt\/mirror\/app'\)/,
+  },
+  {
+    name: 'client: a warm path with a .. segment',
+    build: client({ warming: { paths: ['/mnt/efs/../../etc'] } }),
+    error: /^Invalid warming\.paths: '\/mnt\/efs\/\.\.\/\.\.\/etc' is not an absolute path without \. or \.\. segments\./,
+  },
+  {
+    name: 'client: a warm path twice',
+    build: client({ warming: { paths: ['/mnt/efs/app', '/mnt/efs/app'] } }),
+    error: /^Invalid warming\.paths: lists '\/mnt\/efs\/app' twice\./,
+  },
+  {
+    name: 'client: a warm path from a token',
+    build: (stack, vpc) => client({ warming: { paths: [new CfnParameter(stack, 'WarmPath').valueAsString] } })(stack, vpc),
+    error: /^Invalid warming\.paths: must be known at synth \(each is checked against the mounts\)/,
+  },
+  {
+    name: 'client: no warm readers',
+    build: client({ warming: { paths: ['/mnt/efs'], workers: 0 } }),
+    error: /^Invalid warming\.workers: must be a whole number from 1 to 512, got 0\./,
+  },
+  {
+    name: 'client: warm readers from a token',
+    build: (stack, vpc) => client({ warming: { paths: ['/mnt/efs'], workers: new CfnParameter(stack, 'Workers', { type: 'Number' }).valueAsNumber } })(stack, vpc),
+    error: /^Invalid warming\.workers: must be known at synth/,
+  },
+  {
+    name: 'client: a warming timeout of 5 seconds',
+    build: client({ warming: { paths: ['/mnt/efs'], timeout: Duration.seconds(5) } }),
+    error: /^Invalid warming\.timeout: must be whole seconds from 10 seconds to 60 minutes, got 5 seconds\./,
+  },
+  {
+    name: 'client: a warming timeout of part of a second',
+    build: client({ warming: { paths: ['/mnt/efs'], timeout: Duration.millis(30500) } }),
+    error: /^Invalid warming\.timeout: must be whole seconds/,
+  },
+  {
+    name: 'client: a warming bound of part of a MiB',
+    build: client({ warming: { paths: ['/mnt/efs'], maxSize: Size.kibibytes(1536) } }),
+    error: /^Invalid warming\.maxSize: must be whole MiB from 1 MiB to 16 TiB, got 1\.5 MiB\./,
+  },
+  {
+    name: 'client: a warming bound from a token',
+    build: (stack, vpc) => client({ warming: { paths: ['/mnt/efs'], maxSize: Size.mebibytes(new CfnParameter(stack, 'Mib', { type: 'Number' }).valueAsNumber) } })(stack, vpc),
+    error: /^Invalid warming\.maxSize: must be known at synth/,
+  },
 ];
 
 refusesBadInput('bad input to FsCacheClientLaunchTemplate names the prop', CASES);

@@ -45,6 +45,8 @@ describe('FsCacheClientLaunchTemplate over EFS', () => {
       EFSC_CULL_BRUN: '10', EFSC_CULL_BCULL: '7', EFSC_CULL_BSTOP: '3',
       EFSC_CULL_FRUN: '10', EFSC_CULL_FCULL: '7', EFSC_CULL_FSTOP: '3',
       EFSC_METRICS: 'cloudwatch-agent', EFSC_METRICS_GROUP: 'TestStack/Client', EFSC_MIRROR_MOUNTS: '', EFSC_MIRROR_ROOT: '/mirror',
+      // No warming: no paths, the bounds' defaults (checked by the script all the same).
+      EFSC_WARM_PATHS: '', EFSC_WARM_WORKERS: '16', EFSC_WARM_TIMEOUT_SEC: '300', EFSC_WARM_MAX_MIB: '2048',
     });
   });
 

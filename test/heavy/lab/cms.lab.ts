@@ -8,7 +8,7 @@
  */
 import { Lab, progress, Vm } from './harness';
 import {
-  CMS_HOST, CMS_TREE, CMS_UPLOADS, CmsSite, cmsTree, cmsUserData, copyCmsPackages, HOLD_MIRROR, installCms, mediaPath, webServer,
+  CMS_HOST, CMS_TREE, CMS_UPLOADS, CMS_WARM_PATH, CmsSite, cmsTree, cmsUserData, copyCmsPackages, HOLD_MIRROR, installCms, mediaPath, webServer,
 } from './scenarios/cms';
 import { EFS_NAME, ORIGIN_USER_DATA } from './scenarios/stacks';
 
@@ -42,6 +42,8 @@ describe('lab: a real CMS (WordPress) through the re-export and the mirror', () 
   let web: Vm;
   let pages: Record<string, string>;
   let fleetName: string;
+  /** Right after the web server's boot, before any page: its warming's log line, and how much of the mirror's tree is in its page cache. */
+  let warmed: { line: string; treeFiles: number; resident: number };
 
   beforeAll(async () => {
     const t0 = Date.now();
@@ -62,6 +64,14 @@ describe('lab: a real CMS (WordPress) through the re-export and the mirror', () 
     expect({ node: nodeBoot.status, web: webBoot.status, errors: [...nodeBoot.errors, ...webBoot.errors] })
       .toEqual({ node: 'done', web: 'done', errors: [] });
     await node.execOk(HOLD_MIRROR, { timeoutMs: 11 * MIN });
+    // fincore opens each file (no read): the share of the tree's bytes whose pages the boot's warming left in the page cache.
+    const resident = await web.execOk(`find ${CMS_WARM_PATH} -type f -print0 | xargs -0 fincore -bno RES,SIZE | ` +
+      'awk \'{ r += ($1 < $2 ? $1 : $2); s += $2 } END { printf "%.4f\\n", s ? r / s : 0 }\'', { timeoutMs: 10 * MIN });
+    warmed = {
+      line: (await web.execOk('journalctl -b -t efs-cache -o cat | grep -E "^warmed |warming" || true')).trim(),
+      treeFiles: Number((await origin.execOk(`find /srv/efs/${CMS_TREE} -type f | wc -l`)).trim()),
+      resident: Number(resident.trim()),
+    };
     await web.execOk([
       'mkdir -p /mnt/direct /mnt/v41',
       `mount -t nfs4 -o ${EFS_OPTIONS},nosharecache ${EFS_NAME}:/ /mnt/direct`,
@@ -101,6 +111,14 @@ describe('lab: a real CMS (WordPress) through the re-export and the mirror', () 
     const before = await nfsdOps(node, IN_MIRROR_NS);
     await fetch('mirror', '/');
     expect(await nfsdOps(node, IN_MIRROR_NS)).toBeGreaterThan(before + 100);
+  });
+
+  test('the web server\'s boot warmed the mirror\'s tree before it counted as ready: every file read, logged, in its page cache', () => {
+    progress(`warming: ${warmed.line.replace(/\n/g, '; ')}; ${(warmed.resident * 100).toFixed(1)} % of the tree's bytes in the page cache after boot`);
+    // Every file of the tree (as the origin holds it) read, within the bounds: no warning.
+    expect(warmed.line).toMatch(new RegExp(`^warmed ${CMS_WARM_PATH}: ${warmed.treeFiles} files, \\d+ MiB in \\d+s$`, 'm'));
+    expect(warmed.line).not.toMatch(/WARN/);
+    expect(warmed.resident).toBeGreaterThan(0.95);
   });
 
   test('the front page, a post and a media file through the mirror and the re-export (NFSv3, NFSv4.1) are byte-identical to the origin\'s', async () => {

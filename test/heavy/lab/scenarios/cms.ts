@@ -48,6 +48,9 @@ export interface CmsUserData {
  * and directory timers and the mirror's interval `cacheSeconds`; a client of it (the web server); an FS-Cache client of
  * the origin and a client of a fleet of the default protocol, for their mount options.
  */
+/** Where the web server's client mounts the mirror of the tree, which its user data warms (`warming.paths`). */
+export const CMS_WARM_PATH = `/mnt/mirror/${CMS_TREE}`;
+
 export function cmsUserData(o: { cacheSeconds: number; mirrorMiB: number }): CmsUserData {
   const app = newApp();
   const stack = new Stack(app, 'Cms');
@@ -67,6 +70,8 @@ export function cmsUserData(o: { cacheSeconds: number; mirrorMiB: number }): Cms
     vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: [`/efs/${CMS_TREE}`] }),
     // The web server boots beside its node, whose first boot (and first sync of the tree) under emulation takes minutes.
     diskCache: DiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }), mountTimeout: Duration.seconds(900),
+    // A web server that starts warm: the tree it serves read through the mirror before it counts as ready.
+    warming: { paths: [CMS_WARM_PATH], timeout: Duration.minutes(10) },
   });
   const originClient = new FsCacheClientLaunchTemplate(stack, 'OriginClient', {
     vpc, source: MountSource.fileSystem(fileSystem), mountHelper: MountHelper.NFS,
