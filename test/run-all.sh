@@ -157,7 +157,8 @@ count_line "$results/jsii.log"
 # rewrites the README for a moment.
 step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --smoke
 # The mirrors' sync (find and rsync from apt) between local directories: what the copy holds after each kind
-# of change, a full copy, a missing source (test/host/mirror-sync/run.sh; root; about 10 s).
+# of change, a full copy, a missing source, and its property test over generated trees (test/host/mirror-sync/run.sh;
+# root; about 30 s).
 msync() { bash test/host/mirror-sync/run.sh | tee "$results/mirror-sync.log"; }
 step "mirror sync: real find and rsync between local directories" msync
 count_line "$results/mirror-sync.log"

@@ -4,7 +4,7 @@ import { Construct, IConstruct } from 'constructs';
 import { isEndpoint } from '../nfs/endpoint';
 import { NfsVersion } from '../nfs/nfs-version';
 import { NFS_PORT } from '../nfs/ports';
-import { knownAtSynth, propError } from '../private/errors';
+import { propError } from '../private/errors';
 import { DOT_SEGMENT_RE } from '../private/paths';
 import { REMOVED_FLEET_ATTRIBUTES, refuseRemovedProps } from '../private/removed-props';
 import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, MIRROR_ROOT, mirrorExportPath, mirrorFsid } from './mirror';
@@ -67,9 +67,6 @@ function validateImportedMirrors(scope: IConstruct, attrs: CacheFleetAttributes,
   const example = concrete(exportPath) && !DOT_SEGMENT_RE.test(exportPath) ? exportPath : CACHE_FLEET_DEFAULTS.exportPath;
   mirrors.forEach((m, i) => {
     const at = `mirrorExports[${i}]`;
-    // Clients, ECS and EKS volumes choose a mirror by its path at synth (MountSource.cacheFleet's mirrorPaths,
-    // FleetExport.mirror), so a path known only at deploy time could never be chosen.
-    knownAtSynth(scope, 'mirrorExports', m.path, `${at}.path: clients and volumes choose a mirror by it`);
     // An S3 mirror (Mirror.s3) has no node path: its path is its export path, under /mirror.
     if (concrete(m.path) && m.path === m.exportPath && isMirrorExportPath(m.path)) {
       if (m.fsid !== undefined && concrete(m.fsid) && !MIRROR_FSID_RE.test(m.fsid)) {

@@ -63,7 +63,7 @@ export interface AccessLogsOptions {
   readonly bucket: s3.IBucket;
 
   /**
-   * The key prefix of the access logs, known at synth (the bucket policy lets the log delivery write only under it).
+   * The key prefix of the access logs, known at synth. The bucket policy lets the log delivery write only under it.
    *
    * @default - the bucket's root
    */

@@ -220,7 +220,7 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
 export interface MirrorExport {
   /**
    * What clients name the mirror by: the mirrored node path under `exportPath`, or an S3 mirror's `exportPath`.
-   * For example `/efs/app`, or `/mirror/site` for a `Mirror.s3`. Known at synth: clients choose a mirror by it.
+   * For example `/efs/app`, or `/mirror/site` for a `Mirror.s3`.
    */
   readonly path: string;
   /** The path clients mount from the fleet, e.g. `/mirror/app`. */

@@ -15,10 +15,10 @@ import { resourceAttributeOf } from './fleet-export';
 /** Properties of `EksFleetNodes`. */
 export interface EksFleetNodesProps extends ClusterHostsOptions {
   /**
-   * The EKS cluster the nodes join. An imported cluster (`eks.Cluster.fromClusterAttributes`) must give `vpc`,
-   * `clusterEndpoint`, `clusterCertificateAuthorityData` and `clusterSecurityGroupId`, and use access entries
-   * (authentication mode `API` or `API_AND_CONFIG_MAP`). Its name, endpoint and authority are literals, or attributes of
-   * an EKS cluster of this app (`eks.Cluster`, `eks.CfnCluster`): a parameter or an import is refused.
+   * The EKS cluster the nodes join, of this app (`eks.Cluster`, `eks.CfnCluster`) or imported with literal attributes.
+   * An imported one gives `vpc`, `clusterEndpoint`, `clusterCertificateAuthorityData` and `clusterSecurityGroupId`
+   * as literals (a parameter or an import is refused) and uses access entries (authentication mode `API` or
+   * `API_AND_CONFIG_MAP`).
    *
    * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/containers.md#the-nodeconfigs-values
    */
@@ -33,8 +33,8 @@ export interface EksFleetNodesProps extends ClusterHostsOptions {
   readonly hosts: FsCacheClientLaunchTemplate;
 
   /**
-   * The cluster's Kubernetes service CIDR (`aws eks describe-cluster --query cluster.kubernetesNetworkConfig.serviceIpv4Cidr`),
-   * a literal: the kubelet's cluster DNS address is derived from it. EKS picks `10.100.0.0/16` or `172.20.0.0/16` when
+   * The cluster's Kubernetes service CIDR, a literal (`aws eks describe-cluster --query cluster.kubernetesNetworkConfig.serviceIpv4Cidr`).
+   * The kubelet's cluster DNS address is derived from it; EKS picks `10.100.0.0/16` or `172.20.0.0/16` when
    * the cluster's `serviceIpv4Cidr` is not set.
    */
   readonly serviceIpv4Cidr: string;

@@ -17,8 +17,8 @@ export interface EksFleetVolumeProps {
   readonly source: FleetExport;
 
   /**
-   * The name of the PersistentVolume and of its claim: a DNS label, unique among the cluster's persistent volumes
-   * (two volumes of the app given the same `cluster` are refused the same name).
+   * The name of the PersistentVolume and of its claim: a DNS label, unique among the cluster's persistent volumes.
+   * Two volumes of the app given the same `cluster` are refused the same name.
    *
    * @default - the construct's id in lower case
    */

@@ -1036,11 +1036,6 @@ const CASES: BadInput[] = [
     error: /^Invalid mirrorExports: mirrorExports\[0\]\.path 'app' is not an absolute path.*e\.g\. '\/efs\/app'/,
   },
   {
-    name: 'imported fleet: a mirror path known only at deploy time (clients choose a mirror by it at synth)',
-    build: (stack: Stack) => importedMirrors([Fn.importValue('MirrorPath'), '/mirror/app'])(stack),
-    error: /^Invalid mirrorExports: must be known at synth \(mirrorExports\[0\]\.path: clients and volumes choose a mirror by it\)/,
-  },
-  {
     name: 'imported fleet: a mirror path with ..',
     build: importedMirrors(['/efs/../etc', '/mirror/../etc']),
     error: /^Invalid mirrorExports: mirrorExports\[0\]\.path '\/efs\/\.\.\/etc' is not an absolute path/,

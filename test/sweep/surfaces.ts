@@ -64,15 +64,19 @@ function setPath(obj: any, path: string[], value: unknown): any {
 
 /** A BuildContext over `tried`: the leaves given as tokens in this build. */
 export function buildContext(stack: Stack, vpc: ec2.Vpc, tried: readonly Leaf[]): BuildContext {
+  // One token per leaf and build: a value given in two places (an imported mirror's path and the client's choice of
+  // it) is the same deploy-time value, as a user's import of one output is.
+  const tokens = new Map<Leaf, unknown>();
+  const token = (l: Leaf) => tokens.get(l) ?? tokens.set(l, tokenOf(l)).get(l);
   return {
     stack, vpc,
     value: <T>(path: string, fallback: T) => {
       const leaf = tried.find((l) => l.path === path);
-      return leaf ? tokenOf(leaf) as T : fallback;
+      return leaf ? token(leaf) as T : fallback;
     },
     props: <T extends object>(prefix: string, base: T) => tried
       .filter((l) => l.path.startsWith(`${prefix}.`))
-      .reduce((acc, l) => setPath(acc, l.path.slice(prefix.length + 1).split('.'), tokenOf(l)), base),
+      .reduce((acc, l) => setPath(acc, l.path.slice(prefix.length + 1).split('.'), token(l)), base),
   };
 }
 
@@ -123,17 +127,17 @@ export const BUILDERS: Record<string, (c: BuildContext) => void> = {
     mirrors: [Mirror.path('/efs/app'), Mirror.s3(bucketOf(c, 'Mirror'), 'site/')],
     instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
   })),
-  'CacheFleet.fromCacheFleetAttributes': (c) => clientOf(c, { source: MountSource.cacheFleet(importedFleet(c), { mirrorPaths: ['/efs/app'] }) }),
+  'CacheFleet.fromCacheFleetAttributes': (c) => clientOf(c, { source: MountSource.cacheFleet(importedFleet(c), { mirrorPaths: [mirrorPathOf(c)] }) }),
   'CacheFleet.fromCacheFleetAttributes > EcsFleetVolume': (c) => {
     const fleet = importedFleet(c);
     new EcsFleetVolume(c.stack, 'EcsVolume', { taskDefinition: taskOf(c), source: FleetExport.cacheFleet(fleet) });
-    new EcsFleetVolume(c.stack, 'EcsMirror', { taskDefinition: taskOf(c, 'MirrorTask'), source: FleetExport.mirror(fleet, '/efs/app') });
+    new EcsFleetVolume(c.stack, 'EcsMirror', { taskDefinition: taskOf(c, 'MirrorTask'), source: FleetExport.mirror(fleet, mirrorPathOf(c)) });
   },
   'CacheFleet.fromCacheFleetAttributes > EksFleetVolume': (c) => {
     const fleet = importedFleet(c);
     const cluster = appClusterOf(c);
     new EksFleetVolume(c.stack, 'EksVolume', { source: FleetExport.cacheFleet(fleet), cluster });
-    new EksFleetVolume(c.stack, 'EksMirror', { source: FleetExport.mirror(fleet, '/efs/app'), cluster });
+    new EksFleetVolume(c.stack, 'EksMirror', { source: FleetExport.mirror(fleet, mirrorPathOf(c)), cluster });
   },
   'CachedFileSystem': (c) => new CachedFileSystem(c.stack, 'Data', c.props('props', {
     vpc: c.vpc, cacheFleet: { warming: { paths: ['/efs/data'] }, mirrors: [Mirror.path('/efs/app')] },
@@ -196,6 +200,9 @@ export const BUILDERS: Record<string, (c: BuildContext) => void> = {
   },
   'eks.Cluster.fromClusterAttributes': (c) => eksNodes(c, c.props('attrs', {})),
 };
+
+/** The imported fleet's mirror path, as consumers choose it: the same token as the import's when it is one. */
+const mirrorPathOf = (c: BuildContext) => c.value('attrs.mirrorExports[0].path', '/efs/app');
 
 /** A fleet imported by attributes, with its leaves (`attrs.*`) as tokens, and a mirror of /efs/app. */
 function importedFleet(c: BuildContext): ICacheFleet {
