@@ -181,6 +181,21 @@ const CASES: BadInput[] = [
     error: /^Invalid cluster: its clusterEndpoint must be an https URL of a host name or address/,
   },
   {
+    name: 'eks nodes: a service CIDR wider than EKS\'s /12',
+    build: eksNodes(() => ({ serviceIpv4Cidr: '10.0.0.0/8' })),
+    error: /^Invalid serviceIpv4Cidr: must be a block EKS takes as a service CIDR, \/12 to \/24/,
+  },
+  {
+    name: 'eks nodes: a service CIDR with host bits set',
+    build: eksNodes(() => ({ serviceIpv4Cidr: '10.100.7.0/16' })),
+    error: /^Invalid serviceIpv4Cidr: '10\.100\.7\.0\/16' has host bits set/,
+  },
+  {
+    name: 'eks nodes: a service CIDR other than the app\'s own cluster\'s',
+    build: eksNodes((_stack, own) => ({ cluster: own({ serviceIpv4Cidr: '10.8.0.0/16' }), serviceIpv4Cidr: '10.100.0.0/16' })),
+    error: /^Invalid serviceIpv4Cidr: is '10\.100\.0\.0\/16', but TestStack\/Own has serviceIpv4Cidr '10\.8\.0\.0\/16'/,
+  },
+  {
     name: 'eks nodes: an image of Kubernetes 1.9 (no Amazon Linux 2023 image, only the 1.N form)',
     build: () => EksFleetNodes.amazonLinux2023Image('1.9', ec2.InstanceArchitecture.ARM_64),
     error: /^Invalid kubernetesVersion: must be a Kubernetes version of EKS's Amazon Linux 2023 images, 1\.23 or later, written as EKS writes it \(for example '1\.33', no leading zero, no patch\), got '1\.9'\. Give the cluster's version \(eks\.KubernetesVersion\.V1_33\.version\)\. \(in Python: kubernetes_version\)$/,

@@ -147,8 +147,8 @@ export function refusesBadInput(title: string, cases: BadInput[]): void {
       expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
       for (const c of cases) {
         expect([c.error, c.warning].filter(Boolean)).toHaveLength(1);
-        if (c.error) expect(c.error.source).toMatch(/^\^Invalid [A-Za-z]+(\\?\.[A-Za-z]+)*(:|$)/);
-        if (c.warning) expect(c.warning.source).toMatch(/^\^[A-Za-z]+(\\?\.[A-Za-z]+)*:/);
+        if (c.error) expect(c.error.source).toMatch(/^\^Invalid [A-Za-z][A-Za-z0-9]*(\\?\.[A-Za-z][A-Za-z0-9]*)*(:|$)/);
+        if (c.warning) expect(c.warning.source).toMatch(/^\^[A-Za-z][A-Za-z0-9]*(\\?\.[A-Za-z][A-Za-z0-9]*)*:/);
       }
     });
 
