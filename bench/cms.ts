@@ -11,20 +11,22 @@
  *
  * Measured per mode: the steady state (wrk at a fixed concurrency, after a warm-up) of the front page, a post and a
  * media file, with Debian's PHP settings and with an EFS operator's; a web server that comes up cold (PHP-FPM
- * restarted, the web server's page, dentry and inode caches dropped: its first requests); a publish (the whole tree
- * rewritten on the origin with a new version: seconds until the mode serves it). Around every measurement the
- * origin's own nfsd counters are read.
+ * restarted, the web server's page, dentry and inode caches dropped: its first requests), in `coldRuns` runs, and
+ * through the mirror once more per run with the client's warming first (the web server's user data warms the mirror
+ * at boot; `client.sh --warm` runs the same warming again: its seconds and origin operations are recorded); a publish
+ * (the whole tree rewritten on the origin with a new version: seconds until the mode serves it). Around every
+ * measurement the origin's own nfsd counters are read. `cases` narrows a run to some of the three.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { Lab, progress } from '../test/heavy/lab/harness';
 import {
-  CMS_HOST, CMS_PAGES, CMS_TREE, CMS_UPLOADS, CmsPage, CmsSite, cmsTree, cmsUserData, copyCmsPackages, HOLD_MIRROR, installCms, PHP_PROFILES,
-  PhpProfile, phpProfile, webServer,
+  CMS_HOST, CMS_PAGES, CMS_TREE, CMS_UPLOADS, CMS_WARM_PATH, CmsPage, CmsSite, cmsTree, cmsUserData, copyCmsPackages, HOLD_MIRROR, installCms,
+  PHP_PROFILES, PhpProfile, phpProfile, webServer,
 } from '../test/heavy/lab/scenarios/cms';
 import { EFS_NAME } from '../test/heavy/lab/scenarios/stacks';
 import { bootOrigin, counters, Counters, expectDone, originSetting } from './metadata';
-import { CmsCell, CmsMode, CmsResults, labPartRun } from './results';
+import { CmsCell, CmsMode, CmsResults, CmsWarming, labPartRun } from './results';
 import { parseWrk, WrkRun } from './wrk';
 
 export interface CmsSettings {
@@ -44,16 +46,46 @@ export interface CmsSettings {
   readonly connections: number;
   /** Requests of a cold web server measured. */
   readonly coldRequests: number;
+  /** Runs of the cold case (every mode, and the warmed mirror, once per run). */
+  readonly coldRuns: number;
+  /** The cases measured: the steady state, a cold web server, a publish. */
+  readonly cases: CmsCase[];
   /** The fleet's attribute and directory cache timers, and the mirror's sync interval, seconds. */
   readonly cacheSeconds: number;
   /** How long a publish is waited for, seconds. */
   readonly publishLimit: number;
 }
 
+export type CmsCase = 'steady' | 'cold' | 'publish';
+export const CMS_CASES: CmsCase[] = ['steady', 'cold', 'publish'];
+
 export const DEFAULT_CMS_SETTINGS: CmsSettings = {
-  delayMs: 2, rateMbit: 16, posts: 300, media: 100, repeats: 3, seconds: 16, mediaSeconds: 8, connections: 1, coldRequests: 100,
-  cacheSeconds: 60, publishLimit: 150,
+  delayMs: 2, rateMbit: 16, posts: 300, media: 100, repeats: 3, seconds: 16, mediaSeconds: 8, connections: 1, coldRequests: 100, coldRuns: 2,
+  cases: CMS_CASES, cacheSeconds: 60, publishLimit: 150,
 };
+
+/**
+ * The results of a run narrowed to some cases, with the cells of the other cases kept from the run before (its date
+ * named in the settings, so that no figure passes for this run's): a narrowed run replaces only what it measured.
+ */
+export function mergeCmsResults(next: CmsResults, prev: CmsResults | undefined, cases: CmsCase[]): CmsResults {
+  const kept = CMS_CASES.filter((c) => !cases.includes(c));
+  if (!prev || kept.length === 0) return next;
+  const cells = prev.cells.filter((c) => kept.includes(c.kind));
+  if (cells.length === 0) return next;
+  return {
+    ...next,
+    cells: [...cells, ...next.cells],
+    settings: { ...next.settings, 'kept from an earlier run': `${kept.join(', ')}: measured on ${prev.date}, not in this run` },
+    failures: [...prev.failures.filter((f) => kept.some((k) => f.startsWith(k))), ...next.failures],
+  };
+}
+
+/** The figures of a warming's log line (`warmed <paths>: N files, M MiB in Ss`), or undefined. */
+export function parseWarmLine(text: string): { files: number; mib: number; seconds: number } | undefined {
+  const m = /warmed \S+(?: \S+)*: (\d+) files, (\d+) MiB in (\d+)s/.exec(text);
+  return m ? { files: Number(m[1]), mib: Number(m[2]), seconds: Number(m[3]) } : undefined;
+}
 
 const MIN = 60_000;
 /** Requests of each page before its steady measurement (after a restart PHP compiles the front page's scripts first). */
@@ -67,6 +99,10 @@ const EFS_OPTIONS = 'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retr
 const TREE = CMS_TREE;
 const UPLOADS = CMS_UPLOADS;
 const DROP = 'sync && echo 3 > /proc/sys/vm/drop_caches';
+/** The NFSv4 operations the node's mirror nfsd (its own network namespace) served, SEQUENCE (field 56 of proc4ops) aside. */
+const MIRROR_OPS = 'ip netns exec efs-cache-mirror awk \'$1 == "proc4ops" { s = 0; for (i = 3; i <= NF; i++) if (i != 56) s += $i; print s }\' /proc/net/rpc/nfsd';
+/** The client's warming, as its first boot ran it (the installed bootstrap, `--warm`). */
+const WARM = '/usr/local/lib/efs-cache/client.sh --warm';
 
 export const CMS_MODES: Record<CmsMode, string> = {
   local: 'the web server\'s own disk (the ceiling)',
@@ -108,6 +144,9 @@ export async function runCms(s: CmsSettings, log: (m: string) => void): Promise<
     const web = await lab.startVm({ name: 'web', ip: WEB_IP, userData: ud.web, cpus: 1, memoryMiB: 1536, nvmeDisks: nvme });
     const load = await lab.startVm({ name: 'load', ip: `${SUBNET}.51`, userData: '#!/bin/bash\ntrue\n', cpus: 1, memoryMiB: 1024 });
     expectDone('web', await web.waitForCloudInit({ timeoutMs: 30 * MIN }));
+    // The warming of its first boot (the origin's link unshaped then, the node's first sync done).
+    notes.bootWarming = (await web.execOk('journalctl -b -t efs-cache -o cat | grep -E "^(warmed|WARN: warm)" || true')).trim();
+    log(`10. the web server's first boot: ${notes.bootWarming}`);
     expectDone('load', await load.waitForCloudInit({ timeoutMs: 20 * MIN }));
     await web.execOk([
       'mkdir -p /mnt/direct /mnt/fsc /mnt/v41 /srv/local/cms',
@@ -142,7 +181,7 @@ export async function runCms(s: CmsSettings, log: (m: string) => void): Promise<
       `wrk -t1 -c${s.connections} -d${seconds}s --timeout 20s --latency -H 'Host: ${CMS_HOST}' 'http://${WEB_IP}:${SITES[m].port}${page}'`;
 
     // 1. The steady state, per PHP profile: a warm-up of every page, then the repeats.
-    for (const profile of Object.keys(PHP_PROFILES) as PhpProfile[]) {
+    for (const profile of s.cases.includes('steady') ? Object.keys(PHP_PROFILES) as PhpProfile[] : []) {
       await web.execOk(phpProfile(profile), { timeoutMs: 5 * MIN });
       for (const mode of Object.keys(CMS_MODES) as CmsMode[]) {
         for (const [page, p] of Object.entries(CMS_PAGES) as [CmsPage, string][]) {
@@ -172,29 +211,49 @@ export async function runCms(s: CmsSettings, log: (m: string) => void): Promise<
     }
     await web.execOk(phpProfile('debian'), { timeoutMs: 5 * MIN });
 
-    // 2. A web server that comes up cold, Debian's PHP settings: PHP-FPM restarted, the kernel's caches dropped.
+    // 2. A web server that comes up cold, Debian's PHP settings: PHP-FPM restarted, the kernel's caches dropped; each mode
+    // once per run, and the mirror once more with the client's warming between the drop and the first request.
     const coldPaths = Object.values(CMS_PAGES).map((p) => `'${p}'`).join(' ');
-    for (const mode of Object.keys(CMS_MODES) as CmsMode[]) {
-      try {
-        await web.execOk(`${phpProfile('debian')} && ${DROP}`, { timeoutMs: 5 * MIN });
-        const o0 = await ops();
-        const r = JSON.parse(await load.execOk(`python3 /root/cms_load.py first ${WEB_IP} ${CMS_HOST} ${SITES[mode].port} ${s.coldRequests} ${coldPaths}`,
-          { timeoutMs: 60 * MIN })) as { requests: { seconds: number; status: number }[] };
-        const d = per(await ops(), o0, r.requests.length);
-        const bad = r.requests.filter((q) => q.status !== 200).length;
-        if (bad) failures.push(`cold ${mode}: ${bad} requests were not answered 200`);
-        cells.push({ kind: 'cold', mode, page: 'mix', profile: 'debian', seconds: r.requests.map((q) => q.seconds), originOpsPerRequest: [d.ops] });
-        log(`10. cold ${mode}: first ${r.requests[0].seconds.toFixed(2)} s, total ${r.requests.reduce((a, q) => a + q.seconds, 0).toFixed(1)} s, origin ops/request ${d.ops.toFixed(1)}`);
-      } catch (e) {
-        failures.push(`cold ${mode}: ${(e as Error).message.split('\n')[0]}`);
-        log(`10. cold ${mode}: FAILED ${(e as Error).message}`);
+    const coldModes: [CmsMode, boolean][] = [...(Object.keys(CMS_MODES) as CmsMode[]).map((m): [CmsMode, boolean] => [m, false]), ['mirror', true]];
+    for (let run = 0; run < (s.cases.includes('cold') ? s.coldRuns : 0); run++) {
+      for (const [mode, warmed] of coldModes) {
+        const name = `cold ${mode}${warmed ? ' warmed' : ''} (run ${run + 1})`;
+        try {
+          await web.execOk(`${phpProfile('debian')} && ${DROP}`, { timeoutMs: 5 * MIN });
+          let warming: CmsWarming | undefined;
+          if (warmed) {
+            const [w0, m0] = [await ops(), Number((await node.execOk(MIRROR_OPS)).trim())];
+            const t0 = Date.now();
+            const out = await web.execOk(`${WARM} 2>&1`, { timeoutMs: 20 * MIN });
+            const seconds = (Date.now() - t0) / 1000;
+            const [w1, m1] = [await ops(), Number((await node.execOk(MIRROR_OPS)).trim())];
+            const line = parseWarmLine(out);
+            if (!line || /WARN/.test(out)) throw new Error(`the warming did not finish within its bounds: ${out.trim().split('\n').slice(-2).join(' ')}`);
+            warming = { seconds, files: line.files, mib: line.mib, originOps: work(w1) - work(w0), mirrorOps: m1 - m0 };
+            log(`10. ${name}: warming read ${line.files} files (${line.mib} MiB) in ${seconds.toFixed(1)} s; origin ops ${warming.originOps}, mirror ops ${warming.mirrorOps}`);
+          }
+          const o0 = await ops();
+          const r = JSON.parse(await load.execOk(`python3 /root/cms_load.py first ${WEB_IP} ${CMS_HOST} ${SITES[mode].port} ${s.coldRequests} ${coldPaths}`,
+            { timeoutMs: 60 * MIN })) as { requests: { seconds: number; status: number }[] };
+          const d = per(await ops(), o0, r.requests.length);
+          const bad = r.requests.filter((q) => q.status !== 200).length;
+          if (bad) failures.push(`${name}: ${bad} requests were not answered 200`);
+          cells.push({
+            kind: 'cold', mode, page: 'mix', profile: 'debian', seconds: r.requests.map((q) => q.seconds), originOpsPerRequest: [d.ops], run,
+            ...(warming ? { warming } : {}),
+          });
+          log(`10. ${name}: first ${r.requests[0].seconds.toFixed(2)} s, total ${r.requests.reduce((a, q) => a + q.seconds, 0).toFixed(1)} s, origin ops/request ${d.ops.toFixed(1)}`);
+        } catch (e) {
+          failures.push(`${name}: ${(e as Error).message.split('\n')[0]}`);
+          log(`10. ${name}: FAILED ${(e as Error).message}`);
+        }
       }
     }
 
     // 3. A publish, one mode at a time (each its own new version, so each window's origin operations are its own):
     // the whole tree rewritten (every file, with wp_version changed), then the front page polled until it names it.
     // The mirror's timer runs only in the mirror's window; the local disk's copy is rewritten by the web server itself.
-    for (const [i, mode] of (Object.keys(CMS_MODES) as CmsMode[]).entries()) {
+    for (const [i, mode] of (s.cases.includes('publish') ? Object.keys(CMS_MODES) as CmsMode[] : []).entries()) {
       const marker = `6.1.9-publish-${i + 1}`;
       // A new release: every file's content written again and its mtime new, as an upgrade or a theme deploy leaves them.
       const rewrite = (dir: string) => `rm -rf ${dir}.next && cp -a ${dir} ${dir}.next && find ${dir}.next -type f -exec touch {} + && ` +
@@ -238,11 +297,14 @@ export async function runCms(s: CmsSettings, log: (m: string) => void): Promise<
         'steady': `wrk, ${s.connections} connection(s), ${s.repeats} runs of ${s.seconds} s per page (a media file ${s.mediaSeconds} s) after ${WARM_UP_REQUESTS} requests of it; ` +
           `with the tuned PHP settings the ${TUNED_PAGES.join(', ')} page only; the mirror's timer held; the origin's link shaped after the set-up`,
         'cold': `PHP-FPM restarted and the web server's page, dentry and inode caches dropped (its FS-Cache disk and MariaDB kept), then ${s.coldRequests} ` +
-          'requests one after another, the pages in turn',
+          `requests one after another, the pages in turn; ${s.coldRuns} runs, each mode once per run; the mirror once more per run with the client's ` +
+          `warming of ${CMS_WARM_PATH} (its user data's, run again with client.sh --warm) between the drop and the first request`,
+        'warming at boot': notes.bootWarming || 'no line',
         'publish': `the tree rewritten on the origin (every file, with a new mtime, wp_version changed), then the front page polled until it names the new version (at most ${s.publishLimit} s); ` +
           'the local disk: the web server rewrites its own copy the same way',
         'PHP profiles': Object.entries(PHP_PROFILES).map(([k, v]) => `${k}: ${Object.entries(v).map(([a, b]) => `${a}=${b}`).join(', ') || 'as packaged'}`).join('; '),
         'PHP-FPM as run': notes.php.replace(/\n/g, '; '),
+        'cases': s.cases.join(', '),
       }),
       cells,
       failures,

@@ -300,6 +300,21 @@ export interface CmsCell {
   /** publish: seconds the rewrite of the tree took, and the poller's requests. */
   readonly copySeconds?: number;
   readonly requests?: number;
+  /** cold: which run of the cold case (0, 1, ...): each mode is measured once per run, the runs one after another. */
+  readonly run?: number;
+  /** cold: the web server warmed the mode's tree (the client's warming, `client.sh --warm`) after its caches were dropped. */
+  readonly warming?: CmsWarming;
+}
+
+/** A client's warming before a cold run: what its log says it read, how long it took, what it cost the origin. */
+export interface CmsWarming {
+  readonly seconds: number;
+  readonly files: number;
+  readonly mib: number;
+  /** The origin nfsd's NFSv4 operations other than SEQUENCE during the warming. */
+  readonly originOps: number;
+  /** The operations the node's mirror nfsd served during the warming (the reads the mirror answered). */
+  readonly mirrorOps: number;
 }
 
 export interface CmsResults extends PartRun {

@@ -3,13 +3,15 @@
  * generated parts (its benchmark section and the Mirrors decision table).
  *
  *   npm run bench [-- --only synth,lab,seeding,seeding-app,metadata,mirror-sync,fan-in,protocol,cms|render] [--smoke] [--out DIR] [--delay-ms N] [--rate-mbit N]
+ *     [--cms-cases steady,cold,publish]
  *
  * Parts: synth (item 5, in this process), lab (items 1-3, VMs: root), seeding (item 4, the seeding lab: root),
  * seeding-app (item 4 with a tree shaped like a web application's, 11,000 files: the seeding lab, about 80 minutes),
  * metadata (item 6, metadata-heavy work cold, warm and steady through every mode; VMs: root), mirror-sync (item 7, the
  * mirrors' sync with 1 and 8 jobs and a tree of 20,000 files; VMs: root), fan-in (item 8, three clients reading one
  * warm file through one node at once; VMs: root), protocol (item 9), cms (item 10, WordPress through every mode: steady,
- * a cold web server, a publish; VMs: root).
+ * a cold web server, a publish; VMs: root; --cms-cases measures some of the three and keeps the others' recorded cells,
+ * naming the run they came from).
  * The figures of each part are kept in bench/figures.json with the date, machine and settings of the run that
  * measured them; the table and chart are rendered from that file. --smoke measures synthesis with one node only and
  * renders into a temporary folder (or --out), leaving figures.json, docs and README alone.
@@ -18,7 +20,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { DEFAULT_CMS_SETTINGS, runCms } from './cms';
+import { CMS_CASES, CmsCase, DEFAULT_CMS_SETTINGS, mergeCmsResults, runCms } from './cms';
 import { DEFAULT_FAN_IN_SETTINGS, runFanIn } from './fan-in';
 import { DEFAULT_LAB_SETTINGS, runLab } from './lab';
 import { DEFAULT_METADATA_SETTINGS, runMetadata } from './metadata';
@@ -42,10 +44,14 @@ interface Options {
   out?: string;
   delayMs: number;
   rateMbit: number;
+  /** The CMS part's cases (--cms-cases); the cells of the others are kept from the recorded run. */
+  cmsCases: CmsCase[];
 }
 
 function parse(argv: string[]): Options {
-  const o: Options = { parts: [...PARTS], smoke: false, delayMs: DEFAULT_LAB_SETTINGS.delayMs, rateMbit: DEFAULT_LAB_SETTINGS.rateMbit };
+  const o: Options = {
+    parts: [...PARTS], smoke: false, delayMs: DEFAULT_LAB_SETTINGS.delayMs, rateMbit: DEFAULT_LAB_SETTINGS.rateMbit, cmsCases: [...CMS_CASES],
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -63,6 +69,11 @@ function parse(argv: string[]): Options {
       const bad = names.filter((n) => n !== 'render' && !PARTS.includes(n as Part));
       if (bad.length) throw new Error(`--only: unknown part(s) ${bad.join(', ')}; parts: ${PARTS.join(', ')}, render`);
       o.parts = names.filter((n): n is Part => n !== 'render');
+    } else if (a === '--cms-cases') {
+      const names = value().split(',').map((v) => v.trim()).filter(Boolean);
+      const bad = names.filter((n) => !CMS_CASES.includes(n as CmsCase));
+      if (bad.length || !names.length) throw new Error(`--cms-cases: unknown case(s) ${bad.join(', ')}; cases: ${CMS_CASES.join(', ')}`);
+      o.cmsCases = names as CmsCase[];
     } else if (a === '--smoke') o.smoke = true;
     else if (a === '--out') o.out = path.resolve(value());
     else if (a === '--delay-ms') o.delayMs = num();
@@ -146,7 +157,8 @@ async function main(): Promise<void> {
     results.protocol = await runProtocol({ ...DEFAULT_PROTOCOL_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);
   });
   await timedPart('cms', async () => {
-    results.cms = await runCms({ ...DEFAULT_CMS_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit }, log);
+    results.cms = mergeCmsResults(await runCms({ ...DEFAULT_CMS_SETTINGS, delayMs: o.delayMs, rateMbit: o.rateMbit, cases: o.cmsCases }, log),
+      results.cms, o.cmsCases);
   });
 
   fs.mkdirSync(out, { recursive: true });
