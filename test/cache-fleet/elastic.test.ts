@@ -173,7 +173,8 @@ describe('bad elastic options are refused', () => {
       /Invalid capacity.drainTimeout: must be whole seconds, got 90.5 seconds/],
     ['a cooldown from a token (the policy counts seconds, the alarm minutes)',
       { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, scaleInCooldown: Duration.minutes(Token.asNumber({ Ref: 'Cool' })) }) },
-      /^Invalid capacity\.scaleInCooldown: must be known at synth \(the scale-in policy's cooldown, in seconds, and its alarm's count of one-minute periods are both made from it\), got .*in Python: capacity\.scale_in_cooldown\)$/],
+      new RegExp('^Invalid capacity\\.scaleInCooldown: must be known at synth \\(the scale-in policy\'s cooldown, in seconds, and its alarm\'s ' +
+        'count of one-minute periods are both made from it\\), got .*in Python: capacity\\.scale_in_cooldown\\)$')],
     ['a cooldown from a token in seconds', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, scaleInCooldown: Duration.seconds(Token.asNumber({ Ref: 'Cool' })) }) },
       /^Invalid capacity\.scaleInCooldown: must be known at synth/],
     ['a drain from a token in minutes', { fanOut: FanOut.networkLoadBalancer(), capacity: Capacity.elastic({ maxNodes: 4, drainTimeout: Duration.minutes(Token.asNumber({ Ref: 'Drain' })) }) },

@@ -93,7 +93,8 @@ const CASES: BadInput[] = [
       taskDefinition: new ecs.Ec2TaskDefinition(stack, 'Task'),
       source: FleetExport.cacheFleet(importedFleet(stack, { endpoint: new CfnParameter(stack, 'Endpoint').valueAsString })),
     }),
-    error: /^Invalid source: the endpoint of TestStack\/Imported is parameter Endpoint \(a token, known at deploy time\): Docker's local driver .*Give the endpoint as a literal to CacheFleet\.fromCacheFleetAttributes/,
+    error: new RegExp('^Invalid source: the endpoint of TestStack/Imported is parameter Endpoint \\(a token, known at deploy time\\): ' +
+      'Docker\'s local driver .*Give the endpoint as a literal to CacheFleet\\.fromCacheFleetAttributes'),
   },
   {
     name: 'ecs: an imported fleet whose exportPath is a parameter',
@@ -153,12 +154,14 @@ const CASES: BadInput[] = [
       new EksFleetVolume(stack, 'Data', { source, cluster, claimNamespace: 'ml' });
       return new EksFleetVolume(stack, 'Volume', { source, cluster, volumeName: 'data' });
     },
-    error: /^Invalid volumeName: 'data' is the name of the PersistentVolume of TestStack\/Data on the same cluster \(TestStack\/Cluster\): PersistentVolume names are the cluster's, whatever the claims' namespaces\. Give one of them another volumeName\./,
+    error: new RegExp('^Invalid volumeName: \'data\' is the name of the PersistentVolume of TestStack/Data on the same cluster \\(TestStack/Cluster\\): ' +
+      'PersistentVolume names are the cluster\'s, whatever the claims\' namespaces\\. Give one of them another volumeName\\.'),
   },
   {
     name: 'eks: the endpoint of an imported fleet from a parameter (the manifest is JSON, which CloudFormation does not escape)',
     build: eksVolume((stack) => ({ source: FleetExport.cacheFleet(importedFleet(stack, { endpoint: new CfnParameter(stack, 'Endpoint').valueAsString })) })),
-    error: /^Invalid source: TestStack\/Imported's endpoint is parameter Endpoint \(a token, known at deploy time\), which the PersistentVolume's manifest \(JSON\) would hold as it is: .*Give the fleet as a CacheFleet of this app/,
+    error: new RegExp('^Invalid source: TestStack/Imported\'s endpoint is parameter Endpoint \\(a token, known at deploy time\\), which the ' +
+      'PersistentVolume\'s manifest \\(JSON\\) would hold as it is: .*Give the fleet as a CacheFleet of this app'),
   },
   {
     name: 'eks nodes: a cluster endpoint from a parameter (spliced into the NodeConfig\'s YAML)',
@@ -198,7 +201,9 @@ const CASES: BadInput[] = [
   {
     name: 'eks nodes: an image of Kubernetes 1.9 (no Amazon Linux 2023 image, only the 1.N form)',
     build: () => EksFleetNodes.amazonLinux2023Image('1.9', ec2.InstanceArchitecture.ARM_64),
-    error: /^Invalid kubernetesVersion: must be a Kubernetes version of EKS's Amazon Linux 2023 images, 1\.23 or later, written as EKS writes it \(for example '1\.33', no leading zero, no patch\), got '1\.9'\. Give the cluster's version \(eks\.KubernetesVersion\.V1_33\.version\)\. \(in Python: kubernetes_version\)$/,
+    error: new RegExp('^Invalid kubernetesVersion: must be a Kubernetes version of EKS\'s Amazon Linux 2023 images, 1\\.23 or later, written as EKS ' +
+      'writes it \\(for example \'1\\.33\', no leading zero, no patch\\), got \'1\\.9\'\\. Give the cluster\'s version ' +
+      '\\(eks\\.KubernetesVersion\\.V1_33\\.version\\)\\. \\(in Python: kubernetes_version\\)$'),
   },
   {
     name: 'eks nodes: an image of a version known only at deploy time (it names the image\'s SSM parameter at synth)',
