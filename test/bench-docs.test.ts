@@ -10,7 +10,9 @@ import {
   cmsRatio, cmsRows, cmsSummary, cmsTables, markdown, metadataTables, mirrorDecisionSection, MIRROR_DECISION_END, MIRROR_DECISION_START, quantile,
   README_PARTS, readmePartRange, rows, seedingBound,
 } from '../bench/render';
-import { CmsMode, CmsResults, readResults } from '../bench/results';
+import { mergeCmsResults, parseWarmLine } from '../bench/cms';
+import { runsRatio } from '../bench/render/cms';
+import { CmsCell, CmsMode, CmsResults, CmsWarming, readResults } from '../bench/results';
 import { parseWrk } from '../bench/wrk';
 
 const REPO = path.resolve(__dirname, '..');
@@ -171,12 +173,56 @@ describe('the CMS benchmark (item 10): wrk read as reported, tables and rows com
     const md = cmsTables(cms);
     expect(md).toMatch(/\| front page, Debian's PHP settings \| 1\.00 \(0\.80-1\.20\): 40 % \| not measured \|/);
     expect(md).toContain('- publish v3: not served within 420 s');
-    expect(md).toMatch(/\| node's mirror \| 4\.00 s \| 1\.00 s \| 1\.00 s \| 2\.0x \|/);
+    expect(md).toMatch(/\| node's mirror \| 1 \| 4\.00 s \| 1\.00 s \| 1\.00 s \| 2\.0x \|/);
+    expect(md).not.toContain('warmed by the client');
     const summary = cmsSummary(cms);
     expect(summary).toMatch(/ran at 80 % of the requests per second .* and 2\.0x those of the origin directly, /);
     expect(summary).toMatch(/costing the origin 0 operations per request \(directly: 120\); .* first 100 requests through the mirror with a p99 2\.0x the local disk's/);
     expect(cmsSummary({ ...cms, cells: cms.cells.filter((c) => c.kind !== 'cold') })).toBeUndefined();
     expect(cmsTables(undefined)).toMatch(/^not measured/);
     expect(cmsRows(undefined)[0].baseline).toMatch(/^not measured/);
+  });
+
+  /** Cold runs: `p99` of each run's 100 requests (99 of them at that latency), and the warmed mirror's runs. */
+  const coldRun = (mode: CmsMode, run: number, p99: number, warming?: CmsWarming): CmsCell =>
+    ({ kind: 'cold', mode, page: 'mix', profile: 'debian', seconds: [p99 * 2, ...Array(99).fill(p99)], originOpsPerRequest: [run + 1], run, ...(warming ? { warming } : {}) });
+  const warming = (seconds: number, originOps: number): CmsWarming => ({ seconds, files: 2591, mib: 61, originOps, mirrorOps: 9000 });
+  const runs: CmsResults = {
+    ...cms,
+    settings: { 'warming at boot': 'warmed /mnt/mirror/cms/wp: 2591 files, 61 MiB in 40s' },
+    cells: [
+      ...cms.cells.filter((c) => c.kind === 'steady'),
+      coldRun('local', 0, 1), coldRun('local', 1, 2), coldRun('mirror', 0, 4), coldRun('mirror', 1, 6),
+      coldRun('direct', 0, 8), coldRun('direct', 1, 8),
+      coldRun('mirror', 0, 1.2, warming(30, 0)), coldRun('mirror', 1, 1.6, warming(50, 4)),
+    ],
+    failures: [],
+  };
+
+  test('the cold case in runs: each figure the median of the runs with their range, the warmed mirror a row of its own with its warming\'s cost', () => {
+    const md = cmsTables(runs);
+    // p99 of the mirror: runs of 4 and 6 s, median 5; over the local disk's (1 and 2 s, median 1.5): 3.3x, range 4/2 to 6/1.
+    expect(md).toMatch(/\| node's mirror \| 2 \| 10\.00 s \(8\.00 s-12\.00 s\) \| 5\.00 s \(4\.00 s-6\.00 s\) \| 5\.00 s \(4\.00 s-6\.00 s\) \| 3\.3x \(2\.0x-6\.0x\) \|/);
+    expect(md).toMatch(/\| node's mirror, warmed by the client first \| 2 \| .* \| 1\.40 s \(1\.20 s-1\.60 s\) \| 0\.9x \(0\.6x-1\.6x\) \| .* \| 2 \(1-2\) \|/);
+    expect(md).toContain('2,591 files, 61 MiB read in 40.0 s (30.0 s-50.0 s), costing the origin 2 (0-4) operations (the node\'s mirror served 9,000).');
+    expect(md).toContain('At the web server\'s first boot its user data\'s warming logged: warmed /mnt/mirror/cms/wp: 2591 files, 61 MiB in 40s.');
+    const warmedRow = cmsRows(runs).find((r) => /warmed by the client/.test(r.what))!;
+    expect(warmedRow.ofCeiling).toBeCloseTo(1.5 / 1.4);
+    expect(warmedRow.speedup).toBeCloseTo(8 / 1.4);
+    expect(runsRatio([4, 6], [1, 2])).toEqual({ median: 5 / 1.5, low: 2, high: 6 });
+    expect(cmsSummary(runs)).toMatch(/with a p99 3\.3x the local disk's \(0\.9x when the client's warming had read the tree first, in 40\.0 s, costing the origin 2 operations\)\. /);
+  });
+
+  test('a run narrowed to some cases keeps the other cases\' cells from the recorded run, and names that run', () => {
+    const next: CmsResults = { ...runs, date: '2026-02-02T00:00:00Z', cells: runs.cells.filter((c) => c.kind === 'cold'), failures: ['cold v3 (run 1): x'] };
+    const prev: CmsResults = { ...cms, failures: ['steady debian v41 front: y', 'cold direct: z'] };
+    const merged = mergeCmsResults(next, prev, ['cold', 'publish']);
+    expect(merged.cells.filter((c) => c.kind === 'steady')).toEqual(cms.cells.filter((c) => c.kind === 'steady'));
+    expect(merged.cells.filter((c) => c.kind === 'cold')).toEqual(next.cells);
+    expect(merged.settings['kept from an earlier run']).toBe('steady: measured on 2026-01-01T00:00:00Z, not in this run');
+    expect(merged.failures).toEqual(['steady debian v41 front: y', 'cold v3 (run 1): x']);
+    expect(mergeCmsResults(next, prev, ['steady', 'cold', 'publish'])).toBe(next);
+    expect(parseWarmLine('efs-cache: warmed /mnt/mirror/cms/wp: 2591 files, 61 MiB in 42s\n')).toEqual({ files: 2591, mib: 61, seconds: 42 });
+    expect(parseWarmLine('efs-cache: WARN: warming stopped at its bound of 300s')).toBeUndefined();
   });
 });

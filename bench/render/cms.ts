@@ -4,7 +4,7 @@
  */
 import { CmsCell, CmsMode, CmsResults } from '../results';
 import { median } from '../stats';
-import { int, NOT_MEASURED, opsPerPass, pct, ratio, Row, secs, table, x } from './format';
+import { countRange, int, NOT_MEASURED, opsPerPass, pct, ratio, Row, secs, table, timeRange, x } from './format';
 
 /** The modes in the tables' order: the baseline first, the ceiling last. */
 export const CMS_MODE_ORDER: CmsMode[] = ['direct', 'fscache', 'v41', 'v3', 'mirror', 'local'];
@@ -17,9 +17,15 @@ const PROFILES: Record<string, string> = { debian: 'Debian\'s PHP settings', tun
 function steady(r: CmsResults, profile: string, mode: CmsMode, page: string): CmsCell | undefined {
   return r.cells.find((c) => c.kind === 'steady' && c.profile === profile && c.mode === mode && c.page === page && c.runs?.length);
 }
-/** A mode's cold-start cell (a cold web server's first requests), when it was measured. */
-function coldCell(r: CmsResults, mode: CmsMode): CmsCell | undefined {
-  return r.cells.find((c) => c.kind === 'cold' && c.mode === mode && c.seconds?.length);
+/** A mode's cold-start runs (a cold web server's first requests each), with or without the client's warming first. */
+export function coldRuns(r: CmsResults, mode: CmsMode, warmed = false): CmsCell[] {
+  return r.cells.filter((c) => c.kind === 'cold' && c.mode === mode && c.seconds?.length && !!c.warming === warmed);
+}
+/** Each run's p99 of its requests. */
+const p99s = (cells: CmsCell[]) => cells.map((c) => quantile(c.seconds!, 0.99));
+/** `a` over `b` of values measured in runs: the ratio of medians, the range pairing the extremes. */
+export function runsRatio(a: number[], b: number[]): { median: number; low: number; high: number } {
+  return { median: median(a) / median(b), low: Math.min(...a) / Math.max(...b), high: Math.max(...a) / Math.min(...b) };
 }
 const rpsOf = (c: CmsCell) => c.runs!.map((w) => w.rps);
 
@@ -71,25 +77,40 @@ function steadyTables(r: CmsResults): string[] {
   ];
 }
 
+const msRange = (v: number[]) => (v.length > 1 ? `${ms(median(v))} (${ms(Math.min(...v))}-${ms(Math.max(...v))})` : ms(v[0]));
+
 function coldTable(r: CmsResults): string[] {
-  const cold = (m: CmsMode) => coldCell(r, m);
-  const local = cold('local');
-  const body = CMS_MODE_ORDER.map((m) => {
-    const c = cold(m);
-    if (!c) return [CMS_MODE_LABELS[m], NOT_MEASURED, '', '', '', '', ''];
-    const s = c.seconds!;
+  const local = coldRuns(r, 'local');
+  const rows: [string, CmsCell[]][] = CMS_MODE_ORDER.flatMap((m): [string, CmsCell[]][] => [
+    [CMS_MODE_LABELS[m], coldRuns(r, m)],
+    ...(m === 'mirror' && coldRuns(r, m, true).length ? [['node\'s mirror, warmed by the client first', coldRuns(r, m, true)] as [string, CmsCell[]]] : []),
+  ]);
+  const body = rows.map(([label, cells]) => {
+    if (!cells.length) return [label, NOT_MEASURED, '', '', '', '', '', ''];
+    const v = (f: (c: CmsCell) => number) => cells.map(f);
     return [
-      CMS_MODE_LABELS[m], ms(s[0]), ms(quantile(s, 0.5)), ms(quantile(s, 0.99)),
-      local && c !== local ? x(quantile(s, 0.99) / quantile(local.seconds!, 0.99)) : '', secs(s.reduce((a, b) => a + b, 0)),
-      opsPerPass(c.originOpsPerRequest[0]),
+      label, String(cells.length), msRange(v((c) => c.seconds![0])), msRange(v((c) => quantile(c.seconds!, 0.5))), msRange(p99s(cells)),
+      local.length && cells !== local ? ratio(runsRatio(p99s(cells), p99s(local)), Math.min(cells.length, local.length)) : '',
+      timeRange(v((c) => c.seconds!.reduce((a, b) => a + b, 0))), countRange(v((c) => c.originOpsPerRequest[0])),
     ];
   });
-  const n = cold('local')?.seconds?.length ?? cold('direct')?.seconds?.length ?? 0;
-  return [
-    `A web server that comes up cold: its first ${n} requests one after another (front page, post, media in turn), Debian's PHP settings:`,
+  const any = rows.find(([, c]) => c.length)?.[1][0];
+  const n = any?.seconds?.length ?? 0;
+  const out = [
+    `A web server that comes up cold: its first ${n} requests one after another (front page, post, media in turn), Debian's PHP settings; ` +
+    'each figure the median of the runs and their range (the ratio: of medians, the range pairing the extremes):',
     '',
-    table(['Mode', 'First request', 'p50', 'p99', 'p99 / local disk\'s', `All ${n}`, 'Origin ops per request'], body),
+    table(['Mode', 'Runs', 'First request', 'p50', 'p99', 'p99 / local disk\'s', `All ${n}`, 'Origin ops per request'], body),
   ];
+  const warmed = coldRuns(r, 'mirror', true).map((c) => c.warming!);
+  if (warmed.length) {
+    out.push('', `The client's warming before each warmed run (\`client.sh --warm\`, the warming its user data runs at boot, after the drop): ` +
+      `${countRange(warmed.map((w) => w.files))} files, ${countRange(warmed.map((w) => w.mib))} MiB read in ${timeRange(warmed.map((w) => w.seconds))}, ` +
+      `costing the origin ${countRange(warmed.map((w) => w.originOps))} operations (the node's mirror served ${countRange(warmed.map((w) => w.mirrorOps))}).`);
+  }
+  const boot = r.settings['warming at boot'];
+  if (boot) out.push('', `At the web server's first boot its user data's warming logged: ${boot.replace(/\n/g, '; ')}.`);
+  return out;
 }
 
 function publishTable(r: CmsResults): string[] {
@@ -157,13 +178,14 @@ export function cmsRows(r: CmsResults | undefined): Row[] {
       speedup: median(rpsOf(c)) / median(rpsOf(direct)), ceiling: `local disk: ${rps(local)}`, ofCeiling: median(rpsOf(c)) / median(rpsOf(local)),
     });
   }
-  const cold = (m: CmsMode) => coldCell(r, m)?.seconds;
-  const [cd, cm, cl] = [cold('direct'), cold('mirror'), cold('local')];
-  if (cd && cm && cl) {
-    const p99 = (s: number[]) => quantile(s, 0.99);
+  const [cd, cl] = [coldRuns(r, 'direct'), coldRuns(r, 'local')];
+  for (const [warmed, label] of [[false, 'node\'s mirror'], [true, 'node\'s mirror, warmed by the client']] as const) {
+    const cm = coldRuns(r, 'mirror', warmed);
+    if (!cd.length || !cm.length || !cl.length) continue;
+    const p99 = (cells: CmsCell[]) => median(p99s(cells));
     rows.push({
-      item: '10', what: `WordPress, a cold web server's first ${cm.length} requests, p99: node's mirror`,
-      baseline: `origin, directly: ${ms(p99(cd))}`, cached: `node's mirror: ${ms(p99(cm))}`, speedup: p99(cd) / p99(cm),
+      item: '10', what: `WordPress, a cold web server's first ${cm[0].seconds!.length} requests, p99 (median of ${cm.length} runs): ${label}`,
+      baseline: `origin, directly: ${ms(p99(cd))}`, cached: `${label}: ${ms(p99(cm))}`, speedup: p99(cd) / p99(cm),
       ceiling: `local disk: ${ms(p99(cl))}`, ofCeiling: p99(cl) / p99(cm),
     });
   }
@@ -174,14 +196,16 @@ export function cmsRows(r: CmsResults | undefined): Row[] {
 export function cmsSummary(r: CmsResults | undefined): string | undefined {
   if (!r) return undefined;
   const [mirror, direct, local] = (['mirror', 'direct', 'local'] as CmsMode[]).map((m) => steady(r, 'debian', m, 'front'));
-  const cold = (m: CmsMode) => coldCell(r, m)?.seconds;
-  const [cm, cl] = [cold('mirror'), cold('local')];
-  if (!mirror || !direct || !local || !cm || !cl) return undefined;
+  const [cm, cl, cw] = [coldRuns(r, 'mirror'), coldRuns(r, 'local'), coldRuns(r, 'mirror', true)];
+  if (!mirror || !direct || !local || !cm.length || !cl.length) return undefined;
+  const p99 = (cells: CmsCell[]) => median(p99s(cells));
   const rps = (c: CmsCell) => median(rpsOf(c));
   const ops = (c: CmsCell) => opsPerPass(median(c.originOpsPerRequest));
   return `**A real CMS (item 10)**: WordPress's front page served from the node's mirror ran at ${pct(rps(mirror) / rps(local))} of the ` +
     `requests per second of the same tree on the web server's own disk and ${x(rps(mirror) / rps(direct))} those of the origin directly, ` +
     `costing the origin ${ops(mirror)} operations per request (directly: ${ops(direct)}); a web server that came up cold answered its ` +
-    `first ${cm.length} requests through the mirror with a p99 ${x(quantile(cm, 0.99) / quantile(cl, 0.99))} the local disk's. ` +
+    `first ${cm[0].seconds!.length} requests through the mirror with a p99 ${x(p99(cm) / p99(cl))} the local disk's` +
+    (cw.length ? ` (${x(p99(cw) / p99(cl))} when the client's warming had read the tree first, in ${secs(median(cw.map((c) => c.warming!.seconds)))}, ` +
+      `costing the origin ${int(Math.round(median(cw.map((c) => c.warming!.originOps))))} operations)` : '') + '. ' +
     'For a CMS on EFS, that is the mode to choose for its code and themes, with its uploads through the re-export and its database off EFS.';
 }
