@@ -199,8 +199,8 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
   readonly metrics?: boolean;
 
   /**
-   * Trees the first boot reads through after its mounts and before the instance counts as ready (a web server's code,
-   * through a mirror or the `fsc` mount), bounded in time and size.
+   * Trees the first boot reads through before the instance counts as ready, bounded in time and size.
+   * For a web server's code, through a mirror or the `fsc` mount.
    *
    * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/fs-cache-clients.md#warming-web-servers-that-start-warm
    * @default - no warming

@@ -4,8 +4,8 @@ import { knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { DOT_SEGMENT_RE, nesting, PATH_RE, squeeze } from '../private/paths';
 
 /**
- * Warming of a client (`FsCacheClientOptions.warming`): the trees its first boot reads through, after its mounts and
- * before it counts as ready, so that the page cache (and FS-Cache, through the `fsc` mount) holds them.
+ * Warming of a client (`FsCacheClientOptions.warming`): trees its first boot reads before it counts as ready.
+ * The page cache (and FS-Cache, through the `fsc` mount) then holds them.
  *
  * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/fs-cache-clients.md#warming-web-servers-that-start-warm
  */
@@ -32,7 +32,7 @@ export interface ClientWarmingOptions {
   readonly timeout?: Duration;
 
   /**
-   * Most bytes read, in whole MiB: files past it (in the order found) are left unread and a warning says how many.
+   * Most bytes read, in whole MiB. The files found after it are left unread, and a warning says how many.
    *
    * @default Size.gibibytes(2)
    */
