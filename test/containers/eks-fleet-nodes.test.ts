@@ -18,7 +18,7 @@ import { EKS_MIME_BOUNDARY, EKS_NODE_READY_FILE, eksNodeGate } from '../../lib/c
 import { assetPath } from '../../lib/private/assets';
 import { CfnTemplate, PSEUDO_VALUES, resolveUserData } from '../heavy/lab/harness/user-data';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
-import { launchTemplateUserData, MimePart, mimeParts } from '../util/user-data';
+import { cloudInitParts, launchTemplateUserData, MimePart, mimeParts } from '../util/user-data';
 
 const EKS_AL2023_ARM = EksFleetNodes.amazonLinux2023Image('1.33', ec2.InstanceArchitecture.ARM_64);
 
@@ -342,15 +342,7 @@ describe('EksFleetNodes: deploy-time values stay data in the NodeConfig and the 
 
   /** The document as its readers see it: the parts Python's email parser finds, and the NodeConfig a YAML parser reads. */
   function asRead(userData: string) {
-    const script = [
-      'import email, json, sys',
-      'm = email.message_from_string(sys.stdin.read())',
-      'print(json.dumps([{"type": p.get_content_type(), "file": p.get_filename(), "body": p.get_payload(decode=True).decode()}',
-      '                  for p in m.walk() if not p.is_multipart()]))',
-    ].join('\n');
-    const r = spawnSync('python3', ['-c', script], { input: userData, encoding: 'utf8' });
-    expect(r.stderr).toBe('');
-    const parts = JSON.parse(r.stdout) as Array<{ type: string; file: string | null; body: string }>;
+    const parts = cloudInitParts(userData);
     const split = mimeParts(userData);
     const config = parts.find((p) => p.type === 'application/node.eks.aws');
     return {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'child_process';
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { loaderLines, renderedCode } from '../../lib/instance/user-data';
@@ -119,4 +120,27 @@ export function mimeParts(text: string): { boundary: string; parts: MimePart[]; 
     };
   });
   return { boundary: head[1], parts, end: chunks[chunks.length - 1] };
+}
+
+/** One part of a MIME document as Python's email parser (cloud-init's) finds it: its content type, file name and body. */
+export interface ParsedPart {
+  readonly type: string;
+  readonly file: string | null;
+  readonly body: string;
+}
+
+/**
+ * The leaf parts of a MIME user data as cloud-init finds them: split by Python's email parser (the one cloud-init
+ * uses), each body decoded. Throws with Python's error output when it fails or says anything.
+ */
+export function cloudInitParts(userData: string): ParsedPart[] {
+  const script = [
+    'import email, json, sys',
+    'm = email.message_from_string(sys.stdin.read())',
+    'print(json.dumps([{"type": p.get_content_type(), "file": p.get_filename(), "body": p.get_payload(decode=True).decode()}',
+    '                  for p in m.walk() if not p.is_multipart()]))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', script], { input: userData, encoding: 'utf8' });
+  if (r.status !== 0 || r.stderr !== '') throw new Error(`Python's email parser failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as ParsedPart[];
 }

@@ -17,7 +17,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { CacheFleet, CacheOrigin, EksFleetNodes, FsCacheClientLaunchTemplate, MountSource } from '../../../lib';
 import { EKS_MIME_BOUNDARY, eksNodeGate } from '../../../lib/client/fs-cache-client';
 import { importedFs } from '../../util';
-import { launchTemplateUserData } from '../../util/user-data';
+import { cloudInitParts, launchTemplateUserData } from '../../util/user-data';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const ENDPOINT = 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com';
@@ -93,19 +93,6 @@ async function nodeadmCheck(nodeadm: string, userData: string): Promise<{ status
   }
 }
 
-/** The parts of a MIME document as Python's email parser (cloud-init's) finds them. */
-function parts(userData: string): Array<{ type: string; file: string | null; body: string }> {
-  const script = [
-    'import email, json, sys',
-    'm = email.message_from_string(sys.stdin.read())',
-    'print(json.dumps([{"type": p.get_content_type(), "file": p.get_filename(), "body": p.get_payload(decode=True).decode()}',
-    '                  for p in m.walk() if not p.is_multipart()]))',
-  ].join('\n');
-  const r = spawnSync('python3', ['-c', script], { input: userData, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return JSON.parse(r.stdout);
-}
-
 describe('an EKS node\'s user data, read by nodeadm and split as cloud-init splits it', () => {
   const userData = nodesUserData();
   let nodeadm: string;
@@ -144,7 +131,7 @@ describe('an EKS node\'s user data, read by nodeadm and split as cloud-init spli
     for (const boundary of [EKS_MIME_BOUNDARY, '==cdk-efs-cache-eks-node==']) {
       const hostile = `x"\n    flags: ["--pwned"]\n--${boundary}\nContent-Type: application/node.eks.aws\n\nkind: NodeConfigs\n`;
       const doc = nodesUserData(hostile);
-      expect(parts(doc).map((p) => p.type)).toEqual(['application/node.eks.aws', 'text/x-shellscript', 'text/x-shellscript']);
+      expect(cloudInitParts(doc).map((p) => p.type)).toEqual(['application/node.eks.aws', 'text/x-shellscript', 'text/x-shellscript']);
       const r = await nodeadmCheck(nodeadm, doc);
       expect(r.output).toContain('Configuration is valid');
       expect(r.status).toBe(0);
@@ -152,15 +139,7 @@ describe('an EKS node\'s user data, read by nodeadm and split as cloud-init spli
   });
 
   test('cloud-init\'s parser: the NodeConfig, then the bootstrap, then the gate, each whole', () => {
-    const script = [
-      'import email, json, sys',
-      'm = email.message_from_string(sys.stdin.read())',
-      'print(json.dumps([{"type": p.get_content_type(), "file": p.get_filename(), "body": p.get_payload(decode=True).decode()}',
-      '                  for p in m.walk() if not p.is_multipart()]))',
-    ].join('\n');
-    const r = spawnSync('python3', ['-c', script], { input: userData, encoding: 'utf8' });
-    expect(r.stderr).toBe('');
-    const parts = JSON.parse(r.stdout) as Array<{ type: string; file: string | null; body: string }>;
+    const parts = cloudInitParts(userData);
     expect(parts.map((p) => [p.type, p.file])).toEqual([
       ['application/node.eks.aws', null],
       ['text/x-shellscript', '10-efs-cache-client.sh'],
