@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { Token, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -61,9 +61,14 @@ export function clusterHostGroup(scope: Construct, vpc: ec2.IVpc, hosts: FsCache
   scaling: string, narrow?: RoleStatements): autoscaling.AutoScalingGroup {
   const minCapacity = options.minCapacity ?? CLUSTER_HOSTS_DEFAULTS.minCapacity;
   const maxCapacity = options.maxCapacity ?? minCapacity;
-  if (!Number.isInteger(minCapacity) || minCapacity < 0) throw propError(scope, 'minCapacity', `must be a whole number of 0 or more, got ${minCapacity}.`);
-  if (!Number.isInteger(maxCapacity) || maxCapacity < Math.max(1, minCapacity)) {
-    throw propError(scope, 'maxCapacity', `must be a whole number of at least 1 and at least minCapacity (${minCapacity}), got ${maxCapacity}.`);
+  // A token (a parameter, an import) goes to the group's MinSize and MaxSize as it is, which Auto Scaling checks.
+  const known = (n: number) => !Token.isUnresolved(n);
+  if (known(minCapacity) && (!Number.isInteger(minCapacity) || minCapacity < 0)) {
+    throw propError(scope, 'minCapacity', `must be a whole number of 0 or more, got ${minCapacity}.`);
+  }
+  if (known(maxCapacity) && (!Number.isInteger(maxCapacity) || maxCapacity < Math.max(1, known(minCapacity) ? minCapacity : 1))) {
+    const atLeast = known(minCapacity) ? ` and at least minCapacity (${minCapacity})` : '';
+    throw propError(scope, 'maxCapacity', `must be a whole number of at least 1${atLeast}, got ${maxCapacity}.`);
   }
   const props = { vpc, vpcSubnets: options.vpcSubnets, launchTemplate: hosts.launchTemplate, minCapacity, maxCapacity };
   const group = narrow ? new HostGroup(scope, 'Group', props, narrow) : new autoscaling.AutoScalingGroup(scope, 'Group', props);

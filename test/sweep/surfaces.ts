@@ -124,7 +124,7 @@ export const BUILDERS: Record<string, (c: BuildContext) => void> = {
   })),
   'CacheFleet': (c) => new CacheFleet(c.stack, 'Fleet', c.props('props', {
     vpc: c.vpc, origin: CacheOrigin.efs(efsOf(c)), warming: { paths: ['/efs/data'] },
-    mirrors: [Mirror.path('/efs/app'), Mirror.s3(bucketOf(c, 'Mirror'), 'site/')],
+    mirrors: [Mirror.path('/efs/app'), Mirror.s3(bucketOf(c, 'Mirror'), 'site/')], mirroring: { changeMarker: '.published' },
     instanceType: new ec2.InstanceType('c7gd.16xlarge'), nodeDiskCache: NodeDiskCache.instanceStore(),
   })),
   'CacheFleet.fromCacheFleetAttributes': (c) => clientOf(c, { source: MountSource.cacheFleet(importedFleet(c), { mirrorPaths: [mirrorPathOf(c)] }) }),
@@ -140,7 +140,7 @@ export const BUILDERS: Record<string, (c: BuildContext) => void> = {
     new EksFleetVolume(c.stack, 'EksMirror', { source: FleetExport.mirror(fleet, mirrorPathOf(c)), cluster });
   },
   'CachedFileSystem': (c) => new CachedFileSystem(c.stack, 'Data', c.props('props', {
-    vpc: c.vpc, cacheFleet: { warming: { paths: ['/efs/data'] }, mirrors: [Mirror.path('/efs/app')] },
+    vpc: c.vpc, cacheFleet: { warming: { paths: ['/efs/data'] }, mirrors: [Mirror.path('/efs/app')], mirroring: { changeMarker: '.published' } },
     originFileSystem: { throughputMode: efs.ThroughputMode.PROVISIONED, provisionedThroughputPerSecond: Size.mebibytes(100) },
   })),
   'CacheOrigin.nfsServer': (c) => new CacheFleet(c.stack, 'Fleet', {
