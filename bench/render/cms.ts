@@ -77,12 +77,15 @@ function steadyTables(r: CmsResults): string[] {
   ];
 }
 
+/** Operations per request as their median, followed by their range when they differ. */
+const opsRange = (v: number[]) => (v.length > 1 && opsPerPass(Math.min(...v)) !== opsPerPass(Math.max(...v))
+  ? `${opsPerPass(median(v))} (${opsPerPass(Math.min(...v))}-${opsPerPass(Math.max(...v))})` : opsPerPass(median(v)));
 const msRange = (v: number[]) => (v.length > 1 ? `${ms(median(v))} (${ms(Math.min(...v))}-${ms(Math.max(...v))})` : ms(v[0]));
 
 function coldTable(r: CmsResults): string[] {
   const local = coldRuns(r, 'local');
   const rows: [string, CmsCell[]][] = CMS_MODE_ORDER.flatMap((m): [string, CmsCell[]][] => [
-    [CMS_MODE_LABELS[m], coldRuns(r, m)],
+    [CMS_MODE_LABELS[m], m === 'local' ? local : coldRuns(r, m)],
     ...(m === 'mirror' && coldRuns(r, m, true).length ? [['node\'s mirror, warmed by the client first', coldRuns(r, m, true)] as [string, CmsCell[]]] : []),
   ]);
   const body = rows.map(([label, cells]) => {
@@ -91,7 +94,7 @@ function coldTable(r: CmsResults): string[] {
     return [
       label, String(cells.length), msRange(v((c) => c.seconds![0])), msRange(v((c) => quantile(c.seconds!, 0.5))), msRange(p99s(cells)),
       local.length && cells !== local ? ratio(runsRatio(p99s(cells), p99s(local)), Math.min(cells.length, local.length)) : '',
-      timeRange(v((c) => c.seconds!.reduce((a, b) => a + b, 0))), countRange(v((c) => c.originOpsPerRequest[0])),
+      timeRange(v((c) => c.seconds!.reduce((a, b) => a + b, 0))), opsRange(v((c) => c.originOpsPerRequest[0])),
     ];
   });
   const any = rows.find(([, c]) => c.length)?.[1][0];
