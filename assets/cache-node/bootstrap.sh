@@ -59,7 +59,7 @@ check_parameters() {
   # network namespace and export root (the drain and the mirrors use them).
   need EFSC_MOUNTD_PORT '^[1-9][0-9]{0,4}$' 'a TCP port'
   need EFSC_MIRROR_PORT '^[1-9][0-9]{0,4}$' 'a TCP port'
-  ((EFSC_MIRROR_PORT < 65536 && EFSC_MIRROR_PORT != 2049)) || die "EFSC_MIRROR_PORT=$EFSC_MIRROR_PORT: expected a TCP port other than 2049"
+  ((EFSC_MIRROR_PORT < 65536 && EFSC_MIRROR_PORT != NFS_PORT)) || die "EFSC_MIRROR_PORT=$EFSC_MIRROR_PORT: expected a TCP port other than $NFS_PORT"
   need EFSC_MIRROR_NAMESPACE '^[a-z][a-z0-9-]*$' 'a network namespace name'
   need EFSC_MIRROR_ROOT '^/[A-Za-z0-9._-]+$' 'a directory under /'
   need EFSC_NODE_DISK_CACHE '^(true|false)$' 'true or false'
@@ -230,7 +230,7 @@ v3_up() {
 # re-export's NFSv3 handle is the origin's plus about 22 bytes, in NFSv3's 64: nfsd answers NOTSUPP for a handle that
 # does not fit (the export's root has a short one of its own, so only an entry below it shows).
 v3_check() {
-  local m=/run/efs-cache/v3-check e r=0 o="vers=3,ro,nolock,proto=tcp,port=2049,mountproto=tcp,mountport=$EFSC_MOUNTD_PORT,mountvers=3,soft,timeo=100,retrans=2"
+  local m=/run/efs-cache/v3-check e r=0 o="vers=3,ro,nolock,proto=tcp,port=$NFS_PORT,mountproto=tcp,mountport=$EFSC_MOUNTD_PORT,mountvers=3,soft,timeo=100,retrans=2"
   # mountd reads its port when it starts: one started before nfs.conf said so (Debian's package install) restarts.
   v3_listens || systemd_ctl restart nfs-mountd.service || die "nfs-mountd did not restart"
   wait_for 30 v3_listens || die "rpc.mountd does not listen on port $EFSC_MOUNTD_PORT"
@@ -282,7 +282,7 @@ serve() {
   [ "$(cat /proc/fs/nfsd/threads)" = "$EFSC_NFSD_THREADS" ] || die "nfsd threads: $(cat /proc/fs/nfsd/threads)"
   versions_ok || [ "$v" = live ] || die "nfsd versions: $(cat /proc/fs/nfsd/versions)"
   exported || die "$EFSC_EXPORT_PATH is not exported with fsid=$EFSC_EXPORT_FSID"
-  [ -n "$(ss -Hltn 'sport = :2049')" ] || die "nfsd does not listen on port 2049"
+  [ -n "$(ss -Hltn "sport = :$NFS_PORT")" ] || die "nfsd does not listen on port $NFS_PORT"
   ! v3 || v3_check
   log "serving $EFSC_EXPORT_PATH: $(cat /proc/fs/nfsd/threads) threads, versions $(cat /proc/fs/nfsd/versions)"
   mirror_serve
@@ -325,7 +325,7 @@ attach_stable_eni() {
 # instance (the metadata service's autoscaling/target-lifecycle-state). When it is Terminated, the group has already
 # taken the node out of the load balancer, whose deregistration delay has passed and whose connections to it were
 # reset; the node then stops both nfsds, so that no client stays on it, checks that nothing serves or is connected
-# on 2049 and EFSC_MIRROR_PORT, and only then completes the terminate hook. A node that cannot stop serving leaves the hook to its
+# on NFS_PORT and EFSC_MIRROR_PORT, and only then completes the terminate hook. A node that cannot stop serving leaves the hook to its
 # timeout (drainTimeout), after which the group terminates it anyway.
 drain_watch() {
   until [ "$(imds_once meta-data/autoscaling/target-lifecycle-state 2>/dev/null)" = Terminated ]; do sleep 5; done
@@ -333,20 +333,20 @@ drain_watch() {
   systemd_ctl stop efs-cache-mirror.timer efs-cache-mirror-nfsd.service 2>/dev/null || true
   systemd_ctl stop nfs-server.service || warn "nfs-server did not stop cleanly"
   wait_for 60 not_serving ||
-    die "still serving after nfs-server stopped: $(nfs_sockets | wc -l) sockets on 2049 or $EFSC_MIRROR_PORT"
+    die "still serving after nfs-server stopped: $(nfs_sockets | wc -l) sockets on $NFS_PORT or $EFSC_MIRROR_PORT"
   lifecycle_complete "$EFSC_LIFECYCLE_DRAIN_HOOK" CONTINUE || die "could not complete the lifecycle action of $EFSC_LIFECYCLE_DRAIN_HOOK"
   log "drained"
 }
 
-# No nfsd thread, nothing listening on 2049 or EFSC_MIRROR_PORT or connected to them (sockets nfsd closed may linger in FIN-WAIT
+# No nfsd thread, nothing listening on NFS_PORT or EFSC_MIRROR_PORT or connected to them (sockets nfsd closed may linger in FIN-WAIT
 # or TIME-WAIT), nothing listening in the mirrors' namespace.
 not_serving() {
   [ "$(cat /proc/fs/nfsd/threads 2>/dev/null || echo 0)" = 0 ] && [ -z "$(nfs_sockets)" ] &&
-    { ! mirror_ns_exists || [ -z "$(ip netns exec "$MIRROR_NS" ss -Hltn 'sport = :2049')" ]; }
+    { ! mirror_ns_exists || [ -z "$(ip netns exec "$MIRROR_NS" ss -Hltn "sport = :$NFS_PORT")" ]; }
 }
 nfs_sockets() {
-  ss -Hltn "( sport = :2049 or sport = :$EFSC_MIRROR_PORT )"
-  ss -Htn state established "( sport = :2049 or sport = :$EFSC_MIRROR_PORT )"
+  ss -Hltn "( sport = :$NFS_PORT or sport = :$EFSC_MIRROR_PORT )"
+  ss -Htn state established "( sport = :$NFS_PORT or sport = :$EFSC_MIRROR_PORT )"
 }
 
 drain_setup() {

@@ -1,8 +1,8 @@
 #!/bin/bash
 set -euo pipefail
 # Shared functions of the instance scripts. lib/instance/user-data.ts writes this file, whole, into every instance's
-# code asset ahead of the script; a script run from a checkout sources it instead. Defines functions and the
-# RE_* formats only: nothing runs on load.
+# code asset ahead of the script; a script run from a checkout sources it instead. Defines functions, NFS_PORT and
+# the RE_* formats only: nothing runs on load.
 
 # log MESSAGE: one line with the efs-cache: prefix on stderr (cloud-init's log, or the journal under systemd),
 # plus a copy in the journal when stderr is not already connected to it.
@@ -45,6 +45,9 @@ need() {
   printf -v "$1" %s "${!1-}"
   [[ "${!1}" =~ $2 ]] || die "$1='${!1}' is invalid: expected $3"
 }
+# The TCP port of NFS: the node's nfsd, the mirrors' nfsd inside its namespace, and the NFSv3 mounts that name it.
+# shellcheck disable=SC2034
+NFS_PORT=2049
 # Formats shared by the scripts' parameter checks: host name or address, absolute path, absolute path other than /,
 # comma-separated mount options, a number from 0 to 99999 without leading zeros.
 # shellcheck disable=SC2034

@@ -24,7 +24,7 @@ mirror_exported() {
 # the nfsd of a namespace of their own (MIRROR_NS), so readers of the re-export that hang every thread of the node's
 # nfsd on an origin that no longer answers never hold up a mirror. Clients reach it on TCP EFSC_MIRROR_PORT of the
 # node's own addresses: a DNAT rule (nftables) sends those connections over a veth pair to the namespace's
-# 169.254.204.2:2049, keeping the client's address (the exports name the same clients as the re-export's). The
+# 169.254.204.2:NFS_PORT, keeping the client's address (the exports name the same clients as the re-export's). The
 # namespace's nfsd serves NFSv4.1 only, with the node's thread count and a grace period of 10 s (the kernel keeps no
 # client records for a namespace without nfsdcld, so nothing could be reclaimed in a longer one: read-only clients
 # open again); its rpc.mountd (efs-cache-mirror-mountd.service) answers the kernel's export lookups from an exports
@@ -132,16 +132,16 @@ $rules    ct mark $((MIRROR_MARK + 1))-$((MIRROR_MARK + 0xffff)) meta mark set c
   }
   chain prerouting {
     type nat hook prerouting priority dstnat; policy accept;
-    fib daddr type local tcp dport $MIRROR_PORT dnat to $MIRROR_NS_ADDR:2049
+    fib daddr type local tcp dport $MIRROR_PORT dnat to $MIRROR_NS_ADDR:$NFS_PORT
   }
   chain output {
     type nat hook output priority -100; policy accept;
-    fib daddr type local tcp dport $MIRROR_PORT dnat to $MIRROR_NS_ADDR:2049
+    fib daddr type local tcp dport $MIRROR_PORT dnat to $MIRROR_NS_ADDR:$NFS_PORT
   }
   chain forward {
     type filter hook forward priority filter; policy drop;
-    oifname "$MIRROR_VETH" ip daddr $MIRROR_NS_ADDR tcp dport 2049 ct status dnat accept
-    iifname "$MIRROR_VETH" ip saddr $MIRROR_NS_ADDR tcp sport 2049 ct status dnat accept
+    oifname "$MIRROR_VETH" ip daddr $MIRROR_NS_ADDR tcp dport $NFS_PORT ct status dnat accept
+    iifname "$MIRROR_VETH" ip saddr $MIRROR_NS_ADDR tcp sport $NFS_PORT ct status dnat accept
   }
 }
 EOF
@@ -160,7 +160,7 @@ mirror_routes_attached() {
 mirror_default_routes() { [ "$(ip -4 route show table main default | wc -l)" -ge "$1" ]; }
 
 # mirror_served: the mirrors' nfsd serves, checked on the process, the kernel and the rules, not on unit states:
-# mountd runs in the namespace, its nfsd has its threads and NFSv4.1, listens on 2049, exports each mirror with its
+# mountd runs in the namespace, its nfsd has its threads and NFSv4.1, listens on NFS_PORT, exports each mirror with its
 # fsid, and the node's DNAT rule and forwarding are in place. Prints what is missing.
 mirror_served() {
   local p v
@@ -169,9 +169,9 @@ mirror_served() {
   v=" $(mirror_ns cat /proc/fs/nfsd/versions) "
   { [ "$(mirror_ns cat /proc/fs/nfsd/threads)" = "$EFSC_NFSD_THREADS" ] && [[ "$v" == *" +4.1 "* && "$v" == *" -3 "* ]]; } ||
     { echo "nfsd in $MIRROR_NS: threads $(mirror_ns cat /proc/fs/nfsd/threads), versions$v"; return 1; }
-  [ -n "$(ip netns exec "$MIRROR_NS" ss -Hltn 'sport = :2049')" ] || { echo "no nfsd listens on 2049 in $MIRROR_NS"; return 1; }
+  [ -n "$(ip netns exec "$MIRROR_NS" ss -Hltn "sport = :$NFS_PORT")" ] || { echo "no nfsd listens on $NFS_PORT in $MIRROR_NS"; return 1; }
   mirror_exported || { echo "exports in $MIRROR_NS: $(mirror_ns exportfs -v | tr -s ' \n\t' ' ')"; return 1; }
-  [[ "$(nft list chain ip efs_cache_mirror prerouting 2>&1)" == *"dport $MIRROR_PORT dnat to $MIRROR_NS_ADDR:2049"* ]] ||
+  [[ "$(nft list chain ip efs_cache_mirror prerouting 2>&1)" == *"dport $MIRROR_PORT dnat to $MIRROR_NS_ADDR:$NFS_PORT"* ]] ||
     { echo "no DNAT rule for TCP $MIRROR_PORT"; return 1; }
   [ "$(sysctl -n net.ipv4.ip_forward)" = 1 ] || { echo "IPv4 forwarding is off"; return 1; }
 }
