@@ -1,6 +1,6 @@
 #!/bin/bash
 set -euo pipefail
-# S3 mirrors of a cache node (issue 31, `mirrorSources`): an S3 prefix copied into the mirrors' file system
+# S3 mirrors of a cache node (`mirrorSources`): an S3 prefix copied into the mirrors' file system
 # (MIRROR_ROOT/<name>, lib/mirror.sh) and served by the mirrors' own nfsd like a path mirror, with its interval,
 # timeout, size check, first sync before serving and failure rules (a failed sync keeps the copy served, is counted in
 # MirrorSyncFailures and leaves a WARN line). One sync of one S3 mirror (mirror_s3_sync_one):
