@@ -87,20 +87,7 @@ install_boot_unit() {
   fscache_boot_unit efs-cache-client.service "rebuild or reassemble the FS-Cache disk, start cachefilesd" "$SELF --boot"
 }
 
-# mount_within MOUNTPOINT: mounts the fstab entry of MOUNTPOINT, trying again until EFSC_MOUNT_TIMEOUT_SEC have passed.
-# Each try is bounded (a hard mount of an unreachable server would wait forever), and mount.nfs itself gives up after
-# its own retry time (2 minutes in the foreground) when the server refuses or is not exporting yet: a client that boots
-# beside a fleet whose nodes are still booting tries again, up to the whole bound.
-mount_within() {
-  local mp="$1" end=$((SECONDS + EFSC_MOUNT_TIMEOUT_SEC)) left
-  until mountpoint -q "$mp"; do
-    left=$((end - SECONDS))
-    if [ "$left" -le 0 ]; then return 1; fi
-    timeout -k 10 "$left" mount "$mp" || mountpoint -q "$mp" || { [ $((end - SECONDS)) -le 5 ] || sleep 5; }
-  done
-}
-
-# The mount is bounded by EFSC_MOUNT_TIMEOUT_SEC (mount_within).
+# The mount is bounded by EFSC_MOUNT_TIMEOUT_SEC (mount_within, lib/common.sh).
 mount_nfs() {
   local src="$EFSC_NFS_SERVER:$EFSC_NFS_PATH" mp="$EFSC_MOUNT_POINT"
   if [ "$EFSC_MOUNT_TYPE" = efs ] && ! command -v mount.efs >/dev/null; then die "mount type efs needs amazon-efs-utils"; fi
@@ -108,7 +95,7 @@ mount_nfs() {
   fstab_set "$mp" "$src $mp $EFSC_MOUNT_TYPE $EFSC_MOUNT_OPTIONS,_netdev,nofail 0 0"
   if ! mountpoint -q "$mp"; then
     log "mounting $src at $mp"
-    mount_within "$mp" || die "could not mount $src at $mp in ${EFSC_MOUNT_TIMEOUT_SEC}s"
+    mount_within "$EFSC_MOUNT_TIMEOUT_SEC" "$src at $mp" "$mp" || die "could not mount $src at $mp in ${EFSC_MOUNT_TIMEOUT_SEC}s"
   fi
   [ "$(fsc_of "$mp")" = yes ] || die "$mp is mounted without FS-Cache (/proc/fs/nfsfs/volumes: FSC no)"
   log "$mp is mounted with FS-Cache"
@@ -123,7 +110,8 @@ mount_mirrors() {
     fstab_set "$mp" "$src $mp nfs4 $EFSC_MIRROR_MOUNT_OPTIONS,_netdev,nofail 0 0"
     if ! mountpoint -q "$mp"; then
       log "mounting the mirror $src at $mp"
-      mount_within "$mp" || die "could not mount the mirror $src at $mp in ${EFSC_MOUNT_TIMEOUT_SEC}s"
+      mount_within "$EFSC_MOUNT_TIMEOUT_SEC" "the mirror $src at $mp" "$mp" ||
+        die "could not mount the mirror $src at $mp in ${EFSC_MOUNT_TIMEOUT_SEC}s"
     fi
   done
 }

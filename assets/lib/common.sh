@@ -148,6 +148,31 @@ wait_for() {
   done
 }
 
+# mount_within SECONDS WHAT MOUNTPOINT [MOUNT-ARGS...]: mounts MOUNTPOINT (`mount MOUNT-ARGS`, or without them its
+# fstab entry), trying again until it is mounted or SECONDS have passed: then returns 1, with the last try's error
+# (one line, empty when the bound cut the try) in MOUNT_ERROR. A failed try is logged as "mounting WHAT failed
+# (ERROR), retrying", and the next one starts 5 s later (1 s when the bound is closer than that). Each try is bounded
+# by the time left: a hard mount of an unreachable server would wait forever, and mount.nfs itself gives up after its
+# own retry time (2 minutes in the foreground) when the server refuses or is not exporting yet, so an instance that
+# boots beside servers that are still booting tries again, up to the whole bound.
+mount_within() {
+  local end=$((SECONDS + $1)) what="$2" mp="$3" left
+  shift 3
+  (($#)) || set -- "$mp"
+  MOUNT_ERROR=
+  until mountpoint -q "$mp"; do
+    left=$((end - SECONDS))
+    if [ "$left" -le 0 ]; then return 1; fi
+    MOUNT_ERROR=$(timeout -k 10 "$left" mount "$@" 2>&1) && continue
+    MOUNT_ERROR="${MOUNT_ERROR//$'\n'/ }"
+    if mountpoint -q "$mp"; then return 0; fi
+    left=$((end - SECONDS))
+    if [ "$left" -le 0 ]; then return 1; fi
+    log "mounting $what failed (${MOUNT_ERROR:-timed out}), retrying"
+    sleep "$((left > 5 ? 5 : 1))"
+  done
+}
+
 # put_file PATH MODE < CONTENT: writes PATH only when CONTENT differs; returns 0 when it changed PATH, 1 when not.
 # Feed it with <<EOF, <<< or < <(...), not with a pipe, so that its die ends the script.
 put_file() {

@@ -101,19 +101,14 @@ stage_source() {
   esac
 }
 
-# Mounts the file system's root at MNT, retrying for EFSC_MOUNT_TIMEOUT_SEC, and sets DST, the target directory.
+# Mounts the file system's root at MNT, retrying for EFSC_MOUNT_TIMEOUT_SEC (mount_within, lib/common.sh), and sets
+# DST, the target directory.
 mount_efs() {
-  local end=$((SECONDS + EFSC_MOUNT_TIMEOUT_SEC)) err
   if [ "$EFSC_MOUNT_TYPE" = efs ] && ! command -v mount.efs >/dev/null; then die "mount type efs needs amazon-efs-utils"; fi
   mkdir -p "$MNT"
-  until mountpoint -q "$MNT"; do
-    # timeout: a hard mount of an unreachable server would wait forever.
-    err=$(timeout 60 mount -t "$EFSC_MOUNT_TYPE" -o "$EFSC_MOUNT_OPTIONS" "$EFSC_EFS_SERVER:/" "$MNT" 2>&1) && continue
-    err="${err//$'\n'/ }"
-    [ "$SECONDS" -lt "$end" ] || die "could not mount $EFSC_EFS_SERVER:/ within ${EFSC_MOUNT_TIMEOUT_SEC}s: ${err:-timed out}"
-    log "mounting $EFSC_EFS_SERVER:/ failed (${err:-timed out}), retrying"
-    sleep 5
-  done
+  mount_within "$EFSC_MOUNT_TIMEOUT_SEC" "$EFSC_EFS_SERVER:/" "$MNT" \
+    -t "$EFSC_MOUNT_TYPE" -o "$EFSC_MOUNT_OPTIONS" "$EFSC_EFS_SERVER:/" "$MNT" ||
+    die "could not mount $EFSC_EFS_SERVER:/ within ${EFSC_MOUNT_TIMEOUT_SEC}s: ${MOUNT_ERROR:-timed out}"
   DST="$MNT${EFSC_TARGET_PATH%/}"
   mkdir -p "$DST" || die "cannot create $EFSC_TARGET_PATH on $EFSC_EFS_SERVER"
 }
