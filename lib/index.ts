@@ -9,7 +9,8 @@ export {
 } from './cache-fleet/options';
 export { Capacity, ElasticCapacityOptions } from './cache-fleet/capacity';
 export { NodeDiskCache, NodeDiskCacheOptions } from './cache-fleet/node-disk-cache';
-export { DiskCacheMetric, MirrorMetric } from './monitoring/metrics';
+export { DiskCacheMetric } from './fscache/metrics';
+export { MirrorMetric } from './cache-fleet/metrics';
 export { AccessLogsOptions, FanOut, NetworkLoadBalancerFanOutOptions, Route53FanOutOptions } from './cache-fleet/fan-out';
 export { ICacheNode } from './cache-fleet/cache-node';
 export { Mirror, MirroringOptions, MirrorOptions, MirrorStorage, S3MirrorOptions } from './cache-fleet/mirror';
@@ -18,7 +19,7 @@ export { CommonInstanceOptions } from './instance/options';
 export { MountHelper } from './nfs/mount-helper';
 export { NfsVersion } from './nfs/nfs-version';
 export { CullLimits, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps, FsCacheClientOptions } from './client/fs-cache-client';
-export { DiskCache, DiskCacheOptions, EbsDiskCacheOptions, InstanceStoreDiskCacheOptions } from './client/disk-cache';
+export { DiskCache, DiskCacheOptions, EbsDiskCacheOptions, InstanceStoreDiskCacheOptions } from './fscache/disk-cache';
 export { FleetSourceOptions, MountSource } from './client/mount-source';
 export { ClientWarmingOptions } from './client/warming';
 export { CacheFleetExportOptions, FleetExport } from './containers/fleet-export';

@@ -7,16 +7,14 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
+import { DiskCacheMetric } from '../fscache/metrics';
 import { checkImageOs, rootVolumeSizeFor } from '../instance/image';
 import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../instance/instance-types';
 import { instanceImage } from '../instance/kernel';
+import { autoScalingGroupMetric, groupMetric, METRIC_NAMESPACE, sumOfMetrics } from '../instance/metrics';
+import { grantPutMetricData } from '../instance/metrics-grant';
 import { renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
 import { encryptedRootVolume } from '../instance/volumes';
-import {
-  autoScalingGroupMetric, DiskCacheMetric, groupMetric, METRIC_NAMESPACE, MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS,
-  sumOfMetrics,
-} from '../monitoring/metrics';
-import { grantPutMetricData } from '../monitoring/metrics-grant';
 import { checkEfsMount, MountHelper } from '../nfs/mount';
 import { NfsVersion } from '../nfs/nfs-version';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../nfs/ports';
@@ -29,6 +27,7 @@ import { CacheNode, ICacheNode } from './cache-node';
 import { Capacity } from './capacity';
 import { ElasticNodes, LIFECYCLE_HOOKS } from './elastic';
 import { FanOut, FanOutResources } from './fan-out';
+import { MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS } from './metrics';
 import { grantS3Mirrors, mirrorExportPath, mirrorFsid, pathMirrors, s3MirrorFsid, s3Mirrors } from './mirror';
 import { NodeDiskCache } from './node-disk-cache';
 import { fsidFor, nodeParameters } from './node-parameters';
@@ -45,7 +44,7 @@ import { DEFAULT_INSTANCE_TYPE, defaultFanOut, validateCacheFleetOptions } from 
 export {
   CacheFleetAttributes, MirrorExport, CacheFleetOptions, CacheFleetProps, ICacheFleet,
 } from './options';
-export { MirrorMetric } from '../monitoring/metrics';
+export { MirrorMetric } from './metrics';
 export { fsidFor } from './node-parameters';
 
 /**

@@ -3,7 +3,8 @@ import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct, IConstruct } from 'constructs';
-import { autoScalingGroupMetric, NODE_GROUP_METRICS } from '../monitoring/metrics';
+import { autoScalingGroupMetric } from '../instance/metrics';
+import { NODE_GROUP_METRICS } from './metrics';
 
 /** The instance tags that tell a node which node it is (read at boot by assets/cache-node/bootstrap.sh node_identity). */
 export const NODE_TAGS = { signalResource: 'cdk-efs-cache:signal-resource', stableEni: 'cdk-efs-cache:stable-eni' } as const;

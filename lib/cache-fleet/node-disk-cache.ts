@@ -1,6 +1,6 @@
 import { IConstruct } from 'constructs';
-import { DiskCacheOptions } from '../client/disk-cache';
-import { checkDeviceModel } from '../client/fscache';
+import { DiskCacheOptions } from '../fscache/disk-cache';
+import { checkDeviceModel } from '../fscache/fscache';
 import { describeValue, propError } from '../private/errors';
 
 /** Options of a cache node's disk cache (`NodeDiskCache.instanceStore`). */

@@ -1,8 +1,8 @@
 import * as crypto from 'crypto';
 import { Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../client/fscache';
-import { instanceMetrics } from '../monitoring/metrics';
+import { DEFAULT_CULL, diskCacheParameters, INSTANCE_STORE_MODEL } from '../fscache/fscache';
+import { instanceMetrics } from '../instance/metrics';
 import { EFS_UTILS_TLS_PORT, MountHelper, seconds, systemdTimeSpan } from '../nfs/mount';
 import { NfsVersion } from '../nfs/nfs-version';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../nfs/ports';

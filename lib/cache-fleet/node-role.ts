@@ -1,8 +1,8 @@
 import { Stack, Tags, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { PUT_METRIC_DATA_REASON } from '../instance/metrics-grant';
 import { grantSignal, instanceRole } from '../instance/role';
-import { PUT_METRIC_DATA_REASON } from '../monitoring/metrics-grant';
 import { CacheOrigin } from '../origin/cache-origin';
 import { acknowledgeWildcardResource } from '../private/nag';
 import { CacheNode } from './cache-node';

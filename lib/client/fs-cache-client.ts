@@ -1,19 +1,21 @@
 import { Annotations, Duration, Lazy, Resource, Size, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
+import { checkDiskCache, DiskCache } from '../fscache/disk-cache';
+import { CullPercents, DEFAULT_CULL, diskCacheParameters } from '../fscache/fscache';
+import { DiskCacheMetric, diskCacheMetric } from '../fscache/metrics';
 import { checkImageArchitecture, checkImageOs, rootVolumeSizeFor } from '../instance/image';
 import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../instance/instance-types';
 import { checkKernel, instanceImage } from '../instance/kernel';
+import { groupMetric, instanceMetrics } from '../instance/metrics';
+import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../instance/metrics-grant';
 import { CommonInstanceOptions } from '../instance/options';
 import { instanceRole } from '../instance/role';
-import { compactScript, parameterLine, renderScript, UserDataWrapping, validateUserCommands, withUserCommands } from '../instance/user-data';
+import { compactScript, renderScript, UserDataWrapping, validateUserCommands, withUserCommands } from '../instance/user-data';
 import { encryptedRootVolume, encryptedVolume } from '../instance/volumes';
-import { CLIENT_METRICS, DiskCacheMetric, groupMetric, namedMetric, instanceMetrics } from '../monitoring/metrics';
-import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../monitoring/metrics-grant';
 import { MOUNT_HELPER_TYPE } from '../nfs/enum-values';
 import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../nfs/ports';
@@ -23,9 +25,8 @@ import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../p
 import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
 import { REMOVED_CLIENT_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
-import { checkDiskCache, DiskCache } from './disk-cache';
 import { fleetMountOptions, mirrorExportOf, mirrorMountOptions, mountsNfsV3 } from './fleet-mount';
-import { CullPercents, DEFAULT_CULL, diskCacheParameters } from './fscache';
+import { CLIENT_METRICS } from './metrics';
 import { FLEET_SOURCE_DEFAULTS, MountSource } from './mount-source';
 import { ClientWarmingOptions, clientWarmingParameters } from './warming';
 
@@ -263,10 +264,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    */
   public readonly _machineImage?: ec2.IMachineImage;
   private readonly renderedUserData: RenderedUserData;
-  /** The cluster the instances joined (`_joinEcsCluster`, `_joinEksCluster`), if any. */
+  /** The cluster the instances joined (`_claimForCluster`), if any. */
   private joined?: string;
   private readonly renderedBytes: number;
-  /** An EKS node's MIME document around the bootstrap: its other parts' size (`_joinEksCluster`). */
+  /** An EKS node's MIME document around the bootstrap: its other parts' size (`_wrapUserData`). */
   private wrapping?: UserDataWrapping;
 
   constructor(scope: Construct, id: string, props: FsCacheClientLaunchTemplateProps) {
@@ -371,45 +372,38 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   }
 
   /**
-   * Makes the instances ECS container instances of `cluster`: the `ECS_CLUSTER` line aws-cdk-lib adds to their user
-   * data when the cluster takes them as capacity names the cluster with its deploy-time name spliced into a command;
-   * it is replaced by the name as data (decoded from base64 into a variable), then the same line.
+   * Replaces `command`, whenever it is added to the user data, by `lines` (an ECS cluster's `ECS_CLUSTER` line, whose
+   * deploy-time name the lines carry as data).
    *
    * @internal
    */
-  public _joinEcsCluster(cluster: ecs.ICluster): void {
-    this.joinOnce(cluster.node.path, 'ECS');
-    const name = parameterLine('EFSC_ECS_CLUSTER', cluster.clusterName, this);
-    this.renderedUserData._replace(`echo ECS_CLUSTER=${cluster.clusterName} >> /etc/ecs/ecs.config`,
-      [name.text, 'echo "ECS_CLUSTER=${EFSC_ECS_CLUSTER}" >> /etc/ecs/ecs.config']);
+  public _replaceUserDataCommand(command: string, lines: string[]): void {
+    this.renderedUserData._replace(command, lines);
   }
 
   /**
-   * Makes the instances EKS nodes: their user data becomes a MIME multi-part document of `nodeConfig` (nodeadm's
-   * `NodeConfig`, `application/node.eks.aws`), the FS-Cache bootstrap (which marks its success) and
-   * assets/client/eks-node-gate.sh, which keeps the kubelet from starting when the bootstrap did not succeed.
+   * Renders the user data as `wrap` makes it of the script (an EKS node's MIME document), `wrapping` being the size and
+   * name of what `wrap` adds around it.
    *
    * @internal
    */
-  public _joinEksCluster(cluster: string, nodeConfig: string, nodeConfigBytes: number): void {
-    this.joinOnce(cluster, 'EKS');
-    this.renderedUserData._wrap((script) => eksNodeUserData(nodeConfig, script, this));
-    // The document's headers, the NodeConfig, the mark and the gate: all of it but the script (whose size is counted).
-    const around = Buffer.byteLength(eksNodeUserData('', ''), 'utf8') + nodeConfigBytes;
-    this.wrapping = { estimatedBytes: around, description: 'the EKS node\'s NodeConfig and gate take' };
-    // The commands added to userData are the user's code, but the boundary in them would cut the document's parts.
-    this.node.addValidation({
-      validate: () => this.userData.render().includes(EKS_MIME_BOUNDARY) ? [boundaryError(this).message] : [],
-    });
+  public _wrapUserData(wrap: (script: string) => string, wrapping: UserDataWrapping): void {
+    this.renderedUserData._wrap(wrap);
+    this.wrapping = wrapping;
   }
 
-  /** Refuses to give the instances to a second cluster: their user data joins one. */
-  private joinOnce(cluster: string, kind: string): void {
+  /**
+   * Gives the instances to `cluster` (such as `ECS cluster App/Cluster`); refuses a second cluster, since their user
+   * data joins one.
+   *
+   * @internal
+   */
+  public _claimForCluster(cluster: string): void {
     if (this.joined) {
-      throw propError(this, 'hosts', `${this.node.path} already makes the instances of the ${this.joined}: it cannot give them to the ${kind} ` +
-        `cluster ${cluster} too. Give each cluster an FsCacheClientLaunchTemplate of its own.`);
+      throw propError(this, 'hosts', `${this.node.path} already makes the instances of the ${this.joined}: it cannot give them to the ` +
+        `${cluster} too. Give each cluster an FsCacheClientLaunchTemplate of its own.`);
     }
-    this.joined = `${kind} cluster ${cluster}`;
+    this.joined = cluster;
   }
 
   /**
@@ -417,7 +411,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
    * minimum. `DiskCacheMetric.READ_BYTES` is what the caches served, on every kernel.
    */
   public metricDiskCache(metric: DiskCacheMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return groupMetric(this.metricsGroup, namedMetric(metric), props);
+    return groupMetric(this.metricsGroup, diskCacheMetric(metric), props);
   }
 
   /**
@@ -653,49 +647,6 @@ class RenderedUserData extends ec2.UserData {
   public addSignalOnExitCommand(resource: Resource): void {
     this.commands.addSignalOnExitCommand(resource);
   }
-}
-
-/** Where the FS-Cache bootstrap's part of an EKS node's user data marks its success (assets/client/eks-node-gate.sh). */
-export const EKS_NODE_READY_FILE = '/run/efs-cache/eks-node-ready';
-
-/**
- * The boundary of an EKS node's MIME user data. It holds a `,`, which no deploy-time value of the document can: those of
- * the NodeConfig are cluster names, https URLs, base64 and CIDRs (EksFleetNodes refuses any other), those of the
- * scripts are base64 (`Fn::Base64`); and the text around them is checked not to hold it at synth.
- */
-export const EKS_MIME_BOUNDARY = '==cdk-efs-cache,eks-node==';
-
-/**
- * An EKS node's user data: a MIME multi-part document, as nodeadm (which reads the `application/node.eks.aws` part
- * before cloud-init runs) and cloud-init (which runs the `text/x-shellscript` parts in the order of their file names,
- * each whatever the one before returned) read it. The bootstrap's part ends by marking its first boot's success.
- */
-function eksNodeUserData(nodeConfig: string, script: string, scope?: IConstruct): string {
-  // A part that held the boundary would end there, and what follows it could open a part of its own (a script).
-  if (nodeConfig.includes(EKS_MIME_BOUNDARY) || script.includes(EKS_MIME_BOUNDARY)) throw boundaryError(scope);
-  const mark = [
-    '# An EKS node: the mark of the first boot\'s success, which the next part (eks-node-gate.sh) lets the kubelet start on.',
-    `if [ -z "\${1:-}" ]; then mkdir -p /run/efs-cache && touch ${EKS_NODE_READY_FILE}; fi`,
-  ].join('\n');
-  const part = (headers: string[], body: string) => `--${EKS_MIME_BOUNDARY}\n${headers.join('\n')}\n\n${body.replace(/\n*$/, '\n')}`;
-  return [
-    'MIME-Version: 1.0',
-    `Content-Type: multipart/mixed; boundary="${EKS_MIME_BOUNDARY}"`,
-    '',
-    part(['Content-Type: application/node.eks.aws'], nodeConfig),
-    part(['Content-Type: text/x-shellscript; charset="us-ascii"', 'Content-Disposition: attachment; filename="10-efs-cache-client.sh"'],
-      `${script.replace(/\n*$/, '\n')}${mark}`),
-    part(['Content-Type: text/x-shellscript; charset="us-ascii"', 'Content-Disposition: attachment; filename="20-efs-cache-eks-node-gate.sh"'],
-      eksNodeGate()),
-    `--${EKS_MIME_BOUNDARY}--`,
-    '',
-  ].join('\n');
-}
-
-/** `Invalid userData` for a user data whose text holds the boundary of an EKS node's MIME document. */
-function boundaryError(scope?: IConstruct): Error {
-  return propError(scope, 'userData', `holds '${EKS_MIME_BOUNDARY}', the boundary of the EKS node's MIME user data, which would end ` +
-    'its part there: leave it out of the commands added to the user data.');
 }
 
 /** The gate of an EKS node's user data: assets/client/eks-node-gate.sh without its comments (`compactScript`). */

@@ -7,6 +7,7 @@ import { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import { propError } from '../private/errors';
 import { acknowledgeWildcardResource } from '../private/nag';
 import { ClusterHostsOptions, clusterHostGroup, RoleStatements } from './cluster-hosts';
+import { joinEcsCluster } from './cluster-join';
 
 /** Properties of `EcsFleetCapacity`. */
 export interface EcsFleetCapacityProps extends ClusterHostsOptions {
@@ -54,7 +55,7 @@ export class EcsFleetCapacity extends Construct {
       narrowContainerInstanceStatement(logGroups));
     // The cluster adds its `ECS_CLUSTER` line to the launch template's user data (run after the bootstrap succeeded;
     // its name as data, not spliced into the command) and the container instance statements to the hosts' role.
-    props.hosts._joinEcsCluster(props.cluster);
+    joinEcsCluster(props.hosts, props.cluster);
     this.capacityProvider = new ecs.AsgCapacityProvider(this, 'Provider', { autoScalingGroup: this.autoScalingGroup });
     props.cluster.addAsgCapacityProvider(this.capacityProvider);
     Validations.of(props.hosts.role).acknowledge({

@@ -10,6 +10,7 @@ import { estimatedUserDataBytes } from '../instance/user-data';
 import { describeValue, knownAtSynth, propError } from '../private/errors';
 import { nagText } from '../private/nag';
 import { ClusterHostsOptions, clusterHostGroup } from './cluster-hosts';
+import { joinEksCluster } from './cluster-join';
 import { resourceAttributeOf } from './fleet-export';
 
 /** Properties of `EksFleetNodes`. */
@@ -145,7 +146,7 @@ export class EksFleetNodes extends Construct {
     ].join('\n');
     // A deploy-time certificate authority is counted as an EKS cluster's is long (base64 of a PEM certificate).
     const authorityBytes = Token.isUnresolved(authority) ? AUTHORITY_SIZE_ESTIMATE : Buffer.byteLength(authority, 'utf8');
-    props.hosts._joinEksCluster(cluster.node.path, nodeConfig,
+    joinEksCluster(props.hosts, cluster.node.path, nodeConfig,
       estimatedUserDataBytes(nodeConfig.replace(authority, '')) + authorityBytes);
     // The cluster security group, as managed node groups have it: it lets the control plane and the cluster's other
     // nodes and pods reach these nodes, and them reach the control plane. The hosts' own group keeps the fleet's rules.

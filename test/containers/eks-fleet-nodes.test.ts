@@ -14,7 +14,8 @@ import {
   CacheFleet, CacheOrigin, EcsFleetCapacity, EksFleetNodes, EksFleetNodesProps, FsCacheClientLaunchTemplate, FsCacheClientLaunchTemplateProps,
   MountSource,
 } from '../../lib';
-import { EKS_MIME_BOUNDARY, EKS_NODE_READY_FILE, eksNodeGate } from '../../lib/client/fs-cache-client';
+import { eksNodeGate } from '../../lib/client/fs-cache-client';
+import { EKS_MIME_BOUNDARY, EKS_NODE_READY_FILE } from '../../lib/containers/eks-user-data';
 import { assetPath } from '../../lib/private/assets';
 import { CfnTemplate, PSEUDO_VALUES, resolveUserData } from '../heavy/lab/harness/user-data';
 import { importedFs, nagFindings, stackWithVpc } from '../util';

@@ -1,6 +1,6 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type { CacheFleet } from '../../cache-fleet/cache-fleet';
 import { CACHE_DASHBOARD_DEFAULTS } from '../dashboard-defaults';
+import type { MonitoredCacheNodes } from './monitored';
 import { DashboardSegment } from './segment';
 
 /** CloudWatch refuses alarms whose math expression uses more metrics than this. */
@@ -11,7 +11,7 @@ const MAX_ALARM_METRICS = 10;
  * queued requests, threads and page cache, healthy nodes, and the NLB's hosts, bytes and flows (NLB mode); the alarm
  * `NoHealthyCacheNode`.
  */
-export function cacheNodesSegment(f: CacheFleet): DashboardSegment {
+export function cacheNodesSegment(f: MonitoredCacheNodes): DashboardSegment {
   const perNode = f.nodes.map((n) => n.metricNetworkOut({ label: `node ${n.nodeNumber}` }));
   const rows: cloudwatch.IWidget[][] = [
     [

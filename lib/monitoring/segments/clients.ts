@@ -1,8 +1,8 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type { FsCacheClientLaunchTemplate } from '../../client/fs-cache-client';
+import { DiskCacheMetric } from '../../fscache/metrics';
 import { alarmSpan, CACHE_DASHBOARD_DEFAULTS } from '../dashboard-defaults';
-import { DiskCacheMetric } from '../metrics';
 import { diskCacheWidget, notServingAlarm } from './disk-cache';
+import type { MonitoredClients } from './monitored';
 import { DashboardSegment } from './segment';
 
 /** A segment of one group of FS-Cache clients, and the bytes its disk caches served (for the headline). */
@@ -15,7 +15,7 @@ export interface ClientsSegment extends DashboardSegment {
  * free space; alarms `CullingStalled`N when culling does not keep up and `CacheNotServing`N when the caches stop
  * serving.
  */
-export function clientsSegment(clients: FsCacheClientLaunchTemplate, n: number): ClientsSegment {
+export function clientsSegment(clients: MonitoredClients, n: number): ClientsSegment {
   const s = CACHE_DASHBOARD_DEFAULTS.alarms.cullingStalled;
   const blocksCull = clients.cullLimits.blocksCull!;
   return {

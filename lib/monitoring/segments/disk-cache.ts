@@ -1,6 +1,6 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { DiskCacheMetric, NOT_SERVING, notServingExpression } from '../../fscache/metrics';
 import { AlarmDefaults, alarmSpan, CACHE_DASHBOARD_DEFAULTS } from '../dashboard-defaults';
-import { DiskCacheMetric, NOT_SERVING, notServingExpression } from '../metrics';
 import { DashboardAlarms } from './segment';
 
 /*

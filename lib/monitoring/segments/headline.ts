@@ -1,13 +1,13 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type { OriginFileSystem } from '../../origin/origin-file-system';
 import { CACHE_DASHBOARD_DEFAULTS } from '../dashboard-defaults';
+import type { MonitoredOrigin } from './monitored';
 import { DashboardSegment } from './segment';
 
 /**
  * The headline: bytes the cache tiers served against bytes read from EFS, and their share. `served` gives the
  * tiers' served bytes when the dashboard renders, since client groups may be added after it is made.
  */
-export function headlineSegment(origin: OriginFileSystem, served: () => cloudwatch.IMetric[]): DashboardSegment {
+export function headlineSegment(origin: MonitoredOrigin, served: () => cloudwatch.IMetric[]): DashboardSegment {
   const headline = new RenderedLater(16, 6, () => new cloudwatch.GraphWidget({
     title: 'Reads served by the cache tiers vs read from EFS (bytes per minute)',
     width: 16,
@@ -33,7 +33,7 @@ export function headlineSegment(origin: OriginFileSystem, served: () => cloudwat
 }
 
 /** Percent of read bytes served by the caches: served / (served + read from EFS). */
-function offloadShare(origin: OriginFileSystem, served: cloudwatch.IMetric[]): cloudwatch.IMetric {
+function offloadShare(origin: MonitoredOrigin, served: cloudwatch.IMetric[]): cloudwatch.IMetric {
   const usingMetrics: Record<string, cloudwatch.IMetric> = { efs: origin.metricDataReadIoBytes() };
   served.forEach((m, i) => { usingMetrics[`c${i}`] = m; });
   const cacheSum = served.map((_m, i) => `FILL(c${i}, 0)`).join(' + ') || '0';

@@ -1,7 +1,7 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type { CacheFleet } from '../../cache-fleet/cache-fleet';
+import { MirrorMetric } from '../../cache-fleet/metrics';
 import { alarmSpan, CACHE_DASHBOARD_DEFAULTS } from '../dashboard-defaults';
-import { MirrorMetric } from '../metrics';
+import type { MonitoredMirrors } from './monitored';
 import { DashboardSegment } from './segment';
 
 /**
@@ -9,7 +9,7 @@ import { DashboardSegment } from './segment';
  * requests), failures and space; alarms `MirrorSyncFailing` when syncs keep failing (clients see an older copy) and
  * `MirrorFull` when a tree no longer fits the nodes' `mirroring.size`.
  */
-export function mirrorsSegment(f: CacheFleet): DashboardSegment {
+export function mirrorsSegment(f: MonitoredMirrors): DashboardSegment {
   const m = (name: MirrorMetric, label: string) => f.metricMirror(name, { label });
   const a = CACHE_DASHBOARD_DEFAULTS.alarms;
   return {

@@ -1,11 +1,11 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type { CacheFleet } from '../../cache-fleet/cache-fleet';
-import { DiskCacheMetric } from '../metrics';
+import { DiskCacheMetric } from '../../fscache/metrics';
 import { diskCacheWidget, notServingAlarm } from './disk-cache';
+import type { MonitoredNodeDiskCache } from './monitored';
 import { DashboardSegment } from './segment';
 
 /** The disk cache of a fleet's nodes (`nodeDiskCache`): bytes served, written and grown, culls, free space; the alarm `NodeCacheNotServing`. */
-export function nodeDiskCacheSegment(f: CacheFleet): DashboardSegment {
+export function nodeDiskCacheSegment(f: MonitoredNodeDiskCache): DashboardSegment {
   return {
     rows: [[
       diskCacheWidget('Cache nodes', (m, label) => f.metricNodeDiskCache(m, { label })),

@@ -1,8 +1,8 @@
 import { Size, SizeRoundingBehavior } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
-import type { OriginFileSystem } from '../../origin/origin-file-system';
 import { CACHE_DASHBOARD_DEFAULTS } from '../dashboard-defaults';
+import type { MonitoredOrigin } from './monitored';
 import { DashboardSegment } from './segment';
 
 /** The thresholds of the origin's alarms, as the dashboard's options set them. */
@@ -17,7 +17,7 @@ export interface OriginThresholds {
  * and burst credits (bursting or unknown mode); alarms `PercentIoLimit` (General Purpose), `ThroughputNearLimit` and
  * `BurstCreditsLow` (Bursting).
  */
-export function originSegment(o: OriginFileSystem, thresholds: OriginThresholds): DashboardSegment {
+export function originSegment(o: MonitoredOrigin, thresholds: OriginThresholds): DashboardSegment {
   const limits: cloudwatch.IWidget[] = [
     new cloudwatch.GraphWidget({ title: 'EFS PercentIOLimit', width: 8, left: [o.metricPercentIoLimit()], leftYAxis: { min: 0, max: 100 } }),
     new cloudwatch.GraphWidget({ title: 'EFS client connections', width: 8, left: [o.metricClientConnections()] }),
@@ -75,7 +75,7 @@ export function originSegment(o: OriginFileSystem, thresholds: OriginThresholds)
 }
 
 /** EFS metered throughput per second (MeteredIOBytes is a sum per minute). */
-function meteredPerSecond(o: OriginFileSystem): cloudwatch.IMetric {
+function meteredPerSecond(o: MonitoredOrigin): cloudwatch.IMetric {
   return new cloudwatch.MathExpression({
     expression: 'm / 60',
     usingMetrics: { m: o.metricMeteredIoBytes() },

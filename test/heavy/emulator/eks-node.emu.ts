@@ -15,7 +15,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { CacheFleet, CacheOrigin, EksFleetNodes, FsCacheClientLaunchTemplate, MountSource } from '../../../lib';
-import { EKS_MIME_BOUNDARY, eksNodeGate } from '../../../lib/client/fs-cache-client';
+import { eksNodeGate } from '../../../lib/client/fs-cache-client';
+import { EKS_MIME_BOUNDARY } from '../../../lib/containers/eks-user-data';
 import { importedFs } from '../../util';
 import { cloudInitParts, launchTemplateUserData } from '../../util/user-data';
 
