@@ -97,6 +97,12 @@ function comparable(value: unknown): unknown {
   return value;
 }
 
+/**
+ * The entries of `CommonInstanceOptions` in the tables of the constructs that launch instances: each construct's own,
+ * documented together in the option's `@default - ...` text (checked below).
+ */
+const INSTANCE_DEFAULTS = ['instanceType', 'rootVolumeSize'] as const;
+
 /** Each interface's defaults table: the one the construct that takes the interface applies. */
 const DEFAULTS_TABLES: Record<string, Readonly<Record<string, unknown>>> = {
   // The dashboard's table holds the settings of its figures and alarms too, which no prop sets yet.
@@ -104,21 +110,21 @@ const DEFAULTS_TABLES: Record<string, Readonly<Record<string, unknown>>> = {
   CachedFileSystemProps: CACHED_FILE_SYSTEM_DEFAULTS,
   // The fleet's own table holds the defaults of its nested options too, and two that its TSDoc describes rather than
   // names: the fan-out (another for an elastic fleet) and the root volume (CommonInstanceOptions, per construct).
-  CacheFleetOptions: omit(CACHE_FLEET_DEFAULTS, 'tuning', 'warming', 'elasticFanOut', 'fanOut', 'rootVolumeSize'),
+  CacheFleetOptions: omit(CACHE_FLEET_DEFAULTS, 'tuning', 'warming', 'elasticFanOut', 'fanOut', ...INSTANCE_DEFAULTS),
   // An imported fleet's attributes default to what a CacheFleet applies (lib/cache-fleet/attributes.ts).
   CacheFleetExportOptions: CACHE_FLEET_EXPORT_DEFAULTS,
   ClientWarmingOptions: CLIENT_WARMING_DEFAULTS,
   CacheFleetAttributes: pick(CACHE_FLEET_DEFAULTS, 'exportPath', 'attributeCacheTimeout', 'directoryCacheTimeout', 'clientNfsVersion'),
   CommonInstanceOptions: COMMON_INSTANCE_DEFAULTS,
   CullLimits: CULL_LIMITS_DEFAULTS,
-  DataSeederProps: DATA_SEEDER_DEFAULTS,
+  DataSeederProps: omit(DATA_SEEDER_DEFAULTS, ...INSTANCE_DEFAULTS),
   EbsDiskCacheOptions: EBS_DISK_CACHE_DEFAULTS,
   ClusterHostsOptions: CLUSTER_HOSTS_DEFAULTS,
   EksFleetVolumeProps: EKS_FLEET_VOLUME_DEFAULTS,
   ElasticCapacityOptions: ELASTIC_DEFAULTS,
   EfsOriginOptions: EFS_ORIGIN_DEFAULTS,
   FleetSourceOptions: FLEET_SOURCE_DEFAULTS,
-  FsCacheClientOptions: FS_CACHE_CLIENT_DEFAULTS,
+  FsCacheClientOptions: omit(FS_CACHE_CLIENT_DEFAULTS, ...INSTANCE_DEFAULTS),
   InstanceStoreDiskCacheOptions: INSTANCE_STORE_DISK_CACHE_DEFAULTS,
   MirroringOptions: MIRRORING_DEFAULTS,
   NetworkLoadBalancerFanOutOptions: NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS,
@@ -165,5 +171,20 @@ describe('every @default that names a value is its defaults table entry', () => 
       }
     }
     expect(stray).toEqual([]);
+  });
+});
+
+describe('CommonInstanceOptions: each construct\'s defaults, from its table, in the option\'s text', () => {
+  const text = (prop: string) => {
+    const source = ts.createSourceFile('options.ts', fs.readFileSync(path.join(LIB, 'instance', 'options.ts'), 'utf8'), ts.ScriptTarget.Latest, true);
+    const iface = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'CommonInstanceOptions')!;
+    const member = iface.members.find((m) => m.name?.getText(source) === prop)!;
+    const tag = ts.getJSDocTags(member).find((t) => t.tagName.text === 'default')!;
+    return (ts.getTextOfJSDocComment(tag.comment) ?? '').replace(/\s+/g, ' ');
+  };
+  const tables = { 'a fleet\'s nodes': CACHE_FLEET_DEFAULTS, 'FS-Cache clients': FS_CACHE_CLIENT_DEFAULTS, 'a data seeder': DATA_SEEDER_DEFAULTS };
+  test.each(Object.entries(tables))('%s', (who, table) => {
+    expect(text('instanceType')).toContain(`${table.instanceType} for ${who}`);
+    expect(text('rootVolumeSize')).toMatch(new RegExp(`Size\\.gibibytes\\(${table.rootVolumeSize.toGibibytes()}\\) for [^;]*${who}`));
   });
 });

@@ -8,13 +8,11 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { DiskCacheMetric } from '../fscache/metrics';
-import { checkImageOs, rootVolumeSizeFor } from '../instance/image';
-import { checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered, warnUnknownNodeSize } from '../instance/instance-types';
-import { instanceImage } from '../instance/kernel';
+import { instanceTypeFacts, warnUnknownNodeSize } from '../instance/instance-types';
 import { autoScalingGroupMetric, groupMetric, METRIC_NAMESPACE, sumOfMetrics } from '../instance/metrics';
 import { grantPutMetricData } from '../instance/metrics-grant';
+import { resolveInstance } from '../instance/resolve';
 import { renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
-import { encryptedRootVolume } from '../instance/volumes';
 import { checkEfsMount, MountHelper } from '../nfs/mount';
 import { NfsVersion } from '../nfs/nfs-version';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../nfs/ports';
@@ -33,7 +31,7 @@ import { NodeDiskCache } from './node-disk-cache';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetAttributes, CacheFleetProps, ICacheFleet, MirrorExport } from './options';
-import { DEFAULT_INSTANCE_TYPE, defaultFanOut, validateCacheFleetOptions } from './validation';
+import { defaultFanOut, validateCacheFleetOptions } from './validation';
 
 // The fleet's parts, each in a module of its own, assembled by `CacheFleet` below: its options and how clients see
 // a fleet (options.ts), a fleet of another stack (attributes.ts), the checks of the options (validation.ts), the
@@ -166,9 +164,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   constructor(scope: Construct, id: string, props: CacheFleetProps) {
     super(scope, id);
     refuseRemovedProps(this, props, REMOVED_FLEET_PROPS);
-    checkInstanceTypeName(this, props.instanceType);
-    this.instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
-    warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
+    const instance = resolveInstance(this, props, DEFAULTS);
+    this.instanceType = instance.instanceType;
     const facts = instanceTypeFacts(this.instanceType);
     const nodeDiskCache = validateCacheFleetOptions(this, props, facts);
     this.origin = resolveOrigin(this, props);
@@ -218,7 +215,6 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       ENDPOINT_NEEDS.cloudFormation, ...(nlb ? [] : [ENDPOINT_NEEDS.ec2]),
       ...(elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
       ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
-    const machineImage = instanceImage(this, props, this.instanceType);
     // An NFS server's helper is unused: its mount type and options follow its version.
     const mountHelper = this.origin.mountHelper ?? MountHelper.EFS_UTILS;
     if (this.origin.fileSystem) {
@@ -244,7 +240,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     validateUserCommands(this, rendered, this.userData, `the cache nodes of ${this.node.path}`);
     this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
       instanceType: this.instanceType,
-      machineImage,
+      machineImage: instance.machineImage,
       role: this.role,
       securityGroup: this.securityGroup,
       requireImdsv2: true,
@@ -252,10 +248,10 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
       instanceMetadataTags: true,
       // An elastic fleet scales on the nodes' NetworkOut: per minute rather than per 5 minutes.
       ...(elastic ? { detailedMonitoring: true } : {}),
-      blockDevices: [encryptedRootVolume(rootVolumeSizeFor(this, props.machineImage, props.rootVolumeSize, DEFAULTS.rootVolumeSize))],
+      blockDevices: [instance.rootVolume],
       userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the cache nodes of ${this.node.path}`) })),
     });
-    checkImageOs(this, props.machineImage, this.launchTemplate.osType);
+    instance.checkOs(this.launchTemplate.osType);
     this.userDataBytes = rendered.estimatedBytes;
 
     const nodes: CacheNode[] = [];

@@ -337,6 +337,7 @@ export const CACHE_FLEET_DEFAULTS = {
   warming: { workers: 16, rewarmInterval: Duration.hours(6) },
   mountTimeout: Duration.minutes(3),
   signalTimeout: Duration.minutes(20),
+  instanceType: 'c7gn.16xlarge',
   rootVolumeSize: Size.gibibytes(16),
   metrics: true,
 } as const;

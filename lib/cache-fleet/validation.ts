@@ -1,13 +1,11 @@
 import { Annotations, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
-import { checkImageArchitecture } from '../instance/image';
 import { instanceTypeFacts } from '../instance/instance-types';
-import { checkKernel } from '../instance/kernel';
 import { NfsVersion } from '../nfs/nfs-version';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../nfs/ports';
 import { checkClientCidrs } from '../private/cidr';
-import { describeValue, knownAtSynth, propError, wholeGib, wholeSeconds } from '../private/errors';
+import { describeValue, knownAtSynth, propError, wholeSeconds } from '../private/errors';
 import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/paths';
 import { Capacity, resolveCapacity } from './capacity';
 import { validateElastic } from './elastic';
@@ -17,7 +15,6 @@ import { NodeDiskCache, resolveNodeDiskCache } from './node-disk-cache';
 import { CACHE_FLEET_DEFAULTS, CacheFleetOptions, WarmingOptions } from './options';
 
 /** The fleet's default node type. */
-export const DEFAULT_INSTANCE_TYPE = 'c7gn.16xlarge';
 /** Where each node mounts its disk cache (`nodeDiskCache`). */
 export const NODE_CACHE_DIR = '/var/cache/fscache';
 
@@ -26,7 +23,7 @@ export const NODE_CACHE_DIR = '/var/cache/fscache';
  * disk cache in force (`nodeDiskCache`, given or by default), resolved once here.
  */
 export function validateCacheFleetOptions(
-  scope: Construct, o: CacheFleetOptions, facts = instanceTypeFacts(o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE)),
+  scope: Construct, o: CacheFleetOptions, facts = instanceTypeFacts(o.instanceType ?? new ec2.InstanceType(CACHE_FLEET_DEFAULTS.instanceType)),
 ): NodeDiskCache {
   const int = (name: string, v: number | undefined, min: number, max: number) => {
     if (v === undefined || Token.isUnresolved(v)) return;
@@ -59,9 +56,7 @@ export function validateCacheFleetOptions(
   const diskCache = nodeDiskCache._enabled;
   validateMirrorOptions(scope, o, exportPath, diskCache);
   checkNodePaths(scope, exportPath, hasMirrors(o), diskCache);
-  checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? DEFAULT_INSTANCE_TYPE));
-  checkImageArchitecture(scope, o.machineImage, o.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE));
-  checkKernel(scope, o);
+  checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? CACHE_FLEET_DEFAULTS.instanceType));
   if (warming) validateWarming(scope, warming, exportPath);
   for (const [name, d] of [['attributeCacheTimeout', o.attributeCacheTimeout], ['directoryCacheTimeout', o.directoryCacheTimeout]] as const) {
     knownAtSynth(scope, name, d);
@@ -73,7 +68,6 @@ export function validateCacheFleetOptions(
   }
   if (o.clientCidrs && o.clientCidrs.length === 0) throw propError(scope, 'clientCidrs', 'is empty: no client could mount the export.');
   checkClientCidrs(scope, 'clientCidrs', o.clientCidrs ?? []);
-  wholeGib(scope, 'rootVolumeSize', o.rootVolumeSize, 8, 16384);
   // CloudFormation waits at most 12 hours for a signal; a node installs packages, mounts, and may warm first.
   wholeSeconds(scope, 'signalTimeout', o.signalTimeout, 300, 43200, '5 minutes to 12 hours');
   if (tuning.readAhead) {
@@ -89,7 +83,7 @@ export function validateCacheFleetOptions(
     const ws = o.workingSetSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE });
     if (ws > facts.memoryGiB) {
       Annotations.of(scope).addWarningV2('cdk-efs-cache:workingSetExceedsMemory',
-        `workingSetSize: ${ws} GiB does not fit in the page cache of ${o.instanceType ?? DEFAULT_INSTANCE_TYPE} ` +
+        `workingSetSize: ${ws} GiB does not fit in the page cache of ${o.instanceType ?? CACHE_FLEET_DEFAULTS.instanceType} ` +
         `(${facts.memoryGiB} GiB): reads beyond it go to EFS. Choose a larger instanceType or more memory-heavy family.`);
     }
   }
@@ -169,7 +163,7 @@ export function resolvedNodeDiskCache(scope: Construct, o: CacheFleetOptions, fa
 
 /** The nodes' second cache level (`nodeDiskCache`) needs NVMe instance store the bootstrap can find by its model. */
 function validateDiskCache(scope: Construct, o: CacheFleetOptions, facts: ReturnType<typeof instanceTypeFacts>, cache: NodeDiskCache): void {
-  const type = describeValue(o.instanceType ?? DEFAULT_INSTANCE_TYPE, scope, false);
+  const type = describeValue(o.instanceType ?? CACHE_FLEET_DEFAULTS.instanceType, scope, false);
   if (!cache._enabled) return;
   if (facts.instanceStore === false || (facts.instanceStore === true && facts.nvmeInstanceStore === false)) {
     throw propError(scope, 'nodeDiskCache', `${type} has no NVMe instance store to hold the disk cache; choose a node type ` +

@@ -7,21 +7,20 @@ import { MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
 import { checkDiskCache, DiskCache } from '../fscache/disk-cache';
 import { CullPercents, DEFAULT_CULL, diskCacheParameters } from '../fscache/fscache';
 import { DiskCacheMetric, diskCacheMetric } from '../fscache/metrics';
-import { checkImageArchitecture, checkImageOs, rootVolumeSizeFor } from '../instance/image';
-import { checkCacheDevicesFindable, checkInstanceTypeName, instanceTypeFacts, warnIfDefaultTypeNotOffered } from '../instance/instance-types';
-import { checkKernel, instanceImage } from '../instance/kernel';
+import { checkCacheDevicesFindable, instanceTypeFacts } from '../instance/instance-types';
 import { groupMetric, instanceMetrics } from '../instance/metrics';
 import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../instance/metrics-grant';
 import { CommonInstanceOptions } from '../instance/options';
+import { resolveInstance } from '../instance/resolve';
 import { instanceRole } from '../instance/role';
 import { compactScript, renderScript, UserDataWrapping, validateUserCommands, withUserCommands } from '../instance/user-data';
-import { encryptedRootVolume, encryptedVolume } from '../instance/volumes';
+import { encryptedVolume } from '../instance/volumes';
 import { MOUNT_HELPER_TYPE } from '../nfs/enum-values';
 import { checkEfsMount, EFS_UTILS_TLS_PORT, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../nfs/ports';
 import { readAsset } from '../private/assets';
 import { allowFromConsumerSide } from '../private/connections';
-import { describeValue, inUnitOf, knownAtSynth, propError, wholeGib } from '../private/errors';
+import { describeValue, inUnitOf, knownAtSynth, propError } from '../private/errors';
 import { checkNotSystemDirectory, DIR_RE, DOT_SEGMENT_RE, nesting, nestingInWords } from '../private/paths';
 import { REMOVED_CLIENT_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
@@ -88,6 +87,8 @@ export const FS_CACHE_CLIENT_DEFAULTS = {
   tlsPort: EFS_UTILS_TLS_PORT,
   mountTimeout: Duration.minutes(3),
   metrics: true,
+  instanceType: 'm6id.xlarge',
+  rootVolumeSize: Size.gibibytes(16),
 } as const;
 
 /** The defaults of `CullLimits` (cachefilesd's own), in percent. */
@@ -222,8 +223,6 @@ export interface FsCacheClientLaunchTemplateProps extends FsCacheClientOptions {
   readonly source: MountSource;
 }
 
-const DEFAULT_INSTANCE_TYPE = 'm6id.xlarge';
-
 /**
  * A launch template for instances that keep a disk cache of EFS, or of a cache fleet, with FS-Cache.
  * The file system or fleet lets them in only on the ports their mounts use; they are reached by Session Manager,
@@ -274,10 +273,8 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     super(scope, id);
     refuseRemovedProps(this, props, REMOVED_CLIENT_PROPS);
     const source = checkSource(this, props);
-    checkInstanceTypeName(this, props.instanceType);
-    const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
-    warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
-    const diskCache = validateClientOptions(this, props, instanceType, !!source.fleet);
+    const instance = resolveInstance(this, props, FS_CACHE_CLIENT_DEFAULTS);
+    const diskCache = validateClientOptions(this, props, instance.instanceType, !!source.fleet);
     warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, s3Need(), ...(props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics ? [ENDPOINT_NEEDS.cloudWatch] : []),
       ...(props.role ? [] : [ENDPOINT_NEEDS.ssm])]);
     this.metricsGroup = this.node.path;
@@ -322,7 +319,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     };
     this.cullLimits = cullPercents;
 
-    const blockDevices = [encryptedRootVolume(rootVolumeSizeFor(this, props.machineImage, props.rootVolumeSize, Size.gibibytes(16)))];
+    const blockDevices = [instance.rootVolume];
     if (diskCache._volumeSize) blockDevices.push(encryptedVolume('/dev/sdf', diskCache._volumeSize));
 
     const metrics = props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics;
@@ -358,8 +355,8 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     validateUserCommands(this, rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`, () => this.wrapping);
     this.renderedUserData = new RenderedUserData(() => withUserCommands(rendered, this.userData, `the FS-Cache client launch template ${this.node.path}`), this.userData);
     this.launchTemplate = new ec2.LaunchTemplate(this, 'Resource', {
-      instanceType,
-      machineImage: instanceImage(this, props, instanceType),
+      instanceType: instance.instanceType,
+      machineImage: instance.machineImage,
       role: this.role,
       securityGroup: this.securityGroup,
       requireImdsv2: true,
@@ -368,7 +365,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       userData: this.renderedUserData,
     });
     this._machineImage = props.machineImage;
-    checkImageOs(this, props.machineImage, this.launchTemplate.osType);
+    instance.checkOs(this.launchTemplate.osType);
   }
 
   /**
@@ -460,7 +457,6 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
         'has none, the bootstrap fails. Set diskCache: DiskCache.ebs() for Nitro types without it.');
     }
   }
-  wholeGib(scope, 'rootVolumeSize', o.rootVolumeSize, 8, 16384);
   if (o.mountTimeout) inUnitOf(scope, 'mountTimeout', () => o.mountTimeout!.toSeconds());
   knownAtSynth(scope, 'cacheDirectory', o.cacheDirectory, 'it is compared with mountPoint');
   knownAtSynth(scope, 'mountPoint', o.mountPoint, 'it is compared with cacheDirectory');
@@ -473,8 +469,6 @@ export function validateClientOptions(scope: Construct, o: FsCacheClientOptions,
   }
   checkNotSystemDirectory(scope, 'cacheDirectory', o.cacheDirectory, 'the cache file system mounted there');
   checkNotSystemDirectory(scope, 'mountPoint', o.mountPoint, 'the mount of the file system');
-  checkImageArchitecture(scope, o.machineImage, instanceType);
-  checkKernel(scope, o);
   const mountPoint = o.mountPoint ?? FS_CACHE_CLIENT_DEFAULTS.mountPoint;
   const cacheDir = o.cacheDirectory ?? FS_CACHE_CLIENT_DEFAULTS.cacheDirectory;
   const how = nesting(mountPoint, cacheDir);

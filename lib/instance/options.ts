@@ -53,8 +53,8 @@ export interface CommonInstanceOptions {
 }
 
 /**
- * The defaults that every instance-owning construct shares (test/defaults.test.ts); the instance type, image and root
- * volume size are each construct's own.
+ * The defaults that every instance-owning construct shares (test/defaults.test.ts); the instance type and root volume
+ * size are each construct's own, in its defaults table, which `resolveInstance` (resolve.ts) applies.
  */
 export const COMMON_INSTANCE_DEFAULTS = {
   kernel: AmazonLinux2023KernelLine.KERNEL_6_12,

@@ -7,18 +7,15 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct, IConstruct } from 'constructs';
-import { checkImageArchitecture, checkImageOs } from '../instance/image';
-import { checkInstanceTypeName, warnIfDefaultTypeNotOffered } from '../instance/instance-types';
-import { checkKernel, instanceImage } from '../instance/kernel';
 import { CommonInstanceOptions } from '../instance/options';
+import { resolveInstance } from '../instance/resolve';
 import { grantSignal, instanceRole } from '../instance/role';
 import { renderScript } from '../instance/user-data';
-import { encryptedRootVolume } from '../instance/volumes';
 import { MOUNT_HELPER_TYPE } from '../nfs/enum-values';
 import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
 import { NFS_PORT } from '../nfs/ports';
 import { allowFromConsumerSide } from '../private/connections';
-import { describeValue, knownAtSynth, propError, wholeGib } from '../private/errors';
+import { describeValue, knownAtSynth, propError } from '../private/errors';
 import { DOT_SEGMENT_RE, normalS3Prefix, PATH_RE, S3_PREFIX_RE } from '../private/paths';
 import { REMOVED_SEEDER_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { grantReadPrefix } from '../private/s3-grant';
@@ -235,9 +232,9 @@ export const DATA_SEEDER_DEFAULTS = {
   mountTimeout: Duration.minutes(5),
   signalTimeout: Duration.hours(2),
   progressInterval: Duration.seconds(30),
+  instanceType: 'm7g.xlarge',
+  rootVolumeSize: Size.gibibytes(64),
 } as const;
-
-const DEFAULT_INSTANCE_TYPE = 'm7g.xlarge';
 
 /**
  * Loads a data set into EFS in parallel when a deployment changes it, and makes `cdk deploy` wait for it.
@@ -276,11 +273,7 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
         'deleted. Give a targetPath for the data set if the file system holds anything else.');
     }
     const stack = Stack.of(this);
-    checkInstanceTypeName(this, props.instanceType);
-    const instanceType = props.instanceType ?? new ec2.InstanceType(DEFAULT_INSTANCE_TYPE);
-    warnIfDefaultTypeNotOffered(this, DEFAULT_INSTANCE_TYPE, props.instanceType);
-    checkImageArchitecture(this, props.machineImage, instanceType);
-    checkKernel(this, props);
+    const instance = resolveInstance(this, props, DATA_SEEDER_DEFAULTS);
     const mountHelper = props.mountHelper ?? DATA_SEEDER_DEFAULTS.mountHelper;
     checkEfsMount(this, props.fileSystem, { helperProp: 'mountHelper', helper: mountHelper }, !!props.machineImage);
     this.workers = props.workers ?? DATA_SEEDER_DEFAULTS.workers;
@@ -310,8 +303,8 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     this.instance = new ec2.Instance(this, 'Instance', {
       vpc: props.vpc,
       vpcSubnets,
-      instanceType,
-      machineImage: instanceImage(this, props, instanceType),
+      instanceType: instance.instanceType,
+      machineImage: instance.machineImage,
       role: this.role,
       securityGroup: this.securityGroup,
       userData: ec2.UserData.custom(Lazy.string({ produce: () => userData })),
@@ -322,9 +315,9 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
       detailedMonitoring: true,
       instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
       propagateTagsToVolumeOnCreation: true,
-      blockDevices: [encryptedRootVolume(props.rootVolumeSize ?? Size.gibibytes(64))],
+      blockDevices: [instance.rootVolume],
     });
-    checkImageOs(this, props.machineImage, this.instance.osType);
+    instance.checkOs(this.instance.osType);
     this.instance.node.addDependency(props.fileSystem.mountTargetsAvailable);
     Validations.of(this.instance).acknowledge({
       // The root volume above is encrypted. cdk-nag 3.0's EBS rule throws on an instance without a launch template
@@ -436,5 +429,4 @@ export function validateDataSeederProps(scope: IConstruct, p: DataSeederProps): 
   range('signalTimeout', p.signalTimeout, Duration.minutes(5), Duration.hours(12));
   range('mountTimeout', p.mountTimeout, Duration.seconds(10), Duration.hours(1));
   range('progressInterval', p.progressInterval, Duration.seconds(1), Duration.hours(1));
-  wholeGib(scope, 'rootVolumeSize', p.rootVolumeSize, 8, 16384);
 }
