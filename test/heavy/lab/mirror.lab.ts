@@ -12,7 +12,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, CacheFleetProps, CacheOrigin, Capacity, Mirror, MountHelper, NodeDiskCache } from '../../../lib';
 import { importedFs, newApp } from '../../util';
-import { CfnTemplate, CloudInitResult, ExecResult, Lab, progress, PSEUDO_VALUES, resolveUserData, Vm } from './harness';
+import { CfnTemplate, CloudInitResult, ExecResult, Lab, macFor, progress, PSEUDO_VALUES, resolveUserData, restoreEnabled, Vm } from './harness';
 import { EFS_NAME, LAB_NVME_MODEL, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
 const MIN = 60_000;
@@ -285,6 +285,23 @@ describe('lab: mirrors (a local copy served with delegations)', () => {
     expect(await origin.execOk('tc qdisc show dev eth0 root')).toMatch(/netem .*delay 2ms.*rate 16Mbit/);
     expect(await origin.execOk('ip route show default')).toMatch(/^default via 10\.77\.0\.1 dev eth0/);
     expect(await node.execOk('findmnt -no SOURCE /efs')).toMatch(new RegExp(`^${EFS_NAME.replace(/\./g, '\\.')}:/`));
+  });
+
+  test('(harness) each VM restored from the template boot is its own: host name, MAC, machine id, clock and random numbers', async () => {
+    const seen = await Promise.all([origin, node, client].map(async (vm) => {
+      const [name, mac, machineId, epoch, random, log] = (await vm.execOk(
+        'hostname; cat /sys/class/net/eth0/address /etc/machine-id; date +%s; head -c 16 /dev/urandom | od -An -tx1 | tr -d " \\n"; echo; ' +
+        'journalctl -b -u lab-gate.service -o cat --no-pager | grep -c "identity set" || true')).trim().split('\n');
+      return { vm, name, mac, machineId, epoch: Number(epoch), random, log };
+    }));
+    for (const s of seen) {
+      expect({ name: s.name, mac: s.mac }).toEqual({ name: s.vm.name, mac: macFor(s.vm.ip) });
+      // The gate set this identity after the restore (LAB_RESTORE=off: every VM boots cold and the gate never runs).
+      expect(s.log).toBe(restoreEnabled() ? '1' : '0');
+      expect(Math.abs(s.epoch - Date.now() / 1000)).toBeLessThan(120);
+    }
+    expect(new Set(seen.map((s) => s.machineId)).size).toBe(seen.length);
+    expect(new Set(seen.map((s) => s.random)).size).toBe(seen.length);
   });
 
   test('(b) steady state: through the mirror the origin does nothing and the client stops opening (delegations)', async () => {

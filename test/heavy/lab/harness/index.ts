@@ -1,6 +1,7 @@
 export { Lab } from './lab';
 export type { LabOptions, LinkOptions, ImdsRequest } from './lab';
-export { BOOT_LIMIT_MS, Vm } from './vm';
+export { BOOT_LIMIT_MS, macFor, Vm } from './vm';
+export { restoreEnabled } from './template';
 export type { VmOptions, InstanceMetadata, NvmeDisk, ExtraDisk, ExecOptions, ExecResult, CloudInitResult, StartOptions, WaitForCloudInitOptions } from './vm';
 export { findImage } from './image';
 export type { LabImage } from './image';

@@ -5,8 +5,11 @@ import * as path from 'path';
 import { DIAGNOSE_SCRIPT, DiagnosisReason, hostSideScript, keepDiagnosis, summarize } from './diagnose';
 import { LabImage } from './image';
 import { elapsed, progress } from './log';
+import { KERNEL_ARGS, machineArgs, ROOT_PORTS } from './machine';
 import { cpuSeconds, isAlive, run, sleep } from './proc';
 import { GuestAgent, GuestAgentError } from './qga';
+import { Qmp } from './qmp';
+import { ensureTemplate, restoreEnabled, Template } from './template';
 
 /** A blank (or given) disk behind an emulated NVMe controller. QEMU's model string is always "QEMU NVMe Ctrl". */
 export interface NvmeDisk {
@@ -169,6 +172,10 @@ export class Vm {
   private readonly overlay: string;
   private readonly seed: string;
   private readonly qgaSocket: string;
+  private readonly qmpSocket: string;
+  /** The template this VM's first power on restores (template.ts); undefined: it boots cold. */
+  private template: Template | undefined;
+  private powerOns = 0;
   private diagnosed: DiagnosisReason | undefined;
   private nicWatch: NodeJS.Timeout | undefined;
   /** QEMU's CPU time at its last reading (every 5 s while it runs, and just before a kill): what the VM cost the host. */
@@ -191,6 +198,7 @@ export class Vm {
     this.overlay = path.join(dir, 'root.qcow2');
     this.seed = path.join(dir, 'seed.img');
     this.qgaSocket = path.join(dir, 'qga.sock');
+    this.qmpSocket = path.join(dir, 'qmp.sock');
     this.agent = new GuestAgent(this.qgaSocket);
     this.disks = [
       ...(options.extraDisks ?? []).map((d, i) => ({
@@ -226,10 +234,24 @@ export class Vm {
     return this.disks.filter((d) => d.kind === 'instance-store').map((d) => d.file);
   }
 
-  /** Creates the root overlay, seed and disks; called once by Lab.startVm. */
+  /**
+   * Creates the root overlay, seed and disks; called once by Lab.startVm. The root overlay is that of the template of
+   * this kind of VM (template.ts), built first if need be, unless the VM boots cold (kernelArgs, too many disks to
+   * plug in, LAB_RESTORE=off).
+   */
   async prepare(): Promise<void> {
     fs.mkdirSync(this.dir, { recursive: true });
-    await run('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'raw', '-b', this.host.image.rootImage, this.overlay]);
+    const o = this.options;
+    if (restoreEnabled() && o.kernelArgs === undefined && this.disks.length < ROOT_PORTS) {
+      const k = this.bootKernel();
+      this.template = await ensureTemplate({
+        image: this.host.image, kernelTag: o.kernel ?? '', kernel: k.kernel, initrd: k.initrd,
+        memoryMiB: o.memoryMiB ?? 1024, cpus: o.cpus ?? 1,
+      }, this.host.netns, this.tap);
+      await run('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', this.template.root, this.overlay]);
+    } else {
+      await run('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'raw', '-b', this.host.image.rootImage, this.overlay]);
+    }
     await this.writeSeed();
     for (const d of this.disks) this.blankDisk(d);
   }
@@ -242,8 +264,12 @@ export class Vm {
     }
     this.agent.close();
     fs.rmSync(this.qgaSocket, { force: true });
-    const args = this.qemuArgs();
-    fs.appendFileSync(this.serialLogPath, `\n===== lab: power on ${new Date().toISOString()} =====\n`);
+    fs.rmSync(this.qmpSocket, { force: true });
+    const restore = this.powerOns++ === 0 ? this.template : undefined;
+    const args = restore ? [...this.restoreArgs(restore)] : this.qemuArgs();
+    fs.appendFileSync(this.serialLogPath, restore
+      ? `\n===== lab: restored from ${path.basename(restore.dir)} ${new Date().toISOString()} =====\n`
+      : `\n===== lab: power on ${new Date().toISOString()} =====\n`);
     const log = fs.openSync(path.join(this.dir, 'qemu.log'), 'a');
     // setpriv: QEMU dies with the process that started it, even on SIGKILL; ip netns exec: it joins the lab network.
     const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'ip', 'netns', 'exec', this.host.netns, 'qemu-system-x86_64', ...args], {
@@ -267,8 +293,82 @@ export class Vm {
       if (Date.now() > deadline) throw new Error(`vm ${this.name}: qemu did not open its agent socket: ${this.qemuLogTail()}`);
       await sleep(100);
     }
-    progress(`${this.name}: booting (${this.ip}, ${this.options.cpus ?? 1} vCPU, ${this.options.memoryMiB ?? 1024} MiB, qemu pid ${child.pid})`);
+    progress(`${this.name}: ${restore ? 'restored' : 'booting'} (${this.ip}, ${this.options.cpus ?? 1} vCPU, ${this.options.memoryMiB ?? 1024} MiB, qemu pid ${child.pid})`);
     this.watchNic();
+    if (restore) await this.plugIn();
+  }
+
+  /**
+   * After a restore: waits until QEMU runs the restored state, then plugs in the VM's disks one by one, each once the
+   * guest has taken the one before (so that they get the names a cold boot gives them), and last its NoCloud seed,
+   * with the VM's identity for the gate (image/rootfs/usr/local/sbin/lab-gate). Stands for EC2 attaching what the
+   * instance has at launch.
+   */
+  private async plugIn(): Promise<void> {
+    const qmp = await Qmp.connect(this.qmpSocket);
+    try {
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const st = await qmp.execute<{ status: string }>('query-status');
+        if (st.status === 'running') break;
+        // The template was saved stopped, and a restore keeps the state it was saved in: once loaded, it runs on here.
+        if (st.status === 'paused') {
+          await qmp.execute('cont');
+          continue;
+        }
+        if (!/inmigrate|prelaunch|postmigrate|finish-migrate/.test(st.status) || Date.now() > deadline) {
+          throw new Error(`vm ${this.name}: the restore ended in state ${st.status}: ${this.qemuLogTail()}`);
+        }
+        await sleep(100);
+      }
+      const waitFor: string[] = [];
+      let nvme = 0;
+      let virtio = 1;
+      for (const [i, d] of this.disks.entries()) {
+        const seen = fs.statSync(this.serialLogPath).size;
+        if (d.bus === 'nvme') {
+          await qmp.execute('device_add', { driver: 'nvme', id: `dev${i}`, drive: `disk${i}`, serial: d.serial, bus: `rp${i}` });
+          await this.waitConsole(new RegExp(`nvme nvme${nvme}: pci function`), seen);
+          waitFor.push(`nvme-QEMU_NVMe_Ctrl_${d.serial}`);
+          nvme++;
+        } else {
+          await qmp.execute('device_add', { driver: 'virtio-blk-pci', id: `dev${i}`, drive: `disk${i}`, serial: d.serial, bus: `rp${i}` });
+          await this.waitConsole(new RegExp(`\\[vd${String.fromCharCode(97 + virtio)}\\]`), seen);
+          waitFor.push(`virtio-${d.serial}`);
+          virtio++;
+        }
+      }
+      await this.writeIdentity(waitFor);
+      await qmp.execute('device_add', { driver: 'virtio-blk-pci', id: 'seeddev', drive: 'seed', bus: `rp${this.disks.length}` });
+    } finally {
+      qmp.close();
+    }
+  }
+
+  /** Waits until the console, from byte `from` on, matches `re`. */
+  private async waitConsole(re: RegExp, from: number, timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      this.assertHealthy();
+      const text = fs.readFileSync(this.serialLogPath, 'latin1').slice(from);
+      if (re.test(text)) return;
+      if (Date.now() > deadline) throw new Error(`vm ${this.name}: the guest did not show ${re} within ${timeoutMs} ms; console:\n${this.serialTail(20)}`);
+      await sleep(200);
+    }
+  }
+
+  /** Puts the VM's identity in its seed (lab-identity), as the gate reads it: written just before the seed is plugged in. */
+  private async writeIdentity(waitFor: string[]): Promise<void> {
+    const file = path.join(this.dir, 'seed', 'lab-identity');
+    fs.writeFileSync(file, [
+      `epoch=${Math.round(Date.now() / 1000)}`,
+      `mac=${macFor(this.ip)}`,
+      `cmdline=${this.identityArgs()}`,
+      `machine_id=${randomBytes(16).toString('hex')}`,
+      `random=${randomBytes(64).toString('hex')}`,
+      `disks=${waitFor.join(' ')}`,
+    ].join('\n') + '\n');
+    await run('mcopy', ['-o', '-i', this.seed, file, '::']);
   }
 
   /**
@@ -691,51 +791,44 @@ export class Vm {
     return k;
   }
 
-  private qemuArgs(): string[] {
+  /** The VM's own words on the kernel command line: address, gateway, DNS and host name, read by lab-net. */
+  private identityArgs(): string {
+    return `lab.ip=${this.ip}/${this.host.prefixLength} lab.gw=${this.host.gateway} lab.dns=${this.host.gateway} lab.hostname=${this.name}`;
+  }
+
+  /** The machine (machine.ts) with this VM's kernel command line, root disk, NIC and sockets. */
+  private machine(): string[] {
     const o = this.options;
-    // mitigations=off: the guest kernel's defences against speculative execution (barriers and retpolines on every
-    // system call, context switch and indirect branch) protect nothing in a lab VM, and under software emulation each
-    // costs instructions to translate and run. Measured here, one VM alone, two boots each: a boot 28.6-29.5 QEMU
-    // CPU-seconds against 31.0-31.8 (7 % less), a guest workload (process spawns, find, reads) 8.1 against 8.5-9.0.
-    const append = [
-      'root=/dev/vda rw console=ttyS0,115200 net.ifnames=0 mitigations=off',
-      `lab.ip=${this.ip}/${this.host.prefixLength} lab.gw=${this.host.gateway} lab.dns=${this.host.gateway} lab.hostname=${this.name}`,
-      o.kernelArgs ?? '',
-    ].join(' ').trim();
-    const args = [
-      '-name', this.name,
-      '-machine', 'q35,accel=tcg',
-      // qemu64, not max: under software emulation the guest's code is translated instruction by instruction, and with
-      // max's AVX2 glibc and python take their vector paths, which TCG emulates at a higher cost. Measured here, one VM
-      // alone, same image: 200 process spawns 5.5-7.1 s against 7.1-11.0 s, the aws CLI 7.5-9.5 s against 9.0-15.4 s,
-      // cloud-init done 82-92 s against 95-110 s after power on. Nothing the lab runs needs more than x86-64's base.
-      '-cpu', 'qemu64',
-      '-smp', String(o.cpus ?? 1),
-      '-m', String(o.memoryMiB ?? 1024),
-      '-nodefaults', '-display', 'none', '-vga', 'none',
-      '-chardev', `file,id=console0,path=${this.serialLogPath},append=on`,
-      '-serial', 'chardev:console0',
-      '-kernel', this.bootKernel().kernel,
-      '-initrd', this.bootKernel().initrd,
-      '-append', append,
-      '-drive', `file=${this.overlay},if=virtio,format=qcow2,cache=unsafe`,
-    ];
-    this.disks.forEach((d, i) => {
-      if (d.bus === 'nvme') {
-        args.push('-drive', `file=${d.file},if=none,id=disk${i},format=raw,cache=unsafe`, '-device', `nvme,serial=${d.serial},drive=disk${i}`);
-      } else {
-        args.push('-drive', `file=${d.file},if=none,id=disk${i},format=raw,cache=unsafe`, '-device', `virtio-blk-pci,drive=disk${i},serial=${d.serial}`);
-      }
+    return machineArgs({
+      name: this.name, cpus: o.cpus ?? 1, memoryMiB: o.memoryMiB ?? 1024,
+      kernel: this.bootKernel().kernel, initrd: this.bootKernel().initrd,
+      append: [KERNEL_ARGS, this.identityArgs(), o.kernelArgs ?? ''].join(' ').trim(),
+      serialLog: this.serialLogPath, qgaSocket: this.qgaSocket, qmpSocket: this.qmpSocket,
+      root: this.overlay, tap: this.tap, mac: macFor(this.ip),
     });
-    args.push(
-      '-drive', `file=${this.seed},if=virtio,format=raw,readonly=on`,
-      '-netdev', `tap,id=n0,ifname=${this.tap},script=no,downscript=no`,
-      '-device', `virtio-net-pci,netdev=n0,mac=${macFor(this.ip)}`,
-      '-device', 'virtio-rng-pci',
-      '-device', 'virtio-serial-pci',
-      '-chardev', `socket,id=qga0,path=${this.qgaSocket},server=on,wait=off`,
-      '-device', 'virtserialport,chardev=qga0,name=org.qemu.guest_agent.0',
-    );
+  }
+
+  /** A cold boot (power on): the machine with the VM's disks and its NoCloud seed present from the start. */
+  private qemuArgs(): string[] {
+    const args = this.machine();
+    this.disks.forEach((d, i) => {
+      const driver = d.bus === 'nvme' ? 'nvme' : 'virtio-blk-pci';
+      args.push('-drive', `file=${d.file},if=none,id=disk${i},format=raw,cache=unsafe`, '-device', `${driver},drive=disk${i},serial=${d.serial}`);
+    });
+    args.push('-drive', `file=${this.seed},if=virtio,format=raw,readonly=on`);
+    return args;
+  }
+
+  /**
+   * A restore of the template (template.ts): the same machine, its state read from the template's, and the VM's disks
+   * and seed as drives that plugIn() then connects. The kernel command line given here is the VM's own: the restored
+   * memory holds the template's, and a reboot boots this one.
+   */
+  private restoreArgs(template: Template): string[] {
+    const args = this.machine();
+    this.disks.forEach((d, i) => args.push('-drive', `file=${d.file},if=none,id=disk${i},format=raw,cache=unsafe`));
+    args.push('-drive', `file=${this.seed},if=none,id=seed,format=raw,readonly=on`);
+    args.push('-incoming', `exec:cat ${template.state}`);
     return args;
   }
 }

@@ -220,6 +220,7 @@ rm -f "${rootdir}/usr/sbin/policy-rc.d"
 
 cp -a "${here}/rootfs/." "${rootdir}/"
 chown -R root:root "${rootdir}/etc/cloud/cloud.cfg.d" "${rootdir}/etc/systemd/system/lab-net.service" "${rootdir}/usr/local/sbin/lab-net" "${rootdir}/usr/local/sbin/lab-nic-reset" \
+  "${rootdir}/etc/systemd/system/lab-gate.service" "${rootdir}/usr/local/sbin/lab-gate" \
   "${rootdir}/etc/systemd/system/sys-subsystem-net-devices-eth0.device.d" "${rootdir}/etc/systemd/system.conf.d"
 printf 'lab\n' > "${rootdir}/etc/hostname"
 printf '127.0.0.1\tlocalhost\n' > "${rootdir}/etc/hosts"
@@ -229,7 +230,7 @@ printf '# set at boot by lab-net from the kernel command line\n' > "${rootdir}/e
 # Each VM gets its own machine id on first boot.
 : > "${rootdir}/etc/machine-id"
 rm -f "${rootdir}/var/lib/dbus/machine-id"
-in_root systemctl enable lab-net.service serial-getty@ttyS0.service > /dev/null 2>&1
+in_root systemctl enable lab-net.service lab-gate.service serial-getty@ttyS0.service > /dev/null 2>&1
 # A fresh instance does not serve NFS until its user-data says so (nor runs containers until a test starts Docker, nor
 # serves the CMS until test/heavy/lab/scenarios/cms.ts starts its web server);
 # housekeeping timers only add noise to timings.
