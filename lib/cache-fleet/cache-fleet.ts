@@ -8,11 +8,11 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { DiskCacheMetric } from '../fscache/metrics';
-import { instanceTypeFacts, warnUnknownNodeSize } from '../instance/instance-types';
+import { InstanceTypeFacts, instanceTypeFacts, warnUnknownNodeSize } from '../instance/instance-types';
 import { autoScalingGroupMetric, groupMetric, METRIC_NAMESPACE, sumOfMetrics } from '../instance/metrics';
 import { grantPutMetricData } from '../instance/metrics-grant';
-import { resolveInstance } from '../instance/resolve';
-import { renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
+import { ResolvedInstance, resolveInstance } from '../instance/resolve';
+import { RenderedScript, renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
 import { checkEfsMount, MountHelper } from '../nfs/mount';
 import { NfsVersion } from '../nfs/nfs-version';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../nfs/ports';
@@ -167,120 +167,37 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     const instance = resolveInstance(this, props, DEFAULTS);
     this.instanceType = instance.instanceType;
     const facts = instanceTypeFacts(this.instanceType);
-    const nodeDiskCache = validateCacheFleetOptions(this, props, facts);
+    this.nodeDiskCache = validateCacheFleetOptions(this, props, facts);
     this.origin = resolveOrigin(this, props);
 
     this.capacity = props.capacity ?? DEFAULTS.capacity;
-    const elastic = this.capacity._elastic;
-    const metrics = props.metrics ?? DEFAULTS.metrics;
     this.attributeCacheTimeout = props.attributeCacheTimeout ?? DEFAULTS.attributeCacheTimeout;
     this.directoryCacheTimeout = props.directoryCacheTimeout ?? DEFAULTS.directoryCacheTimeout;
     this.exportPath = props.exportPath ?? DEFAULTS.exportPath;
-    const givenThreads = props.tuning?.nfsdThreads;
-    this.nfsdThreads = givenThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
-    warnUnknownNodeSize(this, this.instanceType, facts, givenThreads === undefined ? this.nfsdThreads : undefined);
+    this.nfsdThreads = this.nfsdThreadsFor(props, facts);
     this.clientNfsVersion = props.clientNfsVersion ?? DEFAULTS.clientNfsVersion;
-    const v3 = this.clientNfsVersion === NfsVersion.NFS_V3;
     // NFSv3: a number (4 bytes in every file handle) rather than a UUID (16), room for a longer origin handle in 64.
-    this.fsid = fsidFor(this.node.path, originFsidKey(this.origin, props.originPath ?? DEFAULTS.originPath), v3);
-    this.nodeDiskCache = nodeDiskCache;
-    const diskCache = this.nodeDiskCache._enabled;
+    const originKey = originFsidKey(this.origin, props.originPath ?? DEFAULTS.originPath);
+    this.fsid = fsidFor(this.node.path, originKey, this.clientNfsVersion === NfsVersion.NFS_V3);
     this.metricsGroup = this.node.path;
-    this.mirrorExports = [
-      // The path mirrors first, then the S3 mirrors, each in their order: their handles come from those orders.
-      ...pathMirrors(props).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) })),
-      // An S3 mirror has no node path: clients name it by its export path.
-      ...s3Mirrors(props).map((m) => ({ path: m.exportPath, exportPath: m.exportPath, fsid: s3MirrorFsid(this.node.path, m) })),
-    ];
+    this.mirrorExports = this.mirrorExportsOf(props);
     this.fanOut = props.fanOut ?? defaultFanOut(this.capacity);
-    const nlb = this.fanOut._networkLoadBalancer !== undefined;
 
-    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
-      vpc: props.vpc,
-      description: 'EFS cache nodes: NFS (TCP 2049) from allowed clients only',
-      allowAllOutbound: false,
-    });
-    this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, SSM, CloudFormation signal');
-    // Both rules (out of the nodes, into the origin's group) in this fleet's stack when the origin's group is of
-    // another: the fleet depends on the origin, never the other way round.
-    allowNodesToOrigin(this.securityGroup, this.origin);
-
+    this.securityGroup = this.nodeSecurityGroup(props);
     this.role = nodeRole(this, this.origin);
     grantS3Mirrors(this.role, props);
     this.grantPrincipal = this.role;
-
-    const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
-    if (subnets.length === 0) throw propError(this, 'vpcSubnets', 'selects no subnet of the VPC.');
-    warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, s3Need(...(s3Mirrors(props).length ? ['the S3 mirrors'] : [])),
-      ENDPOINT_NEEDS.cloudFormation, ...(nlb ? [] : [ENDPOINT_NEEDS.ec2]),
-      ...(elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
-      ...(metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
-    // An NFS server's helper is unused: its mount type and options follow its version.
-    const mountHelper = this.origin.mountHelper ?? MountHelper.EFS_UTILS;
-    if (this.origin.fileSystem) {
-      checkEfsMount(this, this.origin.fileSystem, { helperProp: 'origin.mountHelper', helper: mountHelper }, !!props.machineImage);
-    }
-
-    if (metrics) grantPutMetricData(this.role);
-    const rendered = renderScript({
-      script: 'cache-node/bootstrap.sh',
-      description: `the cache nodes of ${this.node.path}`,
-      scope: this,
-      parameters: {
-        ...nodeParameters(this, props, {
-          origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache,
-          clientNfsVersion: this.clientNfsVersion, mountHelper,
-        }),
-        // An elastic fleet's node completes the group's launch hook once it serves, and drains at its terminate hook.
-        ...(elastic ? { EFSC_LIFECYCLE_LAUNCH_HOOK: LIFECYCLE_HOOKS.launch, EFSC_LIFECYCLE_DRAIN_HOOK: LIFECYCLE_HOOKS.drain } : {}),
-      },
-    });
-    rendered.grantRead(this.role);
+    const subnets = this.nodeSubnets(props);
+    const rendered = this.renderBootstrap(props);
     this.userData = ec2.UserData.forLinux({ shebang: '' });
     validateUserCommands(this, rendered, this.userData, `the cache nodes of ${this.node.path}`);
-    this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
-      instanceType: this.instanceType,
-      machineImage: instance.machineImage,
-      role: this.role,
-      securityGroup: this.securityGroup,
-      requireImdsv2: true,
-      httpPutResponseHopLimit: 1,
-      instanceMetadataTags: true,
-      // An elastic fleet scales on the nodes' NetworkOut: per minute rather than per 5 minutes.
-      ...(elastic ? { detailedMonitoring: true } : {}),
-      blockDevices: [instance.rootVolume],
-      userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the cache nodes of ${this.node.path}`) })),
-    });
-    instance.checkOs(this.launchTemplate.osType);
+    this.launchTemplate = this.nodeLaunchTemplate(instance, rendered);
     this.userDataBytes = rendered.estimatedBytes;
 
-    const nodes: CacheNode[] = [];
-    if (elastic) {
-      this.autoScalingGroup = new ElasticNodes(this, 'Nodes', {
-        vpc: props.vpc,
-        subnets,
-        launchTemplate: this.launchTemplate,
-        capacity: elastic,
-        signalTimeout: props.signalTimeout ?? DEFAULTS.signalTimeout,
-        fleet: this,
-        role: this.role,
-      }).autoScalingGroup;
-    }
-    for (let i = 0; i < (this.capacity._nodeCount ?? 0); i++) {
-      nodes.push(new CacheNode(this, `Node${i + 1}`, {
-        vpc: props.vpc,
-        subnet: subnets[i % subnets.length],
-        launchTemplate: this.launchTemplate,
-        securityGroup: this.securityGroup,
-        stableAddress: !nlb,
-        loadBalancerHealthChecks: nlb,
-        signalTimeout: props.signalTimeout ?? DEFAULTS.signalTimeout,
-        nodeNumber: i + 1,
-      }));
-    }
+    this.autoScalingGroup = this.elasticNodes(props, subnets);
+    const nodes = this.fixedNodes(props, subnets);
     this.nodes = nodes;
-    grantNodeRole(this, this.role, nodes, metrics);
-
+    grantNodeRole(this, this.role, nodes, props.metrics ?? DEFAULTS.metrics);
     this.fanOutResources = new FanOutResources(this, 'FanOut', {
       fanOut: this.fanOut,
       vpc: props.vpc,
@@ -295,23 +212,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.loadBalancer = this.fanOutResources.loadBalancer;
     this.targetGroup = this.fanOutResources.targetGroup;
     this.mirrorTargetGroup = this.fanOutResources.mirrorTargetGroup;
-
-    const warmPaths = props.warming?.paths ?? [];
-    if (warmPaths.length) {
-      this.warmDocument = new ssm.CfnDocument(this, 'WarmDocument', {
-        documentType: 'Command',
-        updateMethod: 'NewVersion',
-        content: {
-          schemaVersion: '2.2',
-          description: `Warm the RAM cache of the EFS cache nodes of ${this.node.path}: read ${warmPaths.join(' ')} in parallel.`,
-          mainSteps: [{
-            action: 'aws:runShellScript',
-            name: 'warm',
-            inputs: { runCommand: ['/usr/local/sbin/efs-cache-warm'], timeoutSeconds: '21600' },
-          }],
-        },
-      });
-    }
+    this.warmDocument = this.warmDocumentOf(props);
   }
 
   /**
@@ -402,5 +303,140 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
    */
   public metricMirror(metric: MirrorMetric, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, namedMetric(metric), props);
+  }
+
+  /** nfsd's threads: `tuning.nfsdThreads`, or two per vCPU (at least 8; 64 for a type whose size is not known). */
+  private nfsdThreadsFor(props: CacheFleetProps, facts: InstanceTypeFacts): number {
+    const givenThreads = props.tuning?.nfsdThreads;
+    const threads = givenThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
+    warnUnknownNodeSize(this, this.instanceType, facts, givenThreads === undefined ? threads : undefined);
+    return threads;
+  }
+
+  /** The mirrors' exports: the path mirrors, then the S3 mirrors, each in their order (their handles come from those orders). */
+  private mirrorExportsOf(props: CacheFleetProps): MirrorExport[] {
+    return [
+      ...pathMirrors(props).map((p) => ({ path: p, exportPath: mirrorExportPath(this.exportPath, p), fsid: mirrorFsid(this.node.path, p) })),
+      // An S3 mirror has no node path: clients name it by its export path.
+      ...s3Mirrors(props).map((m) => ({ path: m.exportPath, exportPath: m.exportPath, fsid: s3MirrorFsid(this.node.path, m) })),
+    ];
+  }
+
+  /** The nodes' security group: HTTPS out, and NFS out to the origin. */
+  private nodeSecurityGroup(props: CacheFleetProps): ec2.SecurityGroup {
+    const group = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: 'EFS cache nodes: NFS (TCP 2049) from allowed clients only',
+      allowAllOutbound: false,
+    });
+    group.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, SSM, CloudFormation signal');
+    // Both rules (out of the nodes, into the origin's group) in this fleet's stack when the origin's group is of
+    // another: the fleet depends on the origin, never the other way round.
+    allowNodesToOrigin(group, this.origin);
+    return group;
+  }
+
+  /** The subnets of the nodes, with a warning naming the VPC endpoints isolated subnets would need. */
+  private nodeSubnets(props: CacheFleetProps): ec2.ISubnet[] {
+    const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? defaultSubnets(props.vpc)).subnets;
+    if (subnets.length === 0) throw propError(this, 'vpcSubnets', 'selects no subnet of the VPC.');
+    warnIfIsolated(this, 'vpcSubnets', props.vpc, subnets, [ENDPOINT_NEEDS.packages, s3Need(...(s3Mirrors(props).length ? ['the S3 mirrors'] : [])),
+      ENDPOINT_NEEDS.cloudFormation, ...(this.fanOut._networkLoadBalancer !== undefined ? [] : [ENDPOINT_NEEDS.ec2]),
+      ...(this.capacity._elastic ? [ENDPOINT_NEEDS.autoScaling] : []),
+      ...(props.metrics ?? DEFAULTS.metrics ? [ENDPOINT_NEEDS.cloudWatch] : []), ENDPOINT_NEEDS.ssm]);
+    return subnets;
+  }
+
+  /** The nodes' bootstrap (assets/cache-node/bootstrap.sh) with its parameters, readable by the nodes' role. */
+  private renderBootstrap(props: CacheFleetProps): RenderedScript {
+    // An NFS server's helper is unused: its mount type and options follow its version.
+    const mountHelper = this.origin.mountHelper ?? MountHelper.EFS_UTILS;
+    if (this.origin.fileSystem) {
+      checkEfsMount(this, this.origin.fileSystem, { helperProp: 'origin.mountHelper', helper: mountHelper }, !!props.machineImage);
+    }
+    if (props.metrics ?? DEFAULTS.metrics) grantPutMetricData(this.role);
+    const rendered = renderScript({
+      script: 'cache-node/bootstrap.sh',
+      description: `the cache nodes of ${this.node.path}`,
+      scope: this,
+      parameters: {
+        ...nodeParameters(this, props, {
+          origin: this.origin, exportPath: this.exportPath, fsid: this.fsid, nfsdThreads: this.nfsdThreads, diskCache: this.nodeDiskCache._enabled,
+          clientNfsVersion: this.clientNfsVersion, mountHelper,
+        }),
+        // An elastic fleet's node completes the group's launch hook once it serves, and drains at its terminate hook.
+        ...(this.capacity._elastic ? { EFSC_LIFECYCLE_LAUNCH_HOOK: LIFECYCLE_HOOKS.launch, EFSC_LIFECYCLE_DRAIN_HOOK: LIFECYCLE_HOOKS.drain } : {}),
+      },
+    });
+    rendered.grantRead(this.role);
+    return rendered;
+  }
+
+  /** The nodes' launch template: IMDSv2 with instance tags, the encrypted root volume, the bootstrap then `userData`. */
+  private nodeLaunchTemplate(instance: ResolvedInstance, rendered: RenderedScript): ec2.LaunchTemplate {
+    const template = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
+      instanceType: this.instanceType,
+      machineImage: instance.machineImage,
+      role: this.role,
+      securityGroup: this.securityGroup,
+      requireImdsv2: true,
+      httpPutResponseHopLimit: 1,
+      instanceMetadataTags: true,
+      // An elastic fleet scales on the nodes' NetworkOut: per minute rather than per 5 minutes.
+      ...(this.capacity._elastic ? { detailedMonitoring: true } : {}),
+      blockDevices: [instance.rootVolume],
+      userData: ec2.UserData.custom(Lazy.string({ produce: () => withUserCommands(rendered, this.userData, `the cache nodes of ${this.node.path}`) })),
+    });
+    instance.checkOs(template.osType);
+    return template;
+  }
+
+  /** An elastic fleet's one Auto Scaling group of nodes (`Capacity.elastic()`); undefined for a fixed fleet. */
+  private elasticNodes(props: CacheFleetProps, subnets: ec2.ISubnet[]): autoscaling.AutoScalingGroup | undefined {
+    const elastic = this.capacity._elastic;
+    if (!elastic) return undefined;
+    return new ElasticNodes(this, 'Nodes', {
+      vpc: props.vpc,
+      subnets,
+      launchTemplate: this.launchTemplate,
+      capacity: elastic,
+      signalTimeout: props.signalTimeout ?? DEFAULTS.signalTimeout,
+      fleet: this,
+      role: this.role,
+    }).autoScalingGroup;
+  }
+
+  /** A fixed fleet's nodes (`Capacity.nodes(n)`), each a group of one, spread over the subnets in turn. */
+  private fixedNodes(props: CacheFleetProps, subnets: ec2.ISubnet[]): CacheNode[] {
+    const nlb = this.fanOut._networkLoadBalancer !== undefined;
+    return Array.from({ length: this.capacity._nodeCount ?? 0 }, (_n, i) => new CacheNode(this, `Node${i + 1}`, {
+      vpc: props.vpc,
+      subnet: subnets[i % subnets.length],
+      launchTemplate: this.launchTemplate,
+      securityGroup: this.securityGroup,
+      stableAddress: !nlb,
+      loadBalancerHealthChecks: nlb,
+      signalTimeout: props.signalTimeout ?? DEFAULTS.signalTimeout,
+      nodeNumber: i + 1,
+    }));
+  }
+
+  /** The SSM document that warms the nodes' RAM cache on demand, when `warming.paths` are given. */
+  private warmDocumentOf(props: CacheFleetProps): ssm.CfnDocument | undefined {
+    const warmPaths = props.warming?.paths ?? [];
+    if (!warmPaths.length) return undefined;
+    return new ssm.CfnDocument(this, 'WarmDocument', {
+      documentType: 'Command',
+      updateMethod: 'NewVersion',
+      content: {
+        schemaVersion: '2.2',
+        description: `Warm the RAM cache of the EFS cache nodes of ${this.node.path}: read ${warmPaths.join(' ')} in parallel.`,
+        mainSteps: [{
+          action: 'aws:runShellScript',
+          name: 'warm',
+          inputs: { runCommand: ['/usr/local/sbin/efs-cache-warm'], timeoutSeconds: '21600' },
+        }],
+      },
+    });
   }
 }

@@ -8,9 +8,9 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3_assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct, IConstruct } from 'constructs';
 import { CommonInstanceOptions } from '../instance/options';
-import { resolveInstance } from '../instance/resolve';
+import { ResolvedInstance, resolveInstance } from '../instance/resolve';
 import { grantSignal, instanceRole } from '../instance/role';
-import { renderScript } from '../instance/user-data';
+import { RenderedScript, renderScript } from '../instance/user-data';
 import { MOUNT_HELPER_TYPE } from '../nfs/enum-values';
 import { checkEfsMount, efsDnsName, helperOptions, MountHelper, RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
 import { NFS_PORT } from '../nfs/ports';
@@ -267,47 +267,64 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
     refuseRemovedProps(this, props, REMOVED_SEEDER_PROPS);
     validateDataSeederProps(this, props);
     this.source = checkSource(this, props.source);
-    if (props.deleteExtraneous && (props.targetPath ?? DATA_SEEDER_DEFAULTS.targetPath) === '/') {
-      Annotations.of(this).addWarningV2('cdk-efs-cache:deleteWholeFileSystem',
-        'deleteExtraneous: with targetPath \'/\', every file of the file system that the source does not hold is ' +
-        'deleted. Give a targetPath for the data set if the file system holds anything else.');
-    }
-    const stack = Stack.of(this);
+    warnIfDeletingWholeFileSystem(this, props);
     const instance = resolveInstance(this, props, DATA_SEEDER_DEFAULTS);
     const mountHelper = props.mountHelper ?? DATA_SEEDER_DEFAULTS.mountHelper;
     checkEfsMount(this, props.fileSystem, { helperProp: 'mountHelper', helper: mountHelper }, !!props.machineImage);
     this.workers = props.workers ?? DATA_SEEDER_DEFAULTS.workers;
     this.filesPerPart = props.filesPerPart ?? DATA_SEEDER_DEFAULTS.filesPerPart;
 
-    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+    this.securityGroup = this.seederSecurityGroup(props);
+    this.connections = new ec2.Connections({ securityGroups: [this.securityGroup] });
+    this.role = this.seederRole(props);
+    this.grantPrincipal = this.role;
+    const source = this.source._bind(this, this.role);
+
+    let userData = '';
+    this.instance = this.seedingInstance(props, instance, source, () => userData);
+    const rendered = this.renderSeedScript(props, source, mountHelper);
+    userData = rendered.text;
+    this.userDataBytes = rendered.estimatedBytes;
+  }
+
+  /** The seeder's security group: HTTPS out, and NFS out to the file system. */
+  private seederSecurityGroup(props: DataSeederProps): ec2.SecurityGroup {
+    const group = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
       description: 'EFS data seeder: no inbound; HTTPS out (S3, CloudFormation, packages) and NFS to the file system',
       allowAllOutbound: false,
     });
-    this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: S3, CloudFormation signal, packages');
+    group.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: S3, CloudFormation signal, packages');
     // Both rules in the seeder's stack when the file system is of another (see CacheFleet).
-    allowFromConsumerSide(this.securityGroup, props.fileSystem, ec2.Port.tcp(NFS_PORT), 'NFS from the EFS data seeder');
-    this.connections = new ec2.Connections({ securityGroups: [this.securityGroup] });
+    allowFromConsumerSide(group, props.fileSystem, ec2.Port.tcp(NFS_PORT), 'NFS from the EFS data seeder');
+    return group;
+  }
 
-    this.role = instanceRole(this, 'EFS data seeder: read the source, write the file system as root, signal its own stack', false);
-    this.grantPrincipal = this.role;
+  /** The seeder's role: it writes the file system as root and signals its own stack. */
+  private seederRole(props: DataSeederProps): iam.Role {
+    const role = instanceRole(this, 'EFS data seeder: read the source, write the file system as root, signal its own stack', false);
     // Root access: rsync keeps owners and modes, and the file system's root directory belongs to root.
-    props.fileSystem.grant(this.role, 'elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite', 'elasticfilesystem:ClientRootAccess');
-    grantSignal(this.role, stack);
-    const source = this.source._bind(this, this.role);
+    props.fileSystem.grant(role, 'elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite', 'elasticfilesystem:ClientRootAccess');
+    grantSignal(role, Stack.of(this));
+    return role;
+  }
 
-    let userData = '';
+  /**
+   * The one-shot instance that seeds and terminates itself: IMDSv2, the encrypted root volume, a creation policy that
+   * waits for its signal, and a logical id that changes with what it is made of. `userData` gives its user data.
+   */
+  private seedingInstance(props: DataSeederProps, instance: ResolvedInstance, source: SeedSourceBinding, userData: () => string): ec2.Instance {
     const vpcSubnets = props.vpcSubnets ?? defaultSubnets(props.vpc);
     warnIfIsolated(this, 'vpcSubnets', props.vpc, props.vpc.selectSubnets(vpcSubnets).subnets.slice(0, 1), [ENDPOINT_NEEDS.packages,
       s3Need(...(source.kind === SeedKind.INSTANCE_DIRECTORY ? [] : ['the seed source'])), ENDPOINT_NEEDS.cloudFormation]);
-    this.instance = new ec2.Instance(this, 'Instance', {
+    const seeding = new ec2.Instance(this, 'Instance', {
       vpc: props.vpc,
       vpcSubnets,
       instanceType: instance.instanceType,
       machineImage: instance.machineImage,
       role: this.role,
       securityGroup: this.securityGroup,
-      userData: ec2.UserData.custom(Lazy.string({ produce: () => userData })),
+      userData: ec2.UserData.custom(Lazy.string({ produce: userData })),
       userDataCausesReplacement: false,
       httpTokens: ec2.HttpTokens.REQUIRED,
       httpPutResponseHopLimit: 1,
@@ -317,26 +334,20 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
       propagateTagsToVolumeOnCreation: true,
       blockDevices: [instance.rootVolume],
     });
-    instance.checkOs(this.instance.osType);
-    this.instance.node.addDependency(props.fileSystem.mountTargetsAvailable);
-    Validations.of(this.instance).acknowledge({
-      // The root volume above is encrypted. cdk-nag 3.0's EBS rule throws on an instance without a launch template
-      // when its stack also holds launch templates (cache nodes, clients), and reports the throw as this finding.
-      id: 'AwsSolutions-EC26',
-      reason: 'The only volume, the root volume, is encrypted (BlockDeviceMappings Ebs.Encrypted true); the rule ' +
-        'fails with an error on instances without a launch template in stacks that also hold launch templates.',
-    });
-    Validations.of(this.instance).acknowledge({
-      id: 'AwsSolutions-EC29',
-      reason: 'A one-shot seeding instance that terminates itself when done: termination protection or an Auto ' +
-        'Scaling group (which would start it again) would defeat that.',
-    });
-    const cfnInstance = this.instance.node.defaultChild as ec2.CfnInstance;
+    instance.checkOs(seeding.osType);
+    seeding.node.addDependency(props.fileSystem.mountTargetsAvailable);
+    acknowledgeOneShotInstance(seeding);
+    const cfnInstance = seeding.node.defaultChild as ec2.CfnInstance;
     cfnInstance.cfnOptions.creationPolicy = {
       resourceSignal: { count: 1, timeout: (props.signalTimeout ?? DATA_SEEDER_DEFAULTS.signalTimeout).toIsoString() },
     };
     replaceOnChange(cfnInstance);
+    return seeding;
+  }
 
+  /** The seeding script (assets/seeding/seed.sh) with its parameters, readable by the seeder's role. */
+  private renderSeedScript(props: DataSeederProps, source: SeedSourceBinding, mountHelper: MountHelper): RenderedScript {
+    const stack = Stack.of(this);
     const rendered = renderScript({
       script: 'seeding/seed.sh',
       description: `the data seeder ${this.node.path}`,
@@ -356,14 +367,38 @@ export class DataSeeder extends Construct implements ec2.IConnectable, iam.IGran
         EFSC_PROGRESS_SEC: seconds(props.progressInterval ?? DATA_SEEDER_DEFAULTS.progressInterval),
         EFSC_VERSION: props.version ?? '',
         EFSC_SIGNAL_STACK: stack.stackName,
-        EFSC_SIGNAL_RESOURCE: cfnInstance.logicalId,
+        EFSC_SIGNAL_RESOURCE: (this.instance.node.defaultChild as ec2.CfnInstance).logicalId,
         EFSC_SIGNAL_REGION: stack.region,
       },
     });
     rendered.grantRead(this.role);
-    userData = rendered.text;
-    this.userDataBytes = rendered.estimatedBytes;
+    return rendered;
   }
+}
+
+/** Warns when `deleteExtraneous` would delete whatever of the whole file system the source does not hold. */
+function warnIfDeletingWholeFileSystem(scope: Construct, props: DataSeederProps): void {
+  if (props.deleteExtraneous && (props.targetPath ?? DATA_SEEDER_DEFAULTS.targetPath) === '/') {
+    Annotations.of(scope).addWarningV2('cdk-efs-cache:deleteWholeFileSystem',
+      'deleteExtraneous: with targetPath \'/\', every file of the file system that the source does not hold is ' +
+      'deleted. Give a targetPath for the data set if the file system holds anything else.');
+  }
+}
+
+/** The acknowledgements of cdk-nag's findings that a one-shot seeding instance earns by design. */
+function acknowledgeOneShotInstance(instance: ec2.Instance): void {
+  Validations.of(instance).acknowledge({
+    // The root volume is encrypted. cdk-nag 3.0's EBS rule throws on an instance without a launch template
+    // when its stack also holds launch templates (cache nodes, clients), and reports the throw as this finding.
+    id: 'AwsSolutions-EC26',
+    reason: 'The only volume, the root volume, is encrypted (BlockDeviceMappings Ebs.Encrypted true); the rule ' +
+      'fails with an error on instances without a launch template in stacks that also hold launch templates.',
+  });
+  Validations.of(instance).acknowledge({
+    id: 'AwsSolutions-EC29',
+    reason: 'A one-shot seeding instance that terminates itself when done: termination protection or an Auto ' +
+      'Scaling group (which would start it again) would defeat that.',
+  });
 }
 
 /**

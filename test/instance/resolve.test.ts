@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import { CacheFleet, CacheOrigin, DataSeeder, FsCacheClientLaunchTemplate, MountSource, SeedSource } from '../../lib';
 import { CACHE_FLEET_DEFAULTS } from '../../lib/cache-fleet/options';
-import { FS_CACHE_CLIENT_DEFAULTS } from '../../lib/client/fs-cache-client';
+import { FS_CACHE_CLIENT_DEFAULTS } from '../../lib/client/options';
 import { DATA_SEEDER_DEFAULTS } from '../../lib/seeding/data-seeder';
 import { importedFs, newApp, stackWithVpc } from '../util';
 
