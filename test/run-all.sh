@@ -196,5 +196,7 @@ done
 if lab_runs; then
   npx ts-node -T -P tsconfig.json -e "require('./test/heavy/lab/harness/diagnose').printKept()" || true
 fi
+# The run's own wall time (test/heavy/lab/results/boots.ts records it with the steps' and the lab's figures).
+echo "run: $SECONDS s"
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
