@@ -335,6 +335,10 @@ try {
   }
   check('shellcheck (assets) exit status', sa.status === 0 || sa.status === 1, sa.status > 1 ? sa.out : '');
   check('assets found', assets.length > 0, `${assets.length} scripts`);
+  // The generated list of instance types that encrypt in transit is what the generator makes of the pinned moto's
+  // DescribeInstanceTypes data (its wheel from PyPI, with the venv's pip).
+  const eit = run(path.join('.venv', 'bin', 'python'), ['tools/encryption-in-transit-types.py', '--check']);
+  check('lib/instance/encryption-in-transit.ts is what tools/encryption-in-transit-types.py generates', eit.status === 0, eit.out.trim());
 } catch (e) {
   check('gates ran', false, (e as Error).stack ?? String(e));
 } finally {
