@@ -7,7 +7,18 @@ EFS_CACHE_LIB=""
 for efs_cache_lib in common aws-signal metrics fscache mirror mirror-storage mirror-sync mirror-nfsd mirror-metrics mirror-s3; do
   EFS_CACHE_LIB+="${EFS_CACHE_LIB:+:}$(dirname "${BASH_SOURCE[0]}")/$efs_cache_lib.sh"
 done
-unset efs_cache_lib
+# The awk programs (lib/awk/NAME.awk) as the code holds them: each the here-document of a function efs_cache_awk_NAME
+# (- as _), which install_self adds to the copy it installs.
+for efs_cache_lib in "$(dirname "${BASH_SOURCE[0]}")"/awk/*.awk; do
+  efs_cache_awk=${efs_cache_lib##*/}
+  efs_cache_awk=${efs_cache_awk%.awk}
+  eval "efs_cache_awk_${efs_cache_awk//-/_}() {
+  cat <<'EFS_CACHE_AWK'
+$(cat "$efs_cache_lib")
+EFS_CACHE_AWK
+}"
+done
+unset efs_cache_lib efs_cache_awk
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source-path=SCRIPTDIR source=aws-signal.sh

@@ -204,10 +204,10 @@ systemd_ctl() {
 }
 
 # install_self DEST: installs the caller's complete text (parameters, library, script) at DEST for the boot units.
-# As user-data the running file is already complete; run from a checkout, the header and the libraries in
-# EFS_CACHE_LIB (colon-separated) are added.
+# As user-data the running file is already complete; run from a checkout, the header, the libraries in
+# EFS_CACHE_LIB (colon-separated) and the awk programs' functions (lib/checkout.sh) are added.
 install_self() {
-  local src="${BASH_SOURCE[1]}" v
+  local src="${BASH_SOURCE[1]}" v f
   [ -f "$src" ] || die "cannot read my own file ($src) to install it: run me from a file"
   put_file "$1" 0755 < <(
     if [ -n "${EFS_CACHE_LIB:-}" ]; then
@@ -215,6 +215,7 @@ install_self() {
       for v in "${!EFSC_@}"; do printf 'export %s=%q\n' "$v" "${!v}"; done
       IFS=: read -ra v <<<"$EFS_CACHE_LIB"
       cat "${v[@]}"
+      for f in $(compgen -A function efs_cache_awk_); do declare -f "$f"; done
     fi
     cat "$src"
   ) || true

@@ -18,53 +18,15 @@ set -euo pipefail
 # next one continues from what it copied (mirror_keep).
 # Needs common.sh, mirror.sh and mirror-storage.sh; the S3 mirrors' sync is in mirror-s3.sh.
 
-# The awk programs of a sync, named. A walk record is NUL-terminated, `PATH//TYPE SIZE MTIME CTIME MODE UID GID
-# LINK` (find -printf, mirror_sync_one); a path record is `PATH` alone.
-# MIRROR_AWK_DIRS: the path of each directory among the records of its input.
-# MIRROR_AWK_REDO (files: the dirty paths left by a failed sync, then the walk; -v gone=FILE): the walk's record of
-# each dirty path, and of each entry under a dirty path that was not a directory (rsync --force replaced a directory
-# there); appends to FILE the dirty paths the walk no longer lists, for removal.
-# MIRROR_AWK_REMOVE (files: the records to copy, then the paths gone): the paths to remove, top-most only, and none
-# under an entry that is now a file (rsync --force removed it with its directory).
-# MIRROR_AWK_KEEP (files: the last good record or /dev/null, the copy's own walk `CTIME PATH//...`, this sync's walk;
-# -v start=EPOCH -v dirty=FILE): the walk's records of what the copy holds as the walk saw it (unchanged since the
-# last good record, or written by this sync, at start or later, with the same attributes); every other entry of the
-# copy is appended to FILE. See mirror_keep.
-# shellcheck disable=SC2016 # awk, not shell
-MIRROR_AWK_DIRS='BEGIN { RS = "\0"; ORS = "\0" } { i = index($0, "//"); if (substr($0, i + 2, 1) == "d") print substr($0, 1, i - 1) }' \
-  MIRROR_AWK_REDO='BEGIN { RS = "\0"; ORS = "\0" }
-  FILENAME == ARGV[1] { i = index($0, "//"); p = substr($0, 1, i - 1); d[p] = 1; if (substr($0, i + 2, 1) != "d") { nd[p] = 1; nn++ } next }
-  { i = index($0, "//"); p = substr($0, 1, i - 1)
-    if (p in d) { print; seen[p] = 1; next }
-    if (!nn) next
-    q = p
-    while ((j = match(q, /\/[^\/]*$/)) > 1) { q = substr(q, 1, j - 1); if (q in nd) { print; next } } }
-  END { for (p in d) if (!(p in seen)) print p >> gone }' \
-  MIRROR_AWK_REMOVE='BEGIN { RS = "\0"; ORS = "\0" }
-  FILENAME == ARGV[1] { i = index($0, "//"); if (substr($0, i + 2, 1) != "d") nd[substr($0, 1, i - 1)] = 1; next }
-  { q = $0; while ((j = match(q, /\/[^\/]*$/)) > 1) { q = substr(q, 1, j - 1); if ((q in rm) || (q in nd)) next }
-    rm[$0] = 1; print }' \
-  MIRROR_AWK_KEEP='BEGIN { RS = "\0"; ORS = "\0" }
-  # The fields of a record that the copy can match: path//type size mtime mode uid gid link, a directory without
-  # its size; the walk has the ctime of the origin after the mtime, which no copy has.
-  function key(r, walked,   i, k, rest, n, f, j, v, type) {
-    i = index(r, "//"); k = substr(r, 1, i + 1); rest = substr(r, i + 2)
-    for (n = 1; n <= (walked ? 7 : 6); n++) {
-      j = index(rest, " "); if (!j) return ""
-      v = substr(rest, 1, j - 1); rest = substr(rest, j + 1)
-      if (n == 1) type = v
-      if (n == 2 && type == "d") v = "-"
-      if (walked && n == 4) continue
-      k = k v " "
-    }
-    return k rest
-  }
-  FILENAME == ARGV[1] { unchanged[$0] = 1; next }
-  FILENAME == ARGV[2] { j = index($0, " "); r = substr($0, j + 1); p = substr(r, 1, index(r, "//") - 1)
-    have[p] = r; if (substr($0, 1, j - 1) + 0 >= start + 0) wrote[p] = key(r, 0); next }
-  { p = substr($0, 1, index($0, "//") - 1)
-    if (($0 in unchanged) || ((p in wrote) && wrote[p] == key($0, 1))) { kept[p] = 1; print } }
-  END { for (p in have) if (!(p in kept)) print have[p] > dirty }'
+# mirror_awk PROGRAM ARG...: the awk program lib/awk/mirror-PROGRAM.awk (dirs, redo, remove or keep: each file says
+# what it reads and prints), with the functions of lib/awk/records.awk, on ARG... (-v assignments, then files). The
+# code holds each awk file as the here-document of a function efs_cache_awk_<name> (lib/instance/user-data.ts; from a
+# checkout, lib/checkout.sh defines them from the files).
+mirror_awk() {
+  local p="$1"
+  shift
+  awk -f <(efs_cache_awk_records) -f <("efs_cache_awk_mirror_$p") "$@"
+}
 
 # mirror_sync_one PATH [MARKER]: one sync of one mirror; state in MIRROR_STATE/<name>: "<last success> <seconds> <entries>".
 # One walk of the origin per sync: find prints every entry's path, type, size, mtime, ctime, mode, owner and link
@@ -121,12 +83,12 @@ mirror_sync_one() {
       if [ -s "$st/dirty" ]; then
         # Paths a failed sync may have copied: again if listed (and what is under one that was not a directory),
         # removed if not.
-        awk -v gone="$t/gone" "$MIRROR_AWK_REDO" "$st/dirty" "$t/walk" >>"$t/plus"
+        mirror_awk redo -v gone="$t/gone" "$st/dirty" "$t/walk" >>"$t/plus"
         sort -zu -o "$t/plus" "$t/plus"
         sort -zu -o "$t/gone" "$t/gone"
       fi
       # What to remove: top-most paths only, and none under an entry that is now a file (rsync --force removed it).
-      awk "$MIRROR_AWK_REMOVE" "$t/plus" "$t/gone" >"$t/remove"
+      mirror_awk remove "$t/plus" "$t/gone" >"$t/remove"
     fi
     sed -z 's,//.*,,' "$t/plus" >"$t/copy"
     k=$(tr -cd '\0' <"$t/copy" | wc -c)
@@ -203,7 +165,7 @@ mirror_make_way() {
   local p way=()
   while IFS= read -r -d '' p; do
     if [[ -L "$2/$p" || (-e "$2/$p" && ! -d "$2/$p") ]]; then way+=("$p"); fi
-  done < <(awk "$MIRROR_AWK_DIRS" "$1")
+  done < <(mirror_awk dirs "$1")
   ((${#way[@]})) || return 0
   (cd "$2" && printf '%s\0' "${way[@]}" | xargs -0 rm -f -- && printf '%s\0' "${way[@]}" | xargs -0 mkdir -m 0700 --)
 }
@@ -248,7 +210,7 @@ mirror_keep() {
   [ "$6" != compared ] || [ ! -s "$1/record" ] || old="$1/record"
   (cd "$3" && find . -xdev -printf '%C@ %p//%y %s %T@ %m %U %G %l\0') >"$2/have" 2>/dev/null || return 0
   : >"$2/kept.dirty"
-  awk -v start="$5" -v dirty="$2/kept.dirty" "$MIRROR_AWK_KEEP" "$old" "$2/have" "$2/walk" >"$2/kept" || return 0
+  mirror_awk keep -v start="$5" -v dirty="$2/kept.dirty" "$old" "$2/have" "$2/walk" >"$2/kept" || return 0
   mv "$2/kept" "$1/record"
   echo "$4" >"$1/copy"
   touch "$1/dirty"

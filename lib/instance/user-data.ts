@@ -6,7 +6,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct, IConstruct } from 'constructs';
-import { readAsset } from '../private/assets';
+import { assetPath, readAsset } from '../private/assets';
 import { constructError, propError } from '../private/errors';
 
 /** EC2's limit on raw (pre-base64) user data. */
@@ -64,11 +64,29 @@ export const LIBRARIES = [
 ];
 
 /**
- * An instance's code: every library (LIBRARIES) and the script, each file whole (its comments and line numbers kept,
- * so that the copy an instance keeps reads as the source does), after a line that names it.
+ * The awk programs that the libraries run with `awk -f`: every file of assets/lib/awk/. In the code, each is the
+ * here-document of a function `efs_cache_awk_<name>` (- as _) that prints it (lib/checkout.sh defines the same for
+ * a run from a checkout).
+ */
+export function awkPrograms(): string[] {
+  return fs.readdirSync(assetPath('lib', 'awk')).filter((f) => f.endsWith('.awk')).sort().map((f) => `lib/awk/${f}`);
+}
+
+/** A file of the code as the code holds it: a script or library whole, an awk program in its function. */
+function codeText(file: string): string {
+  const text = readAsset(file);
+  if (!file.endsWith('.awk')) return text;
+  if (/^EFS_CACHE_AWK$/m.test(text)) throw new Error(`cdk-efs-cache: assets/${file} has a line EFS_CACHE_AWK, which ends its here-document`);
+  return `efs_cache_awk_${path.basename(file, '.awk').replace(/-/g, '_')}() {\n  cat <<'EFS_CACHE_AWK'\n${text.replace(/\n*$/, '\n')}EFS_CACHE_AWK\n}\n`;
+}
+
+/**
+ * An instance's code: every library (LIBRARIES), the awk programs (awkPrograms) and the script, each file whole (its
+ * comments and line numbers kept, so that the copy an instance keeps reads as the source does), after a line that
+ * names it.
  */
 export function instanceCode(script: string): string {
-  return [...LIBRARIES, script].map((file) => `# ---- cdk-efs-cache assets/${file} ----\n${readAsset(file)}`)
+  return [...LIBRARIES, ...awkPrograms(), script].map((file) => `# ---- cdk-efs-cache assets/${file} ----\n${codeText(file)}`)
     .join('\n').replace(/\n*$/, '\n');
 }
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'child_process';
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -17,7 +18,7 @@ import {
   SeedSource,
 } from '../../lib';
 import {
-  compactScript, holdsDeployTimeValue, LIBRARIES, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands,
+  awkPrograms, compactScript, holdsDeployTimeValue, LIBRARIES, renderedCode, renderScript, shellQuote, TOKEN_SIZE_ESTIMATE, withUserCommands,
 } from '../../lib/instance/user-data';
 import { readAsset } from '../../lib/private/assets';
 import { importedFs, newApp, stackWithVpc } from '../util';
@@ -33,10 +34,13 @@ describe('renderScript', () => {
     const code = renderedCode(r.text);
     expect(code).toBe(r.code);
     expect(code).toContain('check_parameters() {');
-    // Each file whole, comments included, after a line naming it: the libraries in their order, then the script.
-    const files = [...LIBRARIES, 'client/bootstrap.sh'];
+    // Each file whole, comments included, after a line naming it: the libraries in their order, the awk programs
+    // (each in its function: below), then the script.
+    const files = [...LIBRARIES, ...awkPrograms(), 'client/bootstrap.sh'];
     expect([...code.matchAll(/^# ---- cdk-efs-cache assets\/(\S+) ----$/gm)].map((m) => m[1])).toEqual(files);
-    for (const file of files) expect(code).toContain(`# ---- cdk-efs-cache assets/${file} ----\n${readAsset(file).replace(/\n*$/, '')}`);
+    for (const file of files.filter((f) => f.endsWith('.sh'))) {
+      expect(code).toContain(`# ---- cdk-efs-cache assets/${file} ----\n${readAsset(file).replace(/\n*$/, '')}`);
+    }
     expect(code).not.toMatch(/efs-cache: [a-z-]+ (begin|end)$/m);
     // The user data holds none of the code: its parameters, the code's sha256 and the loader.
     expect(r.text).not.toContain('check_parameters');
@@ -71,6 +75,25 @@ describe('renderScript', () => {
     expect(checkout).toContain(`for efs_cache_lib in ${LIBRARIES.map((l) => path.basename(l, '.sh')).join(' ')}; do`);
     const sourced = [...checkout.matchAll(/^source "\$\(dirname "\$\{BASH_SOURCE\[0\]\}"\)\/([\w-]+\.sh)"$/gm)].map((m) => `lib/${m[1]}`);
     expect(sourced).toEqual([...LIBRARIES]);
+  });
+
+  test('the code holds every awk program of assets/lib/awk as a function that prints it byte for byte, as a checkout defines it', () => {
+    const code = renderScript({ script: 'client/bootstrap.sh', description: 'test', scope: new Stack(), parameters: {} }).code;
+    const programs = awkPrograms();
+    expect(programs).toEqual(expect.arrayContaining(['lib/awk/records.awk', 'lib/awk/mirror-keep.awk']));
+    const fn = (file: string) => `efs_cache_awk_${path.basename(file, '.awk').replace(/-/g, '_')}`;
+    // The awk sections of the code, evaluated alone: each function prints its file.
+    const sections = code.split(/^(?=# ---- cdk-efs-cache assets\/)/m).filter((s) => /^# ---- cdk-efs-cache assets\/lib\/awk\//.test(s)).join('');
+    for (const defined of [sections, 'source assets/lib/checkout.sh']) {
+      const run = spawnSync('bash', ['-c', `set -euo pipefail\n${defined}\nfor f in "$@"; do "$f"; printf '\\0'; done`, 'bash', ...programs.map(fn)],
+        { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(run.stdout.split('\0').slice(0, -1)).toEqual(programs.map((f) => readAsset(f)));
+    }
+    // mirror-sync.sh runs the programs through these functions.
+    const sync = readAsset('lib/mirror-sync.sh');
+    expect(sync).toContain('awk -f <(efs_cache_awk_records) -f <("efs_cache_awk_mirror_$p")');
+    for (const p of [...sync.matchAll(/\bmirror_awk ([a-z]+) /g)].map((m) => m[1])) expect(programs).toContain(`lib/awk/mirror-${p}.awk`);
   });
 
   test('the code asset is deterministic: two apps synthesize the same template (its key is the content\'s hash)', () => {
