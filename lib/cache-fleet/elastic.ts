@@ -131,26 +131,17 @@ export class ElasticNodes extends Construct {
       noNotificationReason: 'Nodes come and go by design in an elastic fleet; the fleet dashboard shows the nodes in service and ' +
         'CloudFormation and Auto Scaling keep each scaling activity, so no notification topic is created.',
     });
-    const group = this.autoScalingGroup.node.defaultChild as autoscaling.CfnAutoScalingGroup;
-    // In the group's own definition rather than as separate resources: a separate hook exists only after the group,
-    // and the nodes the group launches on creation would pass neither.
-    group.lifecycleHookSpecificationList = [
-      {
-        lifecycleHookName: LIFECYCLE_HOOKS.launch,
-        lifecycleTransition: autoscaling.LifecycleTransition.INSTANCE_LAUNCHING,
-        heartbeatTimeout: props.signalTimeout.toSeconds(),
-        // A node that never said it serves is terminated and replaced, never put in service.
-        defaultResult: autoscaling.DefaultResult.ABANDON,
-      },
-      {
-        lifecycleHookName: LIFECYCLE_HOOKS.drain,
-        lifecycleTransition: autoscaling.LifecycleTransition.INSTANCE_TERMINATING,
-        heartbeatTimeout: (c.drainTimeout ?? ELASTIC_DEFAULTS.drainTimeout).toSeconds(),
-        defaultResult: autoscaling.DefaultResult.CONTINUE,
-      },
-    ];
+    addLifecycleHooks(this.autoScalingGroup, props);
     Tags.of(this.autoScalingGroup).add(FLEET_TAG, props.fleet.node.addr);
+    this.scaleInAlarm = this.addScaling(props, bytesPerSecond, cooldown);
+    grantCompleteLifecycleAction(this, props);
+  }
 
+  /**
+   * Scale-out by target tracking on the nodes' average NetworkOut, and a slow scale-in: one node after the average
+   * stayed below half the target for `cooldown`. Returns the scale-in alarm.
+   */
+  private addScaling(props: ElasticNodesProps, bytesPerSecond: number, cooldown: Duration): cloudwatch.Alarm {
     // Out: target tracking on EC2's NetworkOut, the group's average (bytes per minute: the launch template turns on
     // detailed monitoring), adding nodes only.
     new autoscaling.TargetTrackingScalingPolicy(this, 'ScaleOut', {
@@ -168,7 +159,7 @@ export class ElasticNodes extends Construct {
       scalingAdjustment: -1,
       cooldown: String(cooldown.toSeconds()),
     });
-    this.scaleInAlarm = new cloudwatch.Alarm(this, 'LowDemand', {
+    const alarm = new cloudwatch.Alarm(this, 'LowDemand', {
       metric: new cloudwatch.Metric({
         namespace: 'AWS/EC2',
         metricName: 'NetworkOut',
@@ -183,18 +174,46 @@ export class ElasticNodes extends Construct {
       alarmDescription: `The cache nodes of ${props.fleet.node.path} sent less than half their target for ` +
         `${cooldown.toHumanString()}: one node is removed (the newest).`,
     });
-    this.scaleInAlarm.addAlarmAction({ bind: () => ({ alarmActionArn: scaleIn.ref }) });
-
-    // The node completes its own lifecycle actions. The group's name exists only once it is created, after the nodes
-    // it waits for: the permission names the fleet's tag instead.
-    const stack = Stack.of(this);
-    const groups = stack.formatArn({ service: 'autoscaling', resource: 'autoScalingGroup', resourceName: '*:autoScalingGroupName/*', arnFormat: ArnFormat.COLON_RESOURCE_NAME });
-    props.role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['autoscaling:CompleteLifecycleAction'],
-      resources: [groups],
-      conditions: { StringEquals: { [`autoscaling:ResourceTag/${FLEET_TAG}`]: props.fleet.node.addr } },
-    }));
-    acknowledgeWildcardResource(props.role, groups, 'The group\'s name exists only after its first nodes completed ' +
-      'their launch hook; the statement is limited to groups tagged with this fleet.');
+    alarm.addAlarmAction({ bind: () => ({ alarmActionArn: scaleIn.ref }) });
+    return alarm;
   }
+}
+
+/**
+ * The group's launch and drain hooks, in the group's own definition rather than as separate resources: a separate hook
+ * exists only after the group, and the nodes the group launches on creation would pass neither.
+ */
+function addLifecycleHooks(autoScalingGroup: autoscaling.AutoScalingGroup, props: ElasticNodesProps): void {
+  const group = autoScalingGroup.node.defaultChild as autoscaling.CfnAutoScalingGroup;
+  group.lifecycleHookSpecificationList = [
+    {
+      lifecycleHookName: LIFECYCLE_HOOKS.launch,
+      lifecycleTransition: autoscaling.LifecycleTransition.INSTANCE_LAUNCHING,
+      heartbeatTimeout: props.signalTimeout.toSeconds(),
+      // A node that never said it serves is terminated and replaced, never put in service.
+      defaultResult: autoscaling.DefaultResult.ABANDON,
+    },
+    {
+      lifecycleHookName: LIFECYCLE_HOOKS.drain,
+      lifecycleTransition: autoscaling.LifecycleTransition.INSTANCE_TERMINATING,
+      heartbeatTimeout: (props.capacity.drainTimeout ?? ELASTIC_DEFAULTS.drainTimeout).toSeconds(),
+      defaultResult: autoscaling.DefaultResult.CONTINUE,
+    },
+  ];
+}
+
+/**
+ * Lets the nodes complete their own lifecycle actions. The group's name exists only once it is created, after the
+ * nodes it waits for: the permission names the fleet's tag instead.
+ */
+function grantCompleteLifecycleAction(scope: Construct, props: ElasticNodesProps): void {
+  const stack = Stack.of(scope);
+  const groups = stack.formatArn({ service: 'autoscaling', resource: 'autoScalingGroup', resourceName: '*:autoScalingGroupName/*', arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  props.role.addToPrincipalPolicy(new iam.PolicyStatement({
+    actions: ['autoscaling:CompleteLifecycleAction'],
+    resources: [groups],
+    conditions: { StringEquals: { [`autoscaling:ResourceTag/${FLEET_TAG}`]: props.fleet.node.addr } },
+  }));
+  acknowledgeWildcardResource(props.role, groups, 'The group\'s name exists only after its first nodes completed ' +
+    'their launch hook; the statement is limited to groups tagged with this fleet.');
 }
