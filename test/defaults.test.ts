@@ -5,7 +5,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as ts from 'typescript';
 import * as lib from '../lib';
 import { ELASTIC_DEFAULTS } from '../lib/cache-fleet/elastic';
-import { NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS, ROUTE53_FAN_OUT_DEFAULTS } from '../lib/cache-fleet/fan-out';
+import { NETWORK_LOAD_BALANCER_FAN_OUT_DEFAULTS, ROUTE53_FAN_OUT_DEFAULTS } from '../lib/cache-fleet/fan-out-options';
 import { MIRRORING_DEFAULTS } from '../lib/cache-fleet/mirror';
 import { NODE_DISK_CACHE_DEFAULTS } from '../lib/cache-fleet/node-disk-cache';
 import { CACHE_FLEET_DEFAULTS } from '../lib/cache-fleet/options';

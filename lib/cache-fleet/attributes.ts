@@ -7,7 +7,7 @@ import { NFS_PORT } from '../nfs/ports';
 import { propError } from '../private/errors';
 import { DOT_SEGMENT_RE } from '../private/paths';
 import { REMOVED_FLEET_ATTRIBUTES, refuseRemovedProps } from '../private/removed-props';
-import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, MIRROR_ROOT, mirrorExportPath, mirrorFsid } from './mirror';
+import { isMirrorExportPath, isMirrorPath, MIRROR_FSID_RE, MIRROR_ROOT, mirrorExportPath, mirrorFsid } from './mirror-paths';
 import { CACHE_FLEET_DEFAULTS, CacheFleetAttributes, ICacheFleet, MirrorExport } from './options';
 import { checkClientNfsVersion, checkExportPath } from './validation';
 

@@ -24,9 +24,12 @@ import { ImportedCacheFleet } from './attributes';
 import { CacheNode, ICacheNode } from './cache-node';
 import { Capacity } from './capacity';
 import { ElasticNodes, LIFECYCLE_HOOKS } from './elastic';
-import { FanOut, FanOutResources } from './fan-out';
+import { FanOut } from './fan-out';
+import { FanOutResources } from './fan-out-resources';
 import { MirrorMetric, namedMetric, NODE_GROUP_METRICS, NODE_METRICS } from './metrics';
-import { grantS3Mirrors, mirrorExportPath, mirrorFsid, pathMirrors, s3MirrorFsid, s3Mirrors } from './mirror';
+import { pathMirrors, s3MirrorFsid, s3Mirrors } from './mirror';
+import { grantS3Mirrors } from './mirror-grant';
+import { mirrorExportPath, mirrorFsid } from './mirror-paths';
 import { NodeDiskCache } from './node-disk-cache';
 import { fsidFor, nodeParameters } from './node-parameters';
 import { grantNodeRole, nodeRole } from './node-role';
@@ -36,9 +39,9 @@ import { defaultFanOut, validateCacheFleetOptions } from './validation';
 // The fleet's parts, each in a module of its own, assembled by `CacheFleet` below: its options and how clients see
 // a fleet (options.ts), a fleet of another stack (attributes.ts), the checks of the options (validation.ts), the
 // nodes' bootstrap parameters and fsid (node-parameters.ts), the nodes' role (node-role.ts), the nodes (cache-node.ts),
-// how many (capacity.ts; an elastic fleet's group: elastic.ts), the fan-out (fan-out.ts), the mirrors (mirror.ts),
-// and the metric names and statistics (../monitoring/metrics.ts).
-// The public types stay importable from here, as before.
+// how many (capacity.ts; an elastic fleet's group: elastic.ts), the fan-out (fan-out.ts and fan-out-*.ts), the mirrors
+// (mirror.ts, and mirror-*.ts: their paths, validation, size checks, grants and parameters), and the metric names and
+// statistics (metrics.ts). The public types are importable from here too.
 export {
   CacheFleetAttributes, MirrorExport, CacheFleetOptions, CacheFleetProps, ICacheFleet,
 } from './options';

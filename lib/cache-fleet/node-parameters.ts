@@ -8,7 +8,8 @@ import { NfsVersion } from '../nfs/nfs-version';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT } from '../nfs/ports';
 import { CacheOrigin, originBaseOptions, originMountType, originServerPath } from '../origin/cache-origin';
 import { exportClients } from '../private/cidr';
-import { MIRROR_NAMESPACE, MIRROR_ROOT, mirrorParameters } from './mirror';
+import { mirrorParameters } from './mirror-parameters';
+import { MIRROR_NAMESPACE, MIRROR_ROOT } from './mirror-paths';
 import { CACHE_FLEET_DEFAULTS as DEFAULTS, CacheFleetOptions, CacheFleetProps } from './options';
 import { NODE_CACHE_DIR } from './validation';
 

@@ -10,7 +10,10 @@ import { checkNotSystemDirectory, DOT_SEGMENT_RE, PATH_RE } from '../private/pat
 import { Capacity, resolveCapacity } from './capacity';
 import { validateElastic } from './elastic';
 import { FanOut, resolveFanOut } from './fan-out';
-import { checkMirrorSizeFits, hasMirrors, MIRROR_ROOT, validateMirrorOptions } from './mirror';
+import { hasMirrors } from './mirror';
+import { MIRROR_ROOT } from './mirror-paths';
+import { checkMirrorSizeFits } from './mirror-size';
+import { validateMirrorOptions } from './mirror-validation';
 import { NodeDiskCache, resolveNodeDiskCache } from './node-disk-cache';
 import { CACHE_FLEET_DEFAULTS, CacheFleetOptions, WarmingOptions } from './options';
 

@@ -1,6 +1,6 @@
 import { Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { isMirrorExportPath, MIRROR_ROOT } from '../cache-fleet/mirror';
+import { isMirrorExportPath, MIRROR_ROOT } from '../cache-fleet/mirror-paths';
 import { ICacheFleet, MirrorExport } from '../cache-fleet/options';
 import { RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
 import { NfsVersion } from '../nfs/nfs-version';

@@ -1,6 +1,6 @@
 import { Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror';
+import { MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror-paths';
 import { describeValue, propError } from '../private/errors';
 import { DIR_RE, DOT_SEGMENT_RE, nesting } from '../private/paths';
 import { mirrorExportOf, mirrorMountOptions } from './fleet-mount';

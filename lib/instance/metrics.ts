@@ -79,7 +79,7 @@ export function groupMetric(group: string, metric: InstanceMetric, props?: cloud
 
 /**
  * The `EFSC_METRICS*` parameters of an instance script (assets/lib/metrics.sh) whose `Group` is `scope`'s path. The
- * permission to publish them is the instance role's (`grantPutMetricData`, lib/monitoring/metrics-grant.ts).
+ * permission to publish them is the instance role's (`grantPutMetricData`, metrics-grant.ts).
  */
 export function instanceMetrics(scope: Construct, enabled = true): Record<string, string> {
   if (!enabled) return { EFSC_METRICS: 'off', EFSC_METRICS_GROUP: '' };

@@ -5,7 +5,7 @@ import { NfsVersion } from './nfs-version';
  * The spellings the scripts and mount(8) read for the NFS enums, whose values are their member names. A template holds
  * these, never an enum's value: test/upgrade-contract.test.ts pins them. The user data of a deployed instance holds
  * them too, so a change of one would replace a seeder (which would seed again) and give launch templates a new version.
- * The seed kinds (lib/seeding/seed-kind.ts) and disk cache sources (lib/client/disk-cache.ts) follow the same rule.
+ * The seed kinds (lib/seeding/seed-kind.ts) and disk cache sources (lib/fscache/disk-cache.ts) follow the same rule.
  */
 
 /** The `nfsvers=` of each NFS version, and the version as written after "NFSv" in messages. */

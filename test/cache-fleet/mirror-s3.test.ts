@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { CacheFleet, CacheFleetProps, CacheOrigin, FsCacheClientLaunchTemplate, Mirror, MountSource } from '../../lib';
-import { mirrorFsid } from '../../lib/cache-fleet/mirror';
+import { mirrorFsid } from '../../lib/cache-fleet/mirror-paths';
 import { renderedCode } from '../../lib/instance/user-data';
 import { importedFs, nagFindings, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';

@@ -16,7 +16,7 @@ import {
   NfsVersion,
   NodeDiskCache,
 } from '../../lib';
-import { mirrorFsid } from '../../lib/cache-fleet/mirror';
+import { mirrorFsid } from '../../lib/cache-fleet/mirror-paths';
 import { renderedCode } from '../../lib/instance/user-data';
 import { NFS_MIRROR_PORT } from '../../lib/nfs/ports';
 import { importedFs, stackWithVpc } from '../util';

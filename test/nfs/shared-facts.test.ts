@@ -3,7 +3,7 @@ import * as path from 'path';
 import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CacheFleet, CacheOrigin, FsCacheClientLaunchTemplate, MountSource } from '../../lib';
-import { MIRROR_NAMESPACE, MIRROR_ROOT } from '../../lib/cache-fleet/mirror';
+import { MIRROR_NAMESPACE, MIRROR_ROOT } from '../../lib/cache-fleet/mirror-paths';
 import { EFS_UTILS_TLS_PORT } from '../../lib/nfs/mount';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../../lib/nfs/ports';
 import { importedFs, stackWithVpc } from '../util';
@@ -61,7 +61,7 @@ describe('facts shared by the TypeScript and the bash', () => {
   test('no script names a TLS port of its own: efs-utils\' tlsport comes from EFS_UTILS_TLS_PORT, as documented', () => {
     expect(codeLines(new RegExp(`tlsport|\\b${EFS_UTILS_TLS_PORT}\\b`))).toEqual([]);
     // FsCacheClientProps.tlsPort documents the default (jsii needs a literal there): it must be the constant's value.
-    const source = fs.readFileSync(path.join(__dirname, '..', '..', 'lib', 'client', 'fs-cache-client.ts'), 'utf8');
+    const source = fs.readFileSync(path.join(__dirname, '..', '..', 'lib', 'client', 'options.ts'), 'utf8');
     const doc = source.match(/@default (\S+)\s*\*\/\s*readonly tlsPort\?: number;/);
     expect(doc?.[1]).toBe(String(EFS_UTILS_TLS_PORT));
   });
