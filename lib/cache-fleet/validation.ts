@@ -1,7 +1,7 @@
 import { Annotations, SizeRoundingBehavior, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
-import { instanceTypeFacts } from '../instance/instance-types';
+import { InstanceTypeFacts, instanceTypeFacts } from '../instance/instance-types';
 import { NfsVersion } from '../nfs/nfs-version';
 import { NFS_MOUNTD_PORT, NFS_PORT } from '../nfs/ports';
 import { checkClientCidrs } from '../private/cidr';
@@ -61,6 +61,14 @@ export function validateCacheFleetOptions(
   checkNodePaths(scope, exportPath, hasMirrors(o), diskCache);
   checkMirrorSizeFits(scope, o, diskCache, facts, String(o.instanceType ?? CACHE_FLEET_DEFAULTS.instanceType));
   if (warming) validateWarming(scope, warming, exportPath);
+  checkTimersAndLimits(scope, o);
+  checkWorkingSetSize(scope, o, facts);
+  return nodeDiskCache;
+}
+
+/** The cache timers, `mountTimeout`, `clientCidrs`, `signalTimeout` and `tuning.readAhead`, each within its range. */
+function checkTimersAndLimits(scope: Construct, o: CacheFleetOptions): void {
+  const tuning = o.tuning ?? {};
   for (const [name, d] of [['attributeCacheTimeout', o.attributeCacheTimeout], ['directoryCacheTimeout', o.directoryCacheTimeout]] as const) {
     knownAtSynth(scope, name, d);
     if (d && (d.toSeconds() < 0 || d.toSeconds() > 3600)) throw propError(scope, name, `must be between 0 and 60 minutes, got ${d.toHumanString()}.`);
@@ -78,6 +86,10 @@ export function validateCacheFleetOptions(
     const kib = tuning.readAhead.toKibibytes({ rounding: SizeRoundingBehavior.NONE });
     if (!Number.isInteger(kib) || kib < 0 || kib > 1048576) throw propError(scope, 'tuning.readAhead', `must be whole KiB from 0 to 1 GiB, got ${kib} KiB.`);
   }
+}
+
+/** `workingSetSize`, more than nothing, and a warning when it does not fit in the nodes' memory. */
+function checkWorkingSetSize(scope: Construct, o: CacheFleetOptions, facts: InstanceTypeFacts): void {
   knownAtSynth(scope, 'workingSetSize', o.workingSetSize, 'it is compared with the nodes\' memory');
   if (o.workingSetSize && o.workingSetSize.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
     throw propError(scope, 'workingSetSize', 'must be more than 0 bytes.');
@@ -90,7 +102,6 @@ export function validateCacheFleetOptions(
         `(${facts.memoryGiB} GiB): reads beyond it go to EFS. Choose a larger instanceType or more memory-heavy family.`);
     }
   }
-  return nodeDiskCache;
 }
 
 /** The fan-out of a fleet that gives none: the load balancer for an elastic fleet, which it adds and drains. */

@@ -131,19 +131,7 @@ export class EksFleetNodes extends Construct {
     checkCidr(this, props.serviceIpv4Cidr, cluster);
     checkNodeImage(this, props.hosts);
 
-    // nodeadm's NodeConfig, YAML in the user data's MIME document. CloudFormation splices a deploy-time value as it is
-    // (it has no quoting), so every value here is a literal checked at synth or an attribute EKS writes: none holds a
-    // `"`, a line break or the document's boundary, and each stays the whole of its double-quoted scalar.
-    const nodeConfig = [
-      '---',
-      'apiVersion: node.eks.aws/v1alpha1',
-      'kind: NodeConfig',
-      'spec:',
-      '  cluster:',
-      ...NODE_CONFIG_FIELDS.map((f) => `    ${f.key}: "${values[f.attribute]}"`),
-      `    cidr: "${props.serviceIpv4Cidr}"`,
-      '',
-    ].join('\n');
+    const nodeConfig = nodeConfigOf(values, props.serviceIpv4Cidr);
     // A deploy-time certificate authority is counted as an EKS cluster's is long (base64 of a PEM certificate).
     const authorityBytes = Token.isUnresolved(authority) ? AUTHORITY_SIZE_ESTIMATE : Buffer.byteLength(authority, 'utf8');
     joinEksCluster(props.hosts, cluster.node.path, nodeConfig,
@@ -157,21 +145,45 @@ export class EksFleetNodes extends Construct {
     // aws-cdk-lib tags self-managed nodes so: the VPC CNI and the cloud provider find the cluster's instances by it.
     Tags.of(this.autoScalingGroup).add(`kubernetes.io/cluster/${cluster.clusterName}`, 'owned', { applyToLaunchedInstances: true });
 
-    const role = props.hosts.role;
-    for (const [name, reason] of NODE_POLICIES) {
-      const policy = iam.ManagedPolicy.fromAwsManagedPolicyName(name);
-      role.addManagedPolicy(policy);
-      Validations.of(role).acknowledge({ id: `AwsSolutions-IAM4[Policy::${nagText(role, policy.managedPolicyArn)}]`, reason });
-    }
-    // The node role's access: an EC2_LINUX access entry (the kubelet's system:nodes group) where the cluster uses
-    // access entries, the aws-auth ConfigMap of a cluster of this app that uses it alone.
-    const configMapOnly = cluster instanceof eks.Cluster &&
-      (cluster.authenticationMode === undefined || cluster.authenticationMode === eks.AuthenticationMode.CONFIG_MAP);
-    if (configMapOnly) {
-      cluster.awsAuth.addRoleMapping(role, { username: 'system:node:{{EC2PrivateDNSName}}', groups: ['system:bootstrappers', 'system:nodes'] });
-    } else {
-      new eks.CfnAccessEntry(this, 'AccessEntry', { clusterName: cluster.clusterName, principalArn: role.roleArn, type: 'EC2_LINUX' });
-    }
+    grantNodeAccess(this, cluster, props.hosts.role);
+  }
+}
+
+/**
+ * nodeadm's NodeConfig, YAML in the user data's MIME document. CloudFormation splices a deploy-time value as it is
+ * (it has no quoting), so every value here is a literal checked at synth or an attribute EKS writes: none holds a
+ * `"`, a line break or the document's boundary, and each stays the whole of its double-quoted scalar.
+ */
+function nodeConfigOf(values: Record<(typeof NODE_CONFIG_FIELDS)[number]['attribute'], string>, serviceIpv4Cidr: string): string {
+  return [
+    '---',
+    'apiVersion: node.eks.aws/v1alpha1',
+    'kind: NodeConfig',
+    'spec:',
+    '  cluster:',
+    ...NODE_CONFIG_FIELDS.map((f) => `    ${f.key}: "${values[f.attribute]}"`),
+    `    cidr: "${serviceIpv4Cidr}"`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * The nodes' role: EKS's node policies, and its access to the cluster: an EC2_LINUX access entry (the kubelet's
+ * system:nodes group) where the cluster uses access entries, the aws-auth ConfigMap of a cluster of this app that uses
+ * it alone.
+ */
+function grantNodeAccess(scope: Construct, cluster: eks.ICluster, role: iam.IRole): void {
+  for (const [name, reason] of NODE_POLICIES) {
+    const policy = iam.ManagedPolicy.fromAwsManagedPolicyName(name);
+    role.addManagedPolicy(policy);
+    Validations.of(role).acknowledge({ id: `AwsSolutions-IAM4[Policy::${nagText(role, policy.managedPolicyArn)}]`, reason });
+  }
+  const configMapOnly = cluster instanceof eks.Cluster &&
+    (cluster.authenticationMode === undefined || cluster.authenticationMode === eks.AuthenticationMode.CONFIG_MAP);
+  if (configMapOnly) {
+    cluster.awsAuth.addRoleMapping(role, { username: 'system:node:{{EC2PrivateDNSName}}', groups: ['system:bootstrappers', 'system:nodes'] });
+  } else {
+    new eks.CfnAccessEntry(scope, 'AccessEntry', { clusterName: cluster.clusterName, principalArn: role.roleArn, type: 'EC2_LINUX' });
   }
 }
 
