@@ -3,7 +3,7 @@
  * emulated NVMe disks, runs cachefilesd and mounts the origin by its EFS-style DNS name with fsc. The user-data here
  * is a throwaway; the project's real scripts are proved by the other *.lab.ts files.
  */
-import { CloudInitResult, Lab, progress, Vm } from './harness';
+import { CloudInitResult, Lab, progress, restoreEnabled, Vm } from './harness';
 
 const EFS_NAME = 'fs-0123456789abcdef0.efs.us-east-1.amazonaws.com';
 
@@ -110,6 +110,16 @@ describe('lab smoke: NFS origin + FS-Cache client on RAID 0 of blank NVMe', () =
     // Again after dropping the page cache: now from FS-Cache (or the origin), still identical.
     await client.execOk('sync && echo 3 > /proc/sys/vm/drop_caches');
     expect((await client.readFile('/mnt/efs/blob.bin')).equals(written)).toBe(true);
+  });
+
+  test('a restored VM\'s journal is its own from the gate on: journalctl shows the gate\'s identity line and the user data\'s output', async () => {
+    for (const vm of [origin, client]) {
+      const journal = await vm.execOk('journalctl -b -o cat --no-pager -u lab-gate.service -u cloud-final.service');
+      // LAB_RESTORE=off: every VM boots cold, and the gate never runs.
+      expect(/lab-gate: identity set/.test(journal)).toBe(restoreEnabled());
+      expect(journal).toMatch(vm === origin ? /origin: exporting/ : /hello from the origin/);
+      expect(await vm.execOk('id=$(cat /etc/machine-id); test -d "/var/log/journal/$id" -o -d "/run/log/journal/$id" && echo kept')).toBe('kept\n');
+    }
   });
 
   test('lab DNS answers records set at run time, several addresses per name', async () => {

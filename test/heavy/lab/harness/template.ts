@@ -17,8 +17,9 @@ import { Qmp } from './qmp';
  * What a restore cannot reproduce, and why no test depends on it: the kernel's log and command line in memory up to
  * the gate are the template's (the VM's own words are read from /run/lab/cmdline; a reboot boots the VM's own command
  * line); the boot id and uptime carry on from the template's boot; the VM's disks and seed arrive by PCIe hotplug just
- * before the gate lets the boot go on, not at power on; PID 1 and the journal keep the template's machine id in memory
- * (the file, and every process started after the gate, have the VM's). A VM given kernelArgs boots cold (its kernel
+ * before the gate lets the boot go on, not at power on; PID 1 keeps the template's machine id in memory (the file,
+ * journald, restarted by the gate, and every process started after it have the VM's), so the boot's journal up to the
+ * gate is in the template's journal files, which journalctl does not show. A VM given kernelArgs boots cold (its kernel
  * command line must be its own from the start), and LAB_RESTORE=off boots every VM cold.
  */
 export interface Template {
@@ -40,7 +41,7 @@ export interface TemplateKey {
 }
 
 /** Changes whenever what a template is made of changes (machine.ts, lab-gate), so that an older one is not restored. */
-const RECIPE = 'gate-1';
+const RECIPE = 'gate-2';
 /** The marker lab-gate prints on the console once the template boot has reached it. */
 export const GATE_MARKER = "lab-gate: waiting for this VM's identity";
 /** A template's own MAC address; a restored VM's gate replaces it with the VM's before the NIC comes up. */
