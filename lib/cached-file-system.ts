@@ -128,8 +128,8 @@ export class CachedFileSystem extends Construct {
 }
 
 /**
- * The `source` given to `addClientLaunchTemplate`, checked: a `MountSource` (from JavaScript, not a value of 0.1's
- * `ClientSource`) that mounts this construct's own fleet or file system, whose dashboard the clients join.
+ * The `source` given to `addClientLaunchTemplate`, checked: a `MountSource` (from JavaScript, which has no types, any
+ * other value is refused) that mounts this construct's own fleet or file system, whose dashboard the clients join.
  */
 function checkClientSource(cfs: CachedFileSystem, source: MountSource | undefined): MountSource | undefined {
   if (source === undefined || source === null) return undefined;

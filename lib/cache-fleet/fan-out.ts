@@ -52,7 +52,7 @@ export class FanOut {
 
 /**
  * The value of the `fanOut` prop, checked: the default when it is not given, `Invalid fanOut:` when it is not a
- * `FanOut` (from JavaScript, 0.1's `FanOutMode` value), `Invalid fanOut.<option>:` when an option cannot be used.
+ * `FanOut` (from JavaScript, which has no types: a `FanOutMode` value, which the message translates), `Invalid fanOut.<option>:` when an option cannot be used.
  */
 export function resolveFanOut(scope: IConstruct, fanOut: FanOut | undefined, defaultFanOut: FanOut): FanOut {
   if (fanOut === undefined || fanOut === null) return defaultFanOut;

@@ -10,7 +10,7 @@ import { MirrorOptions, s3Mirrors } from './mirror';
 export function grantS3Mirrors(role: iam.IRole, o: MirrorOptions): void {
   for (const m of s3Mirrors(o)) {
     grantReadPrefix(role, m.bucket, m.prefix,
-      // The reason is in the template (the cdk-nag acknowledgement): it keeps the 0.1 prop's name, so the template stays the same.
+      // The reason is in the template (the cdk-nag acknowledgement): its wording, `mirrorSources` included, is part of every deployed template.
       'The nodes copy every object under the S3 mirror\'s prefix (mirrorSources); their keys are not known at synth time.');
   }
 }

@@ -66,7 +66,7 @@ export class NodeDiskCache {
 /**
  * The node disk cache given as `nodeDiskCache`, checked, or the default: `NodeDiskCache.instanceStore()` when the node
  * type has NVMe instance store (`nvmeInstanceStore`), else `NodeDiskCache.none()`. From JavaScript, which has no types,
- * anything else is refused, the boolean of 0.1 included.
+ * anything else is refused, a boolean included (the message names the factory to give instead).
  */
 export function resolveNodeDiskCache(scope: IConstruct, given: NodeDiskCache | undefined, nvmeInstanceStore: boolean): NodeDiskCache {
   if (given === undefined || given === null) return nvmeInstanceStore ? NodeDiskCache.instanceStore() : NodeDiskCache.none();

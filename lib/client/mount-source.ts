@@ -44,8 +44,8 @@ export class MountSource implements ec2.IConnectable {
   }
 
   /**
-   * Mount this cache fleet, read-only over plain NFSv4.1: a `CacheFleet`, or one of another stack or app
-   * (`CacheFleet.fromCacheFleetAttributes`).
+   * Mount this cache fleet, read-only over plain NFS of the fleet's `clientNfsVersion` (NFSv4.1, or NFSv3).
+   * The fleet is a `CacheFleet`, or one of another stack or app (`CacheFleet.fromCacheFleetAttributes`).
    */
   public static cacheFleet(fleet: ICacheFleet, options: FleetSourceOptions = {}): MountSource {
     return new MountSource(fleet.endpoint, fleet.exportPath, fleet.connections, undefined, fleet, options);
@@ -72,9 +72,8 @@ export class MountSource implements ec2.IConnectable {
   /** The fleet's mirrors to mount as well (`FleetSourceOptions.mirrorPaths`); empty for EFS. */
   public readonly mirrorPaths: string[];
   /**
-   * Where the mirrors are mounted, as given (`FleetSourceOptions.mirrorMountPoint`).
-   *
-   * @default - '/mnt/mirror'
+   * Where the mirrors are mounted, as given (`FleetSourceOptions.mirrorMountPoint`); undefined when none was given.
+   * The client then mounts them at '/mnt/mirror'.
    */
   public readonly mirrorMountPoint?: string;
 

@@ -125,7 +125,7 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
   readonly mountOptions?: string[];
 
   /**
-   * How the client mounts EFS directly (a cache fleet is always mounted over plain NFSv4.1).
+   * How the client mounts EFS directly (a cache fleet is mounted over plain NFS, of the fleet's `clientNfsVersion`).
    *
    * @default MountHelper.EFS_UTILS
    */

@@ -106,7 +106,7 @@ function checkMountOptions(scope: Construct, o: FsCacheClientOptions): void {
 /** The mount helper, `readOnly` and `tlsPort` against what is mounted: EFS with or without amazon-efs-utils, or a fleet. */
 function checkMountOfSource(scope: Construct, o: FsCacheClientOptions, viaFleet: boolean): void {
   if (viaFleet && o.mountHelper === MountHelper.EFS_UTILS) {
-    throw propError(scope, 'mountHelper', 'a cache fleet is mounted over plain NFSv4.1; amazon-efs-utils only mounts EFS.');
+    throw propError(scope, 'mountHelper', 'a cache fleet is mounted over plain NFS (NFSv4.1, or NFSv3 for an NFSv3 fleet); amazon-efs-utils only mounts EFS.');
   }
   if (viaFleet && o.readOnly === false) {
     throw propError(scope, 'readOnly', 'a cache fleet exports read-only; write to EFS directly.');
@@ -120,7 +120,7 @@ function checkMountOfSource(scope: Construct, o: FsCacheClientOptions, viaFleet:
 
 /**
  * The source of a template, checked: `Invalid source: is required` when it is missing (from JavaScript, which has no
- * types: a caller still giving the `fileSystem` or `cacheFleet` of 0.1). Its mirrors are checked in
+ * types: a caller giving the removed `fileSystem` or `cacheFleet` instead). Its mirrors are checked in
  * `clientMirrorParameters`.
  */
 export function checkSource(scope: IConstruct, props: FsCacheClientLaunchTemplateProps): MountSource {

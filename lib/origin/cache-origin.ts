@@ -261,8 +261,8 @@ export function originServerPath(origin: CacheOrigin, originPath: string): strin
 }
 
 /**
- * What the export's fsid is derived from besides the fleet's path: `originPath` for EFS (unchanged since 0.1: a deployed
- * fleet keeps its fsid), the server path with an `nfs:` prefix for an NFS server, so an origin of either kind never
+ * What the export's fsid is derived from besides the fleet's path: `originPath` for EFS (what every deployed
+ * EFS fleet's fsid is made of: it must not change), the server path with an `nfs:` prefix for an NFS server, so an origin of either kind never
  * shares an fsid with one of the other at the same construct path (the host is left out: it may be a token).
  */
 export function originFsidKey(origin: CacheOrigin, originPath: string): string {
@@ -271,7 +271,7 @@ export function originFsidKey(origin: CacheOrigin, originPath: string): string {
 
 /**
  * The fleet's origin, checked: `Invalid origin: is required` when it is missing (from JavaScript, which has no types:
- * a caller still giving the `fileSystem` of 0.1), `Invalid origin...` for an NFS server whose host, export path,
+ * a caller giving a removed prop instead), `Invalid origin...` for an NFS server whose host, export path,
  * ports or peer cannot work.
  */
 export function resolveOrigin(scope: IConstruct, props: { readonly origin: CacheOrigin }): CacheOrigin {
@@ -286,7 +286,7 @@ export function resolveOrigin(scope: IConstruct, props: { readonly origin: Cache
 
 function validateNfsServer(scope: IConstruct, origin: CacheOrigin): void {
   if (origin.nfsVersion === undefined || origin.nfsVersion === null) {
-    // From JavaScript, which has no types: a caller still giving the `version` of 0.1.
+    // From JavaScript, which has no types: a caller may give another prop (such as a removed `version`) instead.
     throw propError(scope, 'origin.nfsVersion', 'is required: the NFS version the nodes mount the server with, ' +
       'NfsVersion.NFS_V3, NFS_V4_1 or NFS_V4_2.');
   }

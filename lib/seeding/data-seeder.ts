@@ -83,7 +83,7 @@ export class SeedSource {
    * @internal
    */
   public _bind(scope: Construct, role: iam.IRole): SeedSourceBinding {
-    // From JavaScript, a subclass of 0.1's abstract SeedSource reaches here without a spec.
+    // From JavaScript, a subclass of SeedSource made without a factory reaches here without a spec.
     if (!this.spec) throw propError(scope, 'source', `must be made by ${FACTORIES}.`);
     switch (this.spec.kind) {
       case SeedKind.S3: return bindBucket(scope, role, this.spec.bucket, this.spec.prefix);
@@ -429,7 +429,7 @@ function replaceOnChange(cfn: ec2.CfnInstance): void {
 
 /**
  * The seeder's source, checked: `Invalid source: is required` when it is missing, and refused when it is not made by
- * a factory of `SeedSource` (from JavaScript, which has no types: an object with 0.1's `bind`).
+ * a factory of `SeedSource` (from JavaScript, which has no types: any object, one with a `bind` method included).
  */
 function checkSource(scope: IConstruct, source: SeedSource | undefined): SeedSource {
   if (source === undefined || source === null) throw propError(scope, 'source', `is required: ${FACTORIES}.`);

@@ -239,7 +239,7 @@ const CASES: BadInput[] = [
   {
     name: 'client: a fleet client with amazon-efs-utils',
     build: (stack, vpc) => new CachedFileSystem(stack, 'Data', { vpc, cacheFleet: { capacity: Capacity.nodes(1) } }).addClientLaunchTemplate('C', { mountHelper: MountHelper.EFS_UTILS }),
-    error: /^Invalid mountHelper: a cache fleet is mounted over plain NFSv4.1/,
+    error: /^Invalid mountHelper: a cache fleet is mounted over plain NFS \(NFSv4.1, or NFSv3 for an NFSv3 fleet\)/,
   },
   {
     name: 'client: a fleet client with a TLS port',
