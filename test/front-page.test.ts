@@ -47,6 +47,17 @@ describe('the README as a front page', () => {
     expect(table).toBeGreaterThan(heading);
     expect(table).toBeLessThan(150);
   });
+
+  test('its table of modes is the one of docs/choosing-a-mode.md, row for row (links relative to each page)', () => {
+    const rows = (lines: string[]) => {
+      const start = lines.findIndex((l) => l.startsWith('| mode |'));
+      const end = lines.findIndex((l, i) => i > start && !l.startsWith('|'));
+      return lines.slice(start, end);
+    };
+    const page = fs.readFileSync(path.join(ROOT, 'docs', 'choosing-a-mode.md'), 'utf8').split('\n');
+    expect(rows(readme).map((l) => l.replace(/\]\(docs\//g, ']('))).toEqual(rows(page));
+    expect(rows(readme).length).toBeGreaterThan(10);
+  });
 });
 
 describe('the API', () => {
