@@ -88,6 +88,7 @@ describe('upgrade contract', () => {
       expect(keys).toEqual(['cdk-efs-cache:fleet', 'cdk-efs-cache:signal-resource', 'cdk-efs-cache:stable-eni']);
     }
     const scripts = ['assets/cache-node/bootstrap.sh', ...fs.readdirSync(path.join(__dirname, '..', 'assets', 'lib')).map((f) => `assets/lib/${f}`)]
+      .filter((f) => fs.statSync(path.join(__dirname, '..', f)).isFile())
       .map((f) => fs.readFileSync(path.join(__dirname, '..', f), 'utf8')).join('\n');
     // node_identity asks the metadata service for cdk-efs-cache:<name> of each name it lists.
     expect(scripts).toContain('meta-data/tags/instance/cdk-efs-cache:');

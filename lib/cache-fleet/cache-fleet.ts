@@ -12,6 +12,7 @@ import { InstanceTypeFacts, instanceTypeFacts, warnUnknownNodeSize } from '../in
 import { autoScalingGroupMetric, groupMetric, METRIC_NAMESPACE, sumOfMetrics } from '../instance/metrics';
 import { grantPutMetricData } from '../instance/metrics-grant';
 import { ResolvedInstance, resolveInstance } from '../instance/resolve';
+import { warnIfClientsBeyondVpc, warnIfNotEncryptedInTransit } from '../instance/transit';
 import { RenderedScript, renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
 import { checkEfsMount, MountHelper } from '../nfs/mount';
 import { NfsVersion } from '../nfs/nfs-version';
@@ -169,6 +170,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     refuseRemovedProps(this, props, REMOVED_FLEET_PROPS);
     const instance = resolveInstance(this, props, DEFAULTS);
     this.instanceType = instance.instanceType;
+    warnIfNotEncryptedInTransit(this, 'instanceType', 'cache nodes', this.instanceType);
+    warnIfClientsBeyondVpc(this, 'clientCidrs', props.clientCidrs ?? [], props.vpc);
     const facts = instanceTypeFacts(this.instanceType);
     this.nodeDiskCache = validateCacheFleetOptions(this, props, facts);
     this.origin = resolveOrigin(this, props);

@@ -7,6 +7,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
+import { HOPS_DOC } from '../instance/transit';
 import { NFS_MIRROR_PORT, NFS_PORT } from '../nfs/ports';
 import { propError } from '../private/errors';
 import { acknowledgeCompliance } from '../private/nag';
@@ -260,6 +261,9 @@ export class FanOutResources extends Construct implements ec2.IConnectable {
       securityGroups: [securityGroup],
     });
     nlbAccessLogs(nlb, options.accessLogs);
+    Annotations.of(this).addWarningV2('cdk-efs-cache:nlbNotEncryptedInTransit', 'fanOut: the clients\' NFS through the ' +
+      'Network Load Balancer travels in clear: the Nitro hardware encrypts traffic between instances only when no load ' +
+      `balancer is on its path. Where it must be encrypted in transit, use FanOut.route53(); see ${HOPS_DOC}.`);
     acknowledgeCompliance(nlb, 'ELBDeletionProtectionEnabled', 'The load balancer holds no data and is recreated ' +
       'with the fleet; deletion protection would make every stack deletion fail until it is turned off by hand.');
     const targetGroup = this.forward(nlb, props, options, NFS_PORT, { targetGroup: 'Nodes', listener: 'Nfs' });

@@ -10,6 +10,7 @@ import { groupMetric, instanceMetrics } from '../instance/metrics';
 import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../instance/metrics-grant';
 import { resolveInstance } from '../instance/resolve';
 import { instanceRole } from '../instance/role';
+import { warnIfNotEncryptedInTransit } from '../instance/transit';
 import { compactScript, RenderedScript, renderScript, UserDataWrapping, validateUserCommands, withUserCommands } from '../instance/user-data';
 import { encryptedVolume } from '../instance/volumes';
 import { MOUNT_HELPER_TYPE } from '../nfs/enum-values';
@@ -80,6 +81,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     refuseRemovedProps(this, props, REMOVED_CLIENT_PROPS);
     const source = checkSource(this, props);
     const instance = resolveInstance(this, props, FS_CACHE_CLIENT_DEFAULTS);
+    if (source.fleet) warnIfNotEncryptedInTransit(this, 'instanceType', 'clients', instance.instanceType);
     const diskCache = validateClientOptions(this, props, instance.instanceType, !!source.fleet);
     warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, s3Need(), ...(props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics ? [ENDPOINT_NEEDS.cloudWatch] : []),
       ...(props.role ? [] : [ENDPOINT_NEEDS.ssm])]);

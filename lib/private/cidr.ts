@@ -154,3 +154,24 @@ export function checkClientCidrs(scope: IConstruct, prop: string, cidrs: string[
 export function exportClients(cidrs: string[]): string {
   return cidrs.map((c) => (Token.isUnresolved(c) ? c : formatCidr(parseCidr(undefined, 'clientCidrs', c)))).join(' ');
 }
+
+/** Whether `inner` lies wholly inside `outer` (same version, a prefix at least as long, the same network bits). */
+export function cidrWithin(inner: Cidr, outer: Cidr): boolean {
+  if (inner.version !== outer.version || inner.prefix < outer.prefix) return false;
+  const shift = BigInt(bits(outer.version) - outer.prefix);
+  return inner.address >> shift === outer.address >> shift;
+}
+
+/** Private address space: RFC 1918, shared address space (RFC 6598) and IPv6 unique local addresses (RFC 4193). */
+const PRIVATE: Cidr[] = [
+  { version: 4, address: 0x0a000000n, prefix: 8 },
+  { version: 4, address: 0xac100000n, prefix: 12 },
+  { version: 4, address: 0xc0a80000n, prefix: 16 },
+  { version: 4, address: 0x64400000n, prefix: 10 },
+  { version: 6, address: 0xfcn << 120n, prefix: 7 },
+];
+
+/** Whether a block lies wholly in private address space. */
+export function cidrIsPrivate(c: Cidr): boolean {
+  return PRIVATE.some((p) => cidrWithin(c, p));
+}
