@@ -27,7 +27,7 @@ import * as path from 'path';
 import { parameters } from '../../util/user-data';
 import { ApiCall, AWS_HOSTS, byCli, Emulator, EMULATOR_VALUES, isCodeFetch, RoleSession, rolePolicies, tearDown } from '../emulator/emulator';
 import { SEED_BUCKET, SEED_FILES, SEED_STACK, seederUserData } from '../emulator/seeder-stack';
-import { CloudInitResult, DIAGNOSIS_FILE, FAILURES_DIR, keptCode, Lab, progress, summarize, Vm } from './harness';
+import { CloudInitResult, DIAGNOSIS_FILE, FAILURES_DIR, keptCode, Lab, progress, restoreEnabled, summarize, Vm } from './harness';
 import { nfsdReadBytes, sha256 } from './scenarios/guest';
 import { EFS_NAME, FLEET_NAME, LabUserData, labUserData, LAB_SUBNET, ORIGIN_USER_DATA } from './scenarios/stacks';
 
@@ -435,7 +435,8 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     expect(diagnosis.split('\n')[0]).toBe(`${lab.name}/node-x: expected boot error`);
     expect(summarize(diagnosis).join('\n')).toMatch(/efs-cache FATAL and WARN lines .*: FATAL: .*(origin|mount)/);
     expect(fs.readFileSync(path.join(kept, 'journal.txt'), 'utf8')).toMatch(/FATAL: .*(origin|mount)/);
-    expect(fs.readFileSync(path.join(kept, 'console.log'), 'utf8')).toMatch(/lab: power on/);
+    // The console from the VM's first boot on: a restore of the template (template.ts), or a power on (LAB_RESTORE=off).
+    expect(fs.readFileSync(path.join(kept, 'console.log'), 'utf8')).toMatch(restoreEnabled() ? /lab: restored from \S+/ : /lab: power on/);
   });
 
   test('the client mounted the fleet through the stable address and read the origin\'s bytes from node-a', async () => {
