@@ -5,7 +5,7 @@ import { ICacheFleet, MirrorExport } from '../cache-fleet/options';
 import { RECOMMENDED_NFS_OPTIONS, seconds } from '../nfs/mount';
 import { NfsVersion } from '../nfs/nfs-version';
 import { NFS_MIRROR_PORT, NFS_MOUNTD_PORT, NFS_PORT } from '../nfs/ports';
-import { describeValue, propError } from '../private/errors';
+import { describeValue, knownAtSynth, propError } from '../private/errors';
 
 /*
  * How a client mounts a cache fleet and its mirrors: the NFS options and ports, written once for every kind of client
@@ -44,6 +44,24 @@ export function fleetMountOptions(fleet: ICacheFleet, fsCache: boolean): string[
  */
 export function mirrorMountOptions(): string[] {
   return [...RECOMMENDED_NFS_OPTIONS, 'ro', `port=${NFS_MIRROR_PORT}`];
+}
+
+/** Linux's bounds on `nconnect` (nfs(5)): the TCP connections of one NFS client to one server. */
+export const NCONNECT_RANGE = { min: 1, max: 16 } as const;
+
+/**
+ * The `nconnect=<n>` option of a mount of the fleet (its export or a mirror), or none when `nconnect` is not given.
+ * Throws `Invalid <prop>` for a deploy-time value (a mount option is a literal checked at synth: Docker's driver
+ * options and a PersistentVolume's manifest take it unchecked) or a number other than a whole 1-16.
+ */
+export function nconnectOptions(scope: IConstruct, prop: string, nconnect: number | undefined): string[] {
+  if (nconnect === undefined || nconnect === null) return [];
+  knownAtSynth(scope, prop, nconnect, 'it becomes the mount option nconnect=<n>');
+  if (typeof nconnect !== 'number' || !Number.isInteger(nconnect) || nconnect < NCONNECT_RANGE.min || nconnect > NCONNECT_RANGE.max) {
+    throw propError(scope, prop, `must be a whole number of TCP connections from ${NCONNECT_RANGE.min} to ${NCONNECT_RANGE.max} ` +
+      `(Linux's bounds for nconnect), got ${describeValue(nconnect, scope)}.`);
+  }
+  return [`nconnect=${nconnect}`];
 }
 
 /** The TCP ports a mount of the fleet's export uses: 2049, and mountd's 20048 for an NFSv3 fleet. */

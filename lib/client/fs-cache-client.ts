@@ -21,7 +21,7 @@ import { allowFromConsumerSide } from '../private/connections';
 import { propError } from '../private/errors';
 import { REMOVED_CLIENT_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { ENDPOINT_NEEDS, s3Need, warnIfIsolated } from '../private/subnets';
-import { fleetMountOptions, mountsNfsV3 } from './fleet-mount';
+import { fleetMountOptions, mountsNfsV3, nconnectOptions } from './fleet-mount';
 import { CLIENT_METRICS } from './metrics';
 import { clientMirrorParameters } from './mirror-mounts';
 import { MountSource } from './mount-source';
@@ -208,8 +208,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
 
   /** The bootstrap (assets/client/bootstrap.sh) with its parameters, readable by the instances' role. */
   private renderBootstrap(props: FsCacheClientLaunchTemplateProps, source: MountSource, mount: ClientMount, diskCache: DiskCache): RenderedScript {
-    const options = props.mountOptions ?? (source.fleet ? fleetMountOptions(source.fleet, true)
-      : ['fsc', ...helperOptions(mount.helper, props.tlsPort ?? FS_CACHE_CLIENT_DEFAULTS.tlsPort), ...RECOMMENDED_NFS_OPTIONS, ...(mount.readOnly ? ['ro'] : [])]);
+    const options = clientMountOptions(this, props, source, mount);
     const metrics = props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics;
     if (metrics) grantPutMetricData(this.role);
     const mountPoint = props.mountPoint ?? FS_CACHE_CLIENT_DEFAULTS.mountPoint;
@@ -256,6 +255,21 @@ function mountOf(source: MountSource, props: FsCacheClientOptions): ClientMount 
     readOnly: source.fleet ? true : (props.readOnly ?? false),
     v3: !!source.fleet && mountsNfsV3(source.fleet),
   };
+}
+
+/**
+ * The options of the main mount: `mountOptions` when given, else those of the source; for a fleet plus `nconnect=<n>`
+ * when the source asks for it (`FleetSourceOptions.nconnect`). Throws `Invalid source.nconnect` for a bad value, or
+ * when `mountOptions` already holds an nconnect option.
+ */
+function clientMountOptions(scope: Construct, props: FsCacheClientOptions, source: MountSource, mount: ClientMount): string[] {
+  const nconnect = nconnectOptions(scope, 'source.nconnect', source.nconnect);
+  if (nconnect.length > 0 && props.mountOptions?.some((o) => o.startsWith('nconnect='))) {
+    throw propError(scope, 'source.nconnect', 'mountOptions already hold an nconnect option: give the number of connections in one place.');
+  }
+  if (props.mountOptions) return [...props.mountOptions, ...nconnect];
+  if (source.fleet) return [...fleetMountOptions(source.fleet, true), ...nconnect];
+  return ['fsc', ...helperOptions(mount.helper, props.tlsPort ?? FS_CACHE_CLIENT_DEFAULTS.tlsPort), ...RECOMMENDED_NFS_OPTIONS, ...(mount.readOnly ? ['ro'] : [])];
 }
 
 /** The culling limits in force: those given, cachefilesd's own for the rest. */

@@ -3,7 +3,7 @@ import { IConstruct } from 'constructs';
 import { MIRROR_ROOT, underMirrorRoot } from '../cache-fleet/mirror-paths';
 import { describeValue, propError } from '../private/errors';
 import { DIR_RE, DOT_SEGMENT_RE, nesting } from '../private/paths';
-import { mirrorExportOf, mirrorMountOptions } from './fleet-mount';
+import { mirrorExportOf, mirrorMountOptions, nconnectOptions } from './fleet-mount';
 import { FLEET_SOURCE_DEFAULTS, MountSource } from './mount-source';
 import { FS_CACHE_CLIENT_DEFAULTS, FsCacheClientOptions } from './options';
 
@@ -11,7 +11,8 @@ import { FS_CACHE_CLIENT_DEFAULTS, FsCacheClientOptions } from './options';
  * `EFSC_MIRROR_MOUNTS` (the mirrors' export paths, `/mirror/<path>`, space-separated; the server is the fleet's),
  * `EFSC_MIRROR_MOUNT_POINT` (each mirror is mounted there plus its path under /mirror, which the instance computes:
  * an export path may be a token) and their options: NFSv4.1, read-only, hard, no fsc (the page cache holds what a
- * delegation covers), default attribute caching, on the mirrors' own port (`NFS_MIRROR_PORT`). Mount paths that
+ * delegation covers), default attribute caching, on the mirrors' own port (`NFS_MIRROR_PORT`), with the source's
+ * `nconnect` when it gives one. Mount paths that
  * are known here are checked here: none may be another's directory or lie inside it (the fsc mount, the cache
  * directory, the other mirrors); the instance checks them again at boot, with the tokens resolved.
  */
@@ -60,7 +61,7 @@ export function clientMirrorParameters(scope: IConstruct, source: MountSource, o
       EFSC_MIRROR_MOUNTS: mirrors.map((m) => m.exportPath).join(' '),
       EFSC_MIRROR_ROOT: MIRROR_ROOT,
       EFSC_MIRROR_MOUNT_POINT: root,
-      EFSC_MIRROR_MOUNT_OPTIONS: mirrorMountOptions().join(','),
+      EFSC_MIRROR_MOUNT_OPTIONS: [...mirrorMountOptions(), ...nconnectOptions(scope, 'source.nconnect', source.nconnect)].join(','),
     },
     // What warming may read: the mirrors whose mount points are known, and their root when some are not.
     mounts: { mirrors: known.map((m) => m.at), mirrorRoot: known.length < mirrors.length ? root : undefined },

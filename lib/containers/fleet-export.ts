@@ -2,7 +2,7 @@ import { CfnResource, Reference, Tokenization } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
 import { ICacheFleet } from '../cache-fleet/options';
-import { fleetMountOptions, fleetPorts, mirrorExportOf, mirrorMountOptions } from '../client/fleet-mount';
+import { fleetMountOptions, fleetPorts, mirrorExportOf, mirrorMountOptions, nconnectOptions } from '../client/fleet-mount';
 import { NFS_MIRROR_PORT } from '../nfs/ports';
 import { propError } from '../private/errors';
 
@@ -90,12 +90,16 @@ export class FleetExport implements ec2.IConnectable {
   }
 }
 
-/** A source as given, checked: `Invalid <prop>` when it is missing or not a `FleetExport` (from JavaScript). */
-export function checkFleetExport(scope: IConstruct, prop: string, source: FleetExport | undefined): ResolvedFleetExport {
+/**
+ * A source as given, checked: `Invalid <prop>` when it is missing or not a `FleetExport` (from JavaScript). Its mount
+ * options end with `nconnect=<n>` when the construct's `nconnect` prop gives one (`Invalid nconnect` for a bad value).
+ */
+export function checkFleetExport(scope: IConstruct, prop: string, source: FleetExport | undefined, nconnect?: number): ResolvedFleetExport {
   if (!(source instanceof FleetExport)) {
     throw propError(scope, prop, 'must be FleetExport.cacheFleet(fleet) or FleetExport.mirror(fleet, mirrorPath).');
   }
-  return source._resolve(scope, prop);
+  const resolved = source._resolve(scope, prop);
+  return { ...resolved, mountOptions: [...resolved.mountOptions, ...nconnectOptions(scope, 'nconnect', nconnect)] };
 }
 
 /** A resource of the app and one of its attributes (`Ref` for its reference). */

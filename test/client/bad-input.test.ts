@@ -448,6 +448,22 @@ const CASES: BadInput[] = [
     build: ownFleetClient([['/efs/a', '/etc']]),
     error: /^Invalid source\.mirrorPaths: '\/efs\/a' is served by .* at '\/etc', which is not a path under \/mirror/,
   },
+  // FleetSourceOptions.nconnect: Linux takes 1-16 connections; a mount option is a literal checked at synth.
+  ...[0, 17, 2.5, -1].map((n): BadInput => ({
+    name: `client: nconnect ${n}`,
+    build: mirrorClient({ nconnect: n }),
+    error: new RegExp(`^Invalid source\\.nconnect: must be a whole number of TCP connections from 1 to 16 \\(Linux's bounds for nconnect\\), got ${String(n).replace('.', '\\.')}\\. `),
+  })),
+  {
+    name: 'client: nconnect from a token',
+    build: (stack, vpc) => mirrorClient({ nconnect: new CfnParameter(stack, 'Connections', { type: 'Number' }).valueAsNumber })(stack, vpc),
+    error: /^Invalid source\.nconnect: must be known at synth \(it becomes the mount option nconnect=<n>\), got parameter Connections/,
+  },
+  {
+    name: 'client: nconnect given twice, in mountOptions and in the source',
+    build: mirrorClient({ nconnect: 4 }, { mountOptions: ['fsc', 'hard', 'nconnect=8'] }),
+    error: /^Invalid source\.nconnect: mountOptions already hold an nconnect option: give the number of connections in one place\./,
+  },
   {
     name: 'client: the mount point inside the cache directory',
     build: client({ mountPoint: '/var/cache/fscache/efs' }),

@@ -234,6 +234,20 @@ describe('source: one MountSource', () => {
     expect(direct.params.EFSC_NFS_SERVER).toMatch(/^fs-0123456789abcdef0\.efs\./);
   });
 
+  test('nconnect is an option of each mount of the fleet, and of none by default', () => {
+    const mirrors = { mirrorPaths: ['/efs/app'] };
+    const base = synth(({ fleet }) => ({ source: MountSource.cacheFleet(fleet, mirrors) })).params;
+    const four = synth(({ fleet }) => ({ source: MountSource.cacheFleet(fleet, { ...mirrors, nconnect: 4 }) })).params;
+    expect(`${base.EFSC_MOUNT_OPTIONS},${base.EFSC_MIRROR_MOUNT_OPTIONS}`).not.toMatch(/nconnect/);
+    expect(four.EFSC_MOUNT_OPTIONS).toBe(`${base.EFSC_MOUNT_OPTIONS},nconnect=4`);
+    expect(four.EFSC_MIRROR_MOUNT_OPTIONS).toBe(`${base.EFSC_MIRROR_MOUNT_OPTIONS},nconnect=4`);
+    // Options of the user's own: the source's nconnect is added to them.
+    const own = synth(({ fleet }) => ({ source: MountSource.cacheFleet(fleet, { nconnect: 16 }), mountOptions: ['fsc', 'hard', 'ro'] })).params;
+    expect(own.EFSC_MOUNT_OPTIONS).toBe('fsc,hard,ro,nconnect=16');
+    // EFS directly: MountSource.fileSystem takes no nconnect (EFS does not support it).
+    expect(synth(({ fs }) => ({ source: MountSource.fileSystem(fs) })).params.EFSC_MOUNT_OPTIONS).not.toMatch(/nconnect/);
+  });
+
   test('a MountSource says what the client mounts: server, path, connections, helper, mirrors', () => {
     const { stack, vpc } = stackWithVpc();
     const fs = importedFs(stack);
@@ -245,8 +259,10 @@ describe('source: one MountSource', () => {
     const options = { mirrorPaths: ['/data/app'], mirrorMountPoint: '/srv/m' };
     const viaFleet = MountSource.cacheFleet(fleet, options);
     options.mirrorPaths.push('/data/later');
-    expect([viaFleet.server, viaFleet.remotePath, viaFleet.mountHelper, viaFleet.mirrorPaths, viaFleet.mirrorMountPoint, viaFleet.fleet])
-      .toEqual([fleet.endpoint, '/data', MountHelper.NFS, ['/data/app'], '/srv/m', fleet]);
+    expect([viaFleet.server, viaFleet.remotePath, viaFleet.mountHelper, viaFleet.mirrorPaths, viaFleet.mirrorMountPoint, viaFleet.fleet,
+      viaFleet.nconnect])
+      .toEqual([fleet.endpoint, '/data', MountHelper.NFS, ['/data/app'], '/srv/m', fleet, undefined]);
+    expect([MountSource.cacheFleet(fleet, { nconnect: 8 }).nconnect, direct.nconnect]).toEqual([8, undefined]);
     expect(viaFleet.connections).toBe(fleet.connections);
   });
 

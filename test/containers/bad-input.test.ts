@@ -113,6 +113,17 @@ const CASES: BadInput[] = [
     }),
     error: /^Invalid volumeName: TestStack\/Task already has a volume named 'data': ECS takes one volume per name/,
   },
+  // nconnect: Linux takes 1-16 connections; the option lands in Docker's driver options or the manifest, so a literal.
+  ...([['ecs', ecsVolume], ['eks', eksVolume]] as const).flatMap(([kind, volume]): BadInput[] => [
+    { name: `${kind}: nconnect 17`, build: volume(() => ({ nconnect: 17 })), error: /^Invalid nconnect: must be a whole number of TCP connections from 1 to 16 .*got 17\. / },
+    { name: `${kind}: nconnect 0`, build: volume(() => ({ nconnect: 0 })), error: /^Invalid nconnect: must be a whole number of TCP connections from 1 to 16 .*got 0\. / },
+    { name: `${kind}: nconnect 1.5`, build: volume(() => ({ nconnect: 1.5 })), error: /^Invalid nconnect: must be a whole number .*got 1\.5\. / },
+    {
+      name: `${kind}: nconnect from a token`,
+      build: volume((stack) => ({ nconnect: new CfnParameter(stack, 'Connections', { type: 'Number' }).valueAsNumber })),
+      error: /^Invalid nconnect: must be known at synth \(it becomes the mount option nconnect=<n>\), got parameter Connections/,
+    },
+  ]),
   {
     name: 'eks: a mirror of a fleet of the user\'s own making, served outside /mirror',
     build: (stack) => {

@@ -263,6 +263,19 @@ describe('EcsFleetVolume', () => {
     expect(volume.mountOptions.join(',')).toBe(clientParameters(stack).EFSC_MIRROR_MOUNT_OPTIONS);
   });
 
+  test('nconnect ends the options of the export or a mirror, in the driver\'s o= too; none by default', () => {
+    const { stack, fleet, taskDefinition } = setUp();
+    const plain = new EcsFleetVolume(stack, 'Plain', { taskDefinition, source: FleetExport.cacheFleet(fleet) });
+    const four = new EcsFleetVolume(stack, 'Four', { taskDefinition, source: FleetExport.cacheFleet(fleet), nconnect: 4 });
+    const mirror = new EcsFleetVolume(stack, 'App', { taskDefinition, source: FleetExport.mirror(fleet, '/efs/app'), nconnect: 16 });
+    expect(plain.mountOptions.join(',')).not.toMatch(/nconnect/);
+    expect(four.mountOptions).toEqual([...plain.mountOptions, 'nconnect=4']);
+    expect(mirror.mountOptions[mirror.mountOptions.length - 1]).toBe('nconnect=16');
+    type Volume = { DockerVolumeConfiguration: { DriverOpts: { o: string } } };
+    const o = (volumes(stack) as Volume[]).map((v) => v.DockerVolumeConfiguration.DriverOpts.o);
+    expect(o.map((x) => /nconnect=\d+$/.exec(x)?.[0])).toEqual([undefined, 'nconnect=4', 'nconnect=16']);
+  });
+
   test('without clients, no rule is made', () => {
     const { stack, fleet, taskDefinition } = setUp();
     new EcsFleetVolume(stack, 'Data', { taskDefinition, source: FleetExport.cacheFleet(fleet) });

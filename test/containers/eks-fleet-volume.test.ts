@@ -70,6 +70,15 @@ describe('EksFleetVolume', () => {
     expect(volume.mountOptions).not.toContain('fsc');
   });
 
+  test('nconnect ends the PersistentVolume\'s mountOptions, of the export or a mirror; none by default', () => {
+    const { stack, fleet } = setUp();
+    const volume = new EksFleetVolume(stack, 'Data', { source: FleetExport.cacheFleet(fleet), nconnect: 8 });
+    expect(stack.resolve(volume.manifests[0].spec.mountOptions)).toEqual([...V41, 'nconnect=8']);
+    const mirror = new EksFleetVolume(stack, 'App', { source: FleetExport.mirror(fleet, '/efs/app'), nconnect: 2 });
+    expect(mirror.manifests[0].spec.mountOptions.slice(-2)).toEqual(['port=2050', 'nconnect=2']);
+    expect(new EksFleetVolume(stack, 'Plain', { source: FleetExport.cacheFleet(fleet) }).mountOptions).toEqual(V41);
+  });
+
   test('given a cluster, the manifests are applied to it and its nodes\' group is let into the fleet', () => {
     const { stack, vpc, fleet } = setUp({ clientNfsVersion: NfsVersion.NFS_V3 });
     const { cluster } = importedCluster(stack, vpc);
