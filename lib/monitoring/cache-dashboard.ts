@@ -7,7 +7,7 @@ import { Construct, IConstruct } from 'constructs';
 import type { CacheFleet } from '../cache-fleet/cache-fleet';
 import type { FsCacheClientLaunchTemplate } from '../client/fs-cache-client';
 import type { OriginFileSystem } from '../origin/origin-file-system';
-import { knownAtSynth, propError } from '../private/errors';
+import { describeValue, knownAtSynth, propError } from '../private/errors';
 import { REMOVED_DASHBOARD_PROPS, refuseRemovedProps } from '../private/removed-props';
 import { CACHE_DASHBOARD_DEFAULTS } from './dashboard-defaults';
 import { cacheNodesSegment } from './segments/cache-nodes';
@@ -55,6 +55,15 @@ export interface CacheDashboardOptions {
    * @default Size.tebibytes(1)
    */
   readonly burstCreditBalanceThreshold?: Size;
+
+  /**
+   * Price per GB read from EFS with Elastic throughput, in US dollars, for the dashboard's figure of read charges avoided.
+   * The default is us-east-1's price as published in June 2026 (read 2026-12-07); give your region's, as a literal.
+   *
+   * @default 0.03
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/sizing-and-cost.md
+   */
+  readonly efsReadPricePerGb?: number;
 }
 
 /** Properties of `CacheDashboard`. */
@@ -110,7 +119,8 @@ export class CacheDashboard extends Construct {
     const nodes = f ? cacheNodesSegment(f) : undefined;
     const diskCache = f?.nodeDiskCache._enabled ? nodeDiskCacheSegment(f) : undefined;
     const mirrors = f && f.mirrorExports.length > 0 ? mirrorsSegment(f) : undefined;
-    const segments = [headlineSegment(o, () => this.served()), origin, nodes, diskCache, mirrors];
+    const price = props.efsReadPricePerGb ?? d.efsReadPricePerGb;
+    const segments = [headlineSegment(o, () => this.served(), price), origin, nodes, diskCache, mirrors];
     for (const segment of segments) if (segment) this.addSegment(segment, false);
     // Alarms in the order the templates have always listed them: the nodes' health last.
     for (const segment of [origin, diskCache, mirrors, nodes]) segment?.addAlarms(this.registry);
@@ -164,5 +174,11 @@ export function validateDashboardOptions(scope: IConstruct, o: CacheDashboardOpt
   knownAtSynth(scope, 'burstCreditBalanceThreshold', o.burstCreditBalanceThreshold);
   if (o.burstCreditBalanceThreshold && o.burstCreditBalanceThreshold.toBytes({ rounding: SizeRoundingBehavior.NONE }) <= 0) {
     throw propError(scope, 'burstCreditBalanceThreshold', 'must be more than 0 bytes.');
+  }
+  // The price lands in the dashboard's JSON body, inside a metric math expression and a title: a literal only.
+  const price = o.efsReadPricePerGb;
+  knownAtSynth(scope, 'efsReadPricePerGb', price, 'it is written into the dashboard\'s metric math');
+  if (price !== undefined && !(typeof price === 'number' && Number.isFinite(price) && price >= 0)) {
+    throw propError(scope, 'efsReadPricePerGb', `is a price in US dollars per GB, a finite number of at least 0, got ${describeValue(price)}.`);
   }
 }

@@ -15,6 +15,8 @@ export const CACHE_DASHBOARD_DEFAULTS = {
   percentIoLimitThreshold: 90,
   throughputUtilizationThreshold: 90,
   burstCreditBalanceThreshold: Size.tebibytes(1),
+  /** EFS Elastic throughput's read price in us-east-1, in US dollars per GB (docs/sizing-and-cost.md: sources, dates). */
+  efsReadPricePerGb: 0.03,
   /** The time range the dashboard opens with, and the periods of the figures it computes. */
   display: {
     defaultInterval: Duration.hours(3),
@@ -22,6 +24,8 @@ export const CACHE_DASHBOARD_DEFAULTS = {
     offloadSharePeriod: Duration.minutes(5),
     /** EFS metered throughput per second, against permitted throughput. */
     meteredThroughputPeriod: Duration.minutes(1),
+    /** The headline's EFS read charges avoided: summed per hour, to set against the fleet's hourly price. */
+    readChargesAvoidedPeriod: Duration.hours(1),
   },
   alarms: {
     percentIoLimit: { period: Duration.minutes(1), evaluationPeriods: 5 },
