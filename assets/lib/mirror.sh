@@ -135,7 +135,9 @@ EOF
 mirror_serve() {
   local why
   mirrors || return 0
-  systemd_ctl enable -q --now efs-cache-mirror-nfsd.service ||
+  # Enabled, then loaded before it starts: nfs-server wants it (WantedBy=) from this boot on, not from the next.
+  { systemd_ctl enable -q efs-cache-mirror-nfsd.service && systemd_ctl daemon-reload &&
+    systemd_ctl start efs-cache-mirror-nfsd.service; } ||
     die "$(journalctl -qu efs-cache-mirror-nfsd -o cat -n 9 | sed -n 's/.*FATAL: //p' | tail -1) (efs-cache-mirror-nfsd failed)"
   wait_for 30 mirror_served >/dev/null || { why=$(mirror_served) || die "the mirrors are not served: $why"; }
   log "serving the mirrors on TCP $MIRROR_PORT: $(mirror_ns cat /proc/fs/nfsd/threads) threads of their own"
