@@ -2,8 +2,8 @@
  * A real CMS through the cache tier, on a real kernel: WordPress as Debian packs it, made whole, on an origin that
  * behaves like EFS (no delegations); a cache node that serves it over NFSv3 and NFSv4.1 and serves its tree from a
  * mirror; a web server (nginx, PHP-FPM, its MariaDB on its own disk) that runs the library's client user data of that
- * fleet (the re-export over NFSv3 with fsc, and the mirror) and mounts the origin directly and the node over NFSv4.1
- * by hand, with the options the library renders. One nginx server per way to the files (test/heavy/lab/scenarios/cms.ts).
+ * fleet (the re-export over NFSv3 with fsc, and the mirror, each over NCONNECT TCP connections: `nconnect`) and mounts
+ * the origin directly and the node over NFSv4.1 by hand, with the options the library renders. One nginx server per way to the files (test/heavy/lab/scenarios/cms.ts).
  * Asserts bytes and counters, never timings: the speed of each way is the benchmark's (`npm run bench -- --only cms`).
  */
 import { Lab, progress, Vm } from './harness';
@@ -13,6 +13,8 @@ import {
 import { EFS_NAME, ORIGIN_USER_DATA } from './scenarios/stacks';
 
 const MIN = 60_000;
+/** The web server's `nconnect` (`MountSource.cacheFleet(fleet, { nconnect })`): its re-export's and its mirror's TCP connections. */
+const NCONNECT = 3;
 const NODE_IP = '10.77.0.31';
 const EFS_OPTIONS = 'nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport';
 const POSTS = 12;
@@ -47,7 +49,7 @@ describe('lab: a real CMS (WordPress) through the re-export and the mirror', () 
 
   beforeAll(async () => {
     const t0 = Date.now();
-    const ud = cmsUserData({ cacheSeconds: 60, mirrorMiB: 160 });
+    const ud = cmsUserData({ cacheSeconds: 60, mirrorMiB: 160, nconnect: NCONNECT });
     fleetName = ud.fleetName;
     lab = await Lab.create({ name: 'cms' });
     origin = await lab.startVm({ name: 'origin', ip: '10.77.0.10', userData: ORIGIN_USER_DATA, hostRecords: [EFS_NAME], cpus: 1 });
@@ -96,17 +98,30 @@ describe('lab: a real CMS (WordPress) through the re-export and the mirror', () 
     return { bytes: Number(out[0]), sha256: out[1], posts: Number(out[2] ?? 0) };
   };
 
-  test('the web server mounts the re-export (NFSv3, fsc) and the mirror from its user data, and each site serves its own mount', async () => {
+  test('the web server mounts the re-export (NFSv3, fsc) and the mirror from its user data, each over nconnect connections, and each site serves its own mount', async () => {
     const mounts = await web.execOk('findmnt -t nfs,nfs4 -rno TARGET,SOURCE,FSTYPE,OPTIONS');
     progress(mounts);
     // Both by the fleet's name, as the user data mounts them: the re-export over NFSv3 with fsc, the mirror over NFSv4.1.
     const line = (target: string) => mounts.split('\n').find((l) => l.startsWith(`${target} `))?.split(' ') ?? [];
     const [, reexport, reexportType, reexportOptions] = line('/mnt/efs');
     expect([reexport, reexportType]).toEqual([`${fleetName}:/efs`, 'nfs']);
-    expect(reexportOptions.split(',')).toEqual(expect.arrayContaining(['ro', 'vers=3', 'fsc']));
+    expect(reexportOptions.split(',')).toEqual(expect.arrayContaining(['ro', 'vers=3', 'fsc', `nconnect=${NCONNECT}`]));
     const [, mirror, mirrorType, mirrorOptions] = line(`/mnt/mirror/${CMS_TREE}`);
     expect([mirror, mirrorType]).toEqual([`${fleetName}:/mirror/${CMS_TREE}`, 'nfs4']);
-    expect(mirrorOptions.split(',')).toEqual(expect.arrayContaining(['ro', 'vers=4.1', 'port=2050']));
+    expect(mirrorOptions.split(',')).toEqual(expect.arrayContaining(['ro', 'vers=4.1', 'port=2050', `nconnect=${NCONNECT}`]));
+    // nconnect as the kernel made it: each mount's RPC client has NCONNECT transports (one `xprt:` line each in
+    // mountstats), and requests went out on every one of them (the client takes them in turn): the mirror's from the
+    // boot's warming of its tree, the re-export's from reading the files at its tree's top here. Their sends, per transport, count
+    // from the mount (a transport idle for minutes closes its connection and keeps its counters).
+    await web.execOk(`find /mnt/efs/${CMS_TREE} -maxdepth 1 -type f -exec cat {} + > /dev/null`, { timeoutMs: 5 * MIN });
+    const sends = async (target: string) => (await web.execOk(
+      `awk -v mp='${target}' '$1 == "device" { on = ($5 == mp) } on && $1 == "xprt:" { print $8 }' /proc/self/mountstats`)).trim().split('\n').map(Number);
+    const perTransport = { reexport: await sends('/mnt/efs'), mirror: await sends(`/mnt/mirror/${CMS_TREE}`) };
+    progress(`nconnect=${NCONNECT}: requests sent per transport: re-export ${perTransport.reexport.join(', ')}; mirror ${perTransport.mirror.join(', ')}`);
+    for (const counts of Object.values(perTransport)) {
+      expect(counts).toHaveLength(NCONNECT);
+      for (const n of counts) expect(n).toBeGreaterThan(0);
+    }
     // The mirror's own nfsd answers the mirror site's opens: a page rendered through it opened the tree's files there.
     const before = await nfsdOps(node, IN_MIRROR_NS);
     await fetch('mirror', '/');

@@ -43,15 +43,16 @@ export interface CmsUserData {
   readonly v41Options: string;
 }
 
-/**
- * The CMS's stacks: a fleet of one node that serves NFSv3 and NFSv4.1 and mirrors the WordPress tree, its attribute
- * and directory timers and the mirror's interval `cacheSeconds`; a client of it (the web server); an FS-Cache client of
- * the origin and a client of a fleet of the default protocol, for their mount options.
- */
 /** Where the web server's client mounts the mirror of the tree, which its user data warms (`warming.paths`). */
 export const CMS_WARM_PATH = `/mnt/mirror/${CMS_TREE}`;
 
-export function cmsUserData(o: { cacheSeconds: number; mirrorMiB: number }): CmsUserData {
+/**
+ * The CMS's stacks: a fleet of one node that serves NFSv3 and NFSv4.1 and mirrors the WordPress tree, its attribute
+ * and directory timers and the mirror's interval `cacheSeconds`; a client of it (the web server); an FS-Cache client of
+ * the origin and a client of a fleet of the default protocol, for their mount options. With `nconnect`, the web server
+ * mounts the re-export and the mirror over that many TCP connections each (`FleetSourceOptions.nconnect`).
+ */
+export function cmsUserData(o: { cacheSeconds: number; mirrorMiB: number; nconnect?: number }): CmsUserData {
   const app = newApp();
   const stack = new Stack(app, 'Cms');
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 1, natGateways: 1 });
@@ -67,7 +68,7 @@ export function cmsUserData(o: { cacheSeconds: number; mirrorMiB: number }): Cms
     mirroring: { interval: Duration.seconds(o.cacheSeconds), size: Size.mebibytes(o.mirrorMiB), syncTimeout: Duration.minutes(20) },
   });
   const web = new FsCacheClientLaunchTemplate(stack, 'Web', {
-    vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: [`/efs/${CMS_TREE}`] }),
+    vpc, source: MountSource.cacheFleet(fleet, { mirrorPaths: [`/efs/${CMS_TREE}`], nconnect: o.nconnect }),
     // The web server boots beside its node, whose first boot (and first sync of the tree) under emulation takes minutes.
     diskCache: DiskCache.instanceStore({ deviceModel: LAB_NVME_MODEL }), mountTimeout: Duration.seconds(900),
     // A web server that starts warm: the tree it serves read through the mirror before it counts as ready.
