@@ -17,38 +17,12 @@ Usage (after `bash test/heavy/gates/setup.sh`, which installs .venv/):
 --check writes nothing and exits 1 when the file differs from what the wheel gives.
 """
 import argparse
-import datetime
-import gzip
-import json
 import os
-import re
-import subprocess
 import sys
-import tempfile
-import zipfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from moto_instance_types import ROOT, DATA, load, ts_list, write_or_check
+
 OUT = os.path.join(ROOT, "lib", "instance", "encryption-in-transit.ts")
-REQUIREMENTS = os.path.join(ROOT, "requirements-dev.txt")
-DATA = "moto/ec2/resources/instance_types.json.gz"
-
-
-def pinned_moto() -> str:
-    with open(REQUIREMENTS, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"^moto(?:\[[^\]]*\])?==(\S+)", line.strip())
-            if m:
-                return m.group(1)
-    raise SystemExit("requirements-dev.txt pins no moto version")
-
-
-def fetch_wheel(version: str, into: str) -> str:
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-                    "-d", into, f"moto=={version}"], check=True)
-    wheels = [f for f in os.listdir(into) if f.startswith(f"moto-{version}-") and f.endswith(".whl")]
-    if len(wheels) != 1:
-        raise SystemExit(f"expected one moto {version} wheel in {into}, found {wheels}")
-    return os.path.join(into, wheels[0])
 
 
 def families(data: dict) -> tuple:
@@ -64,18 +38,6 @@ def families(data: dict) -> tuple:
     encrypting = sorted(f for f, values in by_family.items() if values == {True})
     not_encrypting = sorted(f for f, values in by_family.items() if values == {False})
     return encrypting, not_encrypting
-
-
-def ts_list(items, indent):
-    lines, line = [], indent
-    for item in items:
-        piece = f"'{item}', "
-        if len(line) + len(piece) > 118:
-            lines.append(line.rstrip())
-            line = indent
-        line += piece
-    lines.append(line.rstrip())
-    return "\n".join(lines)
 
 
 def render(version: str, date: str, count: int, encrypting, not_encrypting) -> str:
@@ -124,30 +86,11 @@ def main() -> int:
     parser.add_argument("--wheel", help="a moto wheel of the pinned version, instead of fetching it with pip")
     parser.add_argument("--check", action="store_true", help="compare with the file instead of writing it")
     args = parser.parse_args()
-    version = pinned_moto()
-    with tempfile.TemporaryDirectory() as tmp:
-        wheel = args.wheel or fetch_wheel(version, tmp)
-        if f"moto-{version}-" not in os.path.basename(wheel):
-            raise SystemExit(f"{wheel} is not moto {version}, the version requirements-dev.txt pins")
-        with zipfile.ZipFile(wheel) as z:
-            info = z.getinfo(DATA)
-            data = json.loads(gzip.decompress(z.read(DATA)))
-    date = datetime.date(*info.date_time[:3]).isoformat()
+    version, date, data = load(args.wheel)
     encrypting, not_encrypting = families(data)
     text = render(version, date, len(data), encrypting, not_encrypting)
-    rel = os.path.relpath(OUT, ROOT)
-    if args.check:
-        with open(OUT, encoding="utf-8") as f:
-            if f.read() != text:
-                print(f"{rel} differs from what moto {version} gives: run the generator", file=sys.stderr)
-                return 1
-        print(f"{rel} matches moto {version} ({date})")
-        return 0
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {rel} from moto {version} ({date}): {len(encrypting)} families encrypt, "
-          f"{len(not_encrypting)} do not, of {len(data)} types")
-    return 0
+    return write_or_check(OUT, text, args.check, version, date,
+                          f"{len(encrypting)} families encrypt, {len(not_encrypting)} do not, of {len(data)} types")
 
 
 if __name__ == "__main__":

@@ -339,6 +339,9 @@ try {
   // DescribeInstanceTypes data (its wheel from PyPI, with the venv's pip).
   const eit = run(path.join('.venv', 'bin', 'python'), ['tools/encryption-in-transit-types.py', '--check']);
   check('lib/instance/encryption-in-transit.ts is what tools/encryption-in-transit-types.py generates', eit.status === 0, eit.out.trim());
+  // The same for the instance types that support ENA Express.
+  const ena = run(path.join('.venv', 'bin', 'python'), ['tools/ena-express-types.py', '--check']);
+  check('lib/instance/ena-express-types.ts is what tools/ena-express-types.py generates', ena.status === 0, ena.out.trim());
 } catch (e) {
   check('gates ran', false, (e as Error).stack ?? String(e));
 } finally {
