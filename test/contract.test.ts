@@ -68,7 +68,7 @@ function surfaces(): string[] {
   }
   {
     const { stack, vpc } = stackWithVpc();
-    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)) });
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), enaExpress: true });
     const ecsHosts = new FsCacheClientLaunchTemplate(stack, 'EcsHosts', {
       vpc, source: MountSource.cacheFleet(fleet), instanceType: new ec2.InstanceType('m6gd.xlarge'),
       machineImage: ecs.EcsOptimizedImage.amazonLinux2023(ecs.AmiHardwareType.ARM),

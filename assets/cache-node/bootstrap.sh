@@ -55,6 +55,7 @@ check_parameters() {
   done
   need EFSC_REWARM_INTERVAL '^([1-9][0-9]*(min|h|d|w))?$' 'a time span such as 6h, or empty'
   need EFSC_STABLE_ENI_ID '^(eni-[0-9a-f]{8,17})?$' 'an ENI id, or empty'
+  need EFSC_ENA_EXPRESS '^(true)?$' 'true, or absent'
   # Facts the library renders from its constants: the port of mountd (NFSv3) and of the mirrors' nfsd, the mirrors'
   # network namespace and export root (the drain and the mirrors use them).
   need EFSC_MOUNTD_PORT '^[1-9][0-9]{0,4}$' 'a TCP port'
@@ -303,9 +304,11 @@ metrics_read() {
 }
 
 # AWS only: attach the ENI that carries the node's stable address as device 1. Skipped when EFSC_STABLE_ENI_ID is empty.
+# With EFSC_ENA_EXPRESS=true the attachment has ENA Express on for TCP (the launch template sets the primary's).
 attach_stable_eni() {
-  local eni="$EFSC_STABLE_ENI_ID" iid r
+  local eni="$EFSC_STABLE_ENI_ID" iid r ena=()
   if [ -z "$eni" ]; then return 0; fi
+  if [ "$EFSC_ENA_EXPRESS" = true ]; then ena=(--ena-srd-specification EnaSrdEnabled=true); fi
   ensure_aws_cli
   { iid=$(imds meta-data/instance-id) && r=$(imds meta-data/placement/region); } || die "cannot read the instance metadata (IMDSv2)"
   eni_mine() {
@@ -315,7 +318,7 @@ attach_stable_eni() {
   if eni_mine; then return 0; fi
   # The ENI of a replaced node frees up once the old instance is gone: keep trying for a few minutes.
   retry 20 15 aws ec2 attach-network-interface --region "$r" --instance-id "$iid" \
-    --network-interface-id "$eni" --device-index 1 >/dev/null || die "could not attach $eni"
+    --network-interface-id "$eni" --device-index 1 "${ena[@]}" >/dev/null || die "could not attach $eni"
   wait_for 120 eni_mine || die "$eni did not attach"
   log "attached $eni"
   mirror_routes_attached

@@ -1,4 +1,4 @@
-import { Duration, Lazy } from 'aws-cdk-lib';
+import { Annotations, Duration, Lazy } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -11,6 +11,7 @@ import { DiskCacheMetric } from '../fscache/metrics';
 import { InstanceTypeFacts, instanceTypeFacts, warnUnknownNodeSize } from '../instance/instance-types';
 import { autoScalingGroupMetric, groupMetric, METRIC_NAMESPACE, sumOfMetrics } from '../instance/metrics';
 import { grantPutMetricData } from '../instance/metrics-grant';
+import { checkEnaExpressType, enableEnaExpress, ENA_EXPRESS_DOC } from '../instance/ena-express';
 import { ResolvedInstance, resolveInstance } from '../instance/resolve';
 import { warnIfClientsBeyondVpc, warnIfNotEncryptedInTransit } from '../instance/transit';
 import { RenderedScript, renderScript, validateUserCommands, withUserCommands } from '../instance/user-data';
@@ -147,6 +148,8 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
   public readonly nfsdThreads: number;
   /** The nodes' instance type. */
   public readonly instanceType: ec2.InstanceType;
+  /** Whether the nodes' interfaces, the stable one included, have ENA Express on (`enaExpress`). */
+  public readonly enaExpress: boolean;
   /** How long nodes cache the origin's file attributes: a change on EFS shows through a node after at most this. */
   public readonly attributeCacheTimeout: Duration;
   /** How long nodes cache the origin's directory attributes and listings. */
@@ -188,6 +191,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.metricsGroup = this.node.path;
     this.mirrorExports = this.mirrorExportsOf(props);
     this.fanOut = props.fanOut ?? defaultFanOut(this.capacity);
+    this.enaExpress = this.enaExpressOf(props);
 
     this.securityGroup = this.nodeSecurityGroup(props);
     this.role = nodeRole(this, this.origin);
@@ -198,6 +202,7 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     this.userData = ec2.UserData.forLinux({ shebang: '' });
     validateUserCommands(this, rendered, this.userData, `the cache nodes of ${this.node.path}`);
     this.launchTemplate = this.nodeLaunchTemplate(instance, rendered);
+    if (this.enaExpress) enableEnaExpress(this.launchTemplate);
     this.userDataBytes = rendered.estimatedBytes;
 
     this.autoScalingGroup = this.elasticNodes(props, subnets);
@@ -317,6 +322,22 @@ export class CacheFleet extends Construct implements ICacheFleet, iam.IGrantable
     const threads = givenThreads ?? (facts.vcpus !== undefined ? Math.max(8, 2 * facts.vcpus) : 64);
     warnUnknownNodeSize(this, this.instanceType, facts, givenThreads === undefined ? threads : undefined);
     return threads;
+  }
+
+  /**
+   * `enaExpress`, checked against the node type; behind a load balancer a warning, since ENA Express works between
+   * instances and clients' flows then end at the load balancer.
+   */
+  private enaExpressOf(props: CacheFleetProps): boolean {
+    const on = props.enaExpress ?? DEFAULTS.enaExpress;
+    if (!on) return false;
+    checkEnaExpressType(this, 'enaExpress', this.instanceType);
+    if (this.fanOut._networkLoadBalancer !== undefined) {
+      Annotations.of(this).addWarningV2('cdk-efs-cache:enaExpressBehindLoadBalancer', 'enaExpress: clients reach the nodes ' +
+        'through a Network Load Balancer, and ENA Express works only on flows between two instances that have it: the ' +
+        `clients' flows to the nodes do not use it. Route 53 fan-out (FanOut.route53()) gives them direct flows; see ${ENA_EXPRESS_DOC}.`);
+    }
+    return true;
   }
 
   /** The mirrors' exports: the path mirrors, then the S3 mirrors, each in their order (their handles come from those orders). */

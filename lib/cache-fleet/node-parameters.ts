@@ -91,6 +91,8 @@ export function nodeParameters(fleet: Construct, props: CacheFleetProps, v: Node
     EFSC_MIRROR_ROOT: MIRROR_ROOT,
     EFSC_NODE_DISK_CACHE: String(v.diskCache),
     ...(v.clientNfsVersion === NfsVersion.NFS_V3 ? { EFSC_NFS_V3: 'true' } : {}),
+    // Absent when off, so a fleet without it renders the same user data as before the option existed.
+    ...(props.enaExpress ? { EFSC_ENA_EXPRESS: 'true' } : {}),
     ...(v.diskCache ? diskCacheParameters({
       dir: NODE_CACHE_DIR, label: 'efs-node-cache', tag: 'efsnode',
       deviceModel: props.nodeDiskCache?._deviceModel ?? INSTANCE_STORE_MODEL, initializeDevices: false, cull: DEFAULT_CULL,

@@ -160,6 +160,16 @@ export interface CacheFleetOptions extends CommonInstanceOptions, MirrorOptions 
   readonly clientNfsVersion?: NfsVersion;
 
   /**
+   * Whether the nodes turn on ENA Express (AWS's SRD under TCP) on their network interfaces, the stable one included.
+   * It raises one TCP flow's limit between instances that both support and enable it; `instanceType` must support it.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/sizing-and-cost.md#ena-express
+   *
+   * @default false
+   */
+  readonly enaExpress?: boolean;
+
+  /**
    * A second cache level on each node's NVMe instance store, for working sets larger than RAM.
    *
    * @default - NodeDiskCache.instanceStore() when the node type has NVMe instance store, else NodeDiskCache.none()
@@ -332,6 +342,7 @@ export const CACHE_FLEET_DEFAULTS = {
   attributeCacheTimeout: Duration.minutes(10),
   directoryCacheTimeout: Duration.minutes(10),
   clientNfsVersion: NfsVersion.NFS_V4_1,
+  enaExpress: false,
   closeToOpenConsistency: false,
   tuning: { readAhead: Size.mebibytes(8), sunrpcSlotTableEntries: 128, vfsCachePressure: 1 },
   warming: { workers: 16, rewarmInterval: Duration.hours(6) },

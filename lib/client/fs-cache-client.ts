@@ -8,6 +8,7 @@ import { CullPercents, DEFAULT_CULL, diskCacheParameters } from '../fscache/fsca
 import { DiskCacheMetric, diskCacheMetric } from '../fscache/metrics';
 import { groupMetric, instanceMetrics } from '../instance/metrics';
 import { grantPutMetricData, PUT_METRIC_DATA_REASON } from '../instance/metrics-grant';
+import { checkEnaExpressType, enableEnaExpress, ENA_EXPRESS_DOC } from '../instance/ena-express';
 import { resolveInstance } from '../instance/resolve';
 import { instanceRole } from '../instance/role';
 import { warnIfNotEncryptedInTransit } from '../instance/transit';
@@ -83,6 +84,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
     const instance = resolveInstance(this, props, FS_CACHE_CLIENT_DEFAULTS);
     if (source.fleet) warnIfNotEncryptedInTransit(this, 'instanceType', 'clients', instance.instanceType);
     const diskCache = validateClientOptions(this, props, instance.instanceType, !!source.fleet);
+    const enaExpress = this.enaExpressOf(props, source, instance.instanceType);
     warnIfIsolated(this, 'vpc', props.vpc, undefined, [ENDPOINT_NEEDS.packages, s3Need(), ...(props.metrics ?? FS_CACHE_CLIENT_DEFAULTS.metrics ? [ENDPOINT_NEEDS.cloudWatch] : []),
       ...(props.role ? [] : [ENDPOINT_NEEDS.ssm])]);
     this.metricsGroup = this.node.path;
@@ -114,6 +116,7 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
       blockDevices: [instance.rootVolume, ...(diskCache._volumeSize ? [encryptedVolume('/dev/sdf', diskCache._volumeSize)] : [])],
       userData: this.renderedUserData,
     });
+    if (enaExpress) enableEnaExpress(this.launchTemplate);
     this._machineImage = props.machineImage;
     instance.checkOs(this.launchTemplate.osType);
   }
@@ -184,6 +187,21 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
   /** Free space of the fullest instance's cache file system, percent (minimum). */
   public metricCacheDiskFreePercent(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return groupMetric(this.metricsGroup, CLIENT_METRICS.cacheDiskFreePercent, props);
+  }
+
+  /**
+   * `enaExpress`, checked against the instance type; refused over EFS directly, which is no instance: ENA Express
+   * works only between two instances that have it.
+   */
+  private enaExpressOf(props: FsCacheClientLaunchTemplateProps, source: MountSource, instanceType: ec2.InstanceType): boolean {
+    if (!(props.enaExpress ?? FS_CACHE_CLIENT_DEFAULTS.enaExpress)) return false;
+    if (!source.fleet) {
+      throw propError(this, 'enaExpress', 'ENA Express works only between two instances that both have it, and EFS ' +
+        '(MountSource.fileSystem) is no instance: it would change nothing. Give it with MountSource.cacheFleet(fleet), whose ' +
+        `nodes have it on too, or leave it off; see ${ENA_EXPRESS_DOC}.`);
+    }
+    checkEnaExpressType(this, 'enaExpress', instanceType);
+    return true;
   }
 
   /**

@@ -66,6 +66,7 @@ export const FS_CACHE_CLIENT_DEFAULTS = {
   tlsPort: EFS_UTILS_TLS_PORT,
   mountTimeout: Duration.minutes(3),
   metrics: true,
+  enaExpress: false,
   instanceType: 'm6id.xlarge',
   rootVolumeSize: Size.gibibytes(16),
 } as const;
@@ -162,6 +163,16 @@ export interface FsCacheClientOptions extends CommonInstanceOptions {
    * @default - a new security group with all outbound traffic allowed and no inbound rule
    */
   readonly securityGroup?: ec2.ISecurityGroup;
+
+  /**
+   * Whether the instances turn on ENA Express (AWS's SRD under TCP) for their flows to a cache fleet.
+   * The fleet's nodes need it too (`CacheFleet`'s `enaExpress`), and `instanceType` must support it.
+   *
+   * @see https://github.com/cdk-efs-cache/cdk-efs-cache/blob/main/docs/sizing-and-cost.md#ena-express
+   *
+   * @default false
+   */
+  readonly enaExpress?: boolean;
 
   /**
    * Role of the instances. Granted EFS client access when mounting EFS directly.
