@@ -427,6 +427,19 @@ describe('EksFleetNodes: deploy-time values stay data in the NodeConfig and the 
     expect(config).toMatch(/^ {4}apiServerEndpoint: "<Fn::(ImportValue|GetStackOutput):.*Endpoint.*>"$/m);
   });
 
+  test('hosts with enaExpress: the cluster\'s security group joins the hosts\' in the interface entry that carries ENA Express', () => {
+    const { stack, hosts, imported } = setUp({ enaExpress: true, instanceType: new ec2.InstanceType('m7gd.16xlarge') });
+    new EksFleetNodes(stack, 'Nodes', { cluster: imported(), hosts, serviceIpv4Cidr: '172.20.0.0/16' });
+    const data = Template.fromStack(stack).toJSON().Resources[stack.getLogicalId(hosts.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate)]
+      .Properties.LaunchTemplateData;
+    expect(data.SecurityGroupIds).toBeUndefined();
+    expect(data.NetworkInterfaces).toEqual([{
+      DeviceIndex: 0,
+      Groups: [{ 'Fn::GetAtt': [stack.getLogicalId(hosts.securityGroup.node.defaultChild as ec2.CfnSecurityGroup), 'GroupId'] }, 'sg-0123456789abcdef0'],
+      EnaSrdSpecification: { EnaSrdEnabled: true },
+    }]);
+  });
+
   test('the boundary: in no part of the document, and a user\'s command that holds it is refused', () => {
     const { app, stack, hosts, imported } = setUp();
     new EksFleetNodes(stack, 'Nodes', { cluster: imported(), hosts, serviceIpv4Cidr: '10.100.0.0/16' });
