@@ -16,7 +16,7 @@ import {
 } from '../../lib';
 import { ENA_EXPRESS_TYPES, supportsEnaExpress } from '../../lib/instance/ena-express-types';
 import { INSTANCE_TYPE_REGIONS } from '../../lib/instance/instance-type-regions';
-import { importedFs, newApp } from '../util';
+import { importedFs, nagFindings, newApp, stackWithVpc } from '../util';
 import { launchTemplateUserData, parameters } from '../util/user-data';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -130,6 +130,18 @@ describe('on, on a fleet\'s clients', () => {
       vpc: new ec2.Vpc(stack, 'Vpc'), source: MountSource.fileSystem(importedFs(stack)), instanceType: new ec2.InstanceType('m6id.8xlarge'), enaExpress: true,
     })).toThrow(/^Invalid enaExpress: ENA Express works only between two instances .*MountSource\.fileSystem/);
   });
+});
+
+test('cdk-nag: the same findings with it on as off (the interface entry moves no group out of the checks\' sight)', () => {
+  const findings = (on: boolean) => {
+    const { app, stack, vpc } = stackWithVpc();
+    const fleet = new CacheFleet(stack, 'Fleet', { vpc, origin: CacheOrigin.efs(importedFs(stack)), enaExpress: on });
+    new FsCacheClientLaunchTemplate(stack, 'Clients', {
+      vpc, source: MountSource.cacheFleet(fleet), instanceType: new ec2.InstanceType('m6id.8xlarge'), enaExpress: on,
+    });
+    return nagFindings(app, ['AwsSolutions', 'NIST', 'HIPAA']);
+  };
+  expect(findings(true)).toEqual(findings(false));
 });
 
 describe('the instance type', () => {
