@@ -44,6 +44,8 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
   let emu: Emulator;
   let subnet: string;
   let eni: string;
+  /** The other node's stable interface, which no test above attaches (the ENA Express test's). */
+  let otherEni: string;
   /** A session of the nodes' role with exactly the policies the template grants it: every boot runs with it. */
   let role: RoleSession;
   /** The same without the statement that lets the nodes attach their interfaces (the negative control). */
@@ -87,6 +89,7 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     const [first, second] = await Promise.all(['stable address of node 1', 'stable address of node 2'].map(async (Description) =>
       (await emu.api('ec2', 'create_network_interface', { SubnetId: subnet, Description })).NetworkInterface.NetworkInterfaceId as string));
     eni = first;
+    otherEni = second;
     // The role's policies as synthesized, their ARNs resolved to this emulator's account, stack and interfaces.
     const { documents, awsManaged } = rolePolicies(ud.template, ud.nodeRoleId, {
       ...EMULATOR_VALUES, 'AWS::StackId': stackId, [`Ref:${ud.nodeInterfaceIds[0]}`]: first, [`Ref:${ud.nodeInterfaceIds[1]}`]: second,
@@ -360,6 +363,22 @@ describe('the AWS boundary of the rendered user data, against an emulator', () =
     expect(calls[calls.length - 1].params).toMatchObject({ UniqueId: fourth, Status: 'FAILURE' });
     expect(await attachment()).toMatchObject({ InstanceId: third, DeviceIndex: 1 });
   });
+
+  test('with enaExpress (EFSC_ENA_EXPRESS=true): the stable interface is attached with ENA Express on for TCP, and only then', async () => {
+    const withEna = withoutKernelSteps(ud.cacheNode.replace(/^EFSC_NFSD_THREADS='16'$/m, "$&\nEFSC_ENA_EXPRESS='true'"));
+    expect(withEna).toMatch(/^EFSC_ENA_EXPRESS='true'$/m);
+    const iid = await launch({ [ENI_TAG]: otherEni });
+    const { run, calls } = await boot(iid, withEna, {}, { ...tags, [ENI_TAG]: otherEni });
+    expect(`${run.status} ${actions(calls).join(', ')} ${run.stderr.slice(-1500)}`).toMatch(/^0 /);
+    const attaches = calls.filter((c) => c.action === 'AttachNetworkInterface');
+    expect(attaches.map((c) => c.params)).toEqual([{
+      InstanceId: iid, NetworkInterfaceId: otherEni, DeviceIndex: '1', 'EnaSrdSpecification.EnaSrdEnabled': 'true',
+    }]);
+    expect(attaches[0].status).toBe(200);
+    // UDP is left as EC2 defaults it (off): NFS runs over TCP.
+    expect(Object.keys(attaches[0].params).filter((k) => k.includes('Udp'))).toEqual([]);
+  });
+
   describe('an elastic fleet\'s node (one Auto Scaling group behind the load balancer)', () => {
     const elastic = withoutKernelSteps(ud.elasticNode);
     const inGroup = (group: string) => ({ ...ud.elasticNodeTags, 'aws:autoscaling:groupName': group });
