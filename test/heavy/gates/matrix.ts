@@ -222,6 +222,11 @@ export const MATRIX: GateConfig[] = [
       { instanceType: x86Client, source: direct },
     ],
   }),
+  // ENA Express on the nodes (their interface entry and the stable interface's attach) and on clients of the fleet.
+  variant('Route53EnaExpress', {
+    fleet: { enaExpress: true },
+    clients: [{ instanceType: new ec2.InstanceType('m6id.8xlarge'), source: viaFleet, enaExpress: true }],
+  }),
   variant('NlbOneNode', { fleet: { capacity: Capacity.nodes(1), fanOut: FanOut.networkLoadBalancer() }, clients: [{}] }),
   variant('NlbFourNodesX86Warm', {
     fleet: { capacity: Capacity.nodes(4), fanOut: FanOut.networkLoadBalancer(), instanceType: x86Node, warming: { paths: ['/efs'] } },
