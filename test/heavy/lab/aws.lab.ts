@@ -221,7 +221,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
   };
 
   beforeAll(async () => {
-    ud = labUserData({ s3Mirror: { bucket: MIRROR_BUCKET, prefix: MIRROR_PREFIX } });
+    ud = labUserData({ s3Mirror: { bucket: MIRROR_BUCKET, prefix: MIRROR_PREFIX }, enaExpress: true });
     lab = await Lab.create({ name: 'aws' });
     emu = await Emulator.start({ netns: lab.netns });
     for (const host of AWS_HOSTS) await lab.setDnsRecord(host, [lab.gateway]);
@@ -411,7 +411,8 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     // The real CLI, v2, over TLS to the emulator's names: nothing in the scripts was redirected.
     for (const c of calls) expect(c.client).toMatch(/^aws-cli\/2\./);
     expect(actions(calls)).toEqual(['DescribeNetworkInterfaces 200', 'AttachNetworkInterface 200', 'DescribeNetworkInterfaces 200', 'SignalResource 200']);
-    expect(calls[1].params).toEqual({ InstanceId: iid['node-a'], NetworkInterfaceId: eni, DeviceIndex: '1' });
+    // The fleet has enaExpress: Debian's aws CLI (2.9.19) asks for ENA Express (SRD) on the attachment, and for nothing about UDP.
+    expect(calls[1].params).toEqual({ InstanceId: iid['node-a'], NetworkInterfaceId: eni, DeviceIndex: '1', 'EnaSrdSpecification.EnaSrdEnabled': 'true' });
     expect(calls[3].params).toEqual({ StackName: 'Lab', LogicalResourceId: ud.nodeTags[0][SIGNAL_TAG], UniqueId: iid['node-a'], Status: 'SUCCESS' });
     expect(calls[3].probe).toMatchObject({ vm: 'node-a', served: true });
     expect(firstAttachment).toBe(iid['node-a']);
@@ -474,7 +475,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
         'AttachNetworkInterface 200', 'DescribeNetworkInterfaces 200', 'SignalResource 200']);
       const attach = calls[1 + refused.length];
       expect(attach.t).toBeGreaterThan(terminated);
-      expect(attach.params).toEqual({ InstanceId: iid['node-b'], NetworkInterfaceId: eni, DeviceIndex: '1' });
+      expect(attach.params).toEqual({ InstanceId: iid['node-b'], NetworkInterfaceId: eni, DeviceIndex: '1', 'EnaSrdSpecification.EnaSrdEnabled': 'true' });
       const signal = calls[calls.length - 1];
       expect(signal.params).toMatchObject({ LogicalResourceId: ud.nodeTags[0][SIGNAL_TAG], UniqueId: iid['node-b'], Status: 'SUCCESS' });
       expect(signal.probe).toMatchObject({ vm: 'node-b', served: true });

@@ -99,6 +99,8 @@ export interface LabUserData {
 export interface LabOptions {
   /** An S3 mirror (`Mirror.s3`) of this bucket and prefix on the fleet, its timer's interval 30 min (aws.lab.ts). */
   readonly s3Mirror?: { readonly bucket: string; readonly prefix: string };
+  /** ENA Express on the fleet's nodes (`enaExpress`): their stable interface's attach asks for it (aws.lab.ts). */
+  readonly enaExpress?: boolean;
 }
 
 /**
@@ -119,6 +121,7 @@ export function labUserData(options: LabOptions = {}): LabUserData {
   };
   const fleet = new CacheFleet(stack, 'Fleet', {
     ...s3Mirror,
+    ...(options.enaExpress ? { enaExpress: true } : {}),
     vpc,
     origin: CacheOrigin.efs(fileSystem, { mountHelper: MountHelper.NFS }),
     capacity: Capacity.nodes(2),
