@@ -114,7 +114,7 @@ const DEFAULTS_TABLES: Record<string, Readonly<Record<string, unknown>>> = {
   // An imported fleet's attributes default to what a CacheFleet applies (lib/cache-fleet/attributes.ts).
   CacheFleetExportOptions: CACHE_FLEET_EXPORT_DEFAULTS,
   ClientWarmingOptions: CLIENT_WARMING_DEFAULTS,
-  CacheFleetAttributes: pick(CACHE_FLEET_DEFAULTS, 'exportPath', 'attributeCacheTimeout', 'directoryCacheTimeout', 'clientNfsVersion'),
+  CacheFleetAttributes: pick(CACHE_FLEET_DEFAULTS, 'exportPath', 'attributeCacheTimeout', 'directoryCacheTimeout', 'clientNfsVersion', 'enaExpress'),
   CommonInstanceOptions: COMMON_INSTANCE_DEFAULTS,
   CullLimits: CULL_LIMITS_DEFAULTS,
   DataSeederProps: omit(DATA_SEEDER_DEFAULTS, ...INSTANCE_DEFAULTS),

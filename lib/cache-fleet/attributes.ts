@@ -22,6 +22,7 @@ export class ImportedCacheFleet extends Construct implements ICacheFleet {
   public readonly directoryCacheTimeout: Duration;
   public readonly mirrorExports: MirrorExport[];
   public readonly clientNfsVersion: NfsVersion;
+  public readonly enaExpress: boolean;
   public readonly connections: ec2.Connections;
 
   constructor(scope: Construct, id: string, attrs: CacheFleetAttributes) {
@@ -34,6 +35,7 @@ export class ImportedCacheFleet extends Construct implements ICacheFleet {
     this.directoryCacheTimeout = attrs.directoryCacheTimeout ?? CACHE_FLEET_DEFAULTS.directoryCacheTimeout;
     this.mirrorExports = attrs.mirrorExports ?? [];
     this.clientNfsVersion = attrs.clientNfsVersion ?? CACHE_FLEET_DEFAULTS.clientNfsVersion;
+    this.enaExpress = attrs.enaExpress ?? CACHE_FLEET_DEFAULTS.enaExpress;
     this.connections = new ec2.Connections({ securityGroups: [attrs.securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
   }
 }

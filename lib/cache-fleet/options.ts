@@ -275,6 +275,8 @@ export interface ICacheFleet extends IConstruct, ec2.IConnectable {
   readonly mirrorExports: MirrorExport[];
   /** The NFS version clients mount the fleet with: `NfsVersion.NFS_V4_1` or `NfsVersion.NFS_V3`. */
   readonly clientNfsVersion: NfsVersion;
+  /** Whether the nodes have ENA Express on (`enaExpress`), which clients with it need too. */
+  readonly enaExpress: boolean;
 }
 
 /**
@@ -324,6 +326,13 @@ export interface CacheFleetAttributes {
    * @default NfsVersion.NFS_V4_1
    */
   readonly clientNfsVersion?: NfsVersion;
+  /**
+   * The fleet's `enaExpress`: whether its nodes have ENA Express on. Clients with `enaExpress` of a fleet without it
+   * get a synth warning.
+   *
+   * @default false
+   */
+  readonly enaExpress?: boolean;
 }
 
 /**

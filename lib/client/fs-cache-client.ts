@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { Annotations, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -201,6 +201,10 @@ export class FsCacheClientLaunchTemplate extends Construct implements ec2.IConne
         `nodes have it on too, or leave it off; see ${ENA_EXPRESS_DOC}.`);
     }
     checkEnaExpressType(this, 'enaExpress', instanceType);
+    if (!source.fleet.enaExpress) {
+      Annotations.of(this).addWarningV2('cdk-efs-cache:enaExpressFleetWithout', `enaExpress: the nodes of ${source.fleet.node.path} do not ` +
+        `have ENA Express on, and it works only between two instances that both have it: give the fleet enaExpress: true too; see ${ENA_EXPRESS_DOC}.`);
+    }
     return true;
   }
 

@@ -124,6 +124,27 @@ describe('on, on a fleet\'s clients', () => {
     }]);
   });
 
+  test('of a fleet whose nodes do not have it: a warning; of one that has it, its own or imported with enaExpress: true, none', () => {
+    const without = clientOf({ enaExpress: true }, {});
+    const w = warned(without.stack, 'cdk-efs-cache:enaExpressFleetWithout');
+    expect(w).toHaveLength(1);
+    expect(JSON.stringify(w[0].entry.data)).toMatch(/the nodes of Stack\/Fleet do not have ENA Express on/);
+    expect(warned(clientOf({ enaExpress: true }).stack, 'cdk-efs-cache:enaExpressFleetWithout')).toHaveLength(0);
+    const importing = (attrs: { enaExpress?: boolean }) => {
+      const stack = new Stack(newApp(), 'Stack', { env: { account: '123456789012', region: 'us-east-1' } });
+      const fleet = CacheFleet.fromCacheFleetAttributes(stack, 'Imported', {
+        endpoint: 'cache.example.internal', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'), ...attrs,
+      });
+      new FsCacheClientLaunchTemplate(stack, 'Clients', {
+        vpc: new ec2.Vpc(stack, 'Vpc'), source: MountSource.cacheFleet(fleet), instanceType: new ec2.InstanceType('m6id.8xlarge'), enaExpress: true,
+      });
+      return { fleet, warnings: warned(stack, 'cdk-efs-cache:enaExpressFleetWithout') };
+    };
+    expect(importing({}).fleet.enaExpress).toBe(false);
+    expect(importing({}).warnings).toHaveLength(1);
+    expect(importing({ enaExpress: true }).warnings).toHaveLength(0);
+  });
+
   test('over EFS directly: refused (EFS is no instance, it would change nothing)', () => {
     const stack = new Stack(newApp(), 'Stack', { env: { account: '123456789012', region: 'us-east-1' } });
     expect(() => new FsCacheClientLaunchTemplate(stack, 'Clients', {
