@@ -342,6 +342,10 @@ try {
   // The same for the instance types that support ENA Express.
   const ena = run(path.join('.venv', 'bin', 'python'), ['tools/ena-express-types.py', '--check']);
   check('lib/instance/ena-express-types.ts is what tools/ena-express-types.py generates', ena.status === 0, ena.out.trim());
+  // The EC2 prices docs/sizing-and-cost.md gives (test/docs-prices.test.ts holds the page to the file) are what the
+  // pinned Karpenter provider's generated prices say (its module zip from the Go module proxy).
+  const prices = run(path.join('.venv', 'bin', 'python'), ['tools/ec2-prices.py', '--check']);
+  check('docs/ec2-prices.json is what tools/ec2-prices.py reads from its source', prices.status === 0, prices.out.trim());
 } catch (e) {
   check('gates ran', false, (e as Error).stack ?? String(e));
 } finally {
