@@ -8,6 +8,54 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { CachedFileSystem, Capacity } from '../lib';
 
+/**
+ * How large the sample's instances are. Only the instance types differ between the sizes (and what the library
+ * derives from them: the nodes' nfsd threads, two per vCPU and at least 8, so 8 on c7gn.large and 128 on
+ * c7gn.16xlarge): the resources and their logical ids are the same, so a deployed sample changes size in place. What
+ * each costs by the hour is in docs/sizing-and-cost.md#prices.
+ *
+ * - `trial` (the default): two c7gn.large cache nodes (2 vCPUs, 4 GiB each) and m6id.large FS-Cache clients, small
+ *   sizes of the production types' families (the same architecture, encryption in transit and, on the clients, NVMe
+ *   instance store for the disk cache): about a twentieth of the production size's hourly cost, for trying the
+ *   library out.
+ * - `production`: the library's default types, two c7gn.16xlarge cache nodes (64 vCPUs, 128 GiB each) and m6id.xlarge
+ *   clients, sized for the throughput the library is built for: several dollars an hour, nearly all of it the nodes.
+ */
+export type SampleSize = 'trial' | 'production';
+
+/** The sizes of the sample, the default first: the values `-c size=...` accepts. */
+export const SAMPLE_SIZES: readonly SampleSize[] = ['trial', 'production'];
+
+/**
+ * The size named by `value` (the sample app's context value `size`, or `SampleStackProps.size`): `trial` when it is
+ * undefined. Throws for anything else, naming the accepted values.
+ */
+export function sampleSize(value: unknown): SampleSize {
+  if (value === undefined) return 'trial';
+  if (typeof value === 'string' && (SAMPLE_SIZES as readonly string[]).includes(value)) return value as SampleSize;
+  throw new Error(`Invalid size: ${JSON.stringify(value)} is not a size of the sample stack (the context value ` +
+    '-c size=..., or SampleStackProps.size): give \'trial\' (the default) or \'production\'.');
+}
+
+/** The instance types of each size; undefined: the library's default (c7gn.16xlarge nodes, m6id.xlarge clients). */
+const SIZE_TYPES: Record<SampleSize, { readonly nodes?: ec2.InstanceType; readonly clients?: ec2.InstanceType }> = {
+  // Small sizes of the default types' families: Graviton nodes with no instance store (so no node disk cache,
+  // as with c7gn.16xlarge), x86 clients with NVMe instance store (118 GB) for the disk cache.
+  trial: { nodes: new ec2.InstanceType('c7gn.large'), clients: new ec2.InstanceType('m6id.large') },
+  production: {},
+};
+
+/** The sample stack's props: a stack's, and its size. */
+export interface SampleStackProps extends StackProps {
+  /**
+   * The instances' size: `trial`, two c7gn.large nodes and m6id.large clients, for trying the library at a small
+   * fraction of the cost; or `production`, the library's defaults (two c7gn.16xlarge nodes, m6id.xlarge clients).
+   * The hourly cost of each is in docs/sizing-and-cost.md#prices.
+   * @default 'trial'
+   */
+  readonly size?: SampleSize;
+}
+
 /** What `sampleNetwork` creates. */
 export interface SampleNetwork {
   readonly vpc: ec2.Vpc;
@@ -88,25 +136,33 @@ export function sampleNetwork(scope: Construct): SampleNetwork {
 
 /**
  * A VPC over two AZs (see `sampleNetwork`), a CachedFileSystem with two cache nodes whose alarms notify an
- * encrypted topic, and an Auto Scaling group of FS-Cache clients that read through them.
+ * encrypted topic, and an Auto Scaling group of FS-Cache clients that read through them; its instances of the trial
+ * size unless `props.size` says `production` (see `SampleSize`).
  */
 export class SampleStack extends Stack {
   public readonly vpc: ec2.Vpc;
   public readonly alarmTopic: sns.Topic;
   public readonly cachedFileSystem: CachedFileSystem;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
-    super(scope, id, props);
+  /** The size the stack was built with. */
+  public readonly size: SampleSize;
+
+  constructor(scope: Construct, id: string, props: SampleStackProps = {}) {
+    const { size, ...stackProps } = props;
+    super(scope, id, stackProps);
+    this.size = sampleSize(size);
+    const types = SIZE_TYPES[this.size];
     const network = sampleNetwork(this);
     this.vpc = network.vpc;
     this.alarmTopic = network.alarmTopic;
     this.cachedFileSystem = new CachedFileSystem(this, 'SharedData', {
       vpc: this.vpc,
-      cacheFleet: { capacity: Capacity.nodes(2) },
+      // Two nodes at either size: the clients' names round-robin over them.
+      cacheFleet: { capacity: Capacity.nodes(2), instanceType: types.nodes },
       monitoring: { alarmTopic: this.alarmTopic },
     });
     // FS-Cache clients reading through the cache fleet, in an Auto Scaling group (scale it up to use it).
-    const clients = this.cachedFileSystem.addClientLaunchTemplate('Clients');
+    const clients = this.cachedFileSystem.addClientLaunchTemplate('Clients', { instanceType: types.clients });
     const group = new autoscaling.AutoScalingGroup(this, 'ClientGroup', {
       vpc: this.vpc,
       vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
