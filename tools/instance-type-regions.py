@@ -25,17 +25,19 @@ README = os.path.join(ROOT, "README.md")
 DATA = os.path.join("data", "schemas", "extensions", "aws_ec2_instance", "instancetype_enum.json")
 
 # Each construct's default instance type, and alternatives in order of preference, each able to stand in for the
-# default without other prop changes.
+# default without other prop changes, and each, as the defaults, of a family whose traffic the Nitro hardware encrypts
+# in transit (lib/instance/encryption-in-transit.ts; test/instance/encryption-in-transit.test.ts checks it): a region
+# warning must not lead to a type that drops what the default gives.
 DEFAULTS = {
     # Cache nodes: memory is the cache, bandwidth the throughput. Network-optimized types of the same size first
     # (arm64 or x86_64: the default image follows the type), then general compute with less bandwidth.
     "CacheFleet": ("c7gn.16xlarge", ["c8gn.16xlarge", "c6gn.16xlarge", "c6in.16xlarge", "c5n.18xlarge",
-                                     "c7g.16xlarge", "c6g.16xlarge"]),
+                                     "c7g.16xlarge", "c7i.16xlarge"]),
     # Clients: NVMe instance store for the default DiskCache.instanceStore(); x86_64 like the default first (the
     # user's software runs on the clients), then arm64.
-    "FsCacheClientLaunchTemplate": ("m6id.xlarge", ["m5d.xlarge", "c6id.2xlarge", "i4i.xlarge", "m6gd.xlarge"]),
+    "FsCacheClientLaunchTemplate": ("m6id.xlarge", ["m5dn.xlarge", "c6id.2xlarge", "i4i.xlarge", "m7gd.xlarge"]),
     # The seeder: any general-purpose type of the same size.
-    "DataSeeder": ("m7g.xlarge", ["m6g.xlarge", "m7i.xlarge", "m6i.xlarge"]),
+    "DataSeeder": ("m7g.xlarge", ["m8g.xlarge", "m7i.xlarge", "m6i.xlarge", "m6a.xlarge"]),
 }
 
 

@@ -18,19 +18,19 @@ export const INSTANCE_TYPE_REGIONS = {
     CacheFleet: {
       type: 'c7gn.16xlarge',
       alternatives: [
-        'c8gn.16xlarge', 'c6gn.16xlarge', 'c6in.16xlarge', 'c5n.18xlarge', 'c7g.16xlarge', 'c6g.16xlarge',
+        'c8gn.16xlarge', 'c6gn.16xlarge', 'c6in.16xlarge', 'c5n.18xlarge', 'c7g.16xlarge', 'c7i.16xlarge',
       ],
     },
     FsCacheClientLaunchTemplate: {
       type: 'm6id.xlarge',
       alternatives: [
-        'm5d.xlarge', 'c6id.2xlarge', 'i4i.xlarge', 'm6gd.xlarge',
+        'm5dn.xlarge', 'c6id.2xlarge', 'i4i.xlarge', 'm7gd.xlarge',
       ],
     },
     DataSeeder: {
       type: 'm7g.xlarge',
       alternatives: [
-        'm6g.xlarge', 'm7i.xlarge', 'm6i.xlarge',
+        'm8g.xlarge', 'm7i.xlarge', 'm6i.xlarge', 'm6a.xlarge',
       ],
     },
   },
@@ -41,14 +41,6 @@ export const INSTANCE_TYPE_REGIONS = {
       'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ca-central-1', 'eu-central-1', 'eu-north-1',
       'eu-south-1', 'eu-west-1', 'eu-west-2', 'eu-west-3', 'me-south-1', 'sa-east-1', 'us-east-1', 'us-east-2',
       'us-gov-east-1', 'us-gov-west-1', 'us-west-1', 'us-west-2',
-    ],
-    'c6g.16xlarge': [
-      'af-south-1', 'ap-east-1', 'ap-east-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1',
-      'ap-south-2', 'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5',
-      'ap-southeast-6', 'ap-southeast-7', 'ca-central-1', 'ca-west-1', 'cn-north-1', 'cn-northwest-1',
-      'eu-central-1', 'eu-central-2', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2',
-      'eu-west-3', 'il-central-1', 'me-central-1', 'me-south-1', 'mx-central-1', 'sa-east-1', 'us-east-1',
-      'us-east-2', 'us-gov-east-1', 'us-gov-west-1', 'us-west-1', 'us-west-2',
     ],
     'c6gn.16xlarge': [
       'ap-east-1', 'ap-east-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1', 'ap-southeast-1',
@@ -82,6 +74,14 @@ export const INSTANCE_TYPE_REGIONS = {
     'c7gn.16xlarge': [
       'ap-northeast-1', 'eu-west-1', 'eu-west-2', 'us-east-1', 'us-east-2', 'us-west-2',
     ],
+    'c7i.16xlarge': [
+      'af-south-1', 'ap-east-1', 'ap-east-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1',
+      'ap-south-2', 'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5',
+      'ap-southeast-6', 'ap-southeast-7', 'ca-central-1', 'ca-west-1', 'eu-central-1', 'eu-central-2', 'eu-north-1',
+      'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2', 'eu-west-3', 'il-central-1', 'me-central-1',
+      'mx-central-1', 'sa-east-1', 'us-east-1', 'us-east-2', 'us-gov-east-1', 'us-gov-west-1', 'us-west-1',
+      'us-west-2',
+    ],
     'c8gn.16xlarge': [
       'af-south-1', 'ap-east-1', 'ap-northeast-1', 'ap-northeast-2', 'ap-south-1', 'ap-south-2', 'ap-southeast-1',
       'ap-southeast-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5', 'ap-southeast-7', 'ca-central-1',
@@ -97,27 +97,13 @@ export const INSTANCE_TYPE_REGIONS = {
       'eu-west-3', 'il-central-1', 'me-central-1', 'me-south-1', 'mx-central-1', 'sa-east-1', 'us-east-1',
       'us-east-2', 'us-gov-east-1', 'us-gov-west-1', 'us-west-1', 'us-west-2',
     ],
-    'm5d.xlarge': [
-      'af-south-1', 'ap-east-1', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1', 'ap-south-2',
-      'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-southeast-4', 'ca-central-1', 'ca-west-1',
-      'cn-north-1', 'cn-northwest-1', 'eu-central-1', 'eu-central-2', 'eu-north-1', 'eu-south-1', 'eu-south-2',
-      'eu-west-1', 'eu-west-2', 'eu-west-3', 'il-central-1', 'me-central-1', 'me-south-1', 'sa-east-1', 'us-east-1',
-      'us-east-2', 'us-gov-east-1', 'us-gov-west-1', 'us-west-1', 'us-west-2',
+    'm5dn.xlarge': [
+      'ap-northeast-1', 'ap-southeast-1', 'eu-central-1', 'eu-west-1', 'us-east-1', 'us-east-2', 'us-gov-east-1',
+      'us-gov-west-1', 'us-west-2',
     ],
-    'm6g.xlarge': [
-      'af-south-1', 'ap-east-1', 'ap-east-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1',
-      'ap-south-2', 'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5',
-      'ap-southeast-6', 'ap-southeast-7', 'ca-central-1', 'ca-west-1', 'cn-north-1', 'cn-northwest-1',
-      'eu-central-1', 'eu-central-2', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2',
-      'eu-west-3', 'il-central-1', 'me-central-1', 'me-south-1', 'mx-central-1', 'sa-east-1', 'us-east-1',
-      'us-east-2', 'us-gov-east-1', 'us-gov-west-1', 'us-west-1', 'us-west-2',
-    ],
-    'm6gd.xlarge': [
-      'af-south-1', 'ap-east-1', 'ap-east-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1',
-      'ap-south-2', 'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5',
-      'ap-southeast-6', 'ap-southeast-7', 'ca-central-1', 'ca-west-1', 'eu-central-1', 'eu-central-2', 'eu-north-1',
-      'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2', 'eu-west-3', 'il-central-1', 'me-central-1',
-      'me-south-1', 'mx-central-1', 'sa-east-1', 'us-east-1', 'us-east-2', 'us-gov-east-1', 'us-gov-west-1',
+    'm6a.xlarge': [
+      'ap-northeast-1', 'ap-south-1', 'ap-south-2', 'ap-southeast-1', 'ap-southeast-2', 'ca-central-1',
+      'eu-central-1', 'eu-south-1', 'eu-west-1', 'eu-west-2', 'eu-west-3', 'sa-east-1', 'us-east-1', 'us-east-2',
       'us-west-1', 'us-west-2',
     ],
     'm6i.xlarge': [
@@ -142,12 +128,26 @@ export const INSTANCE_TYPE_REGIONS = {
       'me-central-1', 'me-south-1', 'mx-central-1', 'sa-east-1', 'us-east-1', 'us-east-2', 'us-gov-east-1',
       'us-gov-west-1', 'us-west-1', 'us-west-2',
     ],
+    'm7gd.xlarge': [
+      'ap-east-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-south-1', 'ap-southeast-1', 'ap-southeast-2',
+      'ap-southeast-5', 'ap-southeast-6', 'ap-southeast-7', 'eu-central-1', 'eu-north-1', 'eu-south-2', 'eu-west-1',
+      'eu-west-2', 'eu-west-3', 'me-central-1', 'mx-central-1', 'sa-east-1', 'us-east-1', 'us-east-2', 'us-west-1',
+      'us-west-2',
+    ],
     'm7i.xlarge': [
       'af-south-1', 'ap-east-1', 'ap-east-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1',
       'ap-south-2', 'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5',
       'ap-southeast-6', 'ap-southeast-7', 'ca-central-1', 'eu-central-1', 'eu-central-2', 'eu-north-1', 'eu-south-1',
       'eu-south-2', 'eu-west-1', 'eu-west-2', 'eu-west-3', 'il-central-1', 'me-central-1', 'mx-central-1',
       'sa-east-1', 'us-east-1', 'us-east-2', 'us-gov-east-1', 'us-gov-west-1', 'us-west-1', 'us-west-2',
+    ],
+    'm8g.xlarge': [
+      'af-south-1', 'ap-east-1', 'ap-east-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1',
+      'ap-south-2', 'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5',
+      'ap-southeast-7', 'ca-central-1', 'ca-west-1', 'cn-north-1', 'cn-northwest-1', 'eu-central-1', 'eu-central-2',
+      'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2', 'eu-west-3', 'me-central-1', 'me-south-1',
+      'mx-central-1', 'sa-east-1', 'us-east-1', 'us-east-2', 'us-gov-east-1', 'us-gov-west-1', 'us-west-1',
+      'us-west-2',
     ],
   } as Record<string, string[]>,
 };

@@ -330,13 +330,13 @@ const CASES: BadInput[] = [
     name: 'client: the default type where it is not offered (warning)',
     region: 'eu-north-1',
     build: client({}),
-    warning: /^instanceType: the default m6id.xlarge is not offered in eu-north-1 .*for example m5d.xlarge or i4i.xlarge, offered in eu-north-1/,
+    warning: /^instanceType: the default m6id.xlarge is not offered in eu-north-1 .*for example i4i.xlarge or m7gd.xlarge \(arm64\), offered in eu-north-1/,
   },
   {
     name: 'client: the default type in China (warning)',
     region: 'cn-north-1',
     build: client({ diskCache: DiskCache.ebs() }),
-    warning: /^instanceType: the default m6id.xlarge is not offered in cn-north-1 .*for example m5d.xlarge or i4i.xlarge/,
+    warning: /^instanceType: the default m6id.xlarge is not offered in cn-north-1 .*for example i4i.xlarge, offered in cn-north-1/,
   },
   {
     name: 'client: a soft mount (warning)',

@@ -150,7 +150,7 @@ const CASES: BadInput[] = [
     name: 'seeder: the default type where it is not offered (warning)',
     region: 'eu-south-1',
     build: seederInRegion({}),
-    warning: /^instanceType: the default m7g.xlarge is not offered in eu-south-1 .*for example m6g.xlarge or m7i.xlarge \(x86_64\), offered in eu-south-1/,
+    warning: /^instanceType: the default m7g.xlarge is not offered in eu-south-1 .*for example m8g.xlarge or m7i.xlarge \(x86_64\), offered in eu-south-1/,
   },
   {
     name: 'seeder: the default type in ca-west-1 (warning)',
