@@ -1,8 +1,11 @@
 """The sample stack (bin/sample-stack.ts) written in Python against the generated cdk-efs-cache package.
 
 Synthesizes one stack, EfsCacheSample, into the folder given as the first argument: test/heavy/jsii/run.sh compares its
-resources with the TypeScript sample's. Environment-agnostic and lookup-free, like the TypeScript app.
+resources with the TypeScript sample's. Environment-agnostic and lookup-free, like the TypeScript app, and of the same
+sizes: the trial size by default, the library's default types with the context value size=production (as with
+`cdk synth -c size=production`, which hands it to the app in CDK_CONTEXT_JSON).
 """
+import json
 import sys
 
 import aws_cdk as cdk
@@ -16,12 +19,35 @@ from constructs import Construct
 
 from cdk_efs_cache import CacheFleetOptions, CacheDashboardOptions, CachedFileSystem, Capacity
 
+# The instance types of each size of the sample (bin/sample-stack.ts SampleSize), the cache nodes' and the clients':
+# None is the library's default (c7gn.16xlarge nodes, m6id.xlarge clients).
+SIZES = {
+    "trial": ("c7gn.large", "m6id.large"),
+    "production": (None, None),
+}
+
+
+def sample_size(value: object) -> str:
+    """The size named by the context value `size`: trial when it is not given; anything else but production fails."""
+    if value is None:
+        return "trial"
+    if isinstance(value, str) and value in SIZES:
+        return value
+    raise ValueError(f"Invalid size: {json.dumps(value)} is not a size of the sample stack (the context value "
+                     "-c size=..., or SampleStackProps.size): give 'trial' (the default) or 'production'.")
+
+
+def instance_type(name: "str | None") -> "ec2.InstanceType | None":
+    """The instance type named, or None for the library's default."""
+    return ec2.InstanceType(name) if name else None
+
 
 class SampleStack(cdk.Stack):
     """A VPC over two AZs, a CachedFileSystem with two cache nodes, and an Auto Scaling group of FS-Cache clients."""
 
-    def __init__(self, scope: Construct, construct_id: str, **kwargs) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, size: str = "trial", **kwargs) -> None:
         super().__init__(scope, construct_id, **kwargs)
+        nodes, clients_type = SIZES[sample_size(size)]
         key = kms.Key(self, "Key",
             description="Encrypts the VPC flow logs and the alarm topic of the cdk-efs-cache sample",
             enable_key_rotation=True)
@@ -58,9 +84,9 @@ class SampleStack(cdk.Stack):
 
         cached = CachedFileSystem(self, "SharedData",
             vpc=vpc,
-            cache_fleet=CacheFleetOptions(capacity=Capacity.nodes(2)),
+            cache_fleet=CacheFleetOptions(capacity=Capacity.nodes(2), instance_type=instance_type(nodes)),
             monitoring=CacheDashboardOptions(alarm_topic=alarm_topic))
-        clients = cached.add_client_launch_template("Clients")
+        clients = cached.add_client_launch_template("Clients", instance_type=instance_type(clients_type))
         autoscaling.AutoScalingGroup(self, "ClientGroup",
             vpc=vpc,
             vpc_subnets=ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS),
@@ -72,7 +98,8 @@ class SampleStack(cdk.Stack):
 def main() -> None:
     app = cdk.App(outdir=sys.argv[1])
     SampleStack(app, "EfsCacheSample",
-                description="cdk-efs-cache sample: EFS with a RAM cache tier and FS-Cache clients")
+                description="cdk-efs-cache sample: EFS with a RAM cache tier and FS-Cache clients",
+                size=sample_size(app.node.try_get_context("size")))
     app.synth()
 
 

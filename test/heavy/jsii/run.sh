@@ -10,7 +10,8 @@
 #     Python translations of them, with the README's own Python examples, run and synthesize (readme_snippets.py);
 #   - the wheel is installed into .venv-python/ (test/heavy/jsii/setup.sh: aws-cdk-lib, constructs and the jsii runtime
 #     from PyPI, pinned in requirements-python.txt), test/heavy/jsii/app.py (the sample stack in Python) synthesizes, and
-#     compare.ts holds its template against the TypeScript sample's: the same resources by type, the same logical ids;
+#     compare.ts holds its template against the TypeScript sample's (both of the default size, trial): the same
+#     resources by type, the same logical ids, the same instance types;
 #   - Go: test/heavy/jsii/go (go.mod and go.sum pin aws-cdk-go from the Go module proxy; its replace directive is pointed at
 #     the generated module) is built with `go build`, which compiles only the awscdk packages the sample, the library
 #     and the README's Go examples import; the sample app (main.go) synthesizes and compare.ts holds its template to

@@ -2,10 +2,13 @@
 // (dist/packages/go/cdkefscache, which go.mod's replace directive points to).
 //
 // Synthesizes one stack, EfsCacheSample, into the folder given as the first argument: test/heavy/jsii/run.sh compares its
-// resources with the TypeScript sample's. Environment-agnostic and lookup-free, like the TypeScript app.
+// resources with the TypeScript sample's. Environment-agnostic and lookup-free, like the TypeScript app, and of the
+// same sizes: the trial size by default, the library's default types with the context value size=production (as with
+// `cdk synth -c size=production`, which hands it to the app in CDK_CONTEXT_JSON).
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 
@@ -21,10 +24,43 @@ import (
 	"github.com/cdk-efs-cache/cdk-efs-cache-go/cdkefscache"
 )
 
+// SampleStackProps are a stack's props and the sample's size, "trial" (also when empty) or "production".
+type SampleStackProps struct {
+	awscdk.StackProps
+	Size string
+}
+
+// sampleTypes returns the instance types of a size of the sample (bin/sample-stack.ts SampleSize), the cache nodes'
+// and the clients': nil is the library's default (c7gn.16xlarge nodes, m6id.xlarge clients).
+func sampleTypes(size string) (nodes awsec2.InstanceType, clients awsec2.InstanceType) {
+	if size == "production" {
+		return nil, nil
+	}
+	return awsec2.NewInstanceType(jsii.String("c7gn.large")), awsec2.NewInstanceType(jsii.String("m6id.large"))
+}
+
+// sampleSize returns the size named by the context value size: "trial" when it is not given, an error for anything
+// but "trial" and "production".
+func sampleSize(value interface{}) (string, error) {
+	if p, ok := value.(*string); ok && p != nil {
+		value = *p
+	}
+	switch value {
+	case nil:
+		return "trial", nil
+	case "trial", "production":
+		return value.(string), nil
+	}
+	shown, _ := json.Marshal(value)
+	return "", fmt.Errorf("Invalid size: %s is not a size of the sample stack (the context value -c size=..., or "+
+		"SampleStackProps.size): give 'trial' (the default) or 'production'.", shown)
+}
+
 // NewSampleStack builds a VPC over two AZs, a CachedFileSystem with two cache nodes, and an Auto Scaling group of
 // FS-Cache clients.
-func NewSampleStack(scope constructs.Construct, id string, props *awscdk.StackProps) awscdk.Stack {
-	stack := awscdk.NewStack(scope, jsii.String(id), props)
+func NewSampleStack(scope constructs.Construct, id string, props *SampleStackProps) awscdk.Stack {
+	stack := awscdk.NewStack(scope, jsii.String(id), &props.StackProps)
+	nodeType, clientType := sampleTypes(props.Size)
 	key := awskms.NewKey(stack, jsii.String("Key"), &awskms.KeyProps{
 		Description:       jsii.String("Encrypts the VPC flow logs and the alarm topic of the cdk-efs-cache sample"),
 		EnableKeyRotation: jsii.Bool(true),
@@ -79,10 +115,12 @@ func NewSampleStack(scope constructs.Construct, id string, props *awscdk.StackPr
 
 	cached := cdkefscache.NewCachedFileSystem(stack, jsii.String("SharedData"), &cdkefscache.CachedFileSystemProps{
 		Vpc:        vpc,
-		CacheFleet: &cdkefscache.CacheFleetOptions{Capacity: cdkefscache.Capacity_Nodes(jsii.Number(2))},
+		CacheFleet: &cdkefscache.CacheFleetOptions{Capacity: cdkefscache.Capacity_Nodes(jsii.Number(2)), InstanceType: nodeType},
 		Monitoring: &cdkefscache.CacheDashboardOptions{AlarmTopic: alarmTopic},
 	})
-	clients := cached.AddClientLaunchTemplate(jsii.String("Clients"), nil)
+	clients := cached.AddClientLaunchTemplate(jsii.String("Clients"), &cdkefscache.ClientLaunchTemplateOptions{
+		InstanceType: clientType,
+	})
 	awsautoscaling.NewAutoScalingGroup(stack, jsii.String("ClientGroup"), &awsautoscaling.AutoScalingGroupProps{
 		Vpc:            vpc,
 		VpcSubnets:     &awsec2.SubnetSelection{SubnetType: awsec2.SubnetType_PRIVATE_WITH_EGRESS},
@@ -100,8 +138,17 @@ func main() {
 		os.Exit(2)
 	}
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(os.Args[1])})
-	NewSampleStack(app, "EfsCacheSample", &awscdk.StackProps{
-		Description: jsii.String("cdk-efs-cache sample: EFS with a RAM cache tier and FS-Cache clients"),
+	size, err := sampleSize(app.Node().TryGetContext(jsii.String("size")))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		jsii.Close()
+		os.Exit(1)
+	}
+	NewSampleStack(app, "EfsCacheSample", &SampleStackProps{
+		StackProps: awscdk.StackProps{
+			Description: jsii.String("cdk-efs-cache sample: EFS with a RAM cache tier and FS-Cache clients"),
+		},
+		Size: size,
 	})
 	app.Synth(nil)
 }
