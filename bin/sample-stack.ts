@@ -48,9 +48,7 @@ const SIZE_TYPES: Record<SampleSize, { readonly nodes?: ec2.InstanceType; readon
 /** The sample stack's props: a stack's, and its size. */
 export interface SampleStackProps extends StackProps {
   /**
-   * The instances' size: `trial`, two c7gn.large nodes and m6id.large clients, for trying the library at a small
-   * fraction of the cost; or `production`, the library's defaults (two c7gn.16xlarge nodes, m6id.xlarge clients).
-   * The hourly cost of each is in docs/sizing-and-cost.md#prices.
+   * The instances' size (`SampleSize` says what each holds and costs).
    * @default 'trial'
    */
   readonly size?: SampleSize;
