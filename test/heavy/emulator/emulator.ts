@@ -30,6 +30,8 @@ export const AWS_HOSTS = [
 
 /** An address of the emulator's namespace whose packets are dropped without an answer (RFC 5737's TEST-NET-1). */
 const DROPPED_ADDRESS = '192.0.2.1';
+/** How long one run of a script may take before it is killed as hung (see `run`). */
+const RUN_LIMIT_MS = 300_000;
 
 /** The deployment values of the emulator's AWS (moto's default account), for a template's intrinsics. */
 export const EMULATOR_VALUES: IntrinsicValues = PSEUDO_VALUES;
@@ -291,17 +293,18 @@ export class Emulator {
     const child = spawn('nsenter', ['--target', String(this.child.pid), ...(process.getuid?.() === 0 ? [] : ['--user']),
       '--net', '--', 'unshare', '--mount', '/bin/bash', '-c', wrapper, 'sandbox', 'bash', file, ...args], {
       cwd: dir,
-      // Without a route to S3, each of the loader's 12 tries is one attempt of the CLI, not its own three with backoff:
-      // the run stays well inside the 120 s it is given (it took about 97 s with the CLI's retries). With dropped
-      // packets, each try waits out the loader's 5 s connect timeout: about 60 s (on an instance, with the CLI's three
-      // attempts and the loader's sleeps, about 4 minutes).
+      // Without a route to S3, each of the loader's 12 tries is one attempt of the CLI, not its own three with backoff
+      // (it took about 97 s with the CLI's retries). With dropped packets, each try waits out the loader's 5 s connect
+      // timeout: about 60 s (on an instance, with the CLI's three attempts and the loader's sleeps, about 4 minutes).
       env: { PATH: `${bin}:/usr/sbin:/usr/bin:/sbin:/bin`, HOME: dir, LANG: 'C', ...(noS3 ? { AWS_MAX_ATTEMPTS: '1' } : {}) },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr!.on('data', (d) => { stderr += d; });
     const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    // A bound on a run that hangs, never a measure of speed: the longest runs take 60-100 s on a machine of two cores
+    // and, on one measured two to three times slower, were killed at a bound of 120 s while still working (CI, stop 74).
+    const killer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS);
     let status: number | null | undefined;
     void done.then((s) => { status = s; });
     while (status === undefined) {

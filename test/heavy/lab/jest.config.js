@@ -13,7 +13,8 @@ module.exports = {
   setupFiles: ['<rootDir>/test/util/synth-setup.ts'],
   transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
   testPathIgnorePatterns: ['/node_modules/', '/.lab-cache/'],
-  testTimeout: 30 * 60 * 1000,
+  // Above the harness's bound on one boot (BOOT_LIMIT_MS, 30 minutes), so that a hung boot is diagnosed by the harness.
+  testTimeout: 45 * 60 * 1000,
   // Two files at once: a file's tests mostly drive one VM at a time, each VM has one vCPU, and with one file the host's
   // second core was idle half of the time (sampled every 10 s through a whole mirror.lab run).
   maxWorkers: 2,
