@@ -9,12 +9,6 @@ trap 'rm -rf "$results"' EXIT
 passed=0
 failed=0
 
-# Steps off the lab's path run at a lower CPU priority (`nice -n 5`) than the lab's image build and its VMs: the lab is
-# the run's critical path (it starts once its image is built, then runs to the end), the others only have to end before
-# it does. The emulator's step, the mirror sync's and the dnf branch's keep the normal priority: their scripts wait on
-# clocks (connect timeouts, a sync's time limit) that should not stretch with the VMs' load.
-low() { nice -n 5 "$@"; }
-
 step() {
   local name="$1"
   shift
@@ -63,11 +57,11 @@ fi
 # then finds it up to date (or, had this failed, installs it itself).
 bash test/heavy/gates/setup.sh >"$results/venv-gates.log" 2>&1 &
 venv_gates_pid=$!
-low bash test/heavy/jsii/setup.sh >"$results/venvs.log" 2>&1 &
+bash test/heavy/jsii/setup.sh >"$results/venvs.log" 2>&1 &
 venvs_pid=$!
 # nodeadm (test/heavy/emulator/nodeadm.sh: Go modules from the proxy, then a build; about 1 minute on a clean machine) is
 # built in the background too, for the emulator step's EKS node test; that step's own call then finds it cached.
-low bash test/heavy/emulator/nodeadm.sh >"$results/nodeadm.log" 2>&1 &
+bash test/heavy/emulator/nodeadm.sh >"$results/nodeadm.log" 2>&1 &
 nodeadm_pid=$!
 
 # Steps that run beside the foreground ones: each writes its output to a log, printed by `finish` once the foreground
@@ -105,44 +99,41 @@ finish() {
   fi
 }
 
+# The linter first (eslint.config.mjs; test/lint.sh proves it on a canary): layout and unused names fail fast. Each
+# of it and the type check uses one core, so the type check runs beside it and prints once the linter is done.
+background type-check npx tsc --noEmit -p .
+lint() { bash test/lint.sh | tee "$results/lint.log"; }
+step "lint (lib/, bin/, bench/, test/)" lint
+count_line "$results/lint.log"
+finish type-check "type check (beside the linter)"
+step "unit tests" npx jest --ci --maxWorkers=2 --json --outputFile="$results/unit.json"
+count_jest "$results/unit.json"
+# lib/ without import cycles (madge, type-only imports included), proved first on a two-module canary.
+cycles() { bash test/cycles.sh | tee "$results/cycles.log"; }
+step "lib/ without import cycles" cycles
+count_line "$results/cycles.log"
+# Where the time goes (a clean clone on two cores, sampled every 5 s): the lab's VMs keep both cores busy, while the
+# steps between the unit tests and the lab left them idle about half the time (their downloads, the emulator's waits
+# for signals and one-core tools). So the lab starts here, in the background, and the packed library, the gates, the
+# jsii step, the emulator and the host runs share the cores with its first minutes; its log is followed live once
+# they are done. The lab needs the gates' venv (moto): had its background install failed, it is tried once more here,
+# before the lab and the gates both need it. The lab needs its image too, built in the background since the start: the
+# lab's own call of build.sh waits for that build's lock, so the steps below start at once instead of waiting here
+# (on a clean clone that build outlasted the unit tests by about 90 s, with one core idle).
+wait "$venv_gates_pid" || { echo "the gates' venv's background install failed; trying again:"; tail -n 5 "$results/venv-gates.log"; bash test/heavy/gates/setup.sh || true; }
 # The lab boots VMs (root, QEMU): the instance scripts, run from the synthesized user data on a real kernel.
 # Here the scenarios, the mirrors, the AWS side with the emulator on the lab network, the kernel matrix (what
 # depends on the kernel, on trixie's 6.12 and trixie-backports' 7.x) and a real CMS (WordPress) served through the
 # mirror and the re-export, two files at once (test/heavy/lab/jest.config.js
 # says why); `npm run test:lab` runs every lab file, with the harness's own smoke test, seeding and metrics. LAB=skip
 # leaves it out of a quick local run; CI always runs it.
-# The lab is the run's critical path: about 4,000 of a run's 5,000 busy core-seconds, and it cannot start before its
-# image is built (about 5 minutes alone on a clean clone). So it is started here, first: it waits for the gates' venv
-# (moto, for aws.lab; about a minute), then its own call of build.sh waits for the image's background build, and its
-# first VM boots as soon as the image is ready. Every other step shares the cores with it at a lower priority (`low`,
-# above); its log is followed live once they are done. Before, the lab started after the unit tests and still waited
-# about 230 s for its image, which the linter, the type check and the unit tests slowed at the same priority.
 if lab_runs; then
-  # shellcheck disable=SC2016 # the inner script's own positional parameters
-  background lab bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; shift; exec "$@"' wait-for-venv "$venv_gates_pid" \
-    bash test/heavy/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab|kernels\.lab|cms\.lab' --json --outputFile="$results/lab.json"
+  background lab bash test/heavy/lab/run.sh 'scenarios\.lab|mirror\.lab|aws\.lab|kernels\.lab|cms\.lab' --json --outputFile="$results/lab.json"
 fi
-
-# The linter first (eslint.config.mjs; test/lint.sh proves it on a canary): layout and unused names fail fast. Each
-# of it and the type check uses one core, so the type check runs beside it and prints once the linter is done.
-background type-check low npx tsc --noEmit -p .
-lint() { low bash test/lint.sh | tee "$results/lint.log"; }
-step "lint (lib/, bin/, bench/, test/)" lint
-count_line "$results/lint.log"
-finish type-check "type check (beside the linter)"
-step "unit tests" low npx jest --ci --maxWorkers=2 --json --outputFile="$results/unit.json"
-count_jest "$results/unit.json"
-# lib/ without import cycles (madge, type-only imports included), proved first on a two-module canary.
-cycles() { low bash test/cycles.sh | tee "$results/cycles.log"; }
-step "lib/ without import cycles" cycles
-count_line "$results/cycles.log"
-# The gates' venv (moto), which the gates need, as does the lab's aws.lab (the lab's own call of setup.sh waited for it
-# above): had its background install failed, it is tried once more here, unless the lab, already running, does so.
-wait "$venv_gates_pid" || { echo "the gates' venv's background install failed:"; tail -n 5 "$results/venv-gates.log"; lab_runs || bash test/heavy/gates/setup.sh || true; }
 # The packed library's step uses about one core (its fresh apps' installs from npm, then one tsc and one synth at a
 # time); the independent gates run beside it, from their own venv.
-background gates low bash test/heavy/gates/run.sh
-step "packed library in fresh apps (lowest and newest aws-cdk-lib)" low bash test/heavy/package/pack-and-synth.sh
+background gates bash test/heavy/gates/run.sh
+step "packed library in fresh apps (lowest and newest aws-cdk-lib)" bash test/heavy/package/pack-and-synth.sh
 finish gates "independent gates (cfn-lint, shellcheck, cdk-nag, user data room)"
 count_line "$results/gates.log"
 # The scripts' AWS calls with the real aws CLI against an AWS API emulator (moto behind TLS, CloudFormation signals
@@ -158,13 +149,13 @@ wait "$venvs_pid" || { echo "the jsii venv's background install failed; the jsii
 # synthesized and compared with the TypeScript one, and whether Maven Central serves an aws-cdk-lib for the Java
 # sample (test/heavy/jsii/run.sh; about 1 to 2 minutes on two shared cores with the Go caches warm; a first run adds about
 # 40 s to create .venv-python/ and about 45 s to download aws-cdk-go and compile the awscdk packages it uses).
-jsii() { low bash test/heavy/jsii/run.sh | tee "$results/jsii.log"; }
+jsii() { bash test/heavy/jsii/run.sh | tee "$results/jsii.log"; }
 step "jsii: Python and Go packages and sample apps, Java and .NET sources, API.md" jsii
 count_line "$results/jsii.log"
 # The benchmark's cheap path (synthesis with one node, the table and the chart into a temporary folder): proves that
 # `npm run bench` still works without booting its VMs. It measures nothing that is kept. After the jsii step, which
 # rewrites the README for a moment.
-step "benchmark smoke (npm run bench -- --smoke)" low npm run --silent bench -- --smoke
+step "benchmark smoke (npm run bench -- --smoke)" npm run --silent bench -- --smoke
 # The mirrors' sync (find and rsync from apt) between local directories: what the copy holds after each kind
 # of change, a full copy, a missing source, and its property test over generated trees (test/host/mirror-sync/run.sh;
 # root; about 30 s).
