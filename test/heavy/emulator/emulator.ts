@@ -303,7 +303,7 @@ export class Emulator {
     child.stderr!.on('data', (d) => { stderr += d; });
     const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     // A bound on a run that hangs, never a measure of speed: the longest runs take 60-100 s on a machine of two cores
-    // and, on one measured two to three times slower, were killed at a bound of 120 s while still working (CI, stop 74).
+    // and, on one two to three times slower, were killed at a bound of 120 s while still working (ed731c2's clean run).
     const killer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS);
     let status: number | null | undefined;
     void done.then((s) => { status = s; });

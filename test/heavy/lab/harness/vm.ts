@@ -39,7 +39,7 @@ export interface ExtraDisk {
  * cores; one that booted alone in 90 s has been seen to take 250 s then. The slowest boots are aws.lab's nodes, whose
  * user data runs the aws CLI about ten times (655 s in a clean clone, two files at once), and kernels.lab's five VMs
  * booting together (730 s). On a machine measured two to three times slower, aws.lab's elastic-1 was still booting, and
- * working, at 20 minutes (stop 74's clean run): the limit is 30.
+ * working, at 20 minutes (a clean run of ed731c2): the limit is 30.
  */
 export const BOOT_LIMIT_MS = 30 * 60_000;
 
