@@ -289,6 +289,22 @@ serve() {
   mirror_serve
 }
 
+# NfsdRequestsQueued, a running total that never goes back: each read adds what pool_stats' packets-arrived grew by
+# beyond threads-woken since the previous read, or nothing when threads-woken grew more. The plain difference of the
+# two totals is not monotonic (newer kernels wake threads for more than arrivals: seen going back on 6.12), and
+# metrics_collect drops a counter that goes back. State in /run (a reboot starts again, as nfsd's counters do); an
+# nfsd restart, whose counters start again, adds nothing for that read.
+nfsd_queued_read() {
+  local st=/run/efs-cache-nfsd-queued a= w= pa=0 pw=0 q=0
+  read -r a w < <(awk '!/^#/{a+=$2; w+=$4} END{print a+0, w+0}' OFMT=%.0f /proc/fs/nfsd/pool_stats) || true
+  [ -n "${w:-}" ] || return 0 # no pool_stats (nfsd stopped): no sample, the state kept
+  if [ -f $st ]; then read -r pa pw q <$st || true; fi
+  [[ "$a $w $pa $pw $q" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]] || { pa=$a pw=$w q=0; }
+  if [ "$a" -ge "$pa" ] && [ "$w" -ge "$pw" ] && [ $((a - pa)) -gt $((w - pw)) ]; then q=$((q + (a - pa) - (w - pw))); fi
+  echo "$a $w $q" >$st
+  echo "NfsdRequestsQueued c $q"
+}
+
 # The node's metrics for lib/metrics.sh (names and meaning: lib/monitoring/metrics.ts). OFMT: no exponent in large values.
 # NfsdOps and NfsdBytesRead count the mirrors' own nfsd too (its counters are its namespace's /proc/net/rpc/nfsd).
 # With the disk cache, its metrics too (lib/fscache.sh).
@@ -296,9 +312,10 @@ metrics_read() {
   local f=(/proc/net/rpc/nfsd)
   mapfile -t -O 1 f < <(mirror_nfsd_stats)
   awk '$1=="rc"{o+=$2+$3+$4} $1=="io"{b+=$2} $1=="Cached:"{print "PageCacheBytes g",$2*1024}
-    FILENAME~/ds$/{print "NfsdThreads g",$1} FILENAME~/ts$/&&!/^#/{q+=$2-$4}
-    END{print "NfsdOps c",o+0; print "NfsdBytesRead c",b+0; print "NfsdRequestsQueued c",q+0}' OFMT=%.0f \
-    "${f[@]}" /proc/fs/nfsd/threads /proc/fs/nfsd/pool_stats /proc/meminfo
+    FILENAME~/ds$/{print "NfsdThreads g",$1}
+    END{print "NfsdOps c",o+0; print "NfsdBytesRead c",b+0}' OFMT=%.0f \
+    "${f[@]}" /proc/fs/nfsd/threads /proc/meminfo
+  nfsd_queued_read
   mirror_metrics_read
   if disk_cache; then fscache_metrics_read; fi
 }

@@ -37,9 +37,10 @@ export const NODE_METRICS = {
   /** Threads of the node's nfsd, the re-export's (average), from /proc/fs/nfsd/threads; the mirrors' nfsd has as many. */
   nfsdThreads: gauge('NfsdThreads', 'Average'),
   /**
-   * Requests that found no idle nfsd thread and waited (sum per period), from /proc/fs/nfsd/pool_stats:
-   * packets-arrived minus threads-woken (sockets-enqueued counts every request on 6.1). Nonzero and rising means
-   * more threads would help. The node's nfsd only (the re-export's), not the mirrors' own.
+   * Requests that found no idle nfsd thread and waited (sum per period), from /proc/fs/nfsd/pool_stats: what
+   * packets-arrived grew by beyond threads-woken between two reads, or 0 when threads-woken grew more
+   * (sockets-enqueued counts every request on 6.1; newer kernels wake threads for more than arrivals). Nonzero and
+   * rising means more threads would help. The node's nfsd only (the re-export's), not the mirrors' own.
    */
   nfsdRequestsQueued: counter('NfsdRequestsQueued'),
   /** Bytes of page cache (average), from /proc/meminfo Cached: the RAM cache itself. */
