@@ -106,6 +106,7 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
   let vendor: string;
   let probeServer: http.Server;
   let nodeB: Vm; // node 1's replacement: a new instance with node-a's tags
+  let nodeXAfter: { exports: string; listening: string };
   let nodeBTags: Record<string, string>;
   let elastic1: Vm; // the elastic fleet's first node, in service from the start
   let elasticRole: RoleSession;
@@ -307,6 +308,8 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     firstAttachment = await attachedTo();
     await followAttachment(undefined);
     await lab.setDnsRecord(FLEET_NAME, [STABLE_IP]);
+    // What node-x left behind once its user data ended: no export, nothing listening on 2049.
+    nodeXAfter = { exports: (await nodeX.exec('exportfs -v')).stdout.trim(), listening: (await nodeX.exec("ss -Hltn 'sport = :2049'")).stdout.trim() };
     await nodeX.kill(); // its part is over (signal and log kept): the lab's two cores go to the rest
     // The client mounts the fleet through the stable address while node-a holds it. Meanwhile node 1's replacement
     // boots, a new instance with the same tags (booted early only to share the lab's time: an attach it tries before
@@ -330,6 +333,10 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
       read: await sha256(client, '/mnt/efs/data/f1.bin'),
       servedBy: await nfsdReadBytes(nodeA),
     };
+    // node-a's instance ends as soon as the client has read through it: each attach node-b tries before then is one more
+    // start of its aws CLI (about 20 guest CPU-seconds each, retried every 15 s), which the lab's two cores pay for.
+    await emu.api('ec2', 'terminate_instances', { InstanceIds: [iid['node-a']] }); // EC2 detaches its secondary interface
+    await nodeA.kill();
     // The elastic fleet. IPVS stands in for the load balancer, on the client (the lab host's kernel has no IPVS): a
     // virtual service at ELASTIC_VIP, round robin, NAT to the nodes, the client's own connections masqueraded (as
     // kube-proxy does for a host's own traffic to a virtual address) so that the nodes' replies come back through it.
@@ -364,8 +371,6 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     iid['elastic-2'] = await launch(subnet, ud.elasticNodeTags);
     elastic2 = await lab.startVm({ name: 'elastic-2', ip: ELASTIC_2_IP, userData: ud.elasticNode, vendorData: vendor, cpus: 1,
       instance: { instanceId: iid['elastic-2'], tags: elasticTags(), role: { name: 'ElasticRole', credentials: elasticRole }, targetLifecycleState: 'InService' } });
-    await emu.api('ec2', 'terminate_instances', { InstanceIds: [iid['node-a']] }); // EC2 detaches its secondary interface
-    await nodeA.kill();
     boot.seeder = await seederBoot;
     await seeder.kill(); // it would power off a minute after its signal (its shutdown behavior terminates it)
     boot['node-b'] = await nodeB.waitForCloudInit();
@@ -423,12 +428,13 @@ describe('the AWS side of a cache node on a real kernel: its own aws CLI and cur
     expect(asked).toEqual(expect.arrayContaining(['PUT /latest/api/token 200', 'GET /latest/meta-data/iam/security-credentials/NodeRole 200']));
   });
 
-  test('node-x, whose origin is unreachable: exactly one FAILURE signal, as its instance, while nothing was served; the reason in its log', async () => {
+  test('node-x, whose origin is unreachable: exactly one FAILURE signal, as its instance, while nothing was served; nothing exported or listening after; the reason in its log', async () => {
     const calls = await callsOf(nodeX);
     expect(actions(calls)).toEqual(['SignalResource 200']);
     expect(calls[0].params).toEqual({ StackName: 'Lab', LogicalResourceId: ud.impatientNodeTags[SIGNAL_TAG], UniqueId: iid['node-x'], Status: 'FAILURE' });
     expect(calls[0].probe).toMatchObject({ vm: 'node-x', served: false });
     expect(boot['node-x'].output).toMatch(/efs-cache: FATAL: .*(origin|mount)/);
+    expect(nodeXAfter).toEqual({ exports: '', listening: '' });
     // The harness's account of a failed boot (the canary of test/heavy/lab/harness/diagnose.ts): the FATAL line among the
     // lines it printed and that npm test prints again at its end, the whole journal kept in the checkout.
     const kept = path.join(FAILURES_DIR, lab.name, 'node-x');

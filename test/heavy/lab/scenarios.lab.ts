@@ -315,9 +315,9 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
 
   // Booted together, as the lab's two cores allow: the nodes of section 7, the impatient node of section 5, and the
   // node of section 8 and its replacement.
-  describe('7. NFSv3 between clients and a node (clientNfsVersion: NfsVersion.NFS_V3), 5. a node whose origin is unreachable, 8. an NFSv3-only server as the origin', () => {
-    let node3: Vm; // a node of its own fleet whose origin is blackholed at boot
-    let r3: CloudInitResult;
+  // 5.'s node whose origin is unreachable at boot is aws.lab.ts's node-x (the same user data, its real aws CLI's FAILURE
+  // signal recorded by the emulator, nothing exported or listening): one boot instead of two for the same proof.
+  describe('7. NFSv3 between clients and a node (clientNfsVersion: NfsVersion.NFS_V3), 8. an NFSv3-only server as the origin', () => {
     let node4: Vm; // the NFSv3 fleet's node
     let node5: Vm; // the same user data over an origin whose handles cannot fit: node1's re-export
     let clientC: Vm; // FS-Cache client of the NFSv3 fleet
@@ -347,13 +347,10 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
         .replace("EFSC_ORIGIN_PATH='/'", `EFSC_ORIGIN_PATH='${ud.exportPath}'`);
       expect(overNode).toContain("EFSC_ORIGIN_SERVER='10.77.0.31'");
       expect(overNode).toContain(`EFSC_ORIGIN_PATH='${ud.exportPath}'`);
-      await origin.execOk('ip route add blackhole 10.77.0.33/32');
-      node3 = await lab.startVm({ name: 'node3', ip: '10.77.0.33', userData: ud.impatientNode, cpus: 1, instance: { tags: ud.impatientNodeTags } });
       node4 = await lab.startVm({ name: 'node4', ip: V3_NODE_IP, userData: ud.v3Node, cpus: 1, instance: { tags: ud.v3NodeTags } });
       node5 = await lab.startVm({ name: 'node5', ip: '10.77.0.35', userData: overNode, cpus: 1, instance: { tags: ud.v3NodeTags } });
       node6 = await lab.startVm({ name: 'node6', ip: '10.77.0.36', userData: ud.nfs3OriginNode, cpus: 1, instance: { tags: ud.nfs3OriginNodeTags } });
-      [r3, r4, r6] = await Promise.all([node3.waitForCloudInit({ expectError: true }).finally(() => origin.execOk('ip route del blackhole 10.77.0.33/32')),
-        node4.waitForCloudInit(), node6.waitForCloudInit()]);
+      [r4, r6] = await Promise.all([node4.waitForCloudInit(), node6.waitForCloudInit()]);
       // Section 8, before the replacement: client-b mounts node6 over NFSv3 (as the library's clients do: no rpcbind,
       // no NLM) and over NFSv4.1, reads the file through each, then both again with its page cache dropped.
       await lab.moveAddress(NFS3_NODE_ADDRESS, undefined, node6);
@@ -438,15 +435,6 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
       expect((await signals(node5)).map(({ status, serving }) => ({ status, serving }))).toEqual([{ status: 'FAILURE', serving: 'no' }]);
     });
 
-    test('a node whose origin is unreachable at boot does not serve, and says why', async () => {
-      expect(r3.status).not.toBe('done');
-      expect(r3.output).toMatch(/efs-cache: FATAL: .*(mount|origin)/i);
-      expect((await node3.exec('exportfs -v')).stdout.trim()).toBe('');
-      expect((await node3.exec("ss -ltn '( sport = :2049 )' | tail -n +2")).stdout.trim()).toBe('');
-      expect((await signals(node3)).map(({ status, serving, uniqueId }) => ({ status, serving, uniqueId })))
-        .toEqual([{ status: 'FAILURE', serving: 'no', uniqueId: lab.instanceId(node3) }]);
-    });
-
     test('8. an NFSv3-only server as the origin: the node mounted it over NFSv3, checked its handles, served NFSv3 and NFSv4.1 with the fleet\'s fsid, and signalled SUCCESS', async () => {
       expect({ status: r6.status, errors: r6.errors }).toEqual({ status: 'done', errors: [] });
       expect(r6.output).toMatch(/NFSv3: the origin's file handles fit/);
@@ -488,7 +476,7 @@ describe('lab scenarios: the synthesized user data on a real kernel', () => {
     });
 
     afterAll(async () => {
-      await Promise.all([node3, node4, node5, node6b, clientC].filter((v) => v).map((v) => v.kill()));
+      await Promise.all([node4, node5, node6b, clientC].filter((v) => v).map((v) => v.kill()));
     });
   });
 
