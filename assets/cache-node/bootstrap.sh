@@ -295,7 +295,7 @@ serve() {
 # metrics_collect drops a counter that goes back. State in /run (a reboot starts again, as nfsd's counters do); an
 # nfsd restart, whose counters start again, adds nothing for that read.
 nfsd_queued_read() {
-  local st=/run/efs-cache-nfsd-queued a= w= pa=0 pw=0 q=0
+  local st=/run/efs-cache-nfsd-queued a='' w='' pa=0 pw=0 q=0
   read -r a w < <(awk '!/^#/{a+=$2; w+=$4} END{print a+0, w+0}' OFMT=%.0f /proc/fs/nfsd/pool_stats) || true
   [ -n "${w:-}" ] || return 0 # no pool_stats (nfsd stopped): no sample, the state kept
   if [ -f $st ]; then read -r pa pw q <$st || true; fi
